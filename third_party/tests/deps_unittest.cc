@@ -1,0 +1,20 @@
+#include <openssl/ssl.h>
+#include <openssl/is_boringssl.h>
+#include <ares.h>
+#include <zlib.h>
+#include <libpsl.h>
+#include "absl/strings/str_cat.h"
+#include "absl/status/statusor.h"
+#include "gtest/gtest.h"
+#include "third_party/tests/deps_probe.pb.h"
+// Proves every Debian dependency compiles and links through its wrapper.
+TEST(ThirdPartyTest, EveryDependencyLinks) {
+  bssl::UniquePtr<SSL_CTX> ctx(SSL_CTX_new(TLS_method()));
+  ASSERT_TRUE(ctx);
+  absl::StatusOr<int> s = 3;
+  EXPECT_EQ(absl::StrCat("a", *s), "a3");
+  EXPECT_EQ(ares_library_init(ARES_LIB_INIT_ALL), ARES_SUCCESS);
+  netstack_probe::M m; m.set_s("x"); EXPECT_EQ(m.s(), "x");
+  EXPECT_NE(zlibVersion(), nullptr);
+  const psl_ctx_t* p = psl_builtin(); (void)p;
+}
