@@ -1,0 +1,89 @@
+#include "net/base/net_errors.h"
+
+#include <errno.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace net {
+
+std::string ErrorToShortString(int error) {
+  if (error == OK) return "OK";
+  switch (error) {
+#define NET_ERROR(label, value) \
+  case ERR_##label:             \
+    return "ERR_" #label;
+#include "net/base/net_error_list.h"
+#undef NET_ERROR
+  }
+  return absl::StrCat("<unknown net error ", error, ">");
+}
+
+std::string ErrorToString(int error) {
+  return "net::" + ErrorToShortString(error);
+}
+
+int MapSystemError(int os_error) {
+  switch (os_error) {
+    case 0:
+      return OK;
+    case EAGAIN:
+    case EINPROGRESS:
+      return ERR_IO_PENDING;
+    case EACCES:
+    case EPERM:
+      return ERR_ACCESS_DENIED;
+    case EADDRINUSE:
+      return ERR_ADDRESS_IN_USE;
+    case EADDRNOTAVAIL:
+    case EAFNOSUPPORT:
+      return ERR_ADDRESS_INVALID;
+    case EBADF:
+      return ERR_INVALID_HANDLE;
+    case ECONNABORTED:
+      return ERR_CONNECTION_ABORTED;
+    case ECONNREFUSED:
+      return ERR_CONNECTION_REFUSED;
+    case ECONNRESET:
+    case EPIPE:
+      return ERR_CONNECTION_RESET;
+    case EHOSTUNREACH:
+    case ENETUNREACH:
+    case EHOSTDOWN:
+      return ERR_ADDRESS_UNREACHABLE;
+    case EINVAL:
+      return ERR_INVALID_ARGUMENT;
+    case EISCONN:
+      return ERR_SOCKET_IS_CONNECTED;
+    case ENOTCONN:
+      return ERR_SOCKET_NOT_CONNECTED;
+    case ENETDOWN:
+      return ERR_INTERNET_DISCONNECTED;
+    case ETIMEDOUT:
+      return ERR_TIMED_OUT;
+    case ENOMEM:
+      return ERR_OUT_OF_MEMORY;
+    case EMFILE:
+    case ENFILE:
+    case ENOBUFS:
+      return ERR_INSUFFICIENT_RESOURCES;
+    case ENOENT:
+      return ERR_FILE_NOT_FOUND;
+    default:
+      return ERR_FAILED;
+  }
+}
+
+int MapConnectError(int os_error) {
+  if (os_error == ETIMEDOUT) return ERR_CONNECTION_TIMED_OUT;
+  int net_error = MapSystemError(os_error);
+  return net_error == ERR_FAILED ? ERR_CONNECTION_FAILED : net_error;
+}
+
+absl::Status NetErrorToStatus(int error, std::string detail) {
+  if (error == OK) return absl::OkStatus();
+  std::string message = ErrorToShortString(error);
+  if (!detail.empty()) absl::StrAppend(&message, ": ", detail);
+  return absl::Status(absl::StatusCode::kUnavailable, message);
+}
+
+}  // namespace net

@@ -1,0 +1,50 @@
+#include "net/base/worker_pool.h"
+
+namespace net {
+
+WorkerPool::WorkerPool(int threads) {
+  if (threads < 1) threads = 1;
+  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { WorkerMain(); });
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    absl::MutexLock lock(&mu_);
+    shutting_down_ = true;
+  }
+  for (std::thread& t : threads_) t.join();
+}
+
+void WorkerPool::PostTask(absl::AnyInvocable<void()> task) {
+  absl::MutexLock lock(&mu_);
+  queue_.push_back(std::move(task));
+}
+
+void WorkerPool::PostTaskAndReply(absl::AnyInvocable<void()> work,
+                                  absl::AnyInvocable<void()> reply) {
+  EventLoop* loop = EventLoop::Current();
+  PostTask([loop, work = std::move(work), reply = std::move(reply)]() mutable {
+    work();
+    loop->PostTask(std::move(reply));
+  });
+}
+
+void WorkerPool::WorkerMain() {
+  for (;;) {
+    absl::AnyInvocable<void()> task;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(
+          +[](WorkerPool* pool) ABSL_EXCLUSIVE_LOCKS_REQUIRED(pool->mu_) {
+            return !pool->queue_.empty() || pool->shutting_down_;
+          },
+          this));
+      if (queue_.empty()) return;  // Shutting down with nothing left.
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    task();
+  }
+}
+
+}  // namespace net
