@@ -1,0 +1,46 @@
+// StreamSocket: the interface of a connected, ordered byte stream (TCP, TLS
+// over TCP, scripted test sockets).
+//
+// Methods follow the async contract in net/base/net_errors.h. A pending
+// Read or Write keeps its IOBuffer alive through the shared_ptr. At most one
+// Read and one Write may be pending at a time. Destroying the socket cancels
+// pending operations; their callbacks never run.
+
+#ifndef NET_SOCKET_STREAM_SOCKET_H_
+#define NET_SOCKET_STREAM_SOCKET_H_
+
+#include <memory>
+
+#include "net/base/io_buffer.h"
+#include "net/base/ip_endpoint.h"
+#include "net/base/net_errors.h"
+
+namespace net {
+
+class StreamSocket {
+ public:
+  virtual ~StreamSocket() = default;
+
+  // Connect establishes the connection. OK, a net error, or ERR_IO_PENDING.
+  virtual int Connect(CompletionOnceCallback callback) = 0;
+  // Read reads up to |len| bytes into |buf|: bytes read (> 0), 0 at end of
+  // stream, a net error, or ERR_IO_PENDING.
+  virtual int Read(std::shared_ptr<IOBuffer> buf, int len,
+                   CompletionOnceCallback callback) = 0;
+  // Write writes up to |len| bytes from |buf|: bytes written (> 0), a net
+  // error, or ERR_IO_PENDING. Partial writes are possible.
+  virtual int Write(std::shared_ptr<IOBuffer> buf, int len,
+                    CompletionOnceCallback callback) = 0;
+  // Disconnect closes the connection; pending callbacks never run.
+  virtual void Disconnect() = 0;
+  virtual bool IsConnected() const = 0;
+  // IsConnectedAndIdle is true when connected with no unread data and no
+  // pending EOF: safe to reuse for a new request.
+  virtual bool IsConnectedAndIdle() const = 0;
+  virtual int GetPeerAddress(IPEndPoint* address) const = 0;
+  virtual int GetLocalAddress(IPEndPoint* address) const = 0;
+};
+
+}  // namespace net
+
+#endif  // NET_SOCKET_STREAM_SOCKET_H_

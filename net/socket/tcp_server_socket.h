@@ -1,0 +1,43 @@
+// TCPServerSocket: a listening TCP socket whose Accept completes through the
+// EventLoop with a connected TCPClientSocket. Owns its descriptor.
+
+#ifndef NET_SOCKET_TCP_SERVER_SOCKET_H_
+#define NET_SOCKET_TCP_SERVER_SOCKET_H_
+
+#include <memory>
+
+#include "net/base/event_loop.h"
+#include "net/socket/stream_socket.h"
+
+namespace net {
+
+class TCPServerSocket : public FdWatcher {
+ public:
+  TCPServerSocket() = default;
+  ~TCPServerSocket() override;
+
+  // Listen binds and listens; port 0 picks an ephemeral port (see
+  // GetLocalAddress). Returns OK or a net error.
+  int Listen(const IPEndPoint& address, int backlog);
+  int GetLocalAddress(IPEndPoint* address) const;
+
+  // Accept fills |*socket| with the next connection: OK, a net error, or
+  // ERR_IO_PENDING. |socket| must stay valid until the callback runs.
+  int Accept(std::unique_ptr<StreamSocket>* socket,
+             CompletionOnceCallback callback);
+
+  void OnFdReadable(int fd) override;
+  void OnFdWritable(int fd) override {}
+
+ private:
+  int DoAccept(std::unique_ptr<StreamSocket>* socket);
+
+  int fd_ = -1;
+  FdWatchController watch_;
+  std::unique_ptr<StreamSocket>* accept_socket_ = nullptr;
+  CompletionOnceCallback accept_callback_;
+};
+
+}  // namespace net
+
+#endif  // NET_SOCKET_TCP_SERVER_SOCKET_H_
