@@ -1,0 +1,64 @@
+// BasicCertVerifier: path building to configured trust anchors (BoringSSL's
+// X509 verifier), host name and validity checks, synchronously; revocation
+// is delegated to an optional RevocationChecker (the seam cert/'s OCSP and
+// CRL work plugs into).
+//
+// Owned by the network context; outlives the SSL sockets that use it.
+
+#ifndef CERT_BASIC_CERT_VERIFIER_H_
+#define CERT_BASIC_CERT_VERIFIER_H_
+
+#include <openssl/x509.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cert/cert_verifier.h"
+
+namespace net {
+
+// RevocationChecker decides whether a verified chain is revoked. Verify
+// calls it after path building succeeds. Same async contract as
+// CertVerifier::Verify; it fills the revocation fields of |result| and
+// returns OK, ERR_CERT_REVOKED or ERR_CERT_UNABLE_TO_CHECK_REVOCATION.
+class RevocationChecker {
+ public:
+  virtual ~RevocationChecker() = default;
+  virtual int Check(const CertVerifyParams& params, CertVerifyResult* result,
+                    CompletionOnceCallback callback,
+                    std::unique_ptr<CertVerifier::Request>* out_request) = 0;
+};
+
+// VerifyChain is the pure core: verifies |params| against |anchors| at
+// params.now. Returns the result (error OK or ERR_CERT_*).
+CertVerifyResult VerifyChain(X509_STORE* anchors, const CertVerifyParams& params);
+
+class BasicCertVerifier : public CertVerifier {
+ public:
+  // Create loads the PEM trust anchors in |anchor_files|. Errors name the
+  // file. |use_system_store| adds /etc/ssl/certs.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<BasicCertVerifier>> Create(
+      const std::vector<std::string>& anchor_files, bool use_system_store);
+  ~BasicCertVerifier() override;
+
+  // Non-owning; |checker| must outlive this verifier.
+  void set_revocation_checker(RevocationChecker* checker) { checker_ = checker; }
+
+  int Verify(const CertVerifyParams& params, CertVerifyResult* result,
+             CompletionOnceCallback callback,
+             std::unique_ptr<Request>* out_request) override;
+
+  size_t anchor_count() const { return anchor_count_; }
+
+ private:
+  BasicCertVerifier();
+  bssl::UniquePtr<X509_STORE> store_;
+  size_t anchor_count_ = 0;
+  RevocationChecker* checker_ = nullptr;
+};
+
+}  // namespace net
+
+#endif  // CERT_BASIC_CERT_VERIFIER_H_

@@ -1,0 +1,67 @@
+// CertVerifier: the interface the TLS layer calls to decide whether a server
+// certificate chain is good for a host. BasicCertVerifier is the default
+// implementation; cert/ adds revocation and prevalidation behind the same
+// interface.
+//
+// Verify follows the async contract in net/base/net_errors.h: it returns OK
+// or a certificate error synchronously, or ERR_IO_PENDING and completes the
+// callback later. Destroying |*out_request| cancels a pending verification;
+// its callback then never runs. |result| must outlive the request.
+
+#ifndef CERT_CERT_VERIFIER_H_
+#define CERT_CERT_VERIFIER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "net/base/net_errors.h"
+
+namespace net {
+
+// CertVerifyParams is what is verified: the DER chain as the server sent it
+// (leaf first), the host name the client connected to, the verification
+// time, and any stapled OCSP response.
+struct CertVerifyParams {
+  std::vector<std::string> chain_der;
+  std::string hostname;
+  absl::Time now;
+  std::string stapled_ocsp_response;
+};
+
+// How revocation was (or was not) established for the trace.
+enum class RevocationSource { kNotChecked, kFresh, kCache, kPrevalidated, kStapled };
+enum class RevocationOutcome { kNotChecked, kGood, kRevoked, kSoftFailed };
+
+const char* RevocationSourceToString(RevocationSource source);
+const char* RevocationOutcomeToString(RevocationOutcome outcome);
+
+// CertVerifyResult is the outcome: a net error (OK or ERR_CERT_*), a
+// human-readable reason, and what the trace reports.
+struct CertVerifyResult {
+  int error = ERR_FAILED;
+  std::string detail;
+  // The verified path from leaf to anchor, DER, when error == OK.
+  std::vector<std::string> verified_chain_der;
+  absl::Duration verify_duration = absl::ZeroDuration();
+  RevocationSource revocation_source = RevocationSource::kNotChecked;
+  RevocationOutcome revocation_outcome = RevocationOutcome::kNotChecked;
+  absl::Duration revocation_duration = absl::ZeroDuration();
+};
+
+class CertVerifier {
+ public:
+  class Request {
+   public:
+    virtual ~Request() = default;
+  };
+  virtual ~CertVerifier() = default;
+  virtual int Verify(const CertVerifyParams& params, CertVerifyResult* result,
+                     CompletionOnceCallback callback,
+                     std::unique_ptr<Request>* out_request) = 0;
+};
+
+}  // namespace net
+
+#endif  // CERT_CERT_VERIFIER_H_

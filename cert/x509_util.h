@@ -1,0 +1,33 @@
+// Helpers to load and convert certificates with BoringSSL.
+
+#ifndef CERT_X509_UTIL_H_
+#define CERT_X509_UTIL_H_
+
+#include <openssl/x509.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace net {
+
+// ParsePemCertificates returns every CERTIFICATE block in |pem| as DER, or an
+// error if there is none or one fails to parse.
+[[nodiscard]] absl::StatusOr<std::vector<std::string>> ParsePemCertificates(
+    absl::string_view pem);
+
+// LoadPemCertificatesFromFile reads |path| and parses it as above.
+[[nodiscard]] absl::StatusOr<std::vector<std::string>>
+LoadPemCertificatesFromFile(const std::string& path);
+
+// DerToX509 parses one DER certificate; null on failure.
+bssl::UniquePtr<X509> DerToX509(absl::string_view der);
+
+// ReadFileToString reads a whole file.
+[[nodiscard]] absl::StatusOr<std::string> ReadFileToString(const std::string& path);
+
+}  // namespace net
+
+#endif  // CERT_X509_UTIL_H_
