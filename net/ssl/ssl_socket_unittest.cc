@@ -1,0 +1,319 @@
+// SSLClientSocket against SSLServerSocket over real loopback TCP, in one
+// event loop: handshakes, False Start, resumption, coalescing, failures.
+
+#include <openssl/ssl.h>
+
+#include "cert/basic_cert_verifier.h"
+#include "gtest/gtest.h"
+#include "net/base/event_loop.h"
+#include "net/base/test_completion_callback.h"
+#include "net/socket/tcp_client_socket.h"
+#include "net/socket/tcp_server_socket.h"
+#include "net/ssl/ssl_client_socket.h"
+#include "net/ssl/ssl_server_socket.h"
+
+namespace net {
+namespace {
+
+constexpr char kDir[] = "cert/testdata/";
+
+std::string Fixture(const char* name) { return std::string(kDir) + name; }
+
+// A TLS server on an ephemeral loopback port that accepts connections,
+// handshakes, and echoes what it reads.
+class EchoServer {
+ public:
+  explicit EchoServer(const SSLServerConfig& config) {
+    auto context = SSLServerContext::Create(config);
+    EXPECT_TRUE(context.ok()) << context.status();
+    context_ = std::move(*context);
+    EXPECT_EQ(OK, listener_.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 64));
+    listener_.GetLocalAddress(&address_);
+    Accept();
+  }
+  const IPEndPoint& address() const { return address_; }
+  int full_handshakes() const { return full_; }
+  int resumed_handshakes() const { return resumed_; }
+  const std::vector<std::unique_ptr<SSLServerSocket>>& connections() const {
+    return connections_;
+  }
+
+ private:
+  void Accept() {
+    for (;;) {
+      int rv = listener_.Accept(&accepted_, [this](int rv) {
+        if (rv == OK) OnAccepted();
+        Accept();
+      });
+      if (rv != OK) return;
+      OnAccepted();
+    }
+  }
+  void OnAccepted() {
+    connections_.push_back(std::make_unique<SSLServerSocket>(std::move(accepted_),
+                                                             context_.get()));
+    SSLServerSocket* socket = connections_.back().get();
+    int rv = socket->Handshake([this, socket](int rv) { OnHandshake(socket, rv); });
+    if (rv != ERR_IO_PENDING) OnHandshake(socket, rv);
+  }
+  void OnHandshake(SSLServerSocket* socket, int rv) {
+    if (rv != OK) return;
+    (socket->ssl_info().resumed ? resumed_ : full_)++;
+    Echo(socket);
+  }
+  void Echo(SSLServerSocket* socket) {
+    auto buf = std::make_shared<IOBuffer>(4096);
+    int rv = socket->Read(buf, 4096, [this, socket, buf](int rv) {
+      if (rv > 0) Reply(socket, buf, rv);
+    });
+    if (rv > 0) Reply(socket, buf, rv);
+  }
+  void Reply(SSLServerSocket* socket, std::shared_ptr<IOBuffer> buf, int len) {
+    int rv = socket->Write(buf, len, [this, socket](int rv) {
+      if (rv > 0) Echo(socket);
+    });
+    if (rv > 0) Echo(socket);
+  }
+
+  std::unique_ptr<SSLServerContext> context_;
+  TCPServerSocket listener_;
+  IPEndPoint address_;
+  std::unique_ptr<StreamSocket> accepted_;
+  std::vector<std::unique_ptr<SSLServerSocket>> connections_;
+  int full_ = 0;
+  int resumed_ = 0;
+};
+
+SSLServerConfig ServerConfig(const char* chain = "good_leaf_chain.pem",
+                             const char* key = "good_leaf.key") {
+  SSLServerConfig config;
+  config.cert_chain_file = Fixture(chain);
+  config.key_file = Fixture(key);
+  return config;
+}
+
+class SSLSocketTest : public ::testing::Test {
+ protected:
+  SSLSocketTest() {
+    auto verifier = BasicCertVerifier::Create({Fixture("good_root.pem")}, false);
+    EXPECT_TRUE(verifier.ok());
+    verifier_ = std::move(*verifier);
+    context_ = std::make_unique<SSLClientContext>(verifier_.get());
+  }
+
+  // Connects TCP then TLS; returns the TLS result.
+  int ConnectTLS(const IPEndPoint& address, const std::string& host,
+                 const SSLConfig& config, std::unique_ptr<SSLClientSocket>* out) {
+    auto tcp = std::make_unique<TCPClientSocket>(address, absl::Seconds(5));
+    TestCompletionCallback cb;
+    int rv = cb.GetResult(tcp->Connect(cb.callback()));
+    if (rv != OK) return rv;
+    *out = std::make_unique<SSLClientSocket>(std::move(tcp), host, address.port(),
+                                             config, context_.get());
+    return cb.GetResult((*out)->Connect(cb.callback()));
+  }
+
+  std::string RoundTrip(SSLClientSocket* socket, const std::string& message) {
+    TestCompletionCallback cb;
+    auto out = std::make_shared<IOBuffer>(message);
+    EXPECT_EQ(static_cast<int>(message.size()),
+              cb.GetResult(socket->Write(out, message.size(), cb.callback())));
+    std::string got;
+    while (got.size() < message.size()) {
+      auto in = std::make_shared<IOBuffer>(4096);
+      int n = cb.GetResult(socket->Read(in, 4096, cb.callback()));
+      if (n <= 0) break;
+      got.append(in->data(), n);
+    }
+    return got;
+  }
+
+  EventLoop loop_;
+  std::unique_ptr<BasicCertVerifier> verifier_;
+  std::unique_ptr<SSLClientContext> context_;
+};
+
+TEST_F(SSLSocketTest, Tls13HandshakeAndData) {
+  EchoServer server(ServerConfig());
+  std::unique_ptr<SSLClientSocket> socket;
+  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", SSLConfig(), &socket))
+      << (socket ? socket->error_detail() : "");
+  EXPECT_EQ(socket->ssl_info().version, "TLSv1.3");
+  EXPECT_EQ(socket->ssl_info().alpn, "http/1.1");
+  EXPECT_FALSE(socket->ssl_info().resumed);
+  EXPECT_FALSE(socket->ssl_info().false_start);
+  EXPECT_EQ(socket->ssl_info().cert_verify.error, OK);
+  EXPECT_EQ(socket->ssl_info().peer_cert_count, 2);
+  EXPECT_EQ(RoundTrip(socket.get(), "hello tls13"), "hello tls13");
+}
+
+TEST_F(SSLSocketTest, Tls12FalseStartWithEcdheAead) {
+  EchoServer server(ServerConfig("good_ecdsa_leaf_chain.pem", "good_ecdsa_leaf.key"));
+  SSLConfig config;
+  config.version_max = TLS1_2_VERSION;
+  std::unique_ptr<SSLClientSocket> socket;
+  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", config, &socket));
+  EXPECT_EQ(socket->ssl_info().version, "TLSv1.2");
+  EXPECT_EQ(socket->ssl_info().cipher, "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256");
+  EXPECT_TRUE(socket->ssl_info().false_start);
+  EXPECT_EQ(RoundTrip(socket.get(), "early data"), "early data");
+}
+
+TEST_F(SSLSocketTest, NoFalseStartWhenDisabledOrWithoutAlpn) {
+  EchoServer server(ServerConfig());
+  SSLConfig config;
+  config.version_max = TLS1_2_VERSION;
+  config.false_start_enabled = false;
+  std::unique_ptr<SSLClientSocket> socket;
+  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", config, &socket));
+  EXPECT_FALSE(socket->ssl_info().false_start);
+  EXPECT_EQ(RoundTrip(socket.get(), "x"), "x");
+
+  // BoringSSL refuses False Start without ALPN.
+  SSLConfig no_alpn;
+  no_alpn.version_max = TLS1_2_VERSION;
+  no_alpn.alpn_protos.clear();
+  no_alpn.session_resumption_enabled = false;
+  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", no_alpn, &socket));
+  EXPECT_FALSE(socket->ssl_info().false_start);
+}
+
+TEST_F(SSLSocketTest, ResumesTls12AndTls13Sessions) {
+  for (uint16_t version : {TLS1_2_VERSION, TLS1_3_VERSION}) {
+    SCOPED_TRACE(version);
+    EchoServer server(ServerConfig());
+    SSLConfig config;
+    config.version_max = version;
+    std::unique_ptr<SSLClientSocket> first, second;
+    ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", config, &first));
+    // Reading lets the client process the TLS 1.3 tickets.
+    EXPECT_EQ(RoundTrip(first.get(), "one"), "one");
+    ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", config, &second));
+    EXPECT_TRUE(second->ssl_info().resumed);
+    EXPECT_EQ(RoundTrip(second.get(), "two"), "two");
+    EXPECT_EQ(server.full_handshakes(), 1);
+    EXPECT_EQ(server.resumed_handshakes(), 1);
+  }
+}
+
+TEST_F(SSLSocketTest, ParallelConnectionsCoalesceIntoOneFullHandshake) {
+  for (uint16_t version : {TLS1_2_VERSION, TLS1_3_VERSION}) {
+    SCOPED_TRACE(version);
+    context_ = std::make_unique<SSLClientContext>(verifier_.get());
+    EchoServer server(ServerConfig());
+    SSLConfig config;
+    config.version_max = version;
+    std::vector<std::unique_ptr<SSLClientSocket>> sockets;
+    std::vector<int> results(6, 1);
+    int done = 0;
+    for (int i = 0; i < 6; ++i) {
+      auto tcp = std::make_unique<TCPClientSocket>(server.address(), absl::Seconds(5));
+      TestCompletionCallback cb;
+      ASSERT_EQ(OK, cb.GetResult(tcp->Connect(cb.callback())));
+      sockets.push_back(std::make_unique<SSLClientSocket>(
+          std::move(tcp), "www.example.test", server.address().port(), config,
+          context_.get()));
+    }
+    for (int i = 0; i < 6; ++i) {
+      int rv = sockets[i]->Connect([&, i](int rv) {
+        results[i] = rv;
+        ++done;
+        // The leader reads, which delivers TLS 1.3 tickets.
+        if (rv == OK && !sockets[i]->ssl_info().resumed) {
+          auto out = std::make_shared<IOBuffer>(absl::string_view("go"));
+          sockets[i]->Write(out, 2, [](int) {});
+          auto in = std::make_shared<IOBuffer>(16);
+          sockets[i]->Read(in, 16, [](int) {});
+        }
+        if (done == 6) loop_.Quit();
+      });
+      if (rv != ERR_IO_PENDING) {
+        results[i] = rv;
+        ++done;
+      }
+    }
+    if (done < 6) loop_.Run();
+    for (int rv : results) EXPECT_EQ(rv, OK);
+    int resumed = 0, waited = 0;
+    for (auto& s : sockets) {
+      resumed += s->ssl_info().resumed;
+      waited += s->ssl_info().waited_for_session;
+    }
+    EXPECT_EQ(resumed, 5);
+    EXPECT_EQ(waited, 5);
+    loop_.PostDelayedTask(absl::Milliseconds(20), [&] { loop_.Quit(); });
+    loop_.Run();
+    EXPECT_EQ(server.full_handshakes(), 1);
+    EXPECT_EQ(server.resumed_handshakes(), 5);
+  }
+}
+
+TEST_F(SSLSocketTest, CertificateErrorsAreNamed) {
+  struct Case {
+    const char* chain;
+    const char* key;
+    const char* host;
+    int expected;
+  } cases[] = {
+      {"expired_leaf_chain.pem", "expired_leaf.key", "www.example.test", ERR_CERT_DATE_INVALID},
+      {"good_leaf_chain.pem", "good_leaf.key", "wrong.example.test", ERR_CERT_COMMON_NAME_INVALID},
+      {"untrusted_leaf_chain.pem", "untrusted_leaf.key", "www.example.test", ERR_CERT_AUTHORITY_INVALID},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.chain);
+    EchoServer server(ServerConfig(c.chain, c.key));
+    std::unique_ptr<SSLClientSocket> socket;
+    EXPECT_EQ(c.expected, ConnectTLS(server.address(), c.host, SSLConfig(), &socket));
+    EXPECT_FALSE(socket->error_detail().empty());
+  }
+}
+
+TEST_F(SSLSocketTest, VersionMismatchIsNamed) {
+  SSLServerConfig server_config = ServerConfig();
+  server_config.version_min = TLS1_3_VERSION;
+  EchoServer server(server_config);
+  SSLConfig config;
+  config.version_max = TLS1_2_VERSION;
+  std::unique_ptr<SSLClientSocket> socket;
+  EXPECT_EQ(ERR_SSL_VERSION_OR_CIPHER_MISMATCH,
+            ConnectTLS(server.address(), "www.example.test", config, &socket));
+}
+
+TEST_F(SSLSocketTest, ServerClosingMidHandshake) {
+  TCPServerSocket listener;
+  ASSERT_EQ(OK, listener.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 4));
+  IPEndPoint address;
+  listener.GetLocalAddress(&address);
+  std::unique_ptr<StreamSocket> accepted;
+  auto buf = std::make_shared<IOBuffer>(4096);
+  // Read the ClientHello, then close without answering.
+  listener.Accept(&accepted, [&](int rv) {
+    ASSERT_EQ(rv, OK);
+    accepted->Read(buf, 4096, [&](int n) {
+      EXPECT_GT(n, 0);
+      accepted.reset();
+    });
+  });
+  std::unique_ptr<SSLClientSocket> socket;
+  EXPECT_EQ(ERR_SSL_HANDSHAKE_CLOSED,
+            ConnectTLS(address, "www.example.test", SSLConfig(), &socket));
+}
+
+TEST_F(SSLSocketTest, GarbageFromServerIsAProtocolError) {
+  TCPServerSocket listener;
+  ASSERT_EQ(OK, listener.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 4));
+  IPEndPoint address;
+  listener.GetLocalAddress(&address);
+  std::unique_ptr<StreamSocket> accepted;
+  auto junk = std::make_shared<IOBuffer>(absl::string_view("HTTP/1.1 400 Bad\r\n\r\n"));
+  listener.Accept(&accepted, [&](int rv) {
+    accepted->Write(junk, 20, [](int) {});
+  });
+  std::unique_ptr<SSLClientSocket> socket;
+  int rv = ConnectTLS(address, "www.example.test", SSLConfig(), &socket);
+  EXPECT_TRUE(rv == ERR_SSL_PROTOCOL_ERROR || rv == ERR_SSL_VERSION_OR_CIPHER_MISMATCH)
+      << ErrorToString(rv);
+}
+
+}  // namespace
+}  // namespace net
