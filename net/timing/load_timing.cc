@@ -1,0 +1,150 @@
+#include "net/timing/load_timing.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "net/base/net_errors.h"
+
+namespace net {
+namespace {
+
+std::string Ms(absl::Duration d) {
+  return absl::StrFormat("%.3f", absl::ToDoubleMilliseconds(d));
+}
+
+// The W3C points in order. For a reused connection the lookup and connect
+// points collapse onto fetchStart.
+struct Point {
+  const char* name;
+  TimeTicks value;
+};
+
+std::vector<Point> OrderedPoints(const LoadTiming& t) {
+  TimeTicks fetch = t.fetch_start.is_null() ? t.start : t.fetch_start;
+  auto or_fetch = [&](TimeTicks v) { return v.is_null() ? fetch : v; };
+  std::vector<Point> points = {
+      {"startTime", t.start},
+      {"fetchStart", fetch},
+      {"domainLookupStart", or_fetch(t.dns_start)},
+      {"domainLookupEnd", or_fetch(t.dns_end)},
+      {"connectStart", or_fetch(t.connect_start)},
+  };
+  if (t.https) points.push_back({"secureConnectionStart", or_fetch(t.ssl_start)});
+  points.push_back({"connectEnd", or_fetch(t.connect_end)});
+  points.push_back({"requestStart", t.request_start});
+  points.push_back({"responseStart", t.response_start});
+  points.push_back({"responseEnd", t.response_end});
+  return points;
+}
+
+}  // namespace
+
+std::string JsonEscape(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          out += absl::StrFormat("\\u%04x", c);
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  return out;
+}
+
+std::string LoadTimingToJson(const LoadTiming& t) {
+  std::string json = "{";
+  absl::StrAppend(&json, "\"name\":\"", JsonEscape(t.url), "\"");
+  // Points that did not happen (a failed request) are null.
+  for (const Point& p : OrderedPoints(t)) {
+    if (p.value.is_null()) {
+      absl::StrAppend(&json, ",\"", p.name, "\":null");
+    } else {
+      absl::StrAppend(&json, ",\"", p.name, "\":", Ms(p.value - t.start));
+    }
+  }
+  absl::StrAppend(&json, ",\"method\":\"", t.method, "\"");
+  absl::StrAppend(&json, ",\"status\":", t.status_code);
+  absl::StrAppend(&json, ",\"error\":\"", ErrorToShortString(t.net_error), "\"");
+  absl::StrAppend(&json, ",\"dns\":{\"source\":\"", t.dns_source, "\"}");
+  absl::StrAppend(&json, ",\"remoteAddress\":\"", JsonEscape(t.remote_address), "\"");
+  absl::StrAppend(&json, ",\"socketReused\":", t.socket_reused ? "true" : "false");
+  absl::StrAppend(&json, ",\"encodedBodySize\":", t.body_bytes);
+  absl::StrAppend(&json, ",\"headerSize\":", t.header_bytes);
+  if (t.https) {
+    const SSLInfo& s = t.ssl;
+    absl::StrAppend(&json, ",\"tls\":{\"version\":\"", s.version, "\",\"cipher\":\"",
+                    s.cipher, "\",\"group\":\"", s.group, "\",\"alpn\":\"",
+                    JsonEscape(s.alpn), "\",\"resumed\":", s.resumed ? "true" : "false",
+                    ",\"falseStart\":", s.false_start ? "true" : "false",
+                    ",\"waitedForSession\":", s.waited_for_session ? "true" : "false",
+                    ",\"sessionWaitMs\":", Ms(s.session_wait), "}");
+    const CertVerifyResult& v = s.cert_verify;
+    absl::StrAppend(
+        &json, ",\"cert\":{\"source\":\"", s.resumed ? "session" : "handshake",
+        "\",\"verifyResult\":\"", ErrorToShortString(v.error), "\",\"verifyMs\":",
+        Ms(v.verify_duration), ",\"revocation\":{\"source\":\"",
+        RevocationSourceToString(v.revocation_source), "\",\"outcome\":\"",
+        RevocationOutcomeToString(v.revocation_outcome), "\",\"ms\":",
+        Ms(v.revocation_duration), "}}");
+  }
+  json += "}";
+  return json;
+}
+
+std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings) {
+  // Timestamps are absolute monotonic microseconds, relative to the
+  // earliest request, so parallel requests line up.
+  TimeTicks origin;
+  for (const LoadTiming& t : timings) {
+    if (!t.start.is_null() && (origin.is_null() || t.start < origin)) origin = t.start;
+  }
+  std::string out = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
+  bool first = true;
+  auto event = [&](int tid, const char* name, TimeTicks begin, TimeTicks end,
+                   const std::string& args) {
+    if (begin.is_null() || end.is_null() || end < begin) return;
+    if (!first) out += ",";
+    first = false;
+    absl::StrAppend(&out, "{\"name\":\"", name, "\",\"cat\":\"net\",\"ph\":\"X\",\"pid\":1,\"tid\":",
+                    tid, ",\"ts\":", (begin - origin) / absl::Microseconds(1),
+                    ",\"dur\":", (end - begin) / absl::Microseconds(1), ",\"args\":{",
+                    args, "}}");
+  };
+  int tid = 0;
+  for (const LoadTiming& t : timings) {
+    ++tid;
+    if (!first) out += ",";
+    first = false;
+    absl::StrAppend(&out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":", tid,
+                    ",\"args\":{\"name\":\"", JsonEscape(t.url), "\"}}");
+    TimeTicks end = t.response_end.is_null() ? t.response_start : t.response_end;
+    event(tid, "request", t.start, end,
+          absl::StrCat("\"url\":\"", JsonEscape(t.url), "\",\"status\":", t.status_code,
+                       ",\"error\":\"", ErrorToShortString(t.net_error), "\""));
+    event(tid, "dns", t.dns_start, t.dns_end,
+          absl::StrCat("\"source\":\"", t.dns_source, "\""));
+    event(tid, "tcp_connect", t.connect_start, t.ssl_start.is_null() ? t.connect_end : t.ssl_start, "");
+    if (t.https) {
+      event(tid, "tls_handshake", t.ssl_start, t.connect_end,
+            absl::StrCat("\"version\":\"", t.ssl.version, "\",\"resumed\":",
+                         t.ssl.resumed ? "true" : "false", ",\"falseStart\":",
+                         t.ssl.false_start ? "true" : "false"));
+    }
+    event(tid, "request_sent_to_first_byte", t.request_start, t.response_start, "");
+    event(tid, "response_body", t.response_start, t.response_end,
+          absl::StrCat("\"bytes\":", t.body_bytes));
+  }
+  out += "]}";
+  return out;
+}
+
+}  // namespace net

@@ -1,0 +1,64 @@
+// LoadTiming: the Navigation Timing-style record of one request, on the
+// monotonic clock, plus the facts that explain the numbers (DNS source, TLS,
+// certificate verification, connection reuse).
+//
+// net/ records absolute TimeTicks (null = did not happen); ToJson() presents
+// them as W3C Resource Timing offsets in milliseconds from startTime, from
+// one ordered table of fields. Filled by HttpNetworkTransaction; owned by
+// whoever reads the trace.
+
+#ifndef NET_TIMING_LOAD_TIMING_H_
+#define NET_TIMING_LOAD_TIMING_H_
+
+#include <string>
+#include <vector>
+
+#include "net/base/tick_clock.h"
+#include "net/ssl/ssl_config.h"
+
+namespace net {
+
+struct LoadTiming {
+  // W3C Resource Timing points.
+  TimeTicks start;            // startTime: the request was created
+  TimeTicks fetch_start;      // fetchStart: about to look for a connection
+  TimeTicks dns_start;        // domainLookupStart
+  TimeTicks dns_end;          // domainLookupEnd
+  TimeTicks connect_start;    // connectStart: TCP connect begins
+  TimeTicks ssl_start;        // secureConnectionStart: TLS handshake begins
+  TimeTicks connect_end;      // connectEnd: transport (and TLS) ready
+  TimeTicks request_start;    // requestStart: first request byte written
+  TimeTicks response_start;   // responseStart: first response byte read
+  TimeTicks response_end;     // responseEnd: last body byte read
+
+  // Facts.
+  std::string url;
+  std::string method = "GET";
+  int status_code = 0;
+  int net_error = 0;  // OK or the failure
+  std::string dns_source;  // network, cache, prefetch, override, literal, reused
+  std::string remote_address;
+  bool socket_reused = false;
+  bool https = false;
+  SSLInfo ssl;
+  int64_t body_bytes = 0;
+  int64_t header_bytes = 0;
+};
+
+// ToJson returns one JSON object (single line) for |timing|. Times are
+// milliseconds relative to startTime with microsecond precision. Every
+// W3C point appears; secureConnectionStart only for https. For a reused
+// connection the lookup and connect points equal fetchStart, as in W3C.
+std::string LoadTimingToJson(const LoadTiming& timing);
+
+// ToTraceEvents returns a Chrome trace-event JSON document (the object form,
+// {"traceEvents": [...]}) with one track per request and a complete ("X")
+// event per phase; Perfetto and chrome://tracing open it.
+std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings);
+
+// JsonEscape escapes a string for a JSON string literal (without quotes).
+std::string JsonEscape(const std::string& s);
+
+}  // namespace net
+
+#endif  // NET_TIMING_LOAD_TIMING_H_

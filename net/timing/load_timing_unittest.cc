@@ -1,0 +1,82 @@
+#include "net/timing/load_timing.h"
+
+#include "gtest/gtest.h"
+
+namespace net {
+namespace {
+
+TimeTicks At(int ms) { return TimeTicks::FromMicroseconds(1'000'000 + ms * 1000); }
+
+LoadTiming HttpsTiming() {
+  LoadTiming t;
+  t.url = "https://www.example.test/";
+  t.https = true;
+  t.start = At(0);
+  t.fetch_start = At(1);
+  t.dns_start = At(1);
+  t.dns_end = At(41);
+  t.connect_start = At(41);
+  t.ssl_start = At(141);
+  t.connect_end = At(341);
+  t.request_start = At(341);
+  t.response_start = At(441);
+  t.response_end = At(442);
+  t.status_code = 200;
+  t.ssl.version = "TLSv1.2";
+  t.ssl.false_start = true;
+  return t;
+}
+
+TEST(LoadTimingTest, JsonHasEveryPointInOrder) {
+  std::string json = LoadTimingToJson(HttpsTiming());
+  const char* names[] = {"startTime", "fetchStart", "domainLookupStart",
+                         "domainLookupEnd", "connectStart", "secureConnectionStart",
+                         "connectEnd", "requestStart", "responseStart", "responseEnd"};
+  size_t last = 0;
+  for (const char* name : names) {
+    size_t pos = json.find(std::string("\"") + name + "\":");
+    ASSERT_NE(pos, std::string::npos) << name;
+    EXPECT_GT(pos, last) << name;
+    last = pos;
+  }
+  EXPECT_NE(json.find("\"domainLookupEnd\":41.000"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"secureConnectionStart\":141.000"), std::string::npos);
+  EXPECT_NE(json.find("\"falseStart\":true"), std::string::npos);
+}
+
+TEST(LoadTimingTest, PlainHttpHasNoSecureConnectionStart) {
+  LoadTiming t = HttpsTiming();
+  t.https = false;
+  std::string json = LoadTimingToJson(t);
+  EXPECT_EQ(json.find("secureConnectionStart"), std::string::npos);
+  EXPECT_EQ(json.find("\"tls\""), std::string::npos);
+}
+
+TEST(LoadTimingTest, ReusedConnectionCollapsesOntoFetchStart) {
+  LoadTiming t;
+  t.https = true;
+  t.start = At(0);
+  t.fetch_start = At(2);
+  t.request_start = At(3);
+  t.response_start = At(4);
+  t.response_end = At(5);
+  std::string json = LoadTimingToJson(t);
+  EXPECT_NE(json.find("\"connectEnd\":2.000"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"secureConnectionStart\":2.000"), std::string::npos) << json;
+}
+
+TEST(LoadTimingTest, TraceEventsAreCompleteEvents) {
+  std::string json = LoadTimingsToTraceEvents({HttpsTiming(), HttpsTiming()});
+  EXPECT_EQ(json.rfind("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", 0), 0u);
+  EXPECT_NE(json.find("\"name\":\"tls_handshake\",\"cat\":\"net\",\"ph\":\"X\""),
+            std::string::npos);
+  EXPECT_NE(json.find("\"tid\":2"), std::string::npos);
+  EXPECT_NE(json.find("\"ts\":141000,\"dur\":200000"), std::string::npos) << json;
+}
+
+TEST(LoadTimingTest, EscapesStrings) {
+  EXPECT_EQ(JsonEscape("a\"b\\c\n\x01"), "a\\\"b\\\\c\\n\\u0001");
+}
+
+}  // namespace
+}  // namespace net
