@@ -1,0 +1,122 @@
+#include "dns/host_resolver.h"
+
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace net {
+
+absl::StatusOr<ResolveOverride> ResolveOverride::Parse(absl::string_view text) {
+  size_t first = text.find(':');
+  size_t second = first == absl::string_view::npos ? first : text.find(':', first + 1);
+  if (second == absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad --resolve '", text, "': expected host:port:address"));
+  }
+  ResolveOverride entry;
+  entry.host = absl::AsciiStrToLower(text.substr(0, first));
+  uint32_t port;
+  if (entry.host.empty() || !absl::SimpleAtoi(text.substr(first + 1, second - first - 1), &port) ||
+      port == 0 || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat("bad --resolve '", text, "': bad host or port"));
+  }
+  entry.port = static_cast<uint16_t>(port);
+  absl::string_view addr = text.substr(second + 1);
+  if (addr.size() > 2 && addr.front() == '[' && addr.back() == ']')
+    addr = addr.substr(1, addr.size() - 2);
+  std::optional<IPAddress> ip = IPAddress::Parse(addr);
+  if (!ip) {
+    return absl::InvalidArgumentError(absl::StrCat("bad --resolve '", text, "': bad address"));
+  }
+  entry.address = *ip;
+  return entry;
+}
+
+class SystemHostResolver::RequestImpl : public HostResolver::Request {
+ public:
+  RequestImpl(HostResolveResult* result, CompletionOnceCallback callback)
+      : result_(result), callback_(std::move(callback)) {}
+  void OnResolved(int error, HostResolveResult result) {
+    *result_ = std::move(result);
+    std::move(callback_)(error);
+  }
+  WeakPtr<RequestImpl> GetWeakPtr() { return weak_factory_.GetWeakPtr(); }
+
+ private:
+  HostResolveResult* result_;
+  CompletionOnceCallback callback_;
+  WeakPtrFactory<RequestImpl> weak_factory_{this};
+};
+
+SystemHostResolver::SystemHostResolver(WorkerPool* pool) : pool_(pool) {}
+SystemHostResolver::~SystemHostResolver() = default;
+
+void SystemHostResolver::AddOverride(const ResolveOverride& entry) {
+  overrides_[absl::StrCat(entry.host, ":", entry.port)] = entry.address;
+}
+
+bool SystemHostResolver::ResolveLocally(const std::string& host, uint16_t port,
+                                        HostResolveResult* result) {
+  auto it = overrides_.find(absl::StrCat(absl::AsciiStrToLower(host), ":", port));
+  if (it != overrides_.end()) {
+    result->addresses = {it->second};
+    result->source = "override";
+    return true;
+  }
+  if (std::optional<IPAddress> ip = IPAddress::Parse(host)) {
+    result->addresses = {*ip};
+    result->source = "literal";
+    return true;
+  }
+  return false;
+}
+
+int SystemHostResolver::Resolve(const std::string& host, uint16_t port,
+                                HostResolveResult* result,
+                                CompletionOnceCallback callback,
+                                std::unique_ptr<Request>* out_request) {
+  if (ResolveLocally(host, port, result)) return OK;
+  auto request = std::make_unique<RequestImpl>(result, std::move(callback));
+  WeakPtr<RequestImpl> weak = request->GetWeakPtr();
+  *out_request = std::move(request);
+  struct Outcome {
+    int error;
+    HostResolveResult result;
+  };
+  pool_->PostTaskAndReplyWithResult<Outcome>(
+      [host] {
+        Outcome outcome{OK, {}};
+        outcome.result.source = "network";
+        addrinfo hints{};
+        hints.ai_family = AF_UNSPEC;
+        hints.ai_socktype = SOCK_STREAM;
+        addrinfo* info = nullptr;
+        int rv = getaddrinfo(host.c_str(), nullptr, &hints, &info);
+        if (rv != 0) {
+          outcome.error = ERR_NAME_NOT_RESOLVED;
+          outcome.result.detail = gai_strerror(rv);
+          return outcome;
+        }
+        for (addrinfo* ai = info; ai; ai = ai->ai_next) {
+          IPEndPoint ep;
+          if (ep.FromSockAddr(ai->ai_addr, ai->ai_addrlen)) {
+            bool seen = false;
+            for (const IPAddress& a : outcome.result.addresses) seen |= a == ep.address();
+            if (!seen) outcome.result.addresses.push_back(ep.address());
+          }
+        }
+        freeaddrinfo(info);
+        if (outcome.result.addresses.empty()) outcome.error = ERR_NAME_NOT_RESOLVED;
+        return outcome;
+      },
+      [weak](Outcome outcome) {
+        if (RequestImpl* request = weak.get())
+          request->OnResolved(outcome.error, std::move(outcome.result));
+      });
+  return ERR_IO_PENDING;
+}
+
+}  // namespace net

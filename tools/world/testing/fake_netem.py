@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""A stand-in for tools/netem, for world_test only.
+
+    fake_netem.py --tcp LISTEN_ADDR:PORT=TARGET_ADDR:PORT [--tcp ...] --rtt-ms R
+
+Relays TCP connections to their targets, holding each chunk for R/2 ms in each direction (a
+crude delay: chunks are not pipelined). Prints `listening tcp ADDR:PORT -> TARGET` per relay,
+then `ready`; stops on SIGTERM.
+"""
+
+import argparse
+import signal
+import socket
+import threading
+import time
+
+
+def pump(src, dst, delay):
+    try:
+        while True:
+            data = src.recv(65536)
+            if not data:
+                break
+            if delay:
+                time.sleep(delay)
+            dst.sendall(data)
+    except OSError:
+        pass
+    finally:
+        try:
+            dst.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+
+def serve(lsock, target, delay):
+    while True:
+        try:
+            conn, _ = lsock.accept()
+        except OSError:
+            return
+        try:
+            up = socket.create_connection(target)
+        except OSError:
+            conn.close()
+            continue
+        threading.Thread(target=pump, args=(conn, up, delay), daemon=True).start()
+        threading.Thread(target=pump, args=(up, conn, delay), daemon=True).start()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tcp", action="append", default=[])
+    ap.add_argument("--rtt-ms", type=float, default=0)
+    args, _ = ap.parse_known_args()
+    delay = args.rtt_ms / 2000.0
+    for spec in args.tcp:
+        listen, _, target = spec.partition("=")
+        la, _, lp = listen.rpartition(":")
+        ta, _, tp = target.rpartition(":")
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((la, int(lp)))
+        s.listen(64)
+        a, p = s.getsockname()
+        print("listening tcp %s:%d -> %s:%s" % (a, p, ta, tp), flush=True)
+        threading.Thread(target=serve, args=(s, (ta, int(tp)), delay), daemon=True).start()
+    print("ready", flush=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    while not stop.wait(0.2):
+        pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,851 @@
+#!/usr/bin/env python3
+"""Starts and stops the local world: a throw-away PKI and HTTPS/HTTP origins on loopback.
+
+    world.py --dir DIR [--testserver BIN] [--netem BIN] [--nginx BIN] [--rtt-ms 100]
+             [--fixed-ports] [--until-stdin-eof | --run CMD...]
+
+Builds the PKI in DIR/pki (tools/world/pki.py), starts the peers, writes DIR/world.json, prints
+`WORLD READY <DIR/world.json>` and waits for SIGINT/SIGTERM (or stdin EOF with --until-stdin-eof),
+then stops every peer. With --run, runs CMD with NETSTACK_WORLD=<DIR/world.json> instead of
+waiting, stops the world and exits with CMD's exit code. See README.md for the hosts and the
+world.json format.
+"""
+
+import argparse
+import ctypes
+import grp
+import html
+import json
+import os
+import pwd
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pki  # noqa: E402
+
+TEMPLATE_DIR = pki.TEMPLATE_DIR
+
+HTTPS_FIXED_PORT = 443
+HTTP_FIXED_PORT = 80
+
+# Loopback address of each origin. Linux routes all of 127/8 to lo, so these need no set-up.
+ADDR = {
+    "www": "127.0.0.11",
+    "nginx": "127.0.0.12",
+    "static": "127.0.0.13",
+    "slow": "127.0.0.14",
+    "tls12": "127.0.0.15",
+    "slow12": "127.0.0.16",
+    "expired": "127.0.0.17",
+    "wrongname": "127.0.0.18",
+    "untrusted": "127.0.0.19",
+    "ecdsa": "127.0.0.20",
+}
+
+
+# The order origins are listed in (world.json, the demo page).
+ORIGIN_ORDER = ["www", "www_http", "nginx", "ecdsa", "static", "slow", "tls12", "slow12",
+                "expired", "wrongname", "untrusted"]
+
+
+class WorldError(Exception):
+    pass
+
+
+class Stop(Exception):
+    """Raised from the SIGINT/SIGTERM handler."""
+
+    def __init__(self, signum):
+        super().__init__("signal %d" % signum)
+        self.signum = signum
+
+
+def log(msg):
+    sys.stderr.write("world: %s\n" % msg)
+    sys.stderr.flush()
+
+
+# -- child processes ------------------------------------------------------------------------------
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _child_setup():
+    """Runs in the child between fork and exec: ask the kernel to SIGTERM the peer if world.py
+    dies without tearing down (e.g. SIGKILL). Popen(start_new_session=True) already made it a
+    session and process-group leader, so its own children can be stopped with it."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    except Exception:
+        pass
+
+
+class Peer:
+    """One started peer process (testserver, netem or nginx master)."""
+
+    def __init__(self, name, kind, argv, out_path, log_path=None, stop_signal=signal.SIGTERM):
+        self.name = name
+        self.kind = kind
+        self.argv = argv
+        self.out_path = out_path  # its stdout+stderr
+        self.log_path = log_path or out_path  # its own log, if it has one
+        self.stop_signal = stop_signal
+        self.proc = None
+        self.reported_exit = False
+
+    def start(self):
+        with open(self.out_path, "wb") as out:
+            try:
+                self.proc = subprocess.Popen(
+                    self.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                    start_new_session=True, preexec_fn=_child_setup, close_fds=True)
+            except OSError as e:
+                raise WorldError("%s could not be started (%s): %s" % (
+                    self.name, " ".join(self.argv), e))
+
+    @property
+    def pid(self):
+        return self.proc.pid if self.proc else None
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def output(self):
+        try:
+            with open(self.out_path, "r", errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def tail(self, n=15):
+        lines = self.output().splitlines()
+        return "\n".join("    | " + l for l in lines[-n:])
+
+    def describe_failure(self, what):
+        msg = "%s %s; its log: %s" % (self.name, what, self.log_path)
+        if self.out_path != self.log_path:
+            msg += " (stdout/stderr: %s)" % self.out_path
+        msg += "\n  command: " + " ".join(self.argv)
+        t = self.tail()
+        if t:
+            msg += "\n  last output:\n" + t
+        return msg
+
+
+def stop_peers(peers, grace=5.0):
+    """Stops peers (in reverse start order): their stop signal, then SIGKILL to the process group
+    after `grace` seconds. Also kills anything left in each peer's process group. Returns the
+    names of peers that needed SIGKILL or survived it (empty when all stopped cleanly)."""
+    peers = [p for p in reversed(peers) if p.proc is not None]
+    for p in peers:
+        if p.alive():
+            try:
+                os.kill(p.pid, p.stop_signal)
+            except ProcessLookupError:
+                pass
+    deadline = time.monotonic() + grace
+    unclean = []
+    for p in peers:
+        while p.alive() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if p.alive():
+            log("%s (pid %d) did not stop within %.1f s; killing it" % (p.name, p.pid, grace))
+            unclean.append(p.name)
+        # The peer was started as a process-group leader; kill whatever is left of the group
+        # (the peer if it is stuck, nginx workers whose master died).
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            p.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            log("%s (pid %d) survived SIGKILL" % (p.name, p.pid))
+            unclean.append(p.name)
+    return unclean
+
+
+# -- ports and readiness --------------------------------------------------------------------------
+
+def pick_free_ports(addrs):
+    """Returns one free TCP port per address in addrs (all sockets held open until every port is
+    chosen so the picks do not collide). For peers that cannot bind port 0 and report back
+    (nginx)."""
+    socks = []
+    try:
+        ports = []
+        for a in addrs:
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind((a, 0))
+            socks.append(s)
+            ports.append(s.getsockname()[1])
+        return ports
+    finally:
+        for s in socks:
+            s.close()
+
+
+def can_connect(addr, port):
+    try:
+        with socket.create_connection((addr, port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
+def wait_ready_lines(peers, timeout):
+    """Waits until each peer has printed a line `ready`. Returns {name: [lines before ready]}.
+    Raises WorldError naming the peer that exited or timed out."""
+    deadline = time.monotonic() + timeout
+    result = {}
+    while True:
+        for p in peers:
+            if p.name in result:
+                continue
+            lines = [l.strip() for l in p.output().splitlines()]
+            if "ready" in lines:
+                result[p.name] = lines[:lines.index("ready")]
+            elif not p.alive():
+                raise WorldError(p.describe_failure(
+                    "exited during start-up (exit code %s) before printing `ready`" %
+                    p.proc.returncode))
+        if len(result) == len(peers):
+            return result
+        if time.monotonic() > deadline:
+            late = [p for p in peers if p.name not in result]
+            raise WorldError(late[0].describe_failure(
+                "did not print `ready` within %.0f s" % timeout))
+        time.sleep(0.01)
+
+
+def wait_connectable(peer, endpoints, timeout):
+    deadline = time.monotonic() + timeout
+    pending = list(endpoints)
+    while pending:
+        if not peer.alive():
+            raise WorldError(peer.describe_failure(
+                "exited during start-up (exit code %s)" % peer.proc.returncode))
+        pending = [(a, p) for (a, p) in pending if not can_connect(a, p)]
+        if not pending:
+            return
+        if time.monotonic() > deadline:
+            raise WorldError(peer.describe_failure(
+                "was not accepting connections on %s within %.0f s" % (
+                    ", ".join("%s:%d" % e for e in pending), timeout)))
+        time.sleep(0.01)
+
+
+def parse_listening(lines, proto):
+    """Parses `listening PROTO ADDR:PORT[ ...]` lines into [(proto, addr, port)]."""
+    out = []
+    for line in lines:
+        parts = line.split()
+        if len(parts) >= 3 and parts[0] == "listening" and (proto is None or parts[1] in proto):
+            host, _, port = parts[2].rpartition(":")
+            try:
+                out.append((parts[1], host.strip("[]"), int(port)))
+            except ValueError:
+                pass
+    return out
+
+
+def match_listener(reported, scheme, addr, port, who):
+    """Takes the reported listener for (scheme, addr, port) out of `reported` and returns its
+    port. Falls back to the only listener of that scheme if none names the address exactly."""
+    for i, (s, a, p) in enumerate(reported):
+        if s == scheme and a == addr and (port == 0 or p == port):
+            del reported[i]
+            return p
+    same_scheme = [i for i, r in enumerate(reported) if r[0] == scheme]
+    if len(same_scheme) == 1 and (port == 0 or reported[same_scheme[0]][2] == port):
+        return reported.pop(same_scheme[0])[2]
+    raise WorldError("%s did not report a `listening %s %s:%s` line (it reported: %s)" % (
+        who.name, scheme, addr, port or "PORT", reported or "nothing") + "; its output: " +
+        who.out_path)
+
+
+# -- the world ------------------------------------------------------------------------------------
+
+def _read_template(name):
+    with open(os.path.join(TEMPLATE_DIR, name)) as f:
+        return f.read()
+
+
+def _write(path, text, mode=0o644):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+
+
+def _resolve_binary(value, flag):
+    if value is None:
+        return None
+    path = value if os.sep in value else shutil.which(value)
+    if not path or not os.path.isfile(path) or not os.access(path, os.X_OK):
+        raise WorldError("%s %s: not an executable file" % (flag, value))
+    return os.path.abspath(path)
+
+
+def _default_nginx():
+    return shutil.which("nginx") or next(
+        (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.access(p, os.X_OK)), None)
+
+
+def _nobody_can_reach(path):
+    """True if every directory from / down to path is searchable by others (o+x)."""
+    path = os.path.abspath(path)
+    while True:
+        try:
+            if not os.stat(path).st_mode & 0o001:
+                return False
+        except OSError:
+            return False
+        parent = os.path.dirname(path)
+        if parent == path:
+            return True
+        path = parent
+
+
+def _running_world_pid(world_json):
+    """The pid of the world.py that wrote world_json if it is still running, else None."""
+    try:
+        with open(world_json) as f:
+            pid = int(json.load(f).get("world_pid") or 0)
+        if pid <= 0 or pid == os.getpid():
+            return None
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            cmd = f.read()
+        return pid if b"world.py" in cmd else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+class World:
+    def __init__(self, args):
+        self.args = args
+        self.dir = os.path.abspath(args.dir)
+        self.peers = []
+        self.origins = {}
+        self.skipped = {}
+        self.notes = []
+        self.fixed = args.fixed_ports
+        self.testserver = _resolve_binary(args.testserver, "--testserver")
+        self.netem = _resolve_binary(args.netem, "--netem")
+        if args.no_nginx:
+            self.nginx = None
+        elif args.nginx:
+            self.nginx = _resolve_binary(args.nginx, "--nginx")
+        else:
+            self.nginx = _default_nginx()
+        self.world_json = os.path.join(self.dir, "world.json")
+
+    def path(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+    def https_port(self):
+        return HTTPS_FIXED_PORT if self.fixed else 0
+
+    def http_port(self):
+        return HTTP_FIXED_PORT if self.fixed else 0
+
+    def note(self, msg):
+        self.notes.append(msg)
+        if not self.args.quiet:
+            log(msg)
+
+    def skip(self, origins, why):
+        for o in origins:
+            self.skipped[o] = why
+        self.note("not starting %s: %s" % (
+            ", ".join(o + ".example.test" for o in origins), why))
+
+    # -- start ------------------------------------------------------------------------------------
+
+    def start(self):
+        t0 = time.monotonic()
+        os.umask(0o022)
+        os.makedirs(self.dir, exist_ok=True)
+        os.chmod(self.dir, 0o755)
+        for d in ("logs", "run", "www", "static", "nginx", "nginx/html"):
+            os.makedirs(self.path(d), exist_ok=True)
+        if os.path.exists(self.world_json):
+            other = _running_world_pid(self.world_json)
+            if other:
+                raise WorldError("a world is already running in %s (world.py pid %d); stop it "
+                                 "or use another --dir" % (self.dir, other))
+            os.remove(self.world_json)
+        self.pki = pki.build(self.path("pki"))
+        self.prepare_docroots()
+
+        if self.nginx:
+            self.start_nginx()
+        else:
+            self.skip(("nginx", "ecdsa", "static"), "--no-nginx" if self.args.no_nginx
+                      else "no nginx binary found (give --nginx BIN)")
+
+        if self.testserver:
+            self.start_testservers()
+        else:
+            self.skip(("www", "slow", "tls12", "slow12", "expired", "wrongname", "untrusted"),
+                      "no --testserver given")
+
+        if self.testserver and self.netem:
+            self.start_netems()
+        elif self.testserver:
+            self.skip(("slow", "slow12"), "no --netem given")
+
+        self.origins = dict(sorted(
+            self.origins.items(),
+            key=lambda kv: ORIGIN_ORDER.index(kv[0]) if kv[0] in ORIGIN_ORDER else 99))
+        self.write_demo_page()
+        self.write_world_json(time.monotonic() - t0)
+
+    def prepare_docroots(self):
+        p = self.pki
+        # static.example.test: what the certificates' URLs point at.
+        for src, dst in ((p["crl"]["intermediate"]["der"], "intermediate.crl"),
+                         (p["crl"]["root"]["der"], "root.crl"),
+                         (p["intermediate_der"], "intermediate.der"),
+                         (p["root"], "root.pem")):
+            shutil.copyfile(src, self.path("static", dst))
+            os.chmod(self.path("static", dst), 0o644)
+        _write(self.path("nginx", "html", "index.html"), _read_template("nginx-index.html.in"))
+        self.write_demo_page(placeholder=True)
+
+    def host_files(self, fixture):
+        h = self.pki["hosts"][pki.host_dir_name(fixture)]
+        return h["chain"], h["key"]
+
+    def add_origin(self, key, host, scheme, address, port, server, process, tls_max=None,
+                   rtt_ms=0, expect="ok", fixture=None, **extra):
+        default = 443 if scheme == "https" else 80
+        url = "%s://%s%s/" % (scheme, host, "" if port == default else ":%d" % port)
+        o = {
+            "url": url, "scheme": scheme, "host": host, "address": address, "port": port,
+            "server": server, "process": process, "tls_max": tls_max, "rtt_ms": rtt_ms,
+            "expect": expect,
+        }
+        if fixture:
+            h = self.pki["hosts"][pki.host_dir_name(fixture)]
+            o["cert_chain"] = h["chain"]
+            o["key_type"] = h["key_type"]
+        o.update(extra)
+        self.origins[key] = o
+
+    # nginx: nginx.example.test, ecdsa.example.test (HTTPS) and static.example.test (HTTP).
+    def start_nginx(self):
+        # Free ports are picked before nginx binds them, so another process can take one in
+        # between; nginx then exits with EADDRINUSE and is retried on fresh ports.
+        attempts = 1 if self.fixed else 3
+        for attempt in range(attempts):
+            try:
+                return self._start_nginx_once()
+            except WorldError:
+                peer = self.peers[-1] if self.peers and self.peers[-1].kind == "nginx" else None
+                if (peer is None or attempt + 1 == attempts or
+                        "Address already in use" not in peer.output()):
+                    raise
+                stop_peers([peer], self.args.grace)
+                self.peers.pop()
+                self.note("nginx lost a port race; retrying on other ports")
+
+    def _start_nginx_once(self):
+        https = self.https_port()
+        http = self.http_port()
+        if self.fixed:
+            ports = [https, https, http]
+        else:
+            ports = pick_free_ports([ADDR["nginx"], ADDR["ecdsa"], ADDR["static"]])
+        nginx_chain, nginx_key = self.host_files("nginx")
+        ecdsa_chain, ecdsa_key = self.host_files("ecdsa")
+        user_line = ""
+        if os.geteuid() == 0:
+            if _nobody_can_reach(self.dir):
+                user_line = "user nobody %s;" % self._nobody_group()
+            else:
+                # The docroots are under a directory `nobody` cannot enter (e.g. Bazel's test
+                # tmpdir under /root): run the workers as root instead.
+                user_line = "user root root;"
+                self.note("nginx workers run as root: %s is not reachable by nobody" % self.dir)
+        conf = pki.fill_template(_read_template("nginx.conf.in"), {
+            "USER_LINE": user_line,
+            "RUN_DIR": self.path("run"),
+            "LOG_DIR": self.path("logs"),
+            "NGINX_ADDR": ADDR["nginx"], "NGINX_PORT": ports[0],
+            "NGINX_CHAIN": nginx_chain, "NGINX_KEY": nginx_key,
+            "NGINX_DOCROOT": self.path("nginx", "html"),
+            "ECDSA_ADDR": ADDR["ecdsa"], "ECDSA_PORT": ports[1],
+            "ECDSA_CHAIN": ecdsa_chain, "ECDSA_KEY": ecdsa_key,
+            "STATIC_ADDR": ADDR["static"], "STATIC_PORT": ports[2],
+            "STATIC_DOCROOT": self.path("static"),
+        })
+        conf_path = self.path("nginx", "nginx.conf")
+        _write(conf_path, conf)
+        peer = Peer("nginx", "nginx",
+                    [self.nginx, "-p", self.path("nginx") + "/", "-c", conf_path,
+                     "-e", self.path("logs", "nginx-error.log")],
+                    out_path=self.path("logs", "nginx.out"),
+                    log_path=self.path("logs", "nginx-error.log"),
+                    stop_signal=signal.SIGQUIT)
+        self.peers.append(peer)
+        peer.start()
+        wait_connectable(peer, [(ADDR["nginx"], ports[0]), (ADDR["ecdsa"], ports[1]),
+                                (ADDR["static"], ports[2])], self.args.timeout)
+        self.add_origin("nginx", "nginx.example.test", "https", ADDR["nginx"], ports[0], "nginx",
+                        "nginx", tls_max="1.3", tls_min="1.2", fixture="nginx")
+        self.add_origin("ecdsa", "ecdsa.example.test", "https", ADDR["ecdsa"], ports[1], "nginx",
+                        "nginx", tls_max="1.3", tls_min="1.2", fixture="ecdsa")
+        self.add_origin("static", "static.example.test", "http", ADDR["static"], ports[2],
+                        "nginx", "nginx", docroot=self.path("static"))
+
+    @staticmethod
+    def _nobody_group():
+        for g in ("nogroup", "nobody"):
+            try:
+                grp.getgrnam(g)
+                return g
+            except KeyError:
+                pass
+        return str(pwd.getpwnam("nobody").pw_gid)
+
+    def testserver_peer(self, name, fixture, listens, http_listens=(), tls_max="1.3"):
+        chain, key = self.host_files(fixture)
+        argv = [self.testserver]
+        for a, p in listens:
+            argv += ["--listen", "%s:%d" % (a, p)]
+        for a, p in http_listens:
+            argv += ["--http-listen", "%s:%d" % (a, p)]
+        argv += ["--cert-chain", chain, "--key", key, "--tls-max", tls_max,
+                 "--docroot", self.path("www"), "--log", self.path("logs", name + ".log")]
+        argv += self.args.testserver_arg
+        return Peer(name, "testserver", argv, out_path=self.path("logs", name + ".out"),
+                    log_path=self.path("logs", name + ".log"))
+
+    # testservers: www (HTTPS + HTTP), the slow origin's backend, tls12, the three fixtures.
+    def start_testservers(self):
+        https, http = self.https_port(), self.http_port()
+        plan = [
+            # (origin, fixture, https listen, http listen, tls_max)
+            ("www", "www", (ADDR["www"], https), (ADDR["www"], http), "1.3"),
+            # Behind netem; always an ephemeral port on the slow origin's address.
+            ("slow", "slow", (ADDR["slow"], 0), None, "1.3"),
+            ("tls12", "tls12", (ADDR["tls12"], https), None, "1.2"),
+            ("expired", "expired", (ADDR["expired"], https), None, "1.3"),
+            ("wrongname", "wrongname", (ADDR["wrongname"], https), None, "1.3"),
+            ("untrusted", "untrusted", (ADDR["untrusted"], https), None, "1.3"),
+        ]
+        if not self.netem:
+            plan = [p for p in plan if p[0] != "slow"]
+        peers = []
+        for origin, fixture, listen, http_listen, tls_max in plan:
+            peer = self.testserver_peer("testserver-" + origin, fixture, [listen],
+                                        [http_listen] if http_listen else [], tls_max)
+            self.peers.append(peer)
+            peers.append((peer, origin, fixture, listen, http_listen, tls_max))
+            peer.start()
+        ready = wait_ready_lines([p[0] for p in peers], self.args.timeout)
+        self.backends = {}
+        for peer, origin, fixture, listen, http_listen, tls_max in peers:
+            reported = parse_listening(ready[peer.name], ("https", "http"))
+            port = match_listener(reported, "https", listen[0], listen[1], peer)
+            if origin == "slow":
+                self.backends["slow"] = (listen[0], port)
+                continue
+            expect = pki.HOSTS[fixture]["expect"]
+            host = origin + ".example.test"
+            self.add_origin(origin, host, "https", listen[0], port, "testserver", peer.name,
+                            tls_max=tls_max, expect=expect, fixture=fixture)
+            self.backends[origin] = (listen[0], port)
+            if http_listen:
+                hport = match_listener(reported, "http", http_listen[0], http_listen[1], peer)
+                self.add_origin(origin + "_http", host, "http", http_listen[0], hport,
+                                "testserver", peer.name)
+
+    # netem relays: slow -> the slow backend, slow12 -> tls12.
+    def start_netems(self):
+        https = self.https_port()
+        plan = [("slow", "slow", "slow", "1.3"), ("slow12", "tls12", "tls12", "1.2")]
+        peers = []
+        for origin, backend, fixture, tls_max in plan:
+            baddr, bport = self.backends[backend]
+            name = "netem-" + origin
+            argv = [self.netem, "--tcp", "%s:%d=%s:%d" % (ADDR[origin], https, baddr, bport),
+                    "--rtt-ms", str(self.args.rtt_ms)] + self.args.netem_arg
+            peer = Peer(name, "netem", argv, out_path=self.path("logs", name + ".out"))
+            self.peers.append(peer)
+            peers.append((peer, origin, backend, fixture, tls_max))
+            peer.start()
+        ready = wait_ready_lines([p[0] for p in peers], self.args.timeout)
+        for peer, origin, backend, fixture, tls_max in peers:
+            reported = parse_listening(ready[peer.name], ("tcp",))
+            port = match_listener(reported, "tcp", ADDR[origin], https, peer)
+            baddr, bport = self.backends[backend]
+            self.add_origin(origin, origin + ".example.test", "https", ADDR[origin], port,
+                            "netem", peer.name, tls_max=tls_max, rtt_ms=self.args.rtt_ms,
+                            fixture=fixture,
+                            backend={"address": baddr, "port": bport,
+                                     "process": "testserver-" + backend,
+                                     "origin": backend if backend != "slow" else None})
+
+    def write_demo_page(self, placeholder=False):
+        items = []
+        if not placeholder:
+            descr = {
+                "www": "this page over HTTPS",
+                "www_http": "this page over plain HTTP",
+                "nginx": "nginx, TLS 1.2/1.3, session cache and tickets",
+                "ecdsa": "nginx with a P-256 certificate",
+                "static": "static files: CRLs, the intermediate for AIA",
+                "slow": "the test server behind netem (%d ms RTT)" % self.args.rtt_ms,
+                "tls12": "the test server limited to TLS 1.2",
+                "slow12": "TLS 1.2 behind netem (%d ms RTT)" % self.args.rtt_ms,
+                "expired": "fails: expired certificate",
+                "wrongname": "fails: certificate for other.example.test",
+                "untrusted": "fails: certificate from an unknown root",
+            }
+            for key, o in self.origins.items():
+                items.append('<li><a href="%s">%s</a> &mdash; %s</li>' % (
+                    html.escape(o["url"]), html.escape(o["url"]), html.escape(descr.get(key, ""))))
+                if o["server"] == "nginx" and o["scheme"] == "https":
+                    u = o["url"] + "whoami"
+                    items.append('<li><a href="%s">%s</a></li>' % (html.escape(u), html.escape(u)))
+            for key, why in self.skipped.items():
+                items.append("<li>%s.example.test: not running (%s)</li>" % (
+                    html.escape(key), html.escape(why)))
+        else:
+            items.append("<li>(the world is starting)</li>")
+        page = pki.fill_template(_read_template("www-index.html.in"), {"LINKS": "\n".join(items)})
+        _write(self.path("www", "index.html"), page)
+
+    def write_world_json(self, seconds):
+        resolve = []
+        hosts = {}
+        for o in self.origins.values():
+            entry = "%s:%d:%s" % (o["host"], o["port"], o["address"])
+            if entry not in resolve:
+                resolve.append(entry)
+            hosts[o["host"]] = o["address"]
+        default = self.origins.get("www") or self.origins.get("nginx")
+        p = self.pki
+        doc = {
+            "dir": self.dir,
+            "trust_anchors": p["root"],
+            "resolve": resolve,
+            "hosts": hosts,
+            "origins": self.origins,
+            "default_url": default["url"] if default else None,
+            "fixed_ports": self.fixed,
+            "rtt_ms": self.args.rtt_ms,
+            "pids": {pe.name: pe.pid for pe in self.peers},
+            "logs": self._logs(),
+            "skipped": self.skipped,
+            "pki": {
+                "dir": p["dir"],
+                "manifest": os.path.join(p["dir"], "pki.json"),
+                "root": p["root"],
+                "intermediate": p["intermediate"],
+                "untrusted_root": p["untrusted_root"],
+                "crl": p["crl"]["intermediate"]["der"],
+                "crl_pem": p["crl"]["intermediate"]["pem"],
+                "ocsp": p["ocsp"],
+                "revoked_serials": p["revoked_serials"],
+            },
+            "world_pid": os.getpid(),
+            "startup_seconds": round(seconds, 3),
+        }
+        _write(self.world_json, json.dumps(doc, indent=2) + "\n")
+
+    def _logs(self):
+        logs = {}
+        for pe in self.peers:
+            logs[pe.name] = pe.log_path
+            if pe.out_path != pe.log_path:
+                logs[pe.name + ".out"] = pe.out_path
+        if any(pe.kind == "nginx" for pe in self.peers):
+            logs["nginx-access"] = self.path("logs", "nginx-access.log")
+        return logs
+
+    # -- while running ----------------------------------------------------------------------------
+
+    def check_peers(self):
+        """Warns (once each) about peers that exited while the world was up."""
+        for p in self.peers:
+            if not p.reported_exit and p.proc is not None and not p.alive():
+                p.reported_exit = True
+                log("warning: " + p.describe_failure(
+                    "exited unexpectedly (exit code %s)" % p.proc.returncode))
+
+    def stop(self):
+        """Stops every peer; returns the names of those that did not stop on their signal."""
+        return stop_peers(self.peers, self.args.grace)
+
+
+# -- main -----------------------------------------------------------------------------------------
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(
+        description="Starts the local world (PKI, nginx, test servers, netem relays) on loopback.",
+        epilog="Everything after --run is the command to run.")
+    ap.add_argument("--dir", required=True, help="working directory (PKI, configs, logs, "
+                    "world.json); created if missing")
+    ap.add_argument("--testserver", help="test server binary (absent: its origins are skipped)")
+    ap.add_argument("--netem", help="link emulator binary (absent: slow origins are skipped)")
+    ap.add_argument("--nginx", help="nginx binary (default: nginx from PATH or /usr/sbin)")
+    ap.add_argument("--no-nginx", action="store_true", help="do not start nginx")
+    ap.add_argument("--rtt-ms", type=int, default=100, help="RTT netem adds (default 100)")
+    ap.add_argument("--fixed-ports", action="store_true",
+                    help="listen on 443/80 instead of ephemeral ports (use inside unshare -n)")
+    ap.add_argument("--timeout", type=float, default=15.0,
+                    help="seconds to wait for each group of peers to be ready (default 15)")
+    ap.add_argument("--grace", type=float, default=5.0,
+                    help="seconds between SIGTERM/SIGQUIT and SIGKILL at teardown (default 5)")
+    ap.add_argument("--testserver-arg", action="append", default=[], metavar="ARG",
+                    help="extra argument for every testserver (repeatable)")
+    ap.add_argument("--netem-arg", action="append", default=[], metavar="ARG",
+                    help="extra argument for every netem (repeatable)")
+    ap.add_argument("--until-stdin-eof", action="store_true",
+                    help="stop when standard input closes (as well as on SIGINT/SIGTERM)")
+    ap.add_argument("--quiet", action="store_true", help="only errors on stderr")
+    ap.add_argument("--run", nargs=argparse.REMAINDER, metavar="CMD",
+                    help="run CMD with NETSTACK_WORLD=<world.json>, then stop; exit with its code")
+    args = ap.parse_args(argv)
+    if args.run is not None and not args.run:
+        ap.error("--run needs a command")
+    if args.run is not None and args.until_stdin_eof:
+        ap.error("--run and --until-stdin-eof do not go together")
+    return args
+
+
+def _raise_stop(signum, frame):
+    raise Stop(signum)
+
+
+def _in_terminal_foreground():
+    try:
+        fd = os.open("/dev/tty", os.O_RDONLY | os.O_NOCTTY)
+    except OSError:
+        return False
+    try:
+        return os.tcgetpgrp(fd) == os.getpgrp()
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def run_command(world, cmd):
+    env = dict(os.environ)
+    env["NETSTACK_WORLD"] = world.world_json
+    holder = {"child": None, "pending": []}
+
+    def forward(signum, frame):
+        # The command decides how to react to SIGINT/SIGTERM; the world stops once it exits.
+        # A terminal's Ctrl-C already reached the command (same foreground process group), so
+        # SIGINT is only passed on when it did not come that way.
+        if signum == signal.SIGINT and _in_terminal_foreground():
+            return
+        if holder["child"] is None:
+            holder["pending"].append(signum)
+            return
+        try:
+            holder["child"].send_signal(signum)
+        except ProcessLookupError:
+            pass
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, forward)
+    try:
+        child = subprocess.Popen(cmd, env=env)
+    except OSError as e:
+        log("cannot run %s: %s" % (cmd[0], e))
+        return 127
+    holder["child"] = child
+    for signum in holder["pending"]:
+        child.send_signal(signum)
+    while True:
+        try:
+            rc = child.wait(timeout=0.5)
+            break
+        except subprocess.TimeoutExpired:
+            world.check_peers()
+    if rc < 0:
+        return 128 - rc
+    return rc
+
+
+def wait_for_stop(world, until_stdin_eof):
+    stdin_open = until_stdin_eof
+    while True:
+        if stdin_open:
+            r, _, _ = select.select([sys.stdin.buffer], [], [], 0.5)
+            if r:
+                data = os.read(sys.stdin.fileno(), 4096)
+                if not data:
+                    if not world.args.quiet:
+                        log("stdin closed; stopping")
+                    return
+        else:
+            time.sleep(0.5)
+        world.check_peers()
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    signal.signal(signal.SIGINT, _raise_stop)
+    signal.signal(signal.SIGTERM, _raise_stop)
+    signal.signal(signal.SIGHUP, _raise_stop)
+    world = None
+    ready = False
+    rc = 0
+    try:
+        try:
+            world = World(args)
+            world.start()
+        except (WorldError, pki.PkiError, OSError) as e:
+            log("error: %s" % e)
+            if world is not None and world.peers:
+                log("stopping the peers already started")
+            return 1
+        ready = True
+        if args.run is not None:
+            if not args.quiet:
+                log("WORLD READY %s" % world.world_json)
+            rc = run_command(world, args.run)
+        else:
+            sys.stdout.write("WORLD READY %s\n" % world.world_json)
+            sys.stdout.flush()
+            wait_for_stop(world, args.until_stdin_eof)
+    except Stop as s:
+        if not args.quiet:
+            log("stopping on signal %d" % s.signum)
+        # A stop request is the normal end once the world is up; during start-up it is not.
+        rc = 0 if ready else 128 + s.signum
+    except BrokenPipeError:
+        rc = 1
+    finally:
+        # Teardown must not be interrupted by a second signal.
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        if world is not None:
+            unclean = world.stop()
+            if unclean:
+                log("error: not stopped cleanly: %s" % ", ".join(unclean))
+                if rc == 0:
+                    rc = 1
+            elif world.peers and not args.quiet:
+                log("stopped")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

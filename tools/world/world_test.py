@@ -1,0 +1,554 @@
+#!/usr/bin/env python3
+"""Integration test of tools/world: starts real worlds and checks them with stock clients.
+
+- NginxWorldTest: world.py with nginx only (no --testserver/--netem). nginx.example.test over
+  TLS 1.2 and 1.3 with a chain that verifies against root.pem (openssl s_client, curl), session
+  resumption, the client-certificate fingerprint, ecdsa.example.test, static.example.test serving
+  the CRL; the PKI fixtures fail `openssl verify` for the right reasons; the CRL and an OCSP
+  response list the revoked leaf; teardown on stdin EOF leaves no nginx process behind.
+- FullWorldTest: world.py --run with the stand-in test server and netem (testing/), every origin.
+- StartupFailureTest: a peer that fails to start gives exit code 1, names the peer and its log,
+  and stops what had started.
+- NamespaceTest: --fixed-ports inside `unshare -n` (skipped where unshare is not allowed).
+
+Needs openssl, curl and nginx (Debian packages). Run: bazel test //tools/world:world_test
+or python3 tools/world/world_test.py.
+"""
+
+import atexit
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORLD = os.path.join(HERE, "world.py")
+FAKE_TESTSERVER = os.path.join(HERE, "testing", "fake_testserver.py")
+FAKE_NETEM = os.path.join(HERE, "testing", "fake_netem.py")
+
+STARTUP_TIMEOUT = 60
+
+
+def which(name):
+    return shutil.which(name) or next(
+        (p for p in ("/usr/sbin/" + name, "/sbin/" + name) if os.access(p, os.X_OK)), None)
+
+
+NGINX = which("nginx")
+CURL = which("curl")
+OPENSSL = which("openssl")
+
+
+def make_tmpdir(tag):
+    base = os.environ.get("TEST_TMPDIR")
+    d = tempfile.mkdtemp(prefix="world_%s_" % tag, dir=base)
+    if not base:  # outside Bazel: clean up after ourselves
+        atexit.register(shutil.rmtree, d, True)
+    return d
+
+
+def run(args, input=None, timeout=30, check=False):
+    r = subprocess.run(args, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout)
+    out = r.stdout.decode("utf-8", "replace")
+    err = r.stderr.decode("utf-8", "replace")
+    if check and r.returncode != 0:
+        raise AssertionError("%s failed (%d):\n%s\n%s" % (" ".join(args), r.returncode, out, err))
+    return r.returncode, out, err
+
+
+def pid_alive(pid):
+    """True if pid exists and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def processes_mentioning(text):
+    """PIDs of live processes whose command line contains text."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % entry, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if text in cmd and pid_alive(int(entry)):
+            found.append((int(entry), cmd))
+    return found
+
+
+def children_of(pid):
+    kids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(entry))
+    return kids
+
+
+class WorldProcess:
+    """world.py --until-stdin-eof as a child; stop() closes its stdin and waits."""
+
+    def __init__(self, directory, extra_args=()):
+        self.dir = directory
+        self.err_path = os.path.join(directory + ".stderr")
+        self.err = open(self.err_path, "wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, WORLD, "--dir", directory, "--until-stdin-eof"] + list(extra_args),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err)
+        line = self._read_ready_line()
+        m = re.match(r"WORLD READY (\S+)$", line.strip())
+        if not m:
+            self.stop()
+            raise AssertionError("world did not get ready: %r\nstderr:\n%s" % (line, self.stderr()))
+        with open(m.group(1)) as f:
+            self.world = json.load(f)
+        self.world_json = m.group(1)
+
+    def _read_ready_line(self):
+        import select
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        buf = b""
+        while time.monotonic() < deadline:
+            r, _, _ = select.select([self.proc.stdout], [], [], 0.2)
+            if r:
+                chunk = os.read(self.proc.stdout.fileno(), 4096)
+                if not chunk:
+                    break
+                buf += chunk
+                if b"\n" in buf:
+                    return buf.decode()
+            elif self.proc.poll() is not None:
+                break
+        return buf.decode()
+
+    def stderr(self):
+        if not self.err.closed:
+            self.err.flush()
+        with open(self.err_path, errors="replace") as f:
+            return f.read()
+
+    def stop(self, timeout=30):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise AssertionError("world.py did not exit within %d s of stdin EOF" % timeout)
+        self.proc.stdout.close()
+        self.err.close()
+        return self.proc.returncode
+
+
+def curl_args(world, extra=()):
+    args = [CURL, "-sS", "--max-time", "20", "--cacert", world["trust_anchors"]]
+    for r in world["resolve"]:
+        args += ["--resolve", r]
+    return args + list(extra)
+
+
+@unittest.skipUnless(NGINX and CURL and OPENSSL, "needs nginx, curl and openssl")
+class NginxWorldTest(unittest.TestCase):
+    """One world with nginx only, shared by the tests of this class; the teardown test runs
+    last (test_zz_...)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = make_tmpdir("nginx")
+        cls.wp = WorldProcess(os.path.join(cls.tmp, "w"))
+        cls.world = cls.wp.world
+        cls.pki_dir = os.path.join(cls.wp.dir, "pki")
+        with open(os.path.join(cls.pki_dir, "pki.json")) as f:
+            cls.manifest = json.load(f)
+        cls.root = cls.world["trust_anchors"]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.wp.stop()
+        for pid, cmd in processes_mentioning(cls.wp.dir):
+            os.kill(pid, signal.SIGKILL)  # only processes started for this test's directory
+
+    def origin(self, name):
+        self.assertIn(name, self.world["origins"], json.dumps(self.world, indent=1))
+        return self.world["origins"][name]
+
+    def leaf(self, fixture):
+        return self.manifest["hosts"][fixture + ".example.test"]
+
+    # -- world.json --------------------------------------------------------------------------
+
+    def test_world_json(self):
+        w = self.world
+        self.assertEqual(w["dir"], self.wp.dir)
+        self.assertEqual(w["trust_anchors"], os.path.join(self.wp.dir, "pki", "root.pem"))
+        self.assertTrue(os.path.isfile(w["trust_anchors"]))
+        self.assertEqual(sorted(w["origins"]), ["ecdsa", "nginx", "static"])
+        for key in ("www", "slow", "tls12", "slow12", "expired", "wrongname", "untrusted"):
+            self.assertIn(key, w["skipped"])
+        n = self.origin("nginx")
+        self.assertEqual(n["address"], "127.0.0.12")
+        self.assertEqual(n["host"], "nginx.example.test")
+        self.assertEqual(n["url"], "https://nginx.example.test:%d/" % n["port"])
+        self.assertEqual(n["server"], "nginx")
+        self.assertEqual(n["tls_max"], "1.3")
+        self.assertEqual(n["rtt_ms"], 0)
+        self.assertEqual(self.origin("static")["url"],
+                         "http://static.example.test:%d/" % self.origin("static")["port"])
+        self.assertIn("nginx.example.test:%d:127.0.0.12" % n["port"], w["resolve"])
+        self.assertEqual(w["default_url"], n["url"])  # no testserver, so nginx is the default
+        self.assertTrue(pid_alive(w["pids"]["nginx"]))
+        self.assertTrue(os.path.isfile(w["logs"]["nginx"]))
+
+    # -- nginx over TLS 1.2 and 1.3 ----------------------------------------------------------
+
+    def s_client(self, origin, *flags, input=b"", host=None):
+        o = self.origin(origin)
+        host = host or o["host"]
+        return run([OPENSSL, "s_client", "-connect", "%s:%d" % (o["address"], o["port"]),
+                    "-servername", host, "-verify_hostname", host, "-CAfile", self.root,
+                    "-verify_return_error", "-showcerts"] + list(flags), input=input)
+
+    def test_nginx_tls12_and_tls13_chain_verifies(self):
+        for flag, proto in (("-tls1_2", "TLSv1.2"), ("-tls1_3", "TLSv1.3")):
+            rc, out, err = self.s_client("nginx", flag)
+            self.assertEqual(rc, 0, out + err)
+            self.assertIn("Verify return code: 0 (ok)", out)
+            self.assertRegex(out, r"(Protocol\s*: %s|New, %s)" % (proto, proto))
+            # The server sends leaf then intermediate.
+            self.assertEqual(out.count("-----BEGIN CERTIFICATE-----"), 2, out)
+            self.assertIn("CN = nginx.example.test", out)
+            self.assertIn("CN = netstack Test Intermediate CA", out)
+
+    def test_nginx_refuses_tls11(self):
+        rc, out, err = self.s_client("nginx", "-tls1_1")
+        self.assertNotEqual(rc, 0, out)
+
+    def test_nginx_whoami_over_curl(self):
+        n = self.origin("nginx")
+        for flags, proto in ((["--tlsv1.2", "--tls-max", "1.2"], "TLSv1.2"),
+                             (["--tlsv1.3"], "TLSv1.3")):
+            rc, out, err = run(curl_args(self.world, flags + [n["url"] + "whoami"]))
+            self.assertEqual(rc, 0, err)
+            self.assertRegex(out, r"^proto=%s cipher=\S+ reused=\. fp=$" % proto)
+        rc, out, err = run(curl_args(self.world, [n["url"]]))
+        self.assertEqual(rc, 0, err)
+        self.assertIn("<h1>nginx.example.test</h1>", out)
+
+    def test_nginx_session_resumption(self):
+        sess = os.path.join(self.tmp, "nginx.sess")
+        request = b"GET /whoami HTTP/1.0\r\nHost: nginx.example.test\r\n\r\n"
+        for flag in ("-tls1_2", "-tls1_3"):
+            rc, out, err = self.s_client("nginx", flag, "-sess_out", sess, "-ign_eof",
+                                         input=request)
+            self.assertEqual(rc, 0, out + err)
+            self.assertIn("reused=.", out)
+            rc, out, err = self.s_client("nginx", flag, "-sess_in", sess, "-ign_eof",
+                                         input=request)
+            self.assertEqual(rc, 0, out + err)
+            self.assertIn("Reused,", out)
+            self.assertIn("reused=r", out)
+
+    def test_nginx_client_certificate_fingerprint(self):
+        key = os.path.join(self.tmp, "client.key")
+        cert = os.path.join(self.tmp, "client.pem")
+        run([OPENSSL, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+             "-noenc", "-keyout", key, "-out", cert, "-subj", "/CN=anonymous", "-days", "1"],
+            check=True)
+        _, fp, _ = run([OPENSSL, "x509", "-in", cert, "-noout", "-fingerprint", "-sha1"],
+                       check=True)
+        fp = fp.strip().split("=", 1)[1].replace(":", "").lower()
+        rc, out, err = run(curl_args(self.world, ["--cert", cert, "--key", key,
+                                                  self.origin("nginx")["url"] + "whoami"]))
+        self.assertEqual(rc, 0, err)
+        self.assertIn("fp=%s" % fp, out)
+
+    def test_ecdsa_origin(self):
+        e = self.origin("ecdsa")
+        self.assertEqual(e["key_type"], "p256")
+        rc, out, err = run(curl_args(self.world, ["--tlsv1.2", "--tls-max", "1.2",
+                                                  e["url"] + "whoami"]))
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r"cipher=ECDHE-ECDSA-")
+
+    def test_static_serves_crl(self):
+        s = self.origin("static")
+        rc, out, err = run(curl_args(self.world, ["-o", os.path.join(self.tmp, "got.crl"),
+                                                  "-w", "%{http_code} %{content_type}",
+                                                  s["url"] + "intermediate.crl"]))
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out, "200 application/pkix-crl")
+        with open(os.path.join(self.tmp, "got.crl"), "rb") as a, \
+                open(self.manifest["crl"]["intermediate"]["der"], "rb") as b:
+            self.assertEqual(a.read(), b.read())
+
+    # -- PKI fixtures ------------------------------------------------------------------------
+
+    def verify(self, fixture, *flags, hostname=None):
+        h = self.leaf(fixture)
+        return run([OPENSSL, "verify", "-CAfile", self.root, "-untrusted", h["chain"],
+                    "-verify_hostname", hostname or fixture + ".example.test"] + list(flags) +
+                   [h["leaf"]])
+
+    def test_good_leaves_verify(self):
+        for fixture in ("www", "nginx", "slow", "static", "ecdsa", "tls12"):
+            rc, out, err = self.verify(fixture)
+            self.assertEqual(rc, 0, fixture + out + err)
+            self.assertIn(": OK", out)
+        rc, out, err = self.verify("tls12", hostname="slow12.example.test")
+        self.assertEqual(rc, 0, out + err)
+
+    def test_expired_fails_as_expired(self):
+        rc, out, err = self.verify("expired")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("error 10 at 0 depth lookup: certificate has expired", out + err)
+
+    def test_wrongname_fails_on_hostname(self):
+        rc, out, err = self.verify("wrongname")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("error 62 at 0 depth lookup: hostname mismatch", out + err)
+        # ... and only on the host name: the same chain verifies for other.example.test.
+        rc, out, err = self.verify("wrongname", hostname="other.example.test")
+        self.assertEqual(rc, 0, out + err)
+
+    def test_untrusted_fails_on_issuer(self):
+        rc, out, err = self.verify("untrusted")
+        self.assertNotEqual(rc, 0)
+        self.assertRegex(out + err, r"error (19|20) at \d depth lookup: (self-signed certificate "
+                         r"in certificate chain|unable to get local issuer certificate)")
+        # It verifies against its own root, so the only fault is the trust anchor.
+        h = self.leaf("untrusted")
+        rc, out, err = run([OPENSSL, "verify", "-CAfile", self.manifest["untrusted_root"],
+                            h["leaf"]])
+        self.assertEqual(rc, 0, out + err)
+
+    def test_crl_lists_revoked_serial(self):
+        serial = self.leaf("revoked")["serial"]
+        self.assertEqual(self.manifest["revoked_serials"], [serial])
+        rc, out, err = run([OPENSSL, "crl", "-inform", "DER", "-in",
+                            self.manifest["crl"]["intermediate"]["der"], "-noout", "-text"],
+                           check=True)
+        self.assertIn("Serial Number: %s" % serial, out)
+        self.assertIn("Key Compromise", out)
+        self.assertEqual(out.count("Serial Number:"), 1, out)
+        crls = os.path.join(self.tmp, "crls.pem")
+        with open(crls, "w") as f:
+            for p in (self.manifest["crl"]["root"]["pem"],
+                      self.manifest["crl"]["intermediate"]["pem"]):
+                with open(p) as crl:
+                    f.write(crl.read())
+        rc, out, err = self.verify("revoked", "-crl_check_all", "-CRLfile", crls)
+        self.assertNotEqual(rc, 0)
+        self.assertIn("certificate revoked", out + err)
+        rc, out, err = self.verify("www", "-crl_check_all", "-CRLfile", crls)
+        self.assertEqual(rc, 0, out + err)
+        # The index marks it revoked too (what `openssl ocsp` answers from).
+        with open(self.manifest["ocsp"]["index"]) as f:
+            rows = [l.split("\t") for l in f.read().splitlines()]
+        self.assertIn(["R", serial], [[r[0], r[3]] for r in rows])
+
+    def test_ocsp_signer_answers_good_and_revoked(self):
+        o = self.manifest["ocsp"]
+        for fixture, status in (("www", "good"), ("revoked", "revoked")):
+            req = os.path.join(self.tmp, fixture + ".ocspreq")
+            resp = os.path.join(self.tmp, fixture + ".ocspresp")
+            leaf = self.leaf(fixture)["leaf"]
+            run([OPENSSL, "ocsp", "-issuer", o["ca"], "-cert", leaf, "-no_nonce",
+                 "-reqout", req], check=True)
+            run([OPENSSL, "ocsp", "-index", o["index"], "-rsigner", o["signer"], "-rkey",
+                 o["signer_key"], "-CA", o["ca"], "-reqin", req, "-respout", resp, "-nmin", "5"],
+                check=True)
+            rc, out, err = run([OPENSSL, "ocsp", "-respin", resp, "-CAfile", self.root,
+                                "-issuer", o["ca"], "-cert", leaf, "-verify_other", o["ca"]])
+            self.assertEqual(rc, 0, out + err)
+            self.assertIn("Response verify OK", out + err)
+            self.assertIn("%s: %s" % (leaf, status), out)
+
+    def test_leaf_extensions(self):
+        rc, out, err = run([OPENSSL, "x509", "-in", self.leaf("www")["leaf"], "-noout", "-ext",
+                            "subjectAltName,authorityInfoAccess,crlDistributionPoints"],
+                           check=True)
+        self.assertIn("DNS:www.example.test", out)
+        self.assertIn("OCSP - URI:http://ocsp.example.test:8888/", out)
+        self.assertIn("URI:http://static.example.test/intermediate.crl", out)
+        rc, out, err = run([OPENSSL, "x509", "-in", self.manifest["ocsp"]["signer"], "-noout",
+                            "-text"], check=True)
+        self.assertIn("OCSP Signing", out)
+        self.assertIn("OCSP No Check", out)
+
+    def test_files_world_readable(self):
+        for root, dirs, files in os.walk(self.pki_dir):
+            for name in files:
+                mode = os.stat(os.path.join(root, name)).st_mode
+                self.assertTrue(mode & 0o004, os.path.join(root, name))
+
+    # -- teardown (last) ---------------------------------------------------------------------
+
+    def test_zz_teardown_leaves_no_nginx(self):
+        master = self.world["pids"]["nginx"]
+        workers = children_of(master)
+        self.assertTrue(workers, "nginx master %d has no workers" % master)
+        rc = self.wp.stop()
+        self.assertEqual(rc, 0, self.wp.stderr())
+        for pid in [master] + workers:
+            self.assertFalse(pid_alive(pid), "nginx process %d survived teardown" % pid)
+        self.assertEqual(processes_mentioning(self.wp.dir), [])
+        self.assertIn("world: stopped", self.wp.stderr())
+
+
+@unittest.skipUnless(NGINX and CURL and OPENSSL, "needs nginx, curl and openssl")
+class FullWorldTest(unittest.TestCase):
+    """Every origin, with the stand-in test server and netem, through --run."""
+
+    CHECK = r"""
+import json, os, subprocess, sys, time
+w = json.load(open(os.environ["NETSTACK_WORLD"]))
+base = ["CURL", "-sS", "--max-time", "20", "--cacert", w["trust_anchors"]]
+for r in w["resolve"]:
+    base += ["--resolve", r]
+def curl(*a):
+    r = subprocess.run(base + list(a), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return r.returncode, r.stdout, r.stderr
+report = {"origins": sorted(w["origins"]), "skipped": sorted(w["skipped"])}
+for key, o in w["origins"].items():
+    t = time.monotonic()
+    report[key] = curl(o["url"])
+    report[key + "_seconds"] = time.monotonic() - t
+report["tls12_13"] = curl("--tlsv1.3", w["origins"]["tls12"]["url"])
+report["slow12_12"] = curl("--tlsv1.2", "--tls-max", "1.2", w["origins"]["slow12"]["url"])
+json.dump(report, open(sys.argv[1], "w"))
+sys.exit(42)
+"""
+
+    def test_all_origins(self):
+        tmp = make_tmpdir("full")
+        script = os.path.join(tmp, "check.py")
+        report_path = os.path.join(tmp, "report.json")
+        with open(script, "w") as f:
+            f.write(self.CHECK.replace("CURL", CURL))
+        d = os.path.join(tmp, "w")
+        rc, out, err = run([sys.executable, WORLD, "--dir", d, "--testserver", FAKE_TESTSERVER,
+                            "--netem", FAKE_NETEM, "--rtt-ms", "200", "--run", sys.executable,
+                            script, report_path], timeout=120)
+        self.assertEqual(rc, 42, err)  # the command's exit code
+        with open(report_path) as f:
+            rep = json.load(f)
+        self.assertEqual(rep["origins"], sorted(["www", "www_http", "nginx", "ecdsa", "static",
+                                                 "slow", "tls12", "slow12", "expired",
+                                                 "wrongname", "untrusted"]))
+        self.assertEqual(rep["skipped"], [])
+        for key in ("www", "www_http", "slow", "tls12", "slow12"):
+            rc_, body, e = rep[key]
+            self.assertEqual(rc_, 0, "%s: %s" % (key, e))
+            self.assertIn("<h1>www.example.test</h1>", body)
+        # The demo page links the other hosts.
+        self.assertIn("https://nginx.example.test:", rep["www"][1])
+        self.assertIn("https://slow12.example.test:", rep["www"][1])
+        # netem's delay: the fake adds 100 ms per chunk each way; a TLS handshake and a request
+        # take several round trips.
+        self.assertGreater(rep["slow_seconds"], 0.3)
+        self.assertLess(rep["www_seconds"], rep["slow_seconds"])
+        # Failure fixtures fail for their reasons (curl exit 60: peer certificate problem).
+        self.assertEqual(rep["expired"][0], 60)
+        self.assertIn("certificate has expired", rep["expired"][2])
+        self.assertEqual(rep["wrongname"][0], 60)
+        self.assertIn("wrongname.example.test", rep["wrongname"][2])
+        self.assertEqual(rep["untrusted"][0], 60)
+        self.assertRegex(rep["untrusted"][2], "self-signed certificate in certificate chain|"
+                         "unable to get local issuer")
+        # tls12 refuses 1.3; slow12 passes it through.
+        self.assertNotEqual(rep["tls12_13"][0], 0)
+        self.assertEqual(rep["slow12_12"][0], 0, rep["slow12_12"][2])
+        with open(os.path.join(d, "world.json")) as f:
+            w = json.load(f)
+        self.assertEqual(w["origins"]["slow"]["rtt_ms"], 200)
+        self.assertEqual(w["origins"]["slow12"]["backend"]["port"], w["origins"]["tls12"]["port"])
+        self.assertEqual(w["default_url"], w["origins"]["www"]["url"])
+        for name, pid in w["pids"].items():
+            self.assertFalse(pid_alive(pid), "%s (%d) survived teardown" % (name, pid))
+        self.assertEqual(processes_mentioning(d), [])
+
+
+@unittest.skipUnless(NGINX and OPENSSL, "needs nginx and openssl")
+class StartupFailureTest(unittest.TestCase):
+    def test_failing_peer_stops_world(self):
+        tmp = make_tmpdir("fail")
+        bad = os.path.join(tmp, "bad_testserver")
+        with open(bad, "w") as f:
+            f.write("#!/bin/sh\necho 'cannot load certificate' >&2\nexit 3\n")
+        os.chmod(bad, 0o755)
+        d = os.path.join(tmp, "w")
+        rc, out, err = run([sys.executable, WORLD, "--dir", d, "--testserver", bad,
+                            "--run", "true"], timeout=120)
+        self.assertEqual(rc, 1, err)
+        self.assertNotIn("WORLD READY", out + err)
+        self.assertRegex(err, r"testserver-\w+ exited during start-up \(exit code 3\)")
+        self.assertIn(os.path.join(d, "logs", "testserver-"), err)
+        self.assertIn("cannot load certificate", err)
+        self.assertFalse(os.path.exists(os.path.join(d, "world.json")))
+        self.assertEqual(processes_mentioning(d), [])  # nginx had started; it must be gone
+
+    def test_missing_binary(self):
+        d = os.path.join(make_tmpdir("missing"), "w")
+        rc, out, err = run([sys.executable, WORLD, "--dir", d, "--netem", "/nonexistent/netem",
+                            "--run", "true"])
+        self.assertEqual(rc, 1)
+        self.assertIn("--netem /nonexistent/netem: not an executable file", err)
+
+
+def _namespace_usable():
+    if not shutil.which("unshare") or not which("ip"):
+        return False
+    try:
+        return subprocess.run(["unshare", "-n", which("ip"), "link", "set", "lo", "up"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@unittest.skipUnless(NGINX and CURL and OPENSSL, "needs nginx, curl and openssl")
+class NamespaceTest(unittest.TestCase):
+    def test_fixed_ports_in_namespace(self):
+        if not _namespace_usable():
+            self.skipTest("unshare -n is not permitted here")
+        d = os.path.join(make_tmpdir("ns"), "w")
+        inner = ("%s link set lo up && exec %s %s --dir %s --fixed-ports --quiet --testserver %s "
+                 "--run %s -sS --cacert %s/pki/root.pem --resolve nginx.example.test:443:127.0.0.12 "
+                 "https://nginx.example.test/whoami" % (
+                     which("ip"), sys.executable, WORLD, d, FAKE_TESTSERVER, CURL, d))
+        rc, out, err = run(["unshare", "-n", "sh", "-c", inner], timeout=120)
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(out, r"^proto=TLSv1.3 ")
+        with open(os.path.join(d, "world.json")) as f:
+            w = json.load(f)
+        self.assertEqual(w["origins"]["nginx"]["url"], "https://nginx.example.test/")
+        self.assertEqual(w["origins"]["www_http"]["url"], "http://www.example.test/")
+        self.assertIn("static.example.test:80:127.0.0.13", w["resolve"])
+        self.assertEqual(processes_mentioning(d), [])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
