@@ -1,0 +1,37 @@
+// HttpChunkedDecoder: a sans-I/O decoder for chunked transfer coding
+// (RFC 9112 section 7.1). Feed it received bytes; it rewrites them in place
+// to the decoded payload. Extensions are skipped, trailers discarded.
+
+#ifndef NET_HTTP_HTTP_CHUNKED_DECODER_H_
+#define NET_HTTP_HTTP_CHUNKED_DECODER_H_
+
+#include <cstdint>
+#include <string>
+
+namespace net {
+
+class HttpChunkedDecoder {
+ public:
+  // FilterBuf decodes |buf[0..len)| in place and returns the number of
+  // payload bytes now at the start of |buf|, or ERR_INVALID_CHUNKED_ENCODING.
+  int FilterBuf(char* buf, int len);
+  // reached_eof: the terminating chunk and trailers have been read.
+  bool reached_eof() const { return reached_eof_; }
+  // Bytes received after the end of the chunked body.
+  int bytes_after_eof() const { return bytes_after_eof_; }
+
+ private:
+  // Processes one line (without CRLF) of chunk-size or trailer.
+  int ParseLine(const std::string& line);
+
+  int64_t chunk_remaining_ = 0;
+  bool chunk_terminator_remaining_ = false;  // CRLF after chunk data
+  bool reached_last_chunk_ = false;
+  bool reached_eof_ = false;
+  int bytes_after_eof_ = 0;
+  std::string line_buf_;
+};
+
+}  // namespace net
+
+#endif  // NET_HTTP_HTTP_CHUNKED_DECODER_H_

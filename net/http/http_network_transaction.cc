@@ -1,0 +1,342 @@
+#include "net/http/http_network_transaction.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "net/ssl/ssl_client_socket.h"
+
+namespace net {
+namespace {
+
+bool IsRetriableOnReusedSocket(int error) {
+  return error == ERR_CONNECTION_RESET || error == ERR_CONNECTION_CLOSED ||
+         error == ERR_EMPTY_RESPONSE || error == ERR_SOCKET_NOT_CONNECTED;
+}
+
+}  // namespace
+
+HttpNetworkTransaction::HttpNetworkTransaction(HttpNetworkSession* session)
+    : session_(session) {}
+
+HttpNetworkTransaction::~HttpNetworkTransaction() = default;
+
+CompletionOnceCallback HttpNetworkTransaction::IOCallback() {
+  return [weak = weak_factory_.GetWeakPtr()](int rv) {
+    if (weak) weak->OnIOComplete(rv);
+  };
+}
+
+int HttpNetworkTransaction::Start(const HttpRequestInfo& request,
+                                  CompletionOnceCallback callback) {
+  request_ = request;
+  timing_ = LoadTiming();
+  timing_.start = TimeTicks::Now();
+  timing_.url = request_.url.spec();
+  timing_.method = request_.method;
+  timing_.https = request_.url.SchemeIsCryptographic();
+  if (session_->params().request_timeout > absl::ZeroDuration()) {
+    request_timer_.Start(session_->params().request_timeout, [this] { OnRequestTimeout(); });
+  }
+  next_state_ = STATE_INIT_CONNECTION;
+  int rv = DoLoop(OK);
+  if (rv == ERR_IO_PENDING) {
+    callback_ = std::move(callback);
+  } else {
+    Finish(rv);
+  }
+  return rv;
+}
+
+void HttpNetworkTransaction::OnRequestTimeout() {
+  error_detail_ = absl::StrCat("no response within ",
+                               absl::FormatDuration(session_->params().request_timeout));
+  // Drop everything in flight; no callback of theirs runs after this.
+  resolve_request_.reset();
+  parser_.reset();
+  socket_.reset();
+  next_state_ = STATE_NONE;
+  Finish(ERR_TIMED_OUT);
+  CompletionOnceCallback callback = std::move(callback_);
+  callback_ = nullptr;
+  if (callback) std::move(callback)(ERR_TIMED_OUT);
+}
+
+void HttpNetworkTransaction::Finish(int result) {
+  timing_.net_error = result;
+  if (result < 0) request_timer_.Stop();
+}
+
+void HttpNetworkTransaction::OnIOComplete(int result) {
+  int rv = DoLoop(result);
+  if (rv == ERR_IO_PENDING) return;
+  Finish(rv);
+  CompletionOnceCallback callback = std::move(callback_);
+  callback_ = nullptr;
+  if (callback) std::move(callback)(rv);
+}
+
+int HttpNetworkTransaction::DoLoop(int result) {
+  int rv = result;
+  do {
+    State state = next_state_;
+    next_state_ = STATE_NONE;
+    switch (state) {
+      case STATE_INIT_CONNECTION:
+        rv = DoInitConnection();
+        break;
+      case STATE_RESOLVE_HOST:
+        rv = DoResolveHost();
+        break;
+      case STATE_RESOLVE_HOST_COMPLETE:
+        rv = DoResolveHostComplete(rv);
+        break;
+      case STATE_CONNECT:
+        rv = DoConnect();
+        break;
+      case STATE_CONNECT_COMPLETE:
+        rv = DoConnectComplete(rv);
+        break;
+      case STATE_SSL_CONNECT:
+        rv = DoSslConnect();
+        break;
+      case STATE_SSL_CONNECT_COMPLETE:
+        rv = DoSslConnectComplete(rv);
+        break;
+      case STATE_SEND_REQUEST:
+        rv = DoSendRequest();
+        break;
+      case STATE_SEND_REQUEST_COMPLETE:
+        rv = DoSendRequestComplete(rv);
+        break;
+      case STATE_READ_HEADERS:
+        rv = DoReadHeaders();
+        break;
+      case STATE_READ_HEADERS_COMPLETE:
+        rv = DoReadHeadersComplete(rv);
+        break;
+      case STATE_NONE:
+        rv = ERR_UNEXPECTED;
+        break;
+    }
+  } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
+  return rv;
+}
+
+std::string HttpNetworkTransaction::PoolKey() const {
+  return absl::StrCat(request_.url.scheme(), "://", request_.url.host(), ":",
+                      request_.url.port());
+}
+
+int HttpNetworkTransaction::DoInitConnection() {
+  timing_.fetch_start = TimeTicks::Now();
+  if (!reused_socket_) {
+    if (std::unique_ptr<StreamSocket> idle = session_->TakeIdleSocket(PoolKey())) {
+      socket_ = std::move(idle);
+      reused_socket_ = true;
+      timing_.socket_reused = true;
+      timing_.dns_source = "reused";
+      if (auto* ssl = dynamic_cast<SSLClientSocket*>(socket_.get())) timing_.ssl = ssl->ssl_info();
+      IPEndPoint peer;
+      if (socket_->GetPeerAddress(&peer) == OK) timing_.remote_address = peer.ToString();
+      next_state_ = STATE_SEND_REQUEST;
+      return OK;
+    }
+  }
+  reused_socket_ = false;
+  next_state_ = STATE_RESOLVE_HOST;
+  return OK;
+}
+
+int HttpNetworkTransaction::DoResolveHost() {
+  timing_.dns_start = TimeTicks::Now();
+  next_state_ = STATE_RESOLVE_HOST_COMPLETE;
+  return session_->host_resolver()->Resolve(request_.url.host(), request_.url.port(),
+                                            &resolve_result_, IOCallback(),
+                                            &resolve_request_);
+}
+
+int HttpNetworkTransaction::DoResolveHostComplete(int result) {
+  resolve_request_.reset();
+  timing_.dns_end = TimeTicks::Now();
+  timing_.dns_source = resolve_result_.source;
+  if (result != OK) {
+    error_detail_ = absl::StrCat("could not resolve host '", request_.url.host(), "'",
+                                 resolve_result_.detail.empty() ? "" : ": ",
+                                 resolve_result_.detail);
+    return result;
+  }
+  if (resolve_result_.addresses.empty()) return ERR_NAME_NOT_RESOLVED;
+  address_index_ = 0;
+  next_state_ = STATE_CONNECT;
+  return OK;
+}
+
+int HttpNetworkTransaction::DoConnect() {
+  if (timing_.connect_start.is_null()) timing_.connect_start = TimeTicks::Now();
+  IPEndPoint endpoint(resolve_result_.addresses[address_index_], request_.url.port());
+  timing_.remote_address = endpoint.ToString();
+  socket_ = session_->socket_factory()->CreateTransportClientSocket(
+      endpoint, session_->params().connect_timeout);
+  if (!socket_) return ERR_UNEXPECTED;
+  next_state_ = STATE_CONNECT_COMPLETE;
+  return socket_->Connect(IOCallback());
+}
+
+int HttpNetworkTransaction::DoConnectComplete(int result) {
+  if (result != OK) {
+    last_connect_error_ = result;
+    socket_.reset();
+    if (++address_index_ < resolve_result_.addresses.size()) {
+      next_state_ = STATE_CONNECT;  // Try the next address.
+      return OK;
+    }
+    error_detail_ = absl::StrCat("could not connect to ", timing_.remote_address);
+    return result;
+  }
+  if (timing_.https) {
+    next_state_ = STATE_SSL_CONNECT;
+  } else {
+    timing_.connect_end = TimeTicks::Now();
+    next_state_ = STATE_SEND_REQUEST;
+  }
+  return OK;
+}
+
+int HttpNetworkTransaction::DoSslConnect() {
+  timing_.ssl_start = TimeTicks::Now();
+  socket_ = std::make_unique<SSLClientSocket>(std::move(socket_), request_.url.host(),
+                                              request_.url.port(),
+                                              session_->params().ssl_config,
+                                              session_->ssl_client_context());
+  next_state_ = STATE_SSL_CONNECT_COMPLETE;
+  return socket_->Connect(IOCallback());
+}
+
+int HttpNetworkTransaction::DoSslConnectComplete(int result) {
+  auto* ssl = static_cast<SSLClientSocket*>(socket_.get());
+  timing_.ssl = ssl->ssl_info();
+  if (result != OK) {
+    error_detail_ = ssl->error_detail();
+    return result;
+  }
+  timing_.connect_end = TimeTicks::Now();
+  next_state_ = STATE_SEND_REQUEST;
+  return OK;
+}
+
+std::string HttpNetworkTransaction::BuildRequest() const {
+  std::string request = absl::StrCat(request_.method, " ", request_.url.PathForRequest(),
+                                     " HTTP/1.1\r\n");
+  auto has = [&](absl::string_view name) {
+    for (const auto& [n, v] : request_.extra_headers) {
+      if (absl::EqualsIgnoreCase(n, name)) return true;
+    }
+    return false;
+  };
+  if (!has("host")) absl::StrAppend(&request, "Host: ", request_.url.HostHeader(), "\r\n");
+  if (!has("user-agent")) absl::StrAppend(&request, "User-Agent: netstack-fetch/0.1\r\n");
+  if (!has("accept")) absl::StrAppend(&request, "Accept: */*\r\n");
+  if (!has("connection")) absl::StrAppend(&request, "Connection: keep-alive\r\n");
+  for (const auto& [name, value] : request_.extra_headers) {
+    absl::StrAppend(&request, name, ": ", value, "\r\n");
+  }
+  request += "\r\n";
+  return request;
+}
+
+int HttpNetworkTransaction::DoSendRequest() {
+  timing_.request_start = TimeTicks();
+  parser_ = std::make_unique<HttpStreamParser>(socket_.get(), &timing_);
+  next_state_ = STATE_SEND_REQUEST_COMPLETE;
+  return parser_->SendRequest(BuildRequest(), request_.method == "HEAD", IOCallback());
+}
+
+int HttpNetworkTransaction::DoSendRequestComplete(int result) {
+  if (result < 0) {
+    if (reused_socket_ && IsRetriableOnReusedSocket(result)) {
+      // The server closed the idle connection: start over on a new one.
+      parser_.reset();
+      socket_.reset();
+      timing_.socket_reused = false;
+      next_state_ = STATE_RESOLVE_HOST;
+      reused_socket_ = false;
+      return OK;
+    }
+    error_detail_ = "sending the request failed";
+    return result;
+  }
+  next_state_ = STATE_READ_HEADERS;
+  return OK;
+}
+
+int HttpNetworkTransaction::DoReadHeaders() {
+  next_state_ = STATE_READ_HEADERS_COMPLETE;
+  return parser_->ReadResponseHeaders(IOCallback());
+}
+
+int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
+  if (result < 0) {
+    if (reused_socket_ && IsRetriableOnReusedSocket(result)) {
+      parser_.reset();
+      socket_.reset();
+      timing_.socket_reused = false;
+      timing_.response_start = TimeTicks();
+      reused_socket_ = false;
+      next_state_ = STATE_RESOLVE_HOST;
+      return OK;
+    }
+    error_detail_ = parser_->error_detail();
+    return result;
+  }
+  timing_.status_code = parser_->response_headers()->status_code();
+  // Headers-only responses (HEAD, 204, 304) may already be complete.
+  if (parser_->IsResponseBodyComplete()) {
+    request_timer_.Stop();
+    if (parser_->CanReuseConnection()) {
+      session_->ReturnIdleSocket(PoolKey(), std::move(socket_));
+    }
+  }
+  return OK;
+}
+
+int HttpNetworkTransaction::Read(std::shared_ptr<IOBuffer> buf, int len,
+                                 CompletionOnceCallback callback) {
+  if (!parser_ || !parser_->response_headers()) return ERR_UNEXPECTED;
+  if (parser_->IsResponseBodyComplete()) return 0;
+  int rv = parser_->ReadResponseBody(
+      std::move(buf), len, [this, weak = weak_factory_.GetWeakPtr()](int rv) mutable {
+        if (!weak) return;
+        CompletionOnceCallback cb = std::move(callback_);
+        callback_ = nullptr;
+        if (rv <= 0 || parser_->IsResponseBodyComplete()) {
+          request_timer_.Stop();
+          if (rv < 0) {
+            error_detail_ = parser_->error_detail();
+            Finish(rv);
+          } else if (parser_->CanReuseConnection()) {
+            session_->ReturnIdleSocket(PoolKey(), std::move(socket_));
+          }
+        }
+        std::move(cb)(rv);
+      });
+  if (rv == ERR_IO_PENDING) {
+    callback_ = std::move(callback);
+    return rv;
+  }
+  if (rv <= 0 || parser_->IsResponseBodyComplete()) {
+    request_timer_.Stop();
+    if (rv < 0) {
+      error_detail_ = parser_->error_detail();
+      Finish(rv);
+    } else if (parser_->CanReuseConnection() && socket_) {
+      session_->ReturnIdleSocket(PoolKey(), std::move(socket_));
+    }
+  }
+  return rv;
+}
+
+const HttpResponseHeaders* HttpNetworkTransaction::response_headers() const {
+  return parser_ ? parser_->response_headers() : nullptr;
+}
+
+}  // namespace net

@@ -1,0 +1,108 @@
+// HttpNetworkTransaction: one HTTP request over HTTP/1.1, end to end.
+//
+// Start() runs the DoLoop
+//   INIT_CONNECTION -> RESOLVE_HOST -> CONNECT (each address in turn)
+//   -> SSL_CONNECT (https) -> SEND_REQUEST -> READ_HEADERS
+// and completes when the response headers are in; Read() then streams the
+// body. Every step stamps the LoadTiming. An idle keep-alive connection, if
+// the session has one for the origin, replaces resolve and connect.
+//
+// The session must outlive the transaction. Destroying the transaction
+// cancels it; no callback runs afterwards.
+
+#ifndef NET_HTTP_HTTP_NETWORK_TRANSACTION_H_
+#define NET_HTTP_HTTP_NETWORK_TRANSACTION_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "net/base/event_loop.h"
+#include "net/base/url.h"
+#include "net/base/weak_ptr.h"
+#include "net/http/http_network_session.h"
+#include "net/http/http_stream_parser.h"
+#include "net/timing/load_timing.h"
+
+namespace net {
+
+struct HttpRequestInfo {
+  Url url;
+  std::string method = "GET";
+  // Extra request headers, sent after Host and before the defaults they
+  // replace (a Host or User-Agent here overrides ours).
+  std::vector<std::pair<std::string, std::string>> extra_headers;
+};
+
+class HttpNetworkTransaction {
+ public:
+  explicit HttpNetworkTransaction(HttpNetworkSession* session);
+  ~HttpNetworkTransaction();
+
+  // Start: OK, a net error, or ERR_IO_PENDING. |request| is copied.
+  int Start(const HttpRequestInfo& request, CompletionOnceCallback callback);
+  // Read reads the body: bytes (> 0), 0 at the end, an error, or pending.
+  int Read(std::shared_ptr<IOBuffer> buf, int len, CompletionOnceCallback callback);
+
+  const HttpResponseHeaders* response_headers() const;
+  const LoadTiming& load_timing() const { return timing_; }
+  // A human-readable explanation of the last error.
+  const std::string& error_detail() const { return error_detail_; }
+
+ private:
+  enum State {
+    STATE_NONE,
+    STATE_INIT_CONNECTION,
+    STATE_RESOLVE_HOST,
+    STATE_RESOLVE_HOST_COMPLETE,
+    STATE_CONNECT,
+    STATE_CONNECT_COMPLETE,
+    STATE_SSL_CONNECT,
+    STATE_SSL_CONNECT_COMPLETE,
+    STATE_SEND_REQUEST,
+    STATE_SEND_REQUEST_COMPLETE,
+    STATE_READ_HEADERS,
+    STATE_READ_HEADERS_COMPLETE,
+  };
+
+  int DoLoop(int result);
+  int DoInitConnection();
+  int DoResolveHost();
+  int DoResolveHostComplete(int result);
+  int DoConnect();
+  int DoConnectComplete(int result);
+  int DoSslConnect();
+  int DoSslConnectComplete(int result);
+  int DoSendRequest();
+  int DoSendRequestComplete(int result);
+  int DoReadHeaders();
+  int DoReadHeadersComplete(int result);
+  void OnIOComplete(int result);
+  void OnRequestTimeout();
+  void Finish(int result);
+  std::string BuildRequest() const;
+  std::string PoolKey() const;
+  CompletionOnceCallback IOCallback();
+
+  HttpNetworkSession* const session_;
+  HttpRequestInfo request_;
+  State next_state_ = STATE_NONE;
+  CompletionOnceCallback callback_;
+  LoadTiming timing_;
+  std::string error_detail_;
+
+  HostResolveResult resolve_result_;
+  std::unique_ptr<HostResolver::Request> resolve_request_;
+  size_t address_index_ = 0;
+  int last_connect_error_ = OK;
+  std::unique_ptr<StreamSocket> socket_;
+  bool reused_socket_ = false;
+  std::unique_ptr<HttpStreamParser> parser_;
+  OneShotTimer request_timer_;
+  WeakPtrFactory<HttpNetworkTransaction> weak_factory_{this};
+};
+
+}  // namespace net
+
+#endif  // NET_HTTP_HTTP_NETWORK_TRANSACTION_H_

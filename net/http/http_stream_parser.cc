@@ -1,0 +1,273 @@
+#include "net/http/http_stream_parser.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace net {
+namespace {
+
+constexpr int kReadChunk = 16 * 1024;
+
+}  // namespace
+
+HttpStreamParser::HttpStreamParser(StreamSocket* socket, LoadTiming* timing)
+    : socket_(socket), timing_(timing), read_buf_(std::make_shared<GrowableIOBuffer>()) {}
+
+HttpStreamParser::~HttpStreamParser() = default;
+
+int HttpStreamParser::SendRequest(const std::string& request, bool is_head,
+                                  CompletionOnceCallback callback) {
+  request_buf_ = std::make_shared<DrainableIOBuffer>(request);
+  is_head_ = is_head;
+  next_state_ = STATE_SEND_REQUEST;
+  int rv = DoLoop(OK);
+  if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
+  return rv;
+}
+
+int HttpStreamParser::ReadResponseHeaders(CompletionOnceCallback callback) {
+  next_state_ = STATE_READ_HEADERS;
+  int rv = DoLoop(OK);
+  if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
+  return rv;
+}
+
+int HttpStreamParser::ReadResponseBody(std::shared_ptr<IOBuffer> buf, int len,
+                                       CompletionOnceCallback callback) {
+  if (body_complete_) return 0;
+  user_buf_ = std::move(buf);
+  user_len_ = len;
+  next_state_ = STATE_READ_BODY;
+  int rv = DoLoop(OK);
+  if (rv == ERR_IO_PENDING) {
+    callback_ = std::move(callback);
+  } else {
+    user_buf_.reset();
+  }
+  return rv;
+}
+
+void HttpStreamParser::OnIOComplete(int result) {
+  int rv = DoLoop(result);
+  if (rv == ERR_IO_PENDING) return;
+  user_buf_.reset();
+  CompletionOnceCallback callback = std::move(callback_);
+  callback_ = nullptr;
+  std::move(callback)(rv);
+}
+
+int HttpStreamParser::DoLoop(int result) {
+  int rv = result;
+  do {
+    State state = next_state_;
+    next_state_ = STATE_NONE;
+    switch (state) {
+      case STATE_SEND_REQUEST:
+        rv = DoSendRequest();
+        break;
+      case STATE_SEND_REQUEST_COMPLETE:
+        rv = DoSendRequestComplete(rv);
+        break;
+      case STATE_READ_HEADERS:
+        rv = DoReadHeaders();
+        break;
+      case STATE_READ_HEADERS_COMPLETE:
+        rv = DoReadHeadersComplete(rv);
+        break;
+      case STATE_READ_BODY:
+        rv = DoReadBody();
+        break;
+      case STATE_READ_BODY_COMPLETE:
+        rv = DoReadBodyComplete(rv);
+        break;
+      case STATE_NONE:
+        return ERR_UNEXPECTED;
+    }
+  } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
+  return rv;
+}
+
+int HttpStreamParser::DoSendRequest() {
+  if (timing_->request_start.is_null()) timing_->request_start = TimeTicks::Now();
+  next_state_ = STATE_SEND_REQUEST_COMPLETE;
+  return socket_->Write(request_buf_, static_cast<int>(request_buf_->BytesRemaining()),
+                        [weak = weak_factory_.GetWeakPtr()](int rv) {
+                          if (weak) weak->OnIOComplete(rv);
+                        });
+}
+
+int HttpStreamParser::DoSendRequestComplete(int result) {
+  if (result < 0) return result;
+  request_buf_->DidConsume(result);
+  if (request_buf_->BytesRemaining() > 0) next_state_ = STATE_SEND_REQUEST;
+  return OK;
+}
+
+int HttpStreamParser::FindHeadersEnd() const {
+  absl::string_view data = read_buf_->Filled();
+  for (size_t i = 0; i < data.size(); ++i) {
+    if (data[i] != '\n') continue;
+    if (i + 1 < data.size() && data[i + 1] == '\n') return static_cast<int>(i + 2);
+    if (i + 2 < data.size() && data[i + 1] == '\r' && data[i + 2] == '\n')
+      return static_cast<int>(i + 3);
+  }
+  return -1;
+}
+
+int HttpStreamParser::DoReadHeaders() {
+  next_state_ = STATE_READ_HEADERS_COMPLETE;
+  if (read_buf_->RemainingCapacity() < kReadChunk) {
+    read_buf_->SetCapacity(read_buf_->offset() + kReadChunk);
+  }
+  return socket_->Read(read_buf_, kReadChunk,
+                       [weak = weak_factory_.GetWeakPtr()](int rv) {
+                         if (weak) weak->OnIOComplete(rv);
+                       });
+}
+
+int HttpStreamParser::DoReadHeadersComplete(int result) {
+  if (result < 0) {
+    error_detail_ = absl::StrCat("reading the response headers failed: ",
+                                 ErrorToShortString(result));
+    return result;
+  }
+  if (result == 0) {
+    if (read_buf_->offset() == 0) {
+      error_detail_ = "the server closed the connection without sending anything";
+      return ERR_EMPTY_RESPONSE;
+    }
+    error_detail_ = "the server closed the connection inside the response headers";
+    return ERR_INVALID_HTTP_RESPONSE;
+  }
+  if (timing_->response_start.is_null()) timing_->response_start = TimeTicks::Now();
+  read_buf_->set_offset(read_buf_->offset() + result);
+  // Reject non-HTTP early rather than waiting for a blank line that may
+  // never come.
+  absl::string_view filled = read_buf_->Filled();
+  size_t check = std::min<size_t>(filled.size(), 5);
+  if (filled.substr(0, check) != absl::string_view("HTTP/").substr(0, check)) {
+    error_detail_ = "the response does not start with HTTP/";
+    return ERR_INVALID_HTTP_RESPONSE;
+  }
+  int end = FindHeadersEnd();
+  if (end < 0) {
+    if (read_buf_->offset() > kMaxHeaderBytes) return ERR_RESPONSE_HEADERS_TOO_BIG;
+    next_state_ = STATE_READ_HEADERS;
+    return OK;
+  }
+  if (end > kMaxHeaderBytes) return ERR_RESPONSE_HEADERS_TOO_BIG;
+  return ParseHeaders(end);
+}
+
+int HttpStreamParser::ParseHeaders(int end) {
+  absl::string_view all = read_buf_->Filled();
+  absl::StatusOr<HttpResponseHeaders> parsed =
+      HttpResponseHeaders::Parse(all.substr(0, end));
+  if (!parsed.ok()) {
+    error_detail_ = std::string(parsed.status().message());
+    return ERR_INVALID_HTTP_RESPONSE;
+  }
+  timing_->header_bytes += end;
+  std::string rest(all.substr(end));
+  int code = parsed->status_code();
+  if (code >= 100 && code < 200 && code != 101) {
+    // Interim response: drop it and read the final one from what remains.
+    read_buf_ = std::make_shared<GrowableIOBuffer>();
+    read_buf_->SetCapacity(std::max<size_t>(rest.size(), kReadChunk));
+    std::memcpy(read_buf_->StartOfBuffer(), rest.data(), rest.size());
+    read_buf_->set_offset(rest.size());
+    int next_end = FindHeadersEnd();
+    if (next_end >= 0) return ParseHeaders(next_end);
+    next_state_ = STATE_READ_HEADERS;
+    return OK;
+  }
+  headers_ = std::move(*parsed);
+  body_leftover_ = std::move(rest);
+  read_buf_ = std::make_shared<GrowableIOBuffer>();
+
+  if (is_head_ || code == 204 || code == 304 || code == 101) {
+    body_complete_ = true;
+    extra_data_ = !body_leftover_.empty();
+  } else if (headers_->IsChunked()) {
+    chunked_ = std::make_unique<HttpChunkedDecoder>();
+  } else if (headers_->content_length() >= 0) {
+    body_remaining_ = headers_->content_length();
+    if (body_remaining_ == 0) {
+      body_complete_ = true;
+      extra_data_ = !body_leftover_.empty();
+    }
+  } else {
+    close_delimited_ = true;
+  }
+  if (body_complete_ && timing_->response_end.is_null()) timing_->response_end = TimeTicks::Now();
+  return OK;
+}
+
+int HttpStreamParser::DoReadBody() {
+  next_state_ = STATE_READ_BODY_COMPLETE;
+  if (!body_leftover_.empty()) {
+    int n = static_cast<int>(std::min<size_t>(user_len_, body_leftover_.size()));
+    std::memcpy(user_buf_->data(), body_leftover_.data(), n);
+    body_leftover_.erase(0, n);
+    return n;
+  }
+  int len = user_len_;
+  if (body_remaining_ >= 0) len = static_cast<int>(std::min<int64_t>(len, body_remaining_));
+  return socket_->Read(user_buf_, len, [weak = weak_factory_.GetWeakPtr()](int rv) {
+    if (weak) weak->OnIOComplete(rv);
+  });
+}
+
+int HttpStreamParser::DoReadBodyComplete(int result) {
+  if (result < 0) {
+    error_detail_ = absl::StrCat("reading the response body failed: ",
+                                 ErrorToShortString(result));
+    return result;
+  }
+  if (result == 0) {
+    // End of stream.
+    if (chunked_ && !chunked_->reached_eof()) {
+      error_detail_ = "connection closed inside the chunked body";
+      return ERR_INCOMPLETE_CHUNKED_ENCODING;
+    }
+    if (body_remaining_ > 0) {
+      error_detail_ = absl::StrCat("connection closed with ", body_remaining_,
+                                   " bytes of the body missing");
+      return ERR_CONTENT_LENGTH_MISMATCH;
+    }
+    body_complete_ = true;
+    if (timing_->response_end.is_null()) timing_->response_end = TimeTicks::Now();
+    return 0;
+  }
+  int n = result;
+  if (chunked_) {
+    n = chunked_->FilterBuf(user_buf_->data(), result);
+    if (n < 0) {
+      error_detail_ = "malformed chunked encoding";
+      return n;
+    }
+    if (chunked_->reached_eof()) {
+      body_complete_ = true;
+      extra_data_ = chunked_->bytes_after_eof() > 0;
+    } else if (n == 0) {
+      // Only framing bytes so far: read more.
+      next_state_ = STATE_READ_BODY;
+      return OK;
+    }
+  } else if (body_remaining_ >= 0) {
+    body_remaining_ -= n;
+    if (body_remaining_ == 0) body_complete_ = true;
+  }
+  timing_->body_bytes += n;
+  if (body_complete_ && timing_->response_end.is_null()) timing_->response_end = TimeTicks::Now();
+  if (n == 0 && body_complete_) return 0;
+  return n;
+}
+
+bool HttpStreamParser::CanReuseConnection() const {
+  return body_complete_ && !close_delimited_ && !extra_data_ && headers_ &&
+         headers_->IsKeepAlive() && body_leftover_.empty() && socket_->IsConnectedAndIdle();
+}
+
+}  // namespace net

@@ -1,0 +1,101 @@
+// HttpStreamParser: HTTP/1.1 on one connected StreamSocket — writes a
+// request, reads the response headers, then the body framed by
+// Content-Length, chunked coding, or connection close (HEAD, 1xx, 204 and
+// 304 have none). Says afterwards whether the connection can be reused.
+//
+// The socket and the LoadTiming are not owned and must outlive the parser.
+// One request at a time.
+
+#ifndef NET_HTTP_HTTP_STREAM_PARSER_H_
+#define NET_HTTP_HTTP_STREAM_PARSER_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "net/base/io_buffer.h"
+#include "net/base/weak_ptr.h"
+#include "net/http/http_chunked_decoder.h"
+#include "net/http/http_response_headers.h"
+#include "net/socket/stream_socket.h"
+#include "net/timing/load_timing.h"
+
+namespace net {
+
+class HttpStreamParser {
+ public:
+  // Responses whose headers exceed this fail with
+  // ERR_RESPONSE_HEADERS_TOO_BIG.
+  static constexpr int kMaxHeaderBytes = 256 * 1024;
+
+  HttpStreamParser(StreamSocket* socket, LoadTiming* timing);
+  ~HttpStreamParser();
+
+  // SendRequest writes |request| (request line, headers, blank line).
+  int SendRequest(const std::string& request, bool is_head,
+                  CompletionOnceCallback callback);
+  // ReadResponseHeaders reads until the final (non-1xx) header block.
+  int ReadResponseHeaders(CompletionOnceCallback callback);
+  const HttpResponseHeaders* response_headers() const {
+    return headers_ ? &*headers_ : nullptr;
+  }
+  // ReadResponseBody: bytes read (> 0), 0 when the body is complete, an
+  // error, or ERR_IO_PENDING.
+  int ReadResponseBody(std::shared_ptr<IOBuffer> buf, int len,
+                       CompletionOnceCallback callback);
+  bool IsResponseBodyComplete() const { return body_complete_; }
+  // CanReuseConnection: body complete, keep-alive, nothing extra received.
+  bool CanReuseConnection() const;
+  const std::string& error_detail() const { return error_detail_; }
+
+ private:
+  enum State {
+    STATE_NONE,
+    STATE_SEND_REQUEST,
+    STATE_SEND_REQUEST_COMPLETE,
+    STATE_READ_HEADERS,
+    STATE_READ_HEADERS_COMPLETE,
+    STATE_READ_BODY,
+    STATE_READ_BODY_COMPLETE,
+  };
+
+  int DoLoop(int result);
+  int DoSendRequest();
+  int DoSendRequestComplete(int result);
+  int DoReadHeaders();
+  int DoReadHeadersComplete(int result);
+  int DoReadBody();
+  int DoReadBodyComplete(int result);
+  void OnIOComplete(int result);
+  // Looks for a complete header block in read_buf_; returns its end offset
+  // or -1.
+  int FindHeadersEnd() const;
+  int ParseHeaders(int end);
+
+  StreamSocket* const socket_;
+  LoadTiming* const timing_;
+  State next_state_ = STATE_NONE;
+  CompletionOnceCallback callback_;
+
+  std::shared_ptr<DrainableIOBuffer> request_buf_;
+  bool is_head_ = false;
+
+  std::shared_ptr<GrowableIOBuffer> read_buf_;
+  std::optional<HttpResponseHeaders> headers_;
+  // Body bytes that arrived with the headers.
+  std::string body_leftover_;
+
+  std::shared_ptr<IOBuffer> user_buf_;
+  int user_len_ = 0;
+  int64_t body_remaining_ = -1;  // for Content-Length bodies
+  std::unique_ptr<HttpChunkedDecoder> chunked_;
+  bool body_complete_ = false;
+  bool close_delimited_ = false;
+  bool extra_data_ = false;
+  std::string error_detail_;
+  WeakPtrFactory<HttpStreamParser> weak_factory_{this};
+};
+
+}  // namespace net
+
+#endif  // NET_HTTP_HTTP_STREAM_PARSER_H_
