@@ -1,0 +1,308 @@
+// fetch: a curl-like client for the networking stack. See kFetchUsage.
+//
+// Runs every URL --repeat times; each repetition starts --parallel
+// transactions per URL at once, and closes idle connections first, so
+// repetitions after the first show TLS resumption. Prints the body of the
+// first successful response per URL, and the trace if asked.
+
+#include <signal.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "cert/basic_cert_verifier.h"
+#include "dns/host_resolver.h"
+#include "net/base/event_loop.h"
+#include "net/base/worker_pool.h"
+#include "net/http/http_network_session.h"
+#include "net/http/http_network_transaction.h"
+#include "net/timing/load_timing.h"
+#include "tools/fetch/fetch_options.h"
+
+namespace net {
+namespace {
+
+int ExitCodeForError(int error) {
+  switch (error) {
+    case OK:
+      return 0;
+    case ERR_INVALID_URL:
+    case ERR_UNKNOWN_URL_SCHEME:
+      return 3;
+    case ERR_NAME_NOT_RESOLVED:
+    case ERR_DNS_TIMED_OUT:
+    case ERR_DNS_SERVER_FAILED:
+    case ERR_DNS_MALFORMED_RESPONSE:
+      return 6;
+    case ERR_CONNECTION_REFUSED:
+    case ERR_CONNECTION_FAILED:
+    case ERR_ADDRESS_UNREACHABLE:
+    case ERR_ADDRESS_INVALID:
+      return 7;
+    case ERR_INVALID_HTTP_RESPONSE:
+    case ERR_RESPONSE_HEADERS_TOO_BIG:
+    case ERR_INVALID_CHUNKED_ENCODING:
+    case ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH:
+      return 8;
+    case ERR_CONTENT_LENGTH_MISMATCH:
+    case ERR_INCOMPLETE_CHUNKED_ENCODING:
+      return 18;
+    case ERR_TIMED_OUT:
+    case ERR_CONNECTION_TIMED_OUT:
+      return 28;
+    case ERR_EMPTY_RESPONSE:
+      return 52;
+    default:
+      break;
+  }
+  if (error <= -200 && error > -300) return 60;  // Certificate errors.
+  if (error <= -500 && error > -600) return 35;  // TLS.
+  if (error == ERR_SSL_PROTOCOL_ERROR || error == ERR_SSL_VERSION_OR_CIPHER_MISMATCH ||
+      error == ERR_SSL_HANDSHAKE_CLOSED || error == ERR_SSL_BAD_RECORD_MAC_ALERT ||
+      error == ERR_SSL_CLIENT_AUTH_CERT_NEEDED)
+    return 35;
+  return 1;
+}
+
+// One transaction and what it read.
+struct Fetch {
+  size_t url_index = 0;
+  std::unique_ptr<HttpNetworkTransaction> transaction;
+  std::string body;
+  int result = ERR_IO_PENDING;
+  LoadTiming timing;
+  std::string error_detail;
+  std::string headers;
+};
+
+class FetchRunner {
+ public:
+  explicit FetchRunner(const FetchOptions& options) : options_(options), pool_(2) {}
+
+  int Run() {
+    auto verifier = BasicCertVerifier::Create(options_.trust_anchors, options_.system_trust_store);
+    needs_verifier_ = false;
+    for (const std::string& u : options_.urls) {
+      absl::StatusOr<Url> url = Url::Parse(u);
+      if (!url.ok()) {
+        std::cerr << "fetch: " << url.status().message() << "\n";
+        return 3;
+      }
+      needs_verifier_ |= url->SchemeIsCryptographic();
+      urls_.push_back(*url);
+    }
+    if (!verifier.ok()) {
+      if (needs_verifier_) {
+        std::cerr << "fetch: trust anchors: " << verifier.status().message()
+                  << " (give --trust-anchor FILE, --system-trust or --world FILE)\n";
+        return 2;
+      }
+    } else {
+      verifier_ = std::move(*verifier);
+    }
+    resolver_ = std::make_unique<SystemHostResolver>(&pool_);
+    // Earlier entries win: add in reverse, later ones get overwritten.
+    for (auto it = options_.resolve.rbegin(); it != options_.resolve.rend(); ++it)
+      resolver_->AddOverride(*it);
+
+    HttpNetworkSessionParams params;
+    params.connect_timeout = options_.connect_timeout;
+    params.request_timeout = options_.max_time;
+    params.ssl_config.version_min = options_.tls_min;
+    params.ssl_config.version_max = options_.tls_max;
+    params.ssl_config.false_start_enabled = options_.false_start;
+    params.ssl_config.coalesce_handshakes = options_.coalesce_handshakes;
+    params.ssl_config.cipher_list = options_.ciphers;
+    session_ = std::make_unique<HttpNetworkSession>(
+        params, resolver_.get(), ClientSocketFactory::GetDefaultFactory(), verifier_.get());
+
+    if (!options_.output_file.empty()) {
+      out_ = fopen(options_.output_file.c_str(), "wb");
+      if (!out_) {
+        std::cerr << "fetch: cannot write " << options_.output_file << "\n";
+        return 23;
+      }
+    }
+
+    int exit_code = 0;
+    std::vector<bool> printed(urls_.size(), false);
+    for (int round = 0; round < options_.repeat; ++round) {
+      // Each repetition opens new connections, so it shows resumption.
+      session_->CloseIdleSockets();
+      for (size_t u = 0; u < urls_.size(); ++u) {
+        RunParallel(u);
+        for (Fetch& fetch : current_) {
+          int code = Report(fetch, round, &printed);
+          if (exit_code == 0) exit_code = code;
+          all_timings_.push_back(fetch.timing);
+        }
+        current_.clear();
+      }
+    }
+    if (out_) fclose(out_);
+    if (!WriteTraces()) return 23;
+    return exit_code;
+  }
+
+ private:
+  void RunParallel(size_t url_index) {
+    pending_ = options_.parallel;
+    current_.resize(options_.parallel);
+    for (Fetch& fetch : current_) {
+      fetch.url_index = url_index;
+      fetch.transaction = std::make_unique<HttpNetworkTransaction>(session_.get());
+      HttpRequestInfo request;
+      request.url = urls_[url_index];
+      request.method = options_.head ? "HEAD" : "GET";
+      request.extra_headers = options_.headers;
+      Fetch* f = &fetch;
+      int rv = fetch.transaction->Start(request, [this, f](int rv) { OnStarted(f, rv); });
+      if (rv != ERR_IO_PENDING) OnStarted(f, rv);
+    }
+    if (pending_ > 0) loop_.Run();
+  }
+
+  void OnStarted(Fetch* f, int rv) {
+    if (rv != OK) {
+      Done(f, rv);
+      return;
+    }
+    if (const HttpResponseHeaders* h = f->transaction->response_headers()) f->headers = h->raw();
+    ReadBody(f);
+  }
+
+  void ReadBody(Fetch* f) {
+    for (;;) {
+      auto buf = std::make_shared<IOBuffer>(32 * 1024);
+      int rv = f->transaction->Read(buf, 32 * 1024, [this, f, buf](int rv) {
+        if (rv > 0) {
+          f->body.append(buf->data(), rv);
+          ReadBody(f);
+        } else {
+          Done(f, rv);
+        }
+      });
+      if (rv == ERR_IO_PENDING) return;
+      if (rv <= 0) {
+        Done(f, rv);
+        return;
+      }
+      f->body.append(buf->data(), rv);
+    }
+  }
+
+  void Done(Fetch* f, int rv) {
+    f->result = rv;
+    f->timing = f->transaction->load_timing();
+    f->timing.net_error = rv;
+    f->error_detail = f->transaction->error_detail();
+    // Keep the transaction until the round ends: the parser may hold the
+    // socket it is returning to the idle pool.
+    if (--pending_ == 0) loop_.Quit();
+  }
+
+  int Report(const Fetch& f, int round, std::vector<bool>* printed) {
+    const LoadTiming& t = f.timing;
+    if (options_.verbose) {
+      std::cerr << "* " << t.url << " (round " << round + 1 << ")\n";
+      if (!t.remote_address.empty())
+        std::cerr << "* " << (t.socket_reused ? "Reusing" : "Connected to") << " "
+                  << t.remote_address << " (dns: " << t.dns_source << ")\n";
+      if (t.https && !t.ssl.version.empty()) {
+        std::cerr << "* TLS " << t.ssl.version << " " << t.ssl.cipher
+                  << (t.ssl.group.empty() ? "" : " " + t.ssl.group) << " alpn="
+                  << (t.ssl.alpn.empty() ? "-" : t.ssl.alpn)
+                  << (t.ssl.resumed ? " resumed" : " full-handshake")
+                  << (t.ssl.false_start ? " false-start" : "")
+                  << (t.ssl.waited_for_session ? " (waited for a coalesced session)" : "") << "\n";
+      }
+      if (!f.headers.empty()) std::cerr << "< " << absl::StrReplaceAll(f.headers, {{"\n", "\n< "}}) << "\n";
+      std::cerr << "* trace " << LoadTimingToJson(t) << "\n";
+    }
+    if (f.result < 0) {
+      std::cerr << "fetch: " << t.url << ": " << ErrorToShortString(f.result) << " ("
+                << f.result << ")" << (f.error_detail.empty() ? "" : ": ") << f.error_detail
+                << "\n";
+      return ExitCodeForError(f.result);
+    }
+    if (!(*printed)[f.url_index]) {
+      (*printed)[f.url_index] = true;
+      FILE* out = out_ ? out_ : stdout;
+      const std::string& text = options_.head ? f.headers : f.body;
+      if (fwrite(text.data(), 1, text.size(), out) != text.size()) return 23;
+      fflush(out);
+    }
+    if (options_.fail_on_http_error && t.status_code >= 400) {
+      std::cerr << "fetch: " << t.url << ": HTTP status " << t.status_code << "\n";
+      return 22;
+    }
+    return 0;
+  }
+
+  bool WriteTraces() {
+    if (!options_.trace_json_file.empty()) {
+      std::string lines;
+      for (const LoadTiming& t : all_timings_) lines += LoadTimingToJson(t) + "\n";
+      if (options_.trace_json_file == "-") {
+        std::cout << lines << std::flush;
+      } else {
+        std::ofstream file(options_.trace_json_file);
+        file << lines;
+        if (!file) {
+          std::cerr << "fetch: cannot write " << options_.trace_json_file << "\n";
+          return false;
+        }
+      }
+    }
+    if (!options_.trace_events_file.empty()) {
+      std::ofstream file(options_.trace_events_file);
+      file << LoadTimingsToTraceEvents(all_timings_) << "\n";
+      if (!file) {
+        std::cerr << "fetch: cannot write " << options_.trace_events_file << "\n";
+        return false;
+      }
+    }
+    return true;
+  }
+
+  const FetchOptions options_;
+  EventLoop loop_;
+  WorkerPool pool_;
+  std::vector<Url> urls_;
+  bool needs_verifier_ = false;
+  std::unique_ptr<BasicCertVerifier> verifier_;
+  std::unique_ptr<SystemHostResolver> resolver_;
+  std::unique_ptr<HttpNetworkSession> session_;
+  std::vector<Fetch> current_;
+  int pending_ = 0;
+  std::vector<LoadTiming> all_timings_;
+  FILE* out_ = nullptr;
+};
+
+}  // namespace
+}  // namespace net
+
+int main(int argc, char** argv) {
+  signal(SIGPIPE, SIG_IGN);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (const std::string& a : args) {
+    if (a == "--help" || a == "-h") {
+      std::cout << net::kFetchUsage;
+      return 0;
+    }
+  }
+  absl::StatusOr<net::FetchOptions> options = net::ParseFetchOptions(args);
+  if (!options.ok()) {
+    std::cerr << "fetch: " << options.status().message() << "\n" << net::kFetchUsage;
+    return 2;
+  }
+  net::FetchRunner runner(*options);
+  return runner.Run();
+}

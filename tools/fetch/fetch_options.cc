@@ -1,0 +1,202 @@
+#include "tools/fetch/fetch_options.h"
+
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "cert/x509_util.h"
+
+namespace net {
+
+const char kFetchUsage[] = R"(usage: fetch [flags] URL...
+  -o FILE                 write the body to FILE instead of stdout
+  -I, --head              HEAD request; print the response headers
+  -H 'Name: value'        extra request header (repeatable)
+  -v, --verbose           connection, TLS and header details and the trace on stderr
+  --fail                  exit 22 on an HTTP status >= 400
+  --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT (repeatable)
+  --trust-anchor FILE     PEM trust anchors (repeatable)
+  --system-trust          also trust /etc/ssl/certs
+  --tls-max 1.2|1.3       highest TLS version (default 1.3)
+  --tls-min 1.2|1.3       lowest TLS version (default 1.2)
+  --ciphers LIST          OpenSSL-syntax TLS 1.2 cipher list
+  --no-false-start        disable TLS False Start
+  --no-coalesce           let parallel connections each do a full handshake
+  --repeat N              fetch N times in this process (new connections, shows resumption)
+  --parallel N            N concurrent fetches of each URL per repetition
+  --trace-json FILE       one Resource Timing JSON object per request (- = stdout)
+  --trace-events FILE     Chrome trace-event JSON (open in Perfetto)
+  --world FILE            use a tools/world world.json (trust anchors, resolve; URL optional)
+  --connect-timeout SEC   TCP connect timeout (default 10)
+  --max-time SEC          whole-request timeout (default 60)
+Exit codes: 0 ok, 2 bad usage or config, 3 bad URL, 6 name not resolved,
+7 connect failed, 8 malformed HTTP response, 18 partial body, 22 HTTP error (--fail),
+23 write error, 28 timeout, 35 TLS error, 52 empty response, 60 certificate error, 1 other.
+)";
+
+namespace {
+
+absl::Status FlagError(absl::string_view flag, absl::string_view why) {
+  return absl::InvalidArgumentError(absl::StrCat(flag, ": ", why));
+}
+
+absl::StatusOr<uint16_t> ParseTlsVersion(absl::string_view flag, absl::string_view v) {
+  if (v == "1.2") return uint16_t{0x0303};
+  if (v == "1.3") return uint16_t{0x0304};
+  return FlagError(flag, absl::StrCat("expected 1.2 or 1.3, got '", v, "'"));
+}
+
+}  // namespace
+
+absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return text.status();
+  google::protobuf::Struct root;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  auto status = google::protobuf::util::JsonStringToMessage(*text, &root, options);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not valid JSON: ", status.message().as_string()));
+  }
+  WorldFile world;
+  const auto& fields = root.fields();
+  auto string_field = [&](const char* name) -> std::string {
+    auto it = fields.find(name);
+    if (it == fields.end() || it->second.kind_case() != google::protobuf::Value::kStringValue)
+      return "";
+    return it->second.string_value();
+  };
+  world.trust_anchors = string_field("trust_anchors");
+  world.default_url = string_field("default_url");
+  auto it = fields.find("resolve");
+  if (it != fields.end() && it->second.kind_case() == google::protobuf::Value::kListValue) {
+    for (const auto& v : it->second.list_value().values()) {
+      if (v.kind_case() == google::protobuf::Value::kStringValue)
+        world.resolve.push_back(v.string_value());
+    }
+  }
+  if (world.trust_anchors.empty())
+    return absl::InvalidArgumentError(absl::StrCat(path, ": no trust_anchors"));
+  return world;
+}
+
+absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& args) {
+  FetchOptions o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    auto value = [&]() -> absl::StatusOr<std::string> {
+      if (i + 1 >= args.size()) return FlagError(flag, "needs a value");
+      return args[++i];
+    };
+    auto positive = [&](int* out) -> absl::Status {
+      absl::StatusOr<std::string> v = value();
+      if (!v.ok()) return v.status();
+      if (!absl::SimpleAtoi(*v, out) || *out < 1 || *out > 10000)
+        return FlagError(flag, "expected a number from 1 to 10000");
+      return absl::OkStatus();
+    };
+    auto seconds = [&](absl::Duration* out) -> absl::Status {
+      absl::StatusOr<std::string> v = value();
+      if (!v.ok()) return v.status();
+      double s;
+      if (!absl::SimpleAtod(*v, &s) || s <= 0) return FlagError(flag, "expected seconds > 0");
+      *out = absl::Seconds(s);
+      return absl::OkStatus();
+    };
+    absl::Status status;
+    if (flag == "-o") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.output_file = *v;
+    } else if (flag == "-I" || flag == "--head") {
+      o.head = true;
+    } else if (flag == "-v" || flag == "--verbose") {
+      o.verbose = true;
+    } else if (flag == "--fail") {
+      o.fail_on_http_error = true;
+    } else if (flag == "-H") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      size_t colon = v->find(':');
+      if (colon == std::string::npos || colon == 0)
+        return FlagError(flag, absl::StrCat("expected 'Name: value', got '", *v, "'"));
+      std::string name = v->substr(0, colon);
+      std::string val(absl::StripLeadingAsciiWhitespace(v->substr(colon + 1)));
+      if (name.find_first_of(" \t\r\n") != std::string::npos ||
+          val.find_first_of("\r\n") != std::string::npos)
+        return FlagError(flag, "header name or value contains whitespace or a line break");
+      o.headers.emplace_back(name, val);
+    } else if (flag == "--resolve") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      auto entry = ResolveOverride::Parse(*v);
+      if (!entry.ok()) return entry.status();
+      o.resolve.push_back(*entry);
+    } else if (flag == "--trust-anchor") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.trust_anchors.push_back(*v);
+    } else if (flag == "--system-trust") {
+      o.system_trust_store = true;
+    } else if (flag == "--tls-max" || flag == "--tls-min") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      auto version = ParseTlsVersion(flag, *v);
+      if (!version.ok()) return version.status();
+      (flag == "--tls-max" ? o.tls_max : o.tls_min) = *version;
+    } else if (flag == "--ciphers") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.ciphers = *v;
+    } else if (flag == "--no-false-start") {
+      o.false_start = false;
+    } else if (flag == "--no-coalesce") {
+      o.coalesce_handshakes = false;
+    } else if (flag == "--repeat") {
+      status = positive(&o.repeat);
+    } else if (flag == "--parallel") {
+      status = positive(&o.parallel);
+    } else if (flag == "--trace-json") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.trace_json_file = *v;
+    } else if (flag == "--trace-events") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.trace_events_file = *v;
+    } else if (flag == "--world") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.world_file = *v;
+    } else if (flag == "--connect-timeout") {
+      status = seconds(&o.connect_timeout);
+    } else if (flag == "--max-time") {
+      status = seconds(&o.max_time);
+    } else if (!flag.empty() && flag[0] == '-') {
+      return FlagError(flag, "unknown flag");
+    } else {
+      o.urls.push_back(flag);
+    }
+    if (!status.ok()) return status;
+  }
+  if (o.tls_min > o.tls_max) return FlagError("--tls-min", "is above --tls-max");
+  if (!o.world_file.empty()) {
+    absl::StatusOr<WorldFile> world = LoadWorldFile(o.world_file);
+    if (!world.ok()) return world.status();
+    o.trust_anchors.push_back(world->trust_anchors);
+    for (const std::string& r : world->resolve) {
+      auto entry = ResolveOverride::Parse(r);
+      if (!entry.ok()) return entry.status();
+      // Explicit --resolve entries were added first and win.
+      o.resolve.push_back(*entry);
+    }
+    if (o.urls.empty() && !world->default_url.empty()) o.urls.push_back(world->default_url);
+  }
+  if (o.urls.empty()) return absl::InvalidArgumentError("no URL given");
+  return o;
+}
+
+}  // namespace net

@@ -1,0 +1,58 @@
+// FetchOptions: the fetch tool's command line, parsed and validated, and the
+// world file it can read (--world).
+
+#ifndef TOOLS_FETCH_FETCH_OPTIONS_H_
+#define TOOLS_FETCH_FETCH_OPTIONS_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "dns/host_resolver.h"
+
+namespace net {
+
+struct FetchOptions {
+  std::vector<std::string> urls;
+  std::string output_file;  // -o; empty: stdout
+  bool head = false;        // -I
+  bool verbose = false;     // -v
+  bool fail_on_http_error = false;  // --fail
+  std::vector<std::pair<std::string, std::string>> headers;  // -H
+  std::vector<ResolveOverride> resolve;                      // --resolve
+  std::vector<std::string> trust_anchors;                    // --trust-anchor
+  bool system_trust_store = false;                           // --system-trust
+  uint16_t tls_min = 0x0303;  // TLS 1.2
+  uint16_t tls_max = 0x0304;  // TLS 1.3
+  bool false_start = true;
+  bool coalesce_handshakes = true;
+  std::string ciphers;
+  int repeat = 1;
+  int parallel = 1;
+  std::string trace_json_file;    // "-" = stdout
+  std::string trace_events_file;
+  std::string world_file;
+  absl::Duration connect_timeout = absl::Seconds(10);
+  absl::Duration max_time = absl::Seconds(60);
+};
+
+// ParseFetchOptions parses argv (without argv[0]). A world file's trust
+// anchors and resolve entries are merged in (explicit flags win). Errors
+// say which flag is wrong.
+[[nodiscard]] absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& args);
+
+// WorldFile is what fetch reads from tools/world's world.json.
+struct WorldFile {
+  std::string trust_anchors;
+  std::vector<std::string> resolve;
+  std::string default_url;
+};
+[[nodiscard]] absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path);
+
+extern const char kFetchUsage[];
+
+}  // namespace net
+
+#endif  // TOOLS_FETCH_FETCH_OPTIONS_H_

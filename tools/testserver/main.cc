@@ -1,0 +1,158 @@
+// testserver: HTTP and HTTPS origin for tests, demos and experiments.
+// See test_server.h for routes and `testserver --help` for flags.
+
+#include <signal.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "net/base/event_loop.h"
+#include "tools/testserver/test_server.h"
+
+namespace {
+
+constexpr char kUsage[] = R"(usage: testserver [flags]
+  --listen ADDR:PORT        HTTPS listener (repeatable; port 0 = ephemeral)
+  --http-listen ADDR:PORT   plain HTTP listener (repeatable)
+  --cert-chain PEM          certificate chain, leaf first (HTTPS)
+  --key PEM                 private key (HTTPS)
+  --tls-min 1.2|1.3         lowest TLS version (default 1.2)
+  --tls-max 1.2|1.3         highest TLS version (default 1.3)
+  --ciphers LIST            OpenSSL-syntax TLS 1.2 cipher list
+  --alpn LIST               comma-separated ALPN protocols (default http/1.1; "none" disables)
+  --no-tickets              no session tickets (TLS 1.2 and 1.3)
+  --no-session-cache        no session-ID cache
+  --tls13-tickets N         tickets sent per TLS 1.3 handshake (default 4)
+  --docroot DIR             serve files from DIR
+  --response-size N         generated body size when no docroot (default 1024)
+  --delay-ms N              wait N ms before each response
+  --log FILE                append JSON log lines to FILE
+  --quiet                   no log lines on stderr
+Prints "listening https|http ADDR:PORT" per listener, then "ready".
+Stops on SIGINT or SIGTERM. Exit codes: 0 stopped, 1 start-up failure, 2 bad flags.
+)";
+
+int g_signal_pipe[2];
+
+void OnSignal(int) { (void)!write(g_signal_pipe[1], "x", 1); }
+
+[[noreturn]] void BadFlag(const std::string& message) {
+  std::cerr << "testserver: " << message << "\n" << kUsage;
+  std::exit(2);
+}
+
+uint16_t ParseVersion(const std::string& v) {
+  if (v == "1.2") return TLS1_2_VERSION;
+  if (v == "1.3") return TLS1_3_VERSION;
+  BadFlag("TLS version must be 1.2 or 1.3, not '" + v + "'");
+}
+
+class SignalWatcher : public net::FdWatcher {
+ public:
+  explicit SignalWatcher(net::EventLoop* loop) : loop_(loop) {}
+  void OnFdReadable(int fd) override { loop_->Quit(); }
+  void OnFdWritable(int fd) override {}
+
+ private:
+  net::EventLoop* loop_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  net::TestServerConfig config;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) BadFlag(flag + " needs a value");
+      return argv[++i];
+    };
+    auto endpoint = [&]() {
+      std::string v = value();
+      auto ep = net::IPEndPoint::Parse(v);
+      if (!ep.ok()) BadFlag(std::string(ep.status().message()));
+      return *ep;
+    };
+    auto number = [&]() {
+      std::string v = value();
+      int64_t n;
+      if (!absl::SimpleAtoi(v, &n) || n < 0) BadFlag(flag + " needs a non-negative number");
+      return n;
+    };
+    if (flag == "--help" || flag == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (flag == "--listen") {
+      config.https_listen.push_back(endpoint());
+    } else if (flag == "--http-listen") {
+      config.http_listen.push_back(endpoint());
+    } else if (flag == "--cert-chain") {
+      config.ssl.cert_chain_file = value();
+    } else if (flag == "--key") {
+      config.ssl.key_file = value();
+    } else if (flag == "--tls-min") {
+      config.ssl.version_min = ParseVersion(value());
+    } else if (flag == "--tls-max") {
+      config.ssl.version_max = ParseVersion(value());
+    } else if (flag == "--ciphers") {
+      config.ssl.cipher_list = value();
+    } else if (flag == "--alpn") {
+      std::string v = value();
+      config.ssl.alpn_protos.clear();
+      if (v != "none") config.ssl.alpn_protos = absl::StrSplit(v, ',', absl::SkipEmpty());
+    } else if (flag == "--no-tickets") {
+      config.ssl.tickets = false;
+    } else if (flag == "--no-session-cache") {
+      config.ssl.session_cache = false;
+    } else if (flag == "--tls13-tickets") {
+      config.ssl.tls13_tickets = number();
+    } else if (flag == "--docroot") {
+      config.docroot = value();
+    } else if (flag == "--response-size") {
+      config.response_size = number();
+    } else if (flag == "--delay-ms") {
+      config.delay = absl::Milliseconds(number());
+    } else if (flag == "--log") {
+      config.log_file = value();
+    } else if (flag == "--quiet") {
+      config.quiet = true;
+    } else {
+      BadFlag("unknown flag '" + flag + "'");
+    }
+  }
+  if (config.https_listen.empty() && config.http_listen.empty())
+    BadFlag("give at least one --listen or --http-listen");
+  if (!config.https_listen.empty() &&
+      (config.ssl.cert_chain_file.empty() || config.ssl.key_file.empty()))
+    BadFlag("--listen (HTTPS) needs --cert-chain and --key");
+  if (config.ssl.version_min > config.ssl.version_max)
+    BadFlag("--tls-min is above --tls-max");
+
+  signal(SIGPIPE, SIG_IGN);
+  net::EventLoop loop;
+  net::TestServer server(config);
+  absl::Status status = server.Start();
+  if (!status.ok()) {
+    std::cerr << "testserver: " << status.message() << "\n";
+    return 1;
+  }
+  for (const auto& [scheme, address] : server.bound()) {
+    std::cout << "listening " << scheme << " " << address.ToString() << "\n";
+  }
+  std::cout << "ready" << std::endl;
+
+  if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return 1;
+  signal(SIGINT, OnSignal);
+  signal(SIGTERM, OnSignal);
+  SignalWatcher watcher(&loop);
+  net::FdWatchController controller;
+  controller.Watch(&loop, g_signal_pipe[0], true, false, &watcher);
+  loop.Run();
+  return 0;
+}

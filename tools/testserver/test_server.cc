@@ -1,0 +1,433 @@
+#include "tools/testserver/test_server.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "net/base/event_loop.h"
+#include "net/base/weak_ptr.h"
+#include "net/ssl/ssl_server_socket.h"
+#include "net/timing/load_timing.h"
+
+namespace net {
+namespace {
+
+constexpr int64_t kMaxGeneratedBody = int64_t{1} << 30;
+constexpr size_t kMaxRequestHeaders = 64 * 1024;
+
+std::string GeneratedBody(int64_t size) {
+  static const char kPattern[] = "netstack test body 0123456789 abcdefghijklmnopqrstuvwxyz\n";
+  std::string body;
+  body.reserve(size);
+  while (static_cast<int64_t>(body.size()) < size) body += kPattern;
+  body.resize(size);
+  return body;
+}
+
+std::string ContentTypeFor(const std::string& path) {
+  if (absl::EndsWith(path, ".html")) return "text/html; charset=utf-8";
+  if (absl::EndsWith(path, ".json")) return "application/json";
+  if (absl::EndsWith(path, ".pem") || absl::EndsWith(path, ".txt")) return "text/plain";
+  return "application/octet-stream";
+}
+
+double Ms(absl::Duration d) { return absl::ToDoubleMilliseconds(d); }
+
+}  // namespace
+
+struct TestServer::Listener {
+  std::string scheme;
+  IPEndPoint address;
+  TCPServerSocket socket;
+  std::unique_ptr<StreamSocket> accepted;
+};
+
+// One accepted connection: optional TLS handshake, then requests until the
+// client closes or asks to.
+class TestServer::Connection {
+ public:
+  Connection(TestServer* server, std::unique_ptr<StreamSocket> transport, bool tls,
+             SSLServerContext* ssl_context, const std::string& local)
+      : server_(server), id_(server->NextConnectionId()), tls_(tls), local_(local) {
+    IPEndPoint peer;
+    transport->GetPeerAddress(&peer);
+    peer_ = peer.ToString();
+    accepted_at_ = TimeTicks::Now();
+    if (tls) {
+      auto ssl = std::make_unique<SSLServerSocket>(std::move(transport), ssl_context);
+      ssl_ = ssl.get();
+      socket_ = std::move(ssl);
+    } else {
+      socket_ = std::move(transport);
+    }
+  }
+
+  void Start() {
+    if (!tls_) {
+      ReadRequest();
+      return;
+    }
+    int rv = ssl_->Handshake([this](int rv) { OnHandshake(rv); });
+    if (rv != ERR_IO_PENDING) OnHandshake(rv);
+  }
+
+ private:
+  void OnHandshake(int rv) {
+    if (rv != OK) {
+      server_->Log(absl::StrCat(
+          "{\"event\":\"handshake_failed\",\"conn\":", id_, ",\"local\":\"", local_,
+          "\",\"peer\":\"", peer_, "\",\"error\":\"", ErrorToShortString(rv),
+          "\",\"detail\":\"", JsonEscape(ssl_->error_detail()), "\"}"));
+      Close();
+      return;
+    }
+    server_->OnHandshake(ssl_->ssl_info().resumed);
+    ReadRequest();
+  }
+
+  void LogConnection() {
+    if (logged_connection_) return;
+    logged_connection_ = true;
+    std::string line = absl::StrCat("{\"event\":\"connection\",\"conn\":", id_,
+                                    ",\"scheme\":\"", tls_ ? "https" : "http",
+                                    "\",\"local\":\"", local_, "\",\"peer\":\"", peer_, "\"");
+    if (tls_) {
+      const SSLInfo& info = ssl_->ssl_info();
+      absl::StrAppend(
+          &line, ",\"handshake\":\"", info.resumed ? "resumed" : "full",
+          "\",\"version\":\"", info.version, "\",\"cipher\":\"", info.cipher,
+          "\",\"group\":\"", info.group, "\",\"alpn\":\"", info.alpn, "\"",
+          absl::StrFormat(",\"handshake_ms\":%.3f",
+                          Ms(ssl_->handshake_end() - ssl_->handshake_start())),
+          ",\"app_data_with_finished\":", ssl_->app_data_with_finished() ? "true" : "false");
+      if (!first_data_.is_null()) {
+        absl::StrAppend(&line, absl::StrFormat(",\"first_data_after_handshake_ms\":%.3f",
+                                               Ms(first_data_ - ssl_->handshake_end())));
+      }
+    }
+    line += "}";
+    server_->Log(line);
+  }
+
+  void ReadRequest() {
+    auto buf = std::make_shared<IOBuffer>(16 * 1024);
+    int rv = socket_->Read(buf, 16 * 1024, [this, buf](int rv) { OnRead(buf, rv); });
+    if (rv != ERR_IO_PENDING) OnRead(buf, rv);
+  }
+
+  void OnRead(const std::shared_ptr<IOBuffer>& buf, int rv) {
+    if (rv <= 0) {
+      LogConnection();
+      Close();
+      return;
+    }
+    if (first_data_.is_null()) first_data_ = TimeTicks::Now();
+    pending_.append(buf->data(), rv);
+    size_t end = pending_.find("\r\n\r\n");
+    if (end == std::string::npos) {
+      if (pending_.size() > kMaxRequestHeaders) {
+        Respond(431, "Request Header Fields Too Large", "text/plain", "headers too large\n",
+                false, "", "");
+        return;
+      }
+      ReadRequest();
+      return;
+    }
+    std::string head = pending_.substr(0, end);
+    pending_.erase(0, end + 4);
+    LogConnection();
+    HandleRequest(head);
+  }
+
+  void HandleRequest(const std::string& head) {
+    std::vector<std::string> lines = absl::StrSplit(head, "\r\n");
+    std::vector<std::string> parts = absl::StrSplit(lines[0], ' ');
+    if (parts.size() != 3 || !absl::StartsWith(parts[2], "HTTP/1.")) {
+      Respond(400, "Bad Request", "text/plain", "bad request line\n", false, "?", "?");
+      return;
+    }
+    const std::string& method = parts[0];
+    const std::string& path = parts[1];
+    bool keep_alive = parts[2] == "HTTP/1.1";
+    int64_t request_body = 0;
+    for (size_t i = 1; i < lines.size(); ++i) {
+      size_t colon = lines[i].find(':');
+      if (colon == std::string::npos) continue;
+      std::string name = absl::AsciiStrToLower(lines[i].substr(0, colon));
+      std::string value(absl::StripAsciiWhitespace(lines[i].substr(colon + 1)));
+      if (name == "connection") {
+        std::string v = absl::AsciiStrToLower(value);
+        if (v == "close") keep_alive = false;
+        if (v == "keep-alive") keep_alive = true;
+      } else if (name == "content-length") {
+        absl::SimpleAtoi(value, &request_body);
+      }
+    }
+    // Request bodies are discarded (nothing here accepts uploads).
+    if (request_body > 0) {
+      size_t drop = std::min<size_t>(pending_.size(), request_body);
+      pending_.erase(0, drop);
+    }
+    if (method != "GET" && method != "HEAD") {
+      Respond(405, "Method Not Allowed", "text/plain", "only GET and HEAD\n", keep_alive,
+              method, path);
+      return;
+    }
+    bool head_only = method == "HEAD";
+    auto respond = [=, weak = weak_factory_.GetWeakPtr()] {
+      if (weak) weak->Route(method, path, keep_alive, head_only);
+    };
+    if (server_->config().delay > absl::ZeroDuration()) {
+      delay_timer_.Start(server_->config().delay, respond);
+    } else {
+      respond();
+    }
+  }
+
+  void Route(const std::string& method, const std::string& raw_path, bool keep_alive,
+             bool head_only) {
+    std::string path = raw_path.substr(0, raw_path.find('?'));
+    int64_t n = 0;
+    if (absl::StartsWith(path, "/size/") && absl::SimpleAtoi(path.substr(6), &n) && n >= 0 &&
+        n <= kMaxGeneratedBody) {
+      Respond(200, "OK", "application/octet-stream", GeneratedBody(n), keep_alive, method,
+              raw_path, head_only);
+      return;
+    }
+    if (absl::StartsWith(path, "/chunked/") && absl::SimpleAtoi(path.substr(9), &n) &&
+        n >= 0 && n <= kMaxGeneratedBody) {
+      RespondChunked(GeneratedBody(n), keep_alive, method, raw_path, head_only);
+      return;
+    }
+    if (path == "/tls") {
+      std::string json = "{\"tls\":false}\n";
+      if (tls_) {
+        const SSLInfo& info = ssl_->ssl_info();
+        json = absl::StrCat("{\"version\":\"", info.version, "\",\"cipher\":\"", info.cipher,
+                            "\",\"resumed\":", info.resumed ? "true" : "false",
+                            ",\"alpn\":\"", info.alpn, "\",\"conn\":", id_, "}\n");
+      }
+      Respond(200, "OK", "application/json", json, keep_alive, method, raw_path, head_only);
+      return;
+    }
+    const std::string& docroot = server_->config().docroot;
+    if (!docroot.empty()) {
+      if (path.find("..") != std::string::npos) {
+        Respond(403, "Forbidden", "text/plain", "forbidden\n", keep_alive, method, raw_path,
+                head_only);
+        return;
+      }
+      std::string file = docroot + path;
+      struct stat st;
+      if (stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) file += "/index.html";
+      std::ifstream in(file, std::ios::binary);
+      if (!in) {
+        Respond(404, "Not Found", "text/plain", "not found\n", keep_alive, method, raw_path,
+                head_only);
+        return;
+      }
+      std::ostringstream body;
+      body << in.rdbuf();
+      Respond(200, "OK", ContentTypeFor(file), body.str(), keep_alive, method, raw_path,
+              head_only);
+      return;
+    }
+    Respond(200, "OK", "text/plain", GeneratedBody(server_->config().response_size), keep_alive,
+            method, raw_path, head_only);
+  }
+
+  void Respond(int status, const char* reason, const std::string& type, const std::string& body,
+               bool keep_alive, const std::string& method, const std::string& path,
+               bool head_only = false) {
+    std::string out = absl::StrCat("HTTP/1.1 ", status, " ", reason, "\r\nServer: netstack-testserver\r\n",
+                                   "Content-Type: ", type, "\r\nContent-Length: ", body.size(),
+                                   "\r\n", keep_alive ? "" : "Connection: close\r\n", "\r\n");
+    if (!head_only) out += body;
+    LogRequest(method, path, status, body.size());
+    Send(std::move(out), keep_alive);
+  }
+
+  void RespondChunked(const std::string& body, bool keep_alive, const std::string& method,
+                      const std::string& path, bool head_only) {
+    std::string out = absl::StrCat("HTTP/1.1 200 OK\r\nServer: netstack-testserver\r\n",
+                                   "Content-Type: application/octet-stream\r\n",
+                                   "Transfer-Encoding: chunked\r\n",
+                                   keep_alive ? "" : "Connection: close\r\n", "\r\n");
+    if (!head_only) {
+      for (size_t i = 0; i < body.size(); i += 4096) {
+        std::string chunk = body.substr(i, 4096);
+        absl::StrAppend(&out, absl::StrFormat("%x", chunk.size()), "\r\n", chunk, "\r\n");
+      }
+      out += "0\r\n\r\n";
+    }
+    LogRequest(method, path, 200, body.size());
+    Send(std::move(out), keep_alive);
+  }
+
+  void LogRequest(const std::string& method, const std::string& path, int status, size_t bytes) {
+    server_->OnRequest();
+    server_->Log(absl::StrCat("{\"event\":\"request\",\"conn\":", id_, ",\"method\":\"",
+                              JsonEscape(method), "\",\"path\":\"", JsonEscape(path),
+                              "\",\"status\":", status, ",\"bytes\":", bytes, "}"));
+  }
+
+  void Send(std::string data, bool keep_alive) {
+    keep_alive_ = keep_alive;
+    out_ = std::make_shared<DrainableIOBuffer>(data);
+    DoWrite();
+  }
+
+  void DoWrite() {
+    while (out_->BytesRemaining() > 0) {
+      int rv = socket_->Write(out_, static_cast<int>(out_->BytesRemaining()),
+                              [this](int rv) { OnWrite(rv); });
+      if (rv == ERR_IO_PENDING) return;
+      if (rv < 0) {
+        Close();
+        return;
+      }
+      out_->DidConsume(rv);
+    }
+    AfterResponse();
+  }
+
+  void OnWrite(int rv) {
+    if (rv < 0) {
+      Close();
+      return;
+    }
+    out_->DidConsume(rv);
+    DoWrite();
+  }
+
+  void AfterResponse() {
+    if (!keep_alive_) {
+      Close();
+      return;
+    }
+    // A pipelined request may already be buffered.
+    if (pending_.find("\r\n\r\n") != std::string::npos) {
+      size_t end = pending_.find("\r\n\r\n");
+      std::string head = pending_.substr(0, end);
+      pending_.erase(0, end + 4);
+      HandleRequest(head);
+      return;
+    }
+    ReadRequest();
+  }
+
+  void Close() {
+    socket_->Disconnect();
+    // Destroy from a fresh stack: this object's callbacks may be running.
+    EventLoop::Current()->PostTask(
+        [server = server_, self = this] { server->RemoveConnection(self); });
+  }
+
+  TestServer* const server_;
+  const uint64_t id_;
+  const bool tls_;
+  const std::string local_;
+  std::string peer_;
+  std::unique_ptr<StreamSocket> socket_;
+  SSLServerSocket* ssl_ = nullptr;
+  TimeTicks accepted_at_;
+  TimeTicks first_data_;
+  bool logged_connection_ = false;
+  std::string pending_;
+  std::shared_ptr<DrainableIOBuffer> out_;
+  bool keep_alive_ = true;
+  OneShotTimer delay_timer_;
+  WeakPtrFactory<Connection> weak_factory_{this};
+};
+
+TestServer::TestServer(const TestServerConfig& config) : config_(config) {}
+
+TestServer::~TestServer() {
+  connections_.clear();
+  if (log_) fclose(log_);
+}
+
+absl::Status TestServer::Start() {
+  if (!config_.log_file.empty()) {
+    log_ = fopen(config_.log_file.c_str(), "a");
+    if (!log_) return absl::NotFoundError(absl::StrCat("cannot open log ", config_.log_file));
+  }
+  if (!config_.https_listen.empty()) {
+    auto context = SSLServerContext::Create(config_.ssl);
+    if (!context.ok()) return context.status();
+    ssl_context_ = std::move(*context);
+  }
+  auto listen = [&](const IPEndPoint& address, const char* scheme) -> absl::Status {
+    auto listener = std::make_unique<Listener>();
+    listener->scheme = scheme;
+    int rv = listener->socket.Listen(address, 128);
+    if (rv != OK) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot listen on ", address.ToString(), ": ", ErrorToShortString(rv)));
+    }
+    listener->socket.GetLocalAddress(&listener->address);
+    bound_.emplace_back(scheme, listener->address);
+    listeners_.push_back(std::move(listener));
+    return absl::OkStatus();
+  };
+  for (const IPEndPoint& a : config_.https_listen) {
+    absl::Status s = listen(a, "https");
+    if (!s.ok()) return s;
+  }
+  for (const IPEndPoint& a : config_.http_listen) {
+    absl::Status s = listen(a, "http");
+    if (!s.ok()) return s;
+  }
+  for (auto& listener : listeners_) Accept(listener.get());
+  return absl::OkStatus();
+}
+
+void TestServer::Accept(Listener* listener) {
+  for (;;) {
+    int rv = listener->socket.Accept(&listener->accepted, [this, listener](int rv) {
+      OnAccept(listener, rv);
+      if (rv == OK) Accept(listener);
+    });
+    if (rv == ERR_IO_PENDING) return;
+    OnAccept(listener, rv);
+    if (rv != OK) return;
+  }
+}
+
+void TestServer::OnAccept(Listener* listener, int rv) {
+  if (rv == OK) {
+    bool tls = listener->scheme == "https";
+    connections_.push_back(std::make_unique<Connection>(
+        this, std::move(listener->accepted), tls, ssl_context_.get(),
+        listener->address.ToString()));
+    connections_.back()->Start();
+  } else {
+    Log(absl::StrCat("{\"event\":\"accept_failed\",\"error\":\"", ErrorToShortString(rv), "\"}"));
+  }
+}
+
+void TestServer::RemoveConnection(Connection* connection) {
+  connections_.remove_if([connection](const std::unique_ptr<Connection>& c) {
+    return c.get() == connection;
+  });
+}
+
+void TestServer::Log(const std::string& json_line) {
+  std::string line = json_line + "\n";
+  if (log_) {
+    fputs(line.c_str(), log_);
+    fflush(log_);
+  }
+  if (!config_.quiet) std::cerr << line << std::flush;
+}
+
+}  // namespace net
