@@ -25,6 +25,7 @@
 #include "net/http/http_network_transaction.h"
 #include "net/timing/load_timing.h"
 #include "tools/fetch/fetch_options.h"
+#include "tools/netem/connect_delay_socket_factory.h"
 
 namespace net {
 namespace {
@@ -120,8 +121,16 @@ class FetchRunner {
     params.ssl_config.false_start_enabled = options_.false_start;
     params.ssl_config.coalesce_handshakes = options_.coalesce_handshakes;
     params.ssl_config.cipher_list = options_.ciphers;
-    session_ = std::make_unique<HttpNetworkSession>(
-        params, resolver_.get(), ClientSocketFactory::GetDefaultFactory(), verifier_.get());
+    socket_factory_ =
+        std::make_unique<ConnectDelaySocketFactory>(ClientSocketFactory::GetDefaultFactory());
+    if (options_.emulate_connect_rtt) {
+      for (const WorldLink& link : options_.links) {
+        std::optional<IPAddress> ip = IPAddress::Parse(link.address);
+        if (ip) socket_factory_->AddLink(IPEndPoint(*ip, link.port), absl::Milliseconds(link.rtt_ms));
+      }
+    }
+    session_ = std::make_unique<HttpNetworkSession>(params, resolver_.get(), socket_factory_.get(),
+                                                    verifier_.get());
 
     if (!options_.output_file.empty()) {
       out_ = fopen(options_.output_file.c_str(), "wb");
@@ -279,6 +288,7 @@ class FetchRunner {
   bool needs_verifier_ = false;
   std::unique_ptr<BasicCertVerifier> verifier_;
   std::unique_ptr<SystemHostResolver> resolver_;
+  std::unique_ptr<ConnectDelaySocketFactory> socket_factory_;
   std::unique_ptr<HttpNetworkSession> session_;
   std::vector<Fetch> current_;
   int pending_ = 0;

@@ -29,6 +29,9 @@ const char kFetchUsage[] = R"(usage: fetch [flags] URL...
   --trace-json FILE       one Resource Timing JSON object per request (- = stdout)
   --trace-events FILE     Chrome trace-event JSON (open in Perfetto)
   --world FILE            use a tools/world world.json (trust anchors, resolve; URL optional)
+  --emulate-connect-rtt ADDR:PORT=MS  complete TCP connects to ADDR:PORT one emulated
+                          round trip late (the world sets this for origins behind netem)
+  --no-emulate-connect-rtt  ignore the world's emulated connect round trips
   --connect-timeout SEC   TCP connect timeout (default 10)
   --max-time SEC          whole-request timeout (default 60)
 Exit codes: 0 ok, 2 bad usage or config, 3 bad URL, 6 name not resolved,
@@ -76,6 +79,30 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
     for (const auto& v : it->second.list_value().values()) {
       if (v.kind_case() == google::protobuf::Value::kStringValue)
         world.resolve.push_back(v.string_value());
+    }
+  }
+  auto origins = fields.find("origins");
+  if (origins != fields.end() &&
+      origins->second.kind_case() == google::protobuf::Value::kStructValue) {
+    for (const auto& [name, origin] : origins->second.struct_value().fields()) {
+      if (origin.kind_case() != google::protobuf::Value::kStructValue) continue;
+      const auto& f = origin.struct_value().fields();
+      auto num = [&](const char* key) {
+        auto i = f.find(key);
+        return i != f.end() && i->second.kind_case() == google::protobuf::Value::kNumberValue
+                   ? i->second.number_value()
+                   : 0.0;
+      };
+      auto str = [&](const char* key) {
+        auto i = f.find(key);
+        return i != f.end() && i->second.kind_case() == google::protobuf::Value::kStringValue
+                   ? i->second.string_value()
+                   : std::string();
+      };
+      if (num("rtt_ms") > 0 && !str("address").empty() && num("port") > 0) {
+        world.links.push_back(WorldLink{str("address"), static_cast<uint16_t>(num("port")),
+                                        num("rtt_ms")});
+      }
     }
   }
   if (world.trust_anchors.empty())
@@ -171,6 +198,18 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
       auto v = value();
       if (!v.ok()) return v.status();
       o.world_file = *v;
+    } else if (flag == "--emulate-connect-rtt") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      size_t eq = v->find('=');
+      double ms;
+      absl::StatusOr<IPEndPoint> ep =
+          eq == std::string::npos ? absl::InvalidArgumentError("") : IPEndPoint::Parse(v->substr(0, eq));
+      if (!ep.ok() || !absl::SimpleAtod(v->substr(eq + 1), &ms) || ms < 0)
+        return FlagError(flag, "expected ADDR:PORT=MS");
+      o.links.push_back(WorldLink{ep->address().ToString(), ep->port(), ms});
+    } else if (flag == "--no-emulate-connect-rtt") {
+      o.emulate_connect_rtt = false;
     } else if (flag == "--connect-timeout") {
       status = seconds(&o.connect_timeout);
     } else if (flag == "--max-time") {
@@ -194,6 +233,7 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
       o.resolve.push_back(*entry);
     }
     if (o.urls.empty() && !world->default_url.empty()) o.urls.push_back(world->default_url);
+    for (const WorldLink& link : world->links) o.links.push_back(link);
   }
   if (o.urls.empty()) return absl::InvalidArgumentError("no URL given");
   return o;

@@ -11,8 +11,15 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
+#include "net/base/ip_endpoint.h"
 
 namespace net {
+
+struct WorldLink {
+  std::string address;
+  uint16_t port = 0;
+  double rtt_ms = 0;
+};
 
 struct FetchOptions {
   std::vector<std::string> urls;
@@ -34,6 +41,10 @@ struct FetchOptions {
   std::string trace_json_file;    // "-" = stdout
   std::string trace_events_file;
   std::string world_file;
+  // Emulated TCP handshake round trips, from the world file or
+  // --emulate-connect-rtt ADDR:PORT=MS.
+  std::vector<WorldLink> links;
+  bool emulate_connect_rtt = true;
   absl::Duration connect_timeout = absl::Seconds(10);
   absl::Duration max_time = absl::Seconds(60);
 };
@@ -46,6 +57,9 @@ struct FetchOptions {
 // WorldFile is what fetch reads from tools/world's world.json.
 struct WorldFile {
   std::string trust_anchors;
+  // Origins behind netem: fetch adds their SYN round trip (see
+  // tools/netem/connect_delay_socket_factory.h).
+  std::vector<WorldLink> links;
   std::vector<std::string> resolve;
   std::string default_url;
 };
