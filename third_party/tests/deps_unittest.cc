@@ -7,6 +7,11 @@
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
 #include "third_party/tests/deps_probe.pb.h"
+
+// The include path must put BoringSSL ahead of OpenSSL 3's /usr/include.
+#if !defined(OPENSSL_IS_BORINGSSL)
+#error "openssl/ssl.h is not BoringSSL: an OpenSSL 3 header leaked onto the include path"
+#endif
 // Proves every Debian dependency compiles and links through its wrapper.
 TEST(ThirdPartyTest, EveryDependencyLinks) {
   bssl::UniquePtr<SSL_CTX> ctx(SSL_CTX_new(TLS_method()));
@@ -16,5 +21,9 @@ TEST(ThirdPartyTest, EveryDependencyLinks) {
   EXPECT_EQ(ares_library_init(ARES_LIB_INIT_ALL), ARES_SUCCESS);
   netstack_probe::M m; m.set_s("x"); EXPECT_EQ(m.s(), "x");
   EXPECT_NE(zlibVersion(), nullptr);
-  const psl_ctx_t* p = psl_builtin(); (void)p;
+  // Debian's publicsuffix list, through libpsl.
+  psl_ctx_t* psl = psl_latest(nullptr);
+  ASSERT_NE(psl, nullptr);
+  EXPECT_TRUE(psl_is_public_suffix(psl, "github.io"));
+  psl_free(psl);
 }
