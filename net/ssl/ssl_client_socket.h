@@ -24,12 +24,11 @@
 #include "net/base/weak_ptr.h"
 #include "net/ssl/ssl_client_context.h"
 #include "net/ssl/ssl_config.h"
-#include "net/ssl/ssl_transport_adapter.h"
-#include "net/socket/stream_socket.h"
+#include "net/ssl/ssl_socket_base.h"
 
 namespace net {
 
-class SSLClientSocket : public StreamSocket, public SSLTransportAdapter::Delegate {
+class SSLClientSocket : public SSLSocketBase {
  public:
   // |host| is the SNI and verification name; |port| completes the session
   // key.
@@ -40,24 +39,11 @@ class SSLClientSocket : public StreamSocket, public SSLTransportAdapter::Delegat
   // StreamSocket: Connect runs the TLS handshake (transport already
   // connected). Errors are ERR_CERT_*, ERR_SSL_*, or transport errors.
   int Connect(CompletionOnceCallback callback) override;
-  int Read(std::shared_ptr<IOBuffer> buf, int len,
-           CompletionOnceCallback callback) override;
-  int Write(std::shared_ptr<IOBuffer> buf, int len,
-            CompletionOnceCallback callback) override;
   void Disconnect() override;
-  bool IsConnected() const override;
-  bool IsConnectedAndIdle() const override;
-  int GetPeerAddress(IPEndPoint* address) const override;
-  int GetLocalAddress(IPEndPoint* address) const override;
 
   // Valid after Connect succeeds (and for cert errors, cert_verify).
   const SSLInfo& ssl_info() const { return ssl_info_; }
-  // BoringSSL's reason for the last failure, for messages.
-  const std::string& error_detail() const { return error_detail_; }
   std::string session_key() const { return session_key_; }
-
-  // SSLTransportAdapter::Delegate:
-  void OnTransportIOComplete() override;
 
   // Called from BoringSSL callbacks.
   int OnNewSession(SSL_SESSION* session);
@@ -84,23 +70,17 @@ class SSLClientSocket : public StreamSocket, public SSLTransportAdapter::Delegat
   void FinishHandshake();
   void ReleaseLeadership();
 
-  int DoPayloadRead();
-  int DoPayloadWrite();
-  // Maps a failed SSL call; records detail.
-  int MapError(int ssl_rv, bool in_handshake);
+  // SSLSocketBase:
+  void OnHandshakeIOReady() override;
 
-  std::unique_ptr<StreamSocket> transport_;
-  SSLTransportAdapter adapter_;
   const std::string host_;
   const std::string session_key_;
   const SSLConfig config_;
   SSLClientContext* const context_;
   const uint64_t connection_id_;
-  bssl::UniquePtr<SSL> ssl_;
 
   State next_state_ = STATE_NONE;
   CompletionOnceCallback connect_callback_;
-  bool completed_connect_ = false;
   bool is_leader_ = false;
   bool waiting_for_session_ = false;
   TimeTicks handshake_start_;
@@ -109,15 +89,7 @@ class SSLClientSocket : public StreamSocket, public SSLTransportAdapter::Delegat
   bool cert_verified_ = false;
   std::unique_ptr<CertVerifier::Request> verify_request_;
 
-  std::shared_ptr<IOBuffer> user_read_buf_;
-  int user_read_len_ = 0;
-  CompletionOnceCallback user_read_callback_;
-  std::shared_ptr<IOBuffer> user_write_buf_;
-  int user_write_len_ = 0;
-  CompletionOnceCallback user_write_callback_;
-
   SSLInfo ssl_info_;
-  std::string error_detail_;
   WeakPtrFactory<SSLClientSocket> weak_factory_{this};
 };
 

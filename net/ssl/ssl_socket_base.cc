@@ -1,0 +1,163 @@
+#include "net/ssl/ssl_socket_base.h"
+
+#include "net/ssl/openssl_util.h"
+
+namespace net {
+
+SSLSocketBase::SSLSocketBase(std::unique_ptr<StreamSocket> transport)
+    : transport_(std::move(transport)), adapter_(transport_.get(), this) {}
+
+SSLSocketBase::~SSLSocketBase() = default;
+
+void SSLSocketBase::AttachSSL(bssl::UniquePtr<SSL> ssl) {
+  ssl_ = std::move(ssl);
+  BIO* bio = adapter_.TakeSSLBio();
+  SSL_set_bio(ssl_.get(), bio, bio);
+}
+
+int SSLSocketBase::MapError(int ssl_rv, bool in_handshake) {
+  int ssl_error = SSL_get_error(ssl_.get(), ssl_rv);
+  int error = MapOpenSSLError(ssl_error, adapter_.read_error(), adapter_.read_eof(),
+                              in_handshake, &error_detail_);
+  adapter_.Pump();  // Send the fatal alert BoringSSL queued, if any.
+  return error;
+}
+
+void SSLSocketBase::FillNegotiatedInfo(SSLInfo* info) const {
+  SSL* s = ssl_.get();
+  info->version = SSL_get_version(s);
+  if (const SSL_CIPHER* cipher = SSL_get_current_cipher(s))
+    info->cipher = SSL_CIPHER_standard_name(cipher);
+  uint16_t group = SSL_get_curve_id(s);
+  if (group != 0 && SSL_get_curve_name(group)) info->group = SSL_get_curve_name(group);
+  const uint8_t* alpn = nullptr;
+  unsigned alpn_len = 0;
+  SSL_get0_alpn_selected(s, &alpn, &alpn_len);
+  info->alpn.assign(reinterpret_cast<const char*>(alpn), alpn_len);
+  info->resumed = SSL_session_reused(s);
+}
+
+int SSLSocketBase::Read(std::shared_ptr<IOBuffer> buf, int len,
+                        CompletionOnceCallback callback) {
+  if (!handshake_done_) return ERR_SOCKET_NOT_CONNECTED;
+  user_read_buf_ = std::move(buf);
+  user_read_len_ = len;
+  int rv = DoPayloadRead();
+  if (rv == ERR_IO_PENDING) {
+    user_read_callback_ = std::move(callback);
+  } else {
+    user_read_buf_.reset();
+  }
+  return rv;
+}
+
+int SSLSocketBase::DoPayloadRead() {
+  for (;;) {
+    int rv = SSL_read(ssl_.get(), user_read_buf_->data(), user_read_len_);
+    if (rv > 0) {
+      adapter_.Pump();  // Post-handshake messages may have queued output.
+      return rv;
+    }
+    int ssl_error = SSL_get_error(ssl_.get(), rv);
+    if (ssl_error == SSL_ERROR_WANT_READ || ssl_error == SSL_ERROR_WANT_WRITE) {
+      if (adapter_.Pump()) continue;
+      if (adapter_.read_error() != OK) return adapter_.read_error();
+      return ERR_IO_PENDING;
+    }
+    if (ssl_error == SSL_ERROR_ZERO_RETURN) return 0;
+    if (ssl_error == SSL_ERROR_SYSCALL && adapter_.read_eof() &&
+        adapter_.read_error() == OK) {
+      // Transport EOF without close_notify: report end of stream and let the
+      // HTTP layer judge truncation from its framing.
+      return 0;
+    }
+    return MapError(rv, /*in_handshake=*/SSL_in_init(ssl_.get()));
+  }
+}
+
+int SSLSocketBase::Write(std::shared_ptr<IOBuffer> buf, int len,
+                         CompletionOnceCallback callback) {
+  if (!handshake_done_) return ERR_SOCKET_NOT_CONNECTED;
+  user_write_buf_ = std::move(buf);
+  user_write_len_ = len;
+  int rv = DoPayloadWrite();
+  if (rv == ERR_IO_PENDING) {
+    user_write_callback_ = std::move(callback);
+  } else {
+    user_write_buf_.reset();
+  }
+  return rv;
+}
+
+int SSLSocketBase::DoPayloadWrite() {
+  for (;;) {
+    int rv = SSL_write(ssl_.get(), user_write_buf_->data(), user_write_len_);
+    if (rv > 0) {
+      adapter_.Pump();
+      if (adapter_.write_error() != OK) return adapter_.write_error();
+      return rv;
+    }
+    int ssl_error = SSL_get_error(ssl_.get(), rv);
+    if (ssl_error == SSL_ERROR_WANT_READ || ssl_error == SSL_ERROR_WANT_WRITE) {
+      if (adapter_.Pump()) continue;
+      if (adapter_.write_error() != OK) return adapter_.write_error();
+      return ERR_IO_PENDING;
+    }
+    return MapError(rv, /*in_handshake=*/SSL_in_init(ssl_.get()));
+  }
+}
+
+void SSLSocketBase::OnTransportIOComplete() {
+  if (!handshake_done_) {
+    OnHandshakeIOReady();
+    return;
+  }
+  auto weak = weak_factory_.GetWeakPtr();
+  if (user_read_callback_) {
+    int rv = DoPayloadRead();
+    if (rv != ERR_IO_PENDING) {
+      user_read_buf_.reset();
+      CompletionOnceCallback cb = std::move(user_read_callback_);
+      user_read_callback_ = nullptr;
+      std::move(cb)(rv);
+      if (!weak) return;
+    }
+  }
+  if (user_write_callback_) {
+    int rv = DoPayloadWrite();
+    if (rv != ERR_IO_PENDING) {
+      user_write_buf_.reset();
+      CompletionOnceCallback cb = std::move(user_write_callback_);
+      user_write_callback_ = nullptr;
+      std::move(cb)(rv);
+    }
+  }
+}
+
+void SSLSocketBase::DisconnectTransport() {
+  handshake_done_ = false;
+  user_read_callback_ = nullptr;
+  user_write_callback_ = nullptr;
+  transport_->Disconnect();
+}
+
+bool SSLSocketBase::IsConnected() const {
+  return handshake_done_ && transport_->IsConnected() && !adapter_.read_eof() &&
+         adapter_.read_error() == OK;
+}
+
+bool SSLSocketBase::IsConnectedAndIdle() const {
+  // The adapter reads ahead, so check what it has buffered as well as what
+  // SSL has decrypted but not handed out.
+  return IsConnected() && adapter_.buffered_input() == 0 && SSL_pending(ssl_.get()) == 0;
+}
+
+int SSLSocketBase::GetPeerAddress(IPEndPoint* address) const {
+  return transport_->GetPeerAddress(address);
+}
+
+int SSLSocketBase::GetLocalAddress(IPEndPoint* address) const {
+  return transport_->GetLocalAddress(address);
+}
+
+}  // namespace net

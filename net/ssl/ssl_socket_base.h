@@ -1,0 +1,84 @@
+// SSLSocketBase: what the TLS client and server sockets share — the
+// transport and its BIO adapter, the SSL object, application-data Read and
+// Write after the handshake, and the SSLInfo facts. Subclasses run their
+// side's handshake and get OnHandshakeIOReady() when transport I/O they
+// were blocked on completes.
+//
+// Owns the transport. Network-thread affine.
+
+#ifndef NET_SSL_SSL_SOCKET_BASE_H_
+#define NET_SSL_SSL_SOCKET_BASE_H_
+
+#include <openssl/ssl.h>
+
+#include <memory>
+#include <string>
+
+#include "net/base/weak_ptr.h"
+#include "net/socket/stream_socket.h"
+#include "net/ssl/ssl_config.h"
+#include "net/ssl/ssl_transport_adapter.h"
+
+namespace net {
+
+class SSLSocketBase : public StreamSocket, public SSLTransportAdapter::Delegate {
+ public:
+  ~SSLSocketBase() override;
+
+  // StreamSocket (Connect is the subclass's handshake).
+  int Read(std::shared_ptr<IOBuffer> buf, int len,
+           CompletionOnceCallback callback) override;
+  int Write(std::shared_ptr<IOBuffer> buf, int len,
+            CompletionOnceCallback callback) override;
+  bool IsConnected() const override;
+  bool IsConnectedAndIdle() const override;
+  int GetPeerAddress(IPEndPoint* address) const override;
+  int GetLocalAddress(IPEndPoint* address) const override;
+
+  // BoringSSL's reason for the last failure, for messages.
+  const std::string& error_detail() const { return error_detail_; }
+
+  // SSLTransportAdapter::Delegate:
+  void OnTransportIOComplete() override;
+
+ protected:
+  explicit SSLSocketBase(std::unique_ptr<StreamSocket> transport);
+
+  // Takes |ssl| and connects it to the adapter's BIO.
+  void AttachSSL(bssl::UniquePtr<SSL> ssl);
+  // Called when transport I/O completes before the handshake is done.
+  virtual void OnHandshakeIOReady() = 0;
+  // Maps a failed SSL call (and flushes any alert BoringSSL queued).
+  int MapError(int ssl_rv, bool in_handshake);
+  // Fills version, cipher, group, ALPN and resumed from the SSL object.
+  void FillNegotiatedInfo(SSLInfo* info) const;
+  // Drops pending user callbacks and closes the transport.
+  void DisconnectTransport();
+
+  SSL* ssl() const { return ssl_.get(); }
+  SSLTransportAdapter* adapter() { return &adapter_; }
+  const SSLTransportAdapter* adapter() const { return &adapter_; }
+
+  bool handshake_done_ = false;
+  std::string error_detail_;
+
+ private:
+  int DoPayloadRead();
+  int DoPayloadWrite();
+
+  std::unique_ptr<StreamSocket> transport_;
+  SSLTransportAdapter adapter_;
+  bssl::UniquePtr<SSL> ssl_;
+
+  std::shared_ptr<IOBuffer> user_read_buf_;
+  int user_read_len_ = 0;
+  CompletionOnceCallback user_read_callback_;
+  std::shared_ptr<IOBuffer> user_write_buf_;
+  int user_write_len_ = 0;
+  CompletionOnceCallback user_write_callback_;
+  WeakPtrFactory<SSLSocketBase> weak_factory_{this};
+};
+
+}  // namespace net
+
+#endif  // NET_SSL_SSL_SOCKET_BASE_H_
