@@ -15,6 +15,7 @@
 
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
+#include "net/base/tick_clock.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/ssl/ssl_client_context.h"
 #include "net/ssl/ssl_config.h"
@@ -29,6 +30,9 @@ struct HttpNetworkSessionParams {
   // Reuse idle keep-alive connections.
   bool enable_connection_reuse = true;
   size_t max_idle_per_origin = 6;
+  // The clock every trace timestamp is read from; tests substitute a
+  // SimpleTestTickClock. Not owned; must outlive the session.
+  const TickClock* clock = DefaultTickClock::GetInstance();
 };
 
 class HttpNetworkSession {
@@ -39,6 +43,7 @@ class HttpNetworkSession {
 
   const HttpNetworkSessionParams& params() const { return params_; }
   HostResolver* host_resolver() { return resolver_; }
+  const TickClock* clock() const { return params_.clock; }
   ClientSocketFactory* socket_factory() { return socket_factory_; }
   SSLClientContext* ssl_client_context() { return &ssl_context_; }
 

@@ -30,7 +30,7 @@ int HttpNetworkTransaction::Start(const HttpRequestInfo& request,
                                   CompletionOnceCallback callback) {
   request_ = request;
   timing_ = LoadTiming();
-  timing_.start = TimeTicks::Now();
+  timing_.start = session_->clock()->NowTicks();
   timing_.url = request_.url.spec();
   timing_.method = request_.method;
   timing_.https = request_.url.SchemeIsCryptographic();
@@ -128,7 +128,7 @@ std::string HttpNetworkTransaction::PoolKey() const {
 }
 
 int HttpNetworkTransaction::DoInitConnection() {
-  timing_.fetch_start = TimeTicks::Now();
+  timing_.fetch_start = session_->clock()->NowTicks();
   if (!reused_socket_) {
     if (std::unique_ptr<StreamSocket> idle = session_->TakeIdleSocket(PoolKey())) {
       socket_ = std::move(idle);
@@ -148,7 +148,7 @@ int HttpNetworkTransaction::DoInitConnection() {
 }
 
 int HttpNetworkTransaction::DoResolveHost() {
-  timing_.dns_start = TimeTicks::Now();
+  timing_.dns_start = session_->clock()->NowTicks();
   next_state_ = STATE_RESOLVE_HOST_COMPLETE;
   return session_->host_resolver()->Resolve(request_.url.host(), request_.url.port(),
                                             &resolve_result_, IOCallback(),
@@ -157,7 +157,7 @@ int HttpNetworkTransaction::DoResolveHost() {
 
 int HttpNetworkTransaction::DoResolveHostComplete(int result) {
   resolve_request_.reset();
-  timing_.dns_end = TimeTicks::Now();
+  timing_.dns_end = session_->clock()->NowTicks();
   timing_.dns_source = resolve_result_.source;
   if (result != OK) {
     error_detail_ = absl::StrCat("could not resolve host '", request_.url.host(), "'",
@@ -172,7 +172,7 @@ int HttpNetworkTransaction::DoResolveHostComplete(int result) {
 }
 
 int HttpNetworkTransaction::DoConnect() {
-  if (timing_.connect_start.is_null()) timing_.connect_start = TimeTicks::Now();
+  if (timing_.connect_start.is_null()) timing_.connect_start = session_->clock()->NowTicks();
   IPEndPoint endpoint(resolve_result_.addresses[address_index_], request_.url.port());
   timing_.remote_address = endpoint.ToString();
   socket_ = session_->socket_factory()->CreateTransportClientSocket(
@@ -196,14 +196,14 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
   if (timing_.https) {
     next_state_ = STATE_SSL_CONNECT;
   } else {
-    timing_.connect_end = TimeTicks::Now();
+    timing_.connect_end = session_->clock()->NowTicks();
     next_state_ = STATE_SEND_REQUEST;
   }
   return OK;
 }
 
 int HttpNetworkTransaction::DoSslConnect() {
-  timing_.ssl_start = TimeTicks::Now();
+  timing_.ssl_start = session_->clock()->NowTicks();
   socket_ = std::make_unique<SSLClientSocket>(std::move(socket_), request_.url.host(),
                                               request_.url.port(),
                                               session_->params().ssl_config,
@@ -219,7 +219,7 @@ int HttpNetworkTransaction::DoSslConnectComplete(int result) {
     error_detail_ = ssl->error_detail();
     return result;
   }
-  timing_.connect_end = TimeTicks::Now();
+  timing_.connect_end = session_->clock()->NowTicks();
   next_state_ = STATE_SEND_REQUEST;
   return OK;
 }
@@ -246,7 +246,7 @@ std::string HttpNetworkTransaction::BuildRequest() const {
 
 int HttpNetworkTransaction::DoSendRequest() {
   timing_.request_start = TimeTicks();
-  parser_ = std::make_unique<HttpStreamParser>(socket_.get(), &timing_);
+  parser_ = std::make_unique<HttpStreamParser>(socket_.get(), &timing_, session_->clock());
   next_state_ = STATE_SEND_REQUEST_COMPLETE;
   return parser_->SendRequest(BuildRequest(), request_.method == "HEAD", IOCallback());
 }

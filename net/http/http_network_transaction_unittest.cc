@@ -202,6 +202,48 @@ INSTANTIATE_TEST_SUITE_P(
         FailureCase{"reset", {MockRead(ASYNC, ERR_CONNECTION_RESET)}, ERR_CONNECTION_RESET}),
     [](const ::testing::TestParamInfo<FailureCase>& info) { return info.param.name; });
 
+// A resolver that answers after the test clock has moved 40 ms.
+class SlowFakeResolver : public HostResolver {
+ public:
+  explicit SlowFakeResolver(SimpleTestTickClock* clock) : clock_(clock) {}
+  int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
+              CompletionOnceCallback callback, std::unique_ptr<Request>* out) override {
+    clock_->Advance(absl::Milliseconds(40));
+    result->source = "network";
+    result->addresses = {IPAddress::IPv4Localhost()};
+    return OK;
+  }
+
+ private:
+  SimpleTestTickClock* clock_;
+};
+
+TEST_F(HttpNetworkTransactionTest, TraceReadsTheInjectedClock) {
+  SimpleTestTickClock clock;
+  SlowFakeResolver resolver(&clock);
+  HttpNetworkSessionParams params;
+  params.clock = &clock;
+  params.request_timeout = absl::ZeroDuration();
+  HttpNetworkSession session(params, &resolver, &factory_, &verifier_);
+  MockRead reads[] = {MockRead(SYNC, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")};
+  MockWrite writes[] = {MockWrite(SYNC, kGet)};
+  StaticSocketDataProvider data(reads, writes);
+  factory_.AddSocketDataProvider(&data);
+  HttpNetworkTransaction trans(&session);
+  HttpRequestInfo request;
+  request.url = *Url::Parse("http://www.example.test/page");
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(trans.Start(request, cb.callback())));
+  std::string json = LoadTimingToJson(trans.load_timing());
+  // Everything happens at t=0 except the 40 ms lookup: exact values.
+  EXPECT_NE(json.find("\"domainLookupStart\":0.000,\"domainLookupEnd\":40.000,"
+                      "\"connectStart\":40.000,\"connectEnd\":40.000,"
+                      "\"requestStart\":40.000,\"responseStart\":40.000,"
+                      "\"responseEnd\":40.000"),
+            std::string::npos)
+      << json;
+}
+
 TEST_F(HttpNetworkTransactionTest, RefusedConnection) {
   StaticSocketDataProvider data({}, {});
   data.set_connect_data(MockConnect(ASYNC, ERR_CONNECTION_REFUSED));

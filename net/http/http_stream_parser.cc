@@ -11,8 +11,9 @@ constexpr int kReadChunk = 16 * 1024;
 
 }  // namespace
 
-HttpStreamParser::HttpStreamParser(StreamSocket* socket, LoadTiming* timing)
-    : socket_(socket), timing_(timing), read_buf_(std::make_shared<GrowableIOBuffer>()) {}
+HttpStreamParser::HttpStreamParser(StreamSocket* socket, LoadTiming* timing,
+                                   const TickClock* clock)
+    : socket_(socket), timing_(timing), clock_(clock), read_buf_(std::make_shared<GrowableIOBuffer>()) {}
 
 HttpStreamParser::~HttpStreamParser() = default;
 
@@ -89,7 +90,7 @@ int HttpStreamParser::DoLoop(int result) {
 }
 
 int HttpStreamParser::DoSendRequest() {
-  if (timing_->request_start.is_null()) timing_->request_start = TimeTicks::Now();
+  if (timing_->request_start.is_null()) timing_->request_start = clock_->NowTicks();
   next_state_ = STATE_SEND_REQUEST_COMPLETE;
   return socket_->Write(request_buf_, static_cast<int>(request_buf_->BytesRemaining()),
                         [weak = weak_factory_.GetWeakPtr()](int rv) {
@@ -140,7 +141,7 @@ int HttpStreamParser::DoReadHeadersComplete(int result) {
     error_detail_ = "the server closed the connection inside the response headers";
     return ERR_INVALID_HTTP_RESPONSE;
   }
-  if (timing_->response_start.is_null()) timing_->response_start = TimeTicks::Now();
+  if (timing_->response_start.is_null()) timing_->response_start = clock_->NowTicks();
   read_buf_->set_offset(read_buf_->offset() + result);
   // Reject non-HTTP early rather than waiting for a blank line that may
   // never come.
@@ -200,7 +201,7 @@ int HttpStreamParser::ParseHeaders(int end) {
   } else {
     close_delimited_ = true;
   }
-  if (body_complete_ && timing_->response_end.is_null()) timing_->response_end = TimeTicks::Now();
+  if (body_complete_ && timing_->response_end.is_null()) timing_->response_end = clock_->NowTicks();
   return OK;
 }
 
@@ -237,7 +238,7 @@ int HttpStreamParser::DoReadBodyComplete(int result) {
       return ERR_CONTENT_LENGTH_MISMATCH;
     }
     body_complete_ = true;
-    if (timing_->response_end.is_null()) timing_->response_end = TimeTicks::Now();
+    if (timing_->response_end.is_null()) timing_->response_end = clock_->NowTicks();
     return 0;
   }
   int n = result;
@@ -260,7 +261,7 @@ int HttpStreamParser::DoReadBodyComplete(int result) {
     if (body_remaining_ == 0) body_complete_ = true;
   }
   timing_->body_bytes += n;
-  if (body_complete_ && timing_->response_end.is_null()) timing_->response_end = TimeTicks::Now();
+  if (body_complete_ && timing_->response_end.is_null()) timing_->response_end = clock_->NowTicks();
   if (n == 0 && body_complete_) return 0;
   return n;
 }

@@ -3,7 +3,8 @@
 // Content-Length, chunked coding, or connection close (HEAD, 1xx, 204 and
 // 304 have none). Says afterwards whether the connection can be reused.
 //
-// The socket and the LoadTiming are not owned and must outlive the parser.
+// The socket, the LoadTiming and the clock are not owned and must outlive the
+// parser.
 // One request at a time.
 
 #ifndef NET_HTTP_HTTP_STREAM_PARSER_H_
@@ -28,7 +29,8 @@ class HttpStreamParser {
   // ERR_RESPONSE_HEADERS_TOO_BIG.
   static constexpr int kMaxHeaderBytes = 256 * 1024;
 
-  HttpStreamParser(StreamSocket* socket, LoadTiming* timing);
+  HttpStreamParser(StreamSocket* socket, LoadTiming* timing,
+                   const TickClock* clock = DefaultTickClock::GetInstance());
   ~HttpStreamParser();
 
   // SendRequest writes |request| (request line, headers, blank line).
@@ -74,6 +76,7 @@ class HttpStreamParser {
 
   StreamSocket* const socket_;
   LoadTiming* const timing_;
+  const TickClock* const clock_;
   State next_state_ = STATE_NONE;
   CompletionOnceCallback callback_;
 
