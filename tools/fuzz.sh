@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of the parsers with clang's libFuzzer and
+# AddressSanitizer/UBSan, outside Bazel (whose toolchain here is gcc).
+#   tools/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
+# Installs clang-14 and libclang-rt-14-dev if missing. Crashes are left in
+# /tmp/netstack-fuzz/<target>/ and make the script exit non-zero.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+for p in clang-14 libclang-rt-14-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=" $p"
+done
+if [[ -n "${missing:-}" ]]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >&2
+fi
+
+ABSL_LIBS=$(grep -o '"-l[^"]*"' third_party/abseil/BUILD.bazel | tr -d '"' | tr '\n' ' ')
+CXX="clang++-14 -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -I. -isystem /usr/include/android"
+out=/tmp/netstack-fuzz
+mkdir -p "$out"
+
+# target: fuzzer source, then the sources it needs, then a seed.
+targets=(
+  "http_response_headers|net/http/http_response_headers_fuzzer.cc net/http/http_response_headers.cc|net/http/testdata/fuzz/headers_seed"
+  "http_chunked_decoder|net/http/http_chunked_decoder_fuzzer.cc net/http/http_chunked_decoder.cc|net/http/testdata/fuzz/chunked_seed"
+  "url|net/base/url_fuzzer.cc net/base/url.cc net/base/ip_endpoint.cc|net/base/url_fuzz_seed.txt"
+)
+status=0
+for t in "${targets[@]}"; do
+  IFS="|" read -r name srcs seed <<<"$t"
+  dir="$out/$name"
+  mkdir -p "$dir/corpus"
+  cp "$seed" "$dir/corpus/"
+  # shellcheck disable=SC2086
+  $CXX $srcs $ABSL_LIBS -o "$dir/fuzzer"
+  echo "== $name: fuzzing for ${seconds}s"
+  if ! (cd "$dir" && ./fuzzer -max_total_time="$seconds" -print_final_stats=1 corpus >fuzz.log 2>&1); then
+    echo "!! $name crashed; see $dir/fuzz.log and $dir/crash-*" >&2
+    status=1
+  fi
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$dir/fuzz.log" | sed "s/^/   /"
+done
+exit $status
