@@ -26,7 +26,8 @@ echo "(Chrome trace events for Perfetto: '"$dir"'/trace-events.json)"
 echo
 echo "=== the same origin through a '"$rtt"' ms link (tools/netem), cold connections"
 printf "%-32s %10s %12s %8s\n" configuration connectEnd responseEnd RTTs
-for cfg in "tls1.2 full handshake|slow12|--tls-max 1.2 --no-false-start" \
+for cfg in "plain http (the baseline)|slow_http|" \
+           "tls1.2 full handshake|slow12|--tls-max 1.2 --no-false-start" \
            "tls1.2 False Start|slow12|--tls-max 1.2" \
            "tls1.3|slow|--tls-max 1.3" \
            "tls1.3 resumed (2nd of --repeat 2)|slow|--tls-max 1.3 --repeat 2"; do

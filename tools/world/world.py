@@ -51,7 +51,8 @@ ADDR = {
 
 
 # The order origins are listed in (world.json, the demo page).
-ORIGIN_ORDER = ["www", "www_http", "nginx", "ecdsa", "static", "slow", "tls12", "slow12",
+ORIGIN_ORDER = ["www", "www_http", "nginx", "ecdsa", "static", "slow", "slow_http", "tls12",
+                "slow12",
                 "expired", "wrongname", "untrusted"]
 
 
@@ -570,31 +571,38 @@ class World:
                 hport = match_listener(reported, "http", http_listen[0], http_listen[1], peer)
                 self.add_origin(origin + "_http", host, "http", http_listen[0], hport,
                                 "testserver", peer.name)
+                self.backends[origin + "_http"] = (http_listen[0], hport)
 
-    # netem relays: slow -> the slow backend, slow12 -> tls12.
+    # netem relays: slow -> the slow backend, slow12 -> tls12, slow_http -> www's plain
+    # HTTP listener (the baseline an HTTPS fetch is compared with).
     def start_netems(self):
-        https = self.https_port()
-        plan = [("slow", "slow", "slow", "1.3"), ("slow12", "tls12", "tls12", "1.2")]
+        plan = [("slow", "slow", "slow", "1.3", "https"),
+                ("slow12", "tls12", "tls12", "1.2", "https")]
+        if "www_http" in self.backends:
+            plan.append(("slow_http", "www_http", None, None, "http"))
         peers = []
-        for origin, backend, fixture, tls_max in plan:
+        for origin, backend, fixture, tls_max, scheme in plan:
             baddr, bport = self.backends[backend]
             name = "netem-" + origin
-            argv = [self.netem, "--tcp", "%s:%d=%s:%d" % (ADDR[origin], https, baddr, bport),
+            addr = ADDR[origin.replace("_http", "")]
+            lport = self.https_port() if scheme == "https" else self.http_port()
+            argv = [self.netem, "--tcp", "%s:%d=%s:%d" % (addr, lport, baddr, bport),
                     "--rtt-ms", str(self.args.rtt_ms)] + self.args.netem_arg
             peer = Peer(name, "netem", argv, out_path=self.path("logs", name + ".out"))
             self.peers.append(peer)
-            peers.append((peer, origin, backend, fixture, tls_max))
+            peers.append((peer, origin, backend, fixture, tls_max, scheme, addr, lport))
             peer.start()
         ready = wait_ready_lines([p[0] for p in peers], self.args.timeout)
-        for peer, origin, backend, fixture, tls_max in peers:
+        for peer, origin, backend, fixture, tls_max, scheme, addr, lport in peers:
             reported = parse_listening(ready[peer.name], ("tcp",))
-            port = match_listener(reported, "tcp", ADDR[origin], https, peer)
+            port = match_listener(reported, "tcp", addr, lport, peer)
             baddr, bport = self.backends[backend]
-            self.add_origin(origin, origin + ".example.test", "https", ADDR[origin], port,
+            host = origin.replace("_http", "") + ".example.test"
+            self.add_origin(origin, host, scheme, addr, port,
                             "netem", peer.name, tls_max=tls_max, rtt_ms=self.args.rtt_ms,
                             fixture=fixture,
                             backend={"address": baddr, "port": bport,
-                                     "process": "testserver-" + backend,
+                                     "process": "testserver-" + backend.replace("_http", ""),
                                      "origin": backend if backend != "slow" else None})
 
     def write_demo_page(self, placeholder=False):
@@ -607,6 +615,7 @@ class World:
                 "ecdsa": "nginx with a P-256 certificate",
                 "static": "static files: CRLs, the intermediate for AIA",
                 "slow": "the test server behind netem (%d ms RTT)" % self.args.rtt_ms,
+                "slow_http": "plain HTTP behind netem (%d ms RTT): the baseline" % self.args.rtt_ms,
                 "tls12": "the test server limited to TLS 1.2",
                 "slow12": "TLS 1.2 behind netem (%d ms RTT)" % self.args.rtt_ms,
                 "expired": "fails: expired certificate",

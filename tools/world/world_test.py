@@ -456,10 +456,10 @@ sys.exit(42)
         with open(report_path) as f:
             rep = json.load(f)
         self.assertEqual(rep["origins"], sorted(["www", "www_http", "nginx", "ecdsa", "static",
-                                                 "slow", "tls12", "slow12", "expired",
-                                                 "wrongname", "untrusted"]))
+                                                 "slow", "slow_http", "tls12", "slow12",
+                                                 "expired", "wrongname", "untrusted"]))
         self.assertEqual(rep["skipped"], [])
-        for key in ("www", "www_http", "slow", "tls12", "slow12"):
+        for key in ("www", "www_http", "slow", "slow_http", "tls12", "slow12"):
             rc_, body, e = rep[key]
             self.assertEqual(rc_, 0, "%s: %s" % (key, e))
             self.assertIn("<h1>www.example.test</h1>", body)
