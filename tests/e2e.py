@@ -15,6 +15,7 @@ import json
 import os
 import re
 import select
+import shutil
 import signal
 import socket
 import statistics
@@ -241,17 +242,24 @@ def is_listening(port, addr="127.0.0.1"):
     return False
 
 
+_SETPRIV = shutil.which("setpriv")
+
+
 class Peer:
     """A process a check starts; `with Peer(...) as p:` stops it by PID however the check ends."""
 
     def __init__(self, name, argv, log_path, ready=None, timeout=10, stdout_pipe=False):
         self.name, self.argv, self.log_path = name, argv, log_path
         self._log = open(log_path, "ab")
+        # Backstop if this Python process is SIGKILLed: the peer gets SIGTERM when we die.
+        if _SETPRIV:
+            argv = [_SETPRIV, "--pdeathsig", "TERM", "--"] + list(argv)
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE if stdout_pipe else self._log,
                                      stderr=self._log, start_new_session=True)
         self.pid = self.proc.pid
         self.stdout_lines = []
+        self._buf = b""
         try:
             if ready:
                 deadline = time.monotonic() + timeout
@@ -268,12 +276,22 @@ class Peer:
             raise
 
     def read_stdout_line(self, timeout=0.1):
-        r, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not r:
-            return None
-        line = self.proc.stdout.readline().decode("utf-8", "replace")
-        if line:
-            self.stdout_lines.append(line.rstrip("\n"))
+        """The next complete line of the peer's stdout (stdout_pipe=True), or None."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            r, _, _ = select.select([self.proc.stdout], [], [], left)
+            if not r:
+                return None
+            chunk = os.read(self.proc.stdout.fileno(), 4096)
+            if not chunk:
+                return None
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        line = line.decode("utf-8", "replace")
+        self.stdout_lines.append(line)
         return line
 
     def tail(self, n=15):
@@ -458,6 +476,9 @@ def _parse_args(argv):
     ap.add_argument("--world", default=os.path.join(REPO, "tools/world/world.sh"))
     ap.add_argument("--tmp", default=None, help="scratch directory (default $TEST_TMPDIR)")
     ap.add_argument("--only", action="append", default=[], help="run only checks named so")
+    ap.add_argument("--strict", action="store_true",
+                    default=os.environ.get("NETSTACK_E2E_STRICT") == "1",
+                    help="known-bug checks fail the test too (or NETSTACK_E2E_STRICT=1)")
     ap.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     for k in ("fetch", "testserver", "netem", "world"):
@@ -473,13 +494,16 @@ def _forward_args(args):
            "--world", args.world, "--tmp", args.tmp]
     for o in args.only:
         out += ["--only", o]
+    if args.strict:
+        out.append("--strict")
     return out
 
 
 def main(checks, rtt_ms=100, known_bugs=()):
     """checks: list of functions f(ctx). known_bugs: functions that currently fail because of a
-    reported bug; they are run and reported, and do not fail the test (a pass is reported too,
-    so the marker can be removed once the bug is fixed)."""
+    reported bug; they are run and reported, and do not fail the test unless --strict (or
+    NETSTACK_E2E_STRICT=1) is given; a pass is reported too, so the marker can be removed once
+    the bug is fixed."""
     args = _parse_args(sys.argv[1:])
     script = os.path.abspath(sys.argv[0])
     if not args.inner:
@@ -490,7 +514,6 @@ def main(checks, rtt_ms=100, known_bugs=()):
                 sys.exit(2)
         wdir = os.path.join(args.tmp, "world")
         if os.path.isdir(wdir):
-            import shutil
             shutil.rmtree(wdir)
         cmd = [args.world, "--dir", wdir, "--testserver", args.testserver, "--netem", args.netem,
                "--rtt-ms", str(rtt_ms), "--quiet", "--run", sys.executable, script, "--inner"]
@@ -501,6 +524,14 @@ def main(checks, rtt_ms=100, known_bugs=()):
         # stops every peer.
         os.execv(cmd[0], cmd)
 
+    # The world passes SIGTERM (e.g. Bazel's timeout) on to us: unwind, so every `finally` stops
+    # the peers the checks started.
+    def on_term(signum, frame):
+        print("e2e: signal %d: stopping" % signum, flush=True)
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGHUP, on_term)
     with open(os.environ["NETSTACK_WORLD"]) as f:
         world = json.load(f)
     print("e2e: world ready in %.1fs (%s), rtt %s ms, skipped: %s" % (
@@ -509,7 +540,7 @@ def main(checks, rtt_ms=100, known_bugs=()):
     ctx = Ctx(args, world)
     failed = []
     t_all = time.monotonic()
-    for fn, known in [(c, False) for c in checks] + [(c, True) for c in known_bugs]:
+    for fn, known in [(c, False) for c in checks] + [(c, not args.strict) for c in known_bugs]:
         name = fn.__name__
         if args.only and name not in args.only:
             continue

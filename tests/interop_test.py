@@ -50,7 +50,8 @@ def nginx_tls13(ctx):
 def nginx_ecdsa_tls12(ctx):
     body, t = _whoami(ctx, "ecdsa", "1.2")
     expect("ECDHE-ECDSA" in body, "nginx did not use the P-256 certificate: %r" % body)
-    expect(t["tls"]["cipher"].startswith("TLS_ECDHE_ECDSA_"), "trace cipher %r" % t["tls"]["cipher"])
+    expect(t["tls"]["cipher"].startswith("TLS_ECDHE_ECDSA_"),
+           "trace cipher %r" % t["tls"]["cipher"])
 
 
 def nginx_ecdsa_tls13(ctx):
@@ -91,9 +92,11 @@ def _s_server_fetch(ctx, host, server_args, fetch_args=(), repeat=1):
 
 def s_server_tls12_rsa(ctx):
     body, tr = _s_server_fetch(ctx, "www.example.test", ["-tls1_2"])
-    expect(re.search(r"Protocol\s*:\s*TLSv1\.2", body), "s_server page lacks TLSv1.2:\n" + body[:800])
+    expect(re.search(r"Protocol\s*:\s*TLSv1\.2", body),
+           "s_server page lacks TLSv1.2:\n" + body[:800])
     expect_eq(tr[0]["tls"]["version"], "TLSv1.2", "trace tls.version")
-    expect(tr[0]["tls"]["cipher"].startswith("TLS_ECDHE_RSA_"), "cipher %r" % tr[0]["tls"]["cipher"])
+    expect(tr[0]["tls"]["cipher"].startswith("TLS_ECDHE_RSA_"),
+           "cipher %r" % tr[0]["tls"]["cipher"])
 
 
 def s_server_tls12_ecdsa(ctx):
@@ -115,7 +118,8 @@ def s_server_tls12_static_rsa_resumes(ctx):
 
 def s_server_tls13_resumes(ctx):
     body, tr = _s_server_fetch(ctx, "www.example.test", ["-tls1_3"], repeat=2)
-    expect(re.search(r"Protocol\s*:\s*TLSv1\.3", body), "s_server page lacks TLSv1.3:\n" + body[:800])
+    expect(re.search(r"Protocol\s*:\s*TLSv1\.3", body),
+           "s_server page lacks TLSv1.3:\n" + body[:800])
     expect_eq([t["tls"]["version"] for t in tr], ["TLSv1.3"] * 2, "trace tls.version")
     expect_eq([t["tls"]["resumed"] for t in tr], [False, True], "tls.resumed per round")
 

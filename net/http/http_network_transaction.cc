@@ -63,7 +63,10 @@ void HttpNetworkTransaction::OnRequestTimeout() {
 
 void HttpNetworkTransaction::Finish(int result) {
   timing_.net_error = result;
-  if (result < 0) request_timer_.Stop();
+  if (result < 0) {
+    request_timer_.Stop();
+    if (timing_.failed_at.is_null()) timing_.failed_at = session_->clock()->NowTicks();
+  }
 }
 
 void HttpNetworkTransaction::OnIOComplete(int result) {

@@ -34,14 +34,13 @@ void SSLClientContext::OnLeaderHandshakeDone(const std::string& key,
                                              absl::Duration handshake_time) {
   auto it = groups_.find(key);
   if (it == groups_.end() || it->second.leader_id != connection_id) return;
-  if (it->second.waiters.empty()) {
-    groups_.erase(it);
-    return;
-  }
-  // A TLS 1.3 ticket (or a False Start TLS 1.2 session) arrives about one
-  // round trip after the client's handshake completes; the handshake time
-  // bounds that round trip.
+  // The group stays open even with nobody waiting yet: connections whose TCP
+  // connect completes only now must still wait for this session rather than
+  // start full handshakes of their own. A TLS 1.3 ticket (or a False Start
+  // TLS 1.2 session) arrives about one round trip after the client's
+  // handshake completes; the handshake time bounds that round trip.
   absl::Duration grace = std::max(2 * handshake_time, absl::Milliseconds(20));
+  it->second.leader_done = true;
   it->second.grace_timer = std::make_unique<OneShotTimer>();
   it->second.grace_timer->Start(grace, [this, key] { WakeAll(key); });
 }
@@ -49,6 +48,9 @@ void SSLClientContext::OnLeaderHandshakeDone(const std::string& key,
 void SSLClientContext::OnLeaderGone(const std::string& key, uint64_t connection_id) {
   auto it = groups_.find(key);
   if (it == groups_.end() || it->second.leader_id != connection_id) return;
+  // A leader that finished its handshake keeps the group open for its
+  // session's grace period even if its socket goes away.
+  if (it->second.leader_done) return;
   WakeAll(key);
 }
 

@@ -68,6 +68,7 @@ class SSLClientContext {
   };
   struct Group {
     uint64_t leader_id = 0;
+    bool leader_done = false;  // handshake finished; waiting for its session
     std::list<Waiter> waiters;
     std::unique_ptr<OneShotTimer> grace_timer;
   };

@@ -248,6 +248,37 @@ TEST_F(SSLSocketTest, ParallelConnectionsCoalesceIntoOneFullHandshake) {
   }
 }
 
+// Connections that start after the leader's handshake finished, but before
+// its TLS 1.3 ticket arrived, still wait for that ticket and resume.
+TEST_F(SSLSocketTest, LateConnectionsWaitForAFinishedLeadersSession) {
+  EchoServer server(ServerConfig());
+  std::unique_ptr<SSLClientSocket> leader;
+  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", SSLConfig(), &leader));
+  EXPECT_FALSE(leader->ssl_info().resumed);
+  std::vector<std::unique_ptr<SSLClientSocket>> late;
+  int done = 0;
+  for (int i = 0; i < 5; ++i) {
+    auto tcp = std::make_unique<TCPClientSocket>(server.address(), absl::Seconds(5));
+    TestCompletionCallback cb;
+    ASSERT_EQ(OK, cb.GetResult(tcp->Connect(cb.callback())));
+    late.push_back(std::make_unique<SSLClientSocket>(std::move(tcp), "www.example.test",
+                                                     server.address().port(), SSLConfig(),
+                                                     context_.get()));
+    ASSERT_EQ(ERR_IO_PENDING, late.back()->Connect([&](int rv) {
+      EXPECT_EQ(rv, OK);
+      ++done;
+    }));
+  }
+  // The leader reads, which delivers its tickets and wakes the others.
+  EXPECT_EQ(RoundTrip(leader.get(), "tickets"), "tickets");
+  while (done < 5) loop_.RunUntilIdle();
+  for (auto& s : late) {
+    EXPECT_TRUE(s->ssl_info().resumed);
+    EXPECT_TRUE(s->ssl_info().waited_for_session);
+  }
+  EXPECT_EQ(server.full_handshakes(), 1);
+}
+
 TEST_F(SSLSocketTest, CertificateErrorsAreNamed) {
   struct Case {
     const char* chain;

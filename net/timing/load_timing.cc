@@ -14,7 +14,8 @@ std::string Ms(absl::Duration d) {
 }
 
 // The W3C points in order. For a reused connection the lookup and connect
-// points collapse onto fetchStart.
+// points collapse onto fetchStart; otherwise a point that did not happen
+// stays null.
 struct Point {
   const char* name;
   TimeTicks value;
@@ -22,7 +23,7 @@ struct Point {
 
 std::vector<Point> OrderedPoints(const LoadTiming& t) {
   TimeTicks fetch = t.fetch_start.is_null() ? t.start : t.fetch_start;
-  auto or_fetch = [&](TimeTicks v) { return v.is_null() ? fetch : v; };
+  auto or_fetch = [&](TimeTicks v) { return v.is_null() && t.socket_reused ? fetch : v; };
   std::vector<Point> points = {
       {"startTime", t.start},
       {"fetchStart", fetch},
@@ -71,6 +72,8 @@ std::string LoadTimingToJson(const LoadTiming& t) {
       absl::StrAppend(&json, ",\"", p.name, "\":", Ms(p.value - t.start));
     }
   }
+  if (!t.failed_at.is_null())
+    absl::StrAppend(&json, ",\"failedAt\":", Ms(t.failed_at - t.start));
   absl::StrAppend(&json, ",\"method\":\"", t.method, "\"");
   absl::StrAppend(&json, ",\"status\":", t.status_code);
   absl::StrAppend(&json, ",\"error\":\"", ErrorToShortString(t.net_error), "\"");
@@ -126,15 +129,20 @@ std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings) {
     first = false;
     absl::StrAppend(&out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":", tid,
                     ",\"args\":{\"name\":\"", JsonEscape(t.url), "\"}}");
-    TimeTicks end = t.response_end.is_null() ? t.response_start : t.response_end;
+    TimeTicks end = !t.response_end.is_null() ? t.response_end
+                    : !t.failed_at.is_null() ? t.failed_at
+                                             : t.response_start;
     event(tid, "request", t.start, end,
           absl::StrCat("\"url\":\"", JsonEscape(t.url), "\",\"status\":", t.status_code,
                        ",\"error\":\"", ErrorToShortString(t.net_error), "\""));
     event(tid, "dns", t.dns_start, t.dns_end,
           absl::StrCat("\"source\":\"", t.dns_source, "\""));
-    event(tid, "tcp_connect", t.connect_start, t.ssl_start.is_null() ? t.connect_end : t.ssl_start, "");
+    // A phase cut short by a failure ends where the request failed.
+    auto end_or_failed = [&](TimeTicks v) { return v.is_null() ? t.failed_at : v; };
+    event(tid, "tcp_connect", t.connect_start,
+          end_or_failed(t.ssl_start.is_null() ? t.connect_end : t.ssl_start), "");
     if (t.https) {
-      event(tid, "tls_handshake", t.ssl_start, t.connect_end,
+      event(tid, "tls_handshake", t.ssl_start, end_or_failed(t.connect_end),
             absl::StrCat("\"version\":\"", t.ssl.version, "\",\"resumed\":",
                          t.ssl.resumed ? "true" : "false", ",\"falseStart\":",
                          t.ssl.false_start ? "true" : "false"));

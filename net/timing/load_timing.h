@@ -30,6 +30,9 @@ struct LoadTiming {
   TimeTicks request_start;    // requestStart: first request byte written
   TimeTicks response_start;   // responseStart: first response byte read
   TimeTicks response_end;     // responseEnd: last body byte read
+  // When the request failed (null if it did not). Not a W3C point: the
+  // trace-event export ends the request's slice there.
+  TimeTicks failed_at;
 
   // Facts.
   std::string url;
@@ -47,8 +50,9 @@ struct LoadTiming {
 
 // ToJson returns one JSON object (single line) for |timing|. Times are
 // milliseconds relative to startTime with microsecond precision. Every
-// W3C point appears; secureConnectionStart only for https. For a reused
-// connection the lookup and connect points equal fetchStart, as in W3C.
+// W3C point appears (secureConnectionStart only for https); a point that did
+// not happen, as in a failed request, is null. For a reused connection the
+// lookup and connect points equal fetchStart, as in W3C.
 std::string LoadTimingToJson(const LoadTiming& timing);
 
 // ToTraceEvents returns a Chrome trace-event JSON document (the object form,

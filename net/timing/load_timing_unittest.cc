@@ -55,6 +55,7 @@ TEST(LoadTimingTest, PlainHttpHasNoSecureConnectionStart) {
 TEST(LoadTimingTest, ReusedConnectionCollapsesOntoFetchStart) {
   LoadTiming t;
   t.https = true;
+  t.socket_reused = true;
   t.start = At(0);
   t.fetch_start = At(2);
   t.request_start = At(3);
@@ -63,6 +64,30 @@ TEST(LoadTimingTest, ReusedConnectionCollapsesOntoFetchStart) {
   std::string json = LoadTimingToJson(t);
   EXPECT_NE(json.find("\"connectEnd\":2.000"), std::string::npos) << json;
   EXPECT_NE(json.find("\"secureConnectionStart\":2.000"), std::string::npos) << json;
+}
+
+TEST(LoadTimingTest, FailedRequestHasNullPointsAndARequestSlice) {
+  LoadTiming t;
+  t.https = true;
+  t.url = "https://a.test/";
+  t.start = At(0);
+  t.fetch_start = At(0);
+  t.dns_start = At(0);
+  t.dns_end = At(1);
+  t.connect_start = At(1);
+  t.failed_at = At(3);
+  t.net_error = -102;
+  std::string json = LoadTimingToJson(t);
+  EXPECT_NE(json.find("\"connectStart\":1.000,\"secureConnectionStart\":null,"
+                      "\"connectEnd\":null"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"failedAt\":3.000"), std::string::npos);
+  std::string events = LoadTimingsToTraceEvents({t});
+  EXPECT_NE(events.find("\"name\":\"request\",\"cat\":\"net\",\"ph\":\"X\",\"pid\":1,"
+                        "\"tid\":1,\"ts\":0,\"dur\":3000"),
+            std::string::npos)
+      << events;
 }
 
 TEST(LoadTimingTest, TraceEventsAreCompleteEvents) {
