@@ -54,12 +54,14 @@ class SystemHostResolver::RequestImpl : public HostResolver::Request {
 SystemHostResolver::SystemHostResolver(WorkerPool* pool) : pool_(pool) {}
 SystemHostResolver::~SystemHostResolver() = default;
 
-void SystemHostResolver::AddOverride(const ResolveOverride& entry) {
-  overrides_[absl::StrCat(entry.host, ":", entry.port)] = entry.address;
+void ResolveOverrides::Add(const ResolveOverride& entry) {
+  overrides_.emplace(absl::StrCat(entry.host, ":", entry.port), entry.address);
 }
 
-bool SystemHostResolver::ResolveLocally(const std::string& host, uint16_t port,
-                                        HostResolveResult* result) {
+void SystemHostResolver::AddOverride(const ResolveOverride& entry) { overrides_.Add(entry); }
+
+bool ResolveOverrides::Lookup(const std::string& host, uint16_t port,
+                              HostResolveResult* result) const {
   auto it = overrides_.find(absl::StrCat(absl::AsciiStrToLower(host), ":", port));
   if (it != overrides_.end()) {
     result->addresses = {it->second};
@@ -78,7 +80,7 @@ int SystemHostResolver::Resolve(const std::string& host, uint16_t port,
                                 HostResolveResult* result,
                                 CompletionOnceCallback callback,
                                 std::unique_ptr<Request>* out_request) {
-  if (ResolveLocally(host, port, result)) return OK;
+  if (overrides_.Lookup(host, port, result)) return OK;
   auto request = std::make_unique<RequestImpl>(result, std::move(callback));
   WeakPtr<RequestImpl> weak = request->GetWeakPtr();
   *out_request = std::move(request);

@@ -30,6 +30,15 @@ struct HostResolveResult {
   std::string detail;
 };
 
+// ResolveOverride is one curl-style "host:port:address" entry.
+struct ResolveOverride {
+  std::string host;
+  uint16_t port = 0;
+  IPAddress address;
+  // ParseResolveOverride parses "host:port:addr" (addr may be [v6]).
+  [[nodiscard]] static absl::StatusOr<ResolveOverride> Parse(absl::string_view text);
+};
+
 class HostResolver {
  public:
   class Request {
@@ -41,16 +50,34 @@ class HostResolver {
   virtual int Resolve(const std::string& host, uint16_t port,
                       HostResolveResult* result, CompletionOnceCallback callback,
                       std::unique_ptr<Request>* out_request) = 0;
+  // Prefetch resolves |host| ahead of use. A resolver with a cache tags the
+  // answer so the first request that uses it reports source "prefetch".
+  virtual int Prefetch(const std::string& host, HostResolveResult* result,
+                       CompletionOnceCallback callback, std::unique_ptr<Request>* out_request) {
+    return Resolve(host, 0, result, std::move(callback), out_request);
+  }
+  // ResolveTxt returns the TXT records of |name|, each record's strings
+  // joined, records kept apart. Resolvers without DNS access return
+  // ERR_NOT_IMPLEMENTED.
+  virtual int ResolveTxt(const std::string& name, std::vector<std::string>* records,
+                         CompletionOnceCallback callback, std::unique_ptr<Request>* out_request) {
+    return ERR_NOT_IMPLEMENTED;
+  }
 };
 
-// ResolveOverride is one curl-style "host:port:address" entry.
-struct ResolveOverride {
-  std::string host;
-  uint16_t port = 0;
-  IPAddress address;
-  // ParseResolveOverride parses "host:port:addr" (addr may be [v6]).
-  [[nodiscard]] static absl::StatusOr<ResolveOverride> Parse(absl::string_view text);
+// ResolveOverrides answers "--resolve" entries and IP literals locally, for
+// every resolver.
+class ResolveOverrides {
+ public:
+  // Add keeps the first entry for a host:port.
+  void Add(const ResolveOverride& entry);
+  // Lookup fills |result| and returns true if |host| needs no lookup.
+  bool Lookup(const std::string& host, uint16_t port, HostResolveResult* result) const;
+
+ private:
+  absl::flat_hash_map<std::string, IPAddress> overrides_;  // "host:port"
 };
+
 
 class SystemHostResolver : public HostResolver {
  public:
@@ -58,6 +85,7 @@ class SystemHostResolver : public HostResolver {
   explicit SystemHostResolver(WorkerPool* pool);
   ~SystemHostResolver() override;
 
+  // AddOverride: the first entry for a host:port wins.
   void AddOverride(const ResolveOverride& entry);
 
   int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
@@ -66,12 +94,8 @@ class SystemHostResolver : public HostResolver {
 
  private:
   class RequestImpl;
-  // Answers from overrides or literals; returns false if a lookup is needed.
-  bool ResolveLocally(const std::string& host, uint16_t port,
-                      HostResolveResult* result);
-
   WorkerPool* const pool_;
-  absl::flat_hash_map<std::string, IPAddress> overrides_;  // "host:port"
+  ResolveOverrides overrides_;
 };
 
 }  // namespace net

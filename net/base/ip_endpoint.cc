@@ -20,6 +20,14 @@ IPAddress IPAddress::IPv4(uint8_t a, uint8_t b, uint8_t c, uint8_t d) {
   return ip;
 }
 
+std::optional<IPAddress> IPAddress::FromBytes(const uint8_t* bytes, size_t size) {
+  if (size != 4 && size != 16) return std::nullopt;
+  IPAddress ip;
+  std::memcpy(ip.bytes_.data(), bytes, size);
+  ip.size_ = size;
+  return ip;
+}
+
 std::optional<IPAddress> IPAddress::Parse(absl::string_view text) {
   std::string s(text);
   IPAddress ip;

@@ -21,6 +21,8 @@ class IPAddress {
   IPAddress() = default;
   static IPAddress IPv4(uint8_t a, uint8_t b, uint8_t c, uint8_t d);
   static IPAddress IPv4Localhost() { return IPv4(127, 0, 0, 1); }
+  // FromBytes takes 4 (IPv4) or 16 (IPv6) network-order bytes.
+  static std::optional<IPAddress> FromBytes(const uint8_t* bytes, size_t size);
   // Parse accepts dotted IPv4 or textual IPv6 (no brackets).
   static std::optional<IPAddress> Parse(absl::string_view text);
 

@@ -1,0 +1,392 @@
+#include "dns/cares_host_resolver.h"
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "dns/dns_response.h"
+#include "net/base/weak_ptr.h"
+
+namespace net {
+
+int MapCaresError(int status) {
+  switch (status) {
+    case ARES_SUCCESS:
+      return OK;
+    case ARES_ENOTFOUND:
+    case ARES_ENODATA:
+    case ARES_ENONAME:
+    case ARES_EBADNAME:
+      return ERR_NAME_NOT_RESOLVED;
+    case ARES_ETIMEOUT:
+    case ARES_ECONNREFUSED:
+      // No answer from any server (a dead server on loopback refuses).
+      return ERR_DNS_TIMED_OUT;
+    case ARES_EFORMERR:
+    case ARES_EBADRESP:
+      return ERR_DNS_MALFORMED_RESPONSE;
+    case ARES_ESERVFAIL:
+    case ARES_EREFUSED:
+    case ARES_ENOTIMP:
+      return ERR_DNS_SERVER_FAILED;
+    case ARES_ECANCELLED:
+    case ARES_EDESTRUCTION:
+      return ERR_ABORTED;
+    case ARES_ENOMEM:
+      return ERR_OUT_OF_MEMORY;
+    default:
+      return ERR_FAILED;
+  }
+}
+
+namespace {
+
+bool IsValidHostname(const std::string& host) {
+  if (host.empty() || host.size() > 253) return false;
+  for (char c : host) {
+    if (!absl::ascii_isalnum(c) && c != '-' && c != '.' && c != '_') return false;
+  }
+  return true;
+}
+
+std::string JobKey(const std::string& name, HostCache::Kind kind) {
+  return absl::StrCat(kind == HostCache::Kind::kTxt ? "txt:" : "addr:",
+                      absl::AsciiStrToLower(name));
+}
+
+}  // namespace
+
+// Watches one c-ares socket on the event loop.
+class CaresHostResolver::SocketWatcher : public FdWatcher {
+ public:
+  SocketWatcher(CaresHostResolver* resolver, ares_socket_t fd)
+      : resolver_(resolver), fd_(fd) {}
+  void Update(bool read, bool write) {
+    controller_.Watch(EventLoop::Current(), fd_, read, write, this);
+  }
+  void OnFdReadable(int fd) override { resolver_->ProcessFd(fd_, ARES_SOCKET_BAD); }
+  void OnFdWritable(int fd) override { resolver_->ProcessFd(ARES_SOCKET_BAD, fd_); }
+
+ private:
+  CaresHostResolver* const resolver_;
+  const ares_socket_t fd_;
+  FdWatchController controller_;
+};
+
+// One request's view of a lookup.
+class CaresHostResolver::RequestImpl : public HostResolver::Request {
+ public:
+  RequestImpl(Job* job, HostResolveResult* result, std::vector<std::string>* texts,
+              CompletionOnceCallback callback)
+      : job_(job), result_(result), texts_(texts), callback_(std::move(callback)) {}
+  ~RequestImpl() override;
+  void Complete(int error, const HostCache::Entry& entry, const std::string& detail) {
+    job_ = nullptr;
+    if (result_) {
+      result_->addresses = entry.addresses;
+      result_->source = "network";
+      result_->detail = detail;
+    }
+    if (texts_) *texts_ = entry.texts;
+    std::move(callback_)(error);
+  }
+  void Detach() { job_ = nullptr; }
+
+ private:
+  Job* job_;
+  HostResolveResult* result_;
+  std::vector<std::string>* texts_;
+  CompletionOnceCallback callback_;
+};
+
+// One outstanding lookup (A+AAAA, or TXT) and the requests waiting for it.
+class CaresHostResolver::Job {
+ public:
+  Job(std::string name, HostCache::Kind kind, bool prefetch)
+      : name(std::move(name)), kind(kind), prefetch_only(prefetch) {}
+  ~Job() {
+    for (RequestImpl* r : requests) r->Detach();
+  }
+
+  const std::string name;
+  const HostCache::Kind kind;
+  bool prefetch_only;  // every requester so far was a prefetch
+  std::list<RequestImpl*> requests;
+  int pending_queries = 0;
+  // Accumulated over the queries.
+  HostCache::Entry entry;
+  uint32_t min_ttl = UINT32_MAX;
+  std::optional<uint32_t> negative_ttl;
+  int first_error = OK;
+  int answered_empty = 0;  // NXDOMAIN / NODATA answers
+  std::string detail;
+  bool started = false;
+};
+
+CaresHostResolver::RequestImpl::~RequestImpl() {
+  if (job_) job_->requests.remove(this);
+}
+
+struct CaresHostResolver::QueryContext {
+  CaresHostResolver* resolver;
+  std::string key;
+  int qtype;
+};
+
+CaresHostResolver::CaresHostResolver(const CaresResolverConfig& config)
+    : config_(config), cache_(config.cache_size, config.clock, config.max_negative_ttl) {}
+
+absl::StatusOr<std::unique_ptr<CaresHostResolver>> CaresHostResolver::Create(
+    const CaresResolverConfig& config) {
+  static int init = ares_library_init(ARES_LIB_INIT_ALL);
+  if (init != ARES_SUCCESS) return absl::InternalError("ares_library_init failed");
+  std::unique_ptr<CaresHostResolver> resolver(new CaresHostResolver(config));
+  ares_options options{};
+  int mask = ARES_OPT_SOCK_STATE_CB | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES | ARES_OPT_FLAGS;
+  options.sock_state_cb = &CaresHostResolver::SockStateCallback;
+  options.sock_state_cb_data = resolver.get();
+  options.timeout = static_cast<int>(absl::ToInt64Milliseconds(config.attempt_timeout));
+  options.tries = std::max(1, config.tries);
+  options.flags = ARES_FLAG_NOSEARCH | ARES_FLAG_NOALIASES;
+  if (config.edns) {
+    options.flags |= ARES_FLAG_EDNS;
+    options.ednspsz = config.edns_payload;
+    mask |= ARES_OPT_EDNSPSZ;
+  }
+  int rv = ares_init_options(&resolver->channel_, &options, mask);
+  if (rv != ARES_SUCCESS) {
+    return absl::InternalError(absl::StrCat("ares_init_options: ", ares_strerror(rv)));
+  }
+  if (!config.servers.empty()) {
+    std::string csv = absl::StrJoin(config.servers, ",");
+    rv = ares_set_servers_ports_csv(resolver->channel_, csv.c_str());
+    if (rv != ARES_SUCCESS) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad DNS server list '", csv, "': ", ares_strerror(rv)));
+    }
+  }
+  return resolver;
+}
+
+CaresHostResolver::~CaresHostResolver() {
+  destroying_ = true;
+  timer_.Stop();
+  // Fails every outstanding query with ARES_EDESTRUCTION; the callbacks
+  // only free their contexts while destroying_ is set.
+  if (channel_) ares_destroy(channel_);
+  jobs_.clear();
+  sockets_.clear();
+}
+
+void CaresHostResolver::SockStateCallback(void* data, ares_socket_t fd, int readable,
+                                          int writable) {
+  auto* self = static_cast<CaresHostResolver*>(data);
+  if (self->destroying_) return;
+  if (!readable && !writable) {
+    self->sockets_.erase(fd);
+    return;
+  }
+  std::unique_ptr<SocketWatcher>& watcher = self->sockets_[fd];
+  if (!watcher) watcher = std::make_unique<SocketWatcher>(self, fd);
+  watcher->Update(readable, writable);
+}
+
+void CaresHostResolver::ProcessFd(ares_socket_t read_fd, ares_socket_t write_fd) {
+  ares_process_fd(channel_, read_fd, write_fd);
+  ArmTimer();
+}
+
+void CaresHostResolver::ArmTimer() {
+  timeval tv;
+  if (ares_timeout(channel_, nullptr, &tv) == nullptr) {
+    timer_.Stop();
+    return;
+  }
+  absl::Duration delay = absl::Seconds(tv.tv_sec) + absl::Microseconds(tv.tv_usec);
+  timer_.Start(delay, [this] { ProcessFd(ARES_SOCKET_BAD, ARES_SOCKET_BAD); });
+}
+
+int CaresHostResolver::Resolve(const std::string& host, uint16_t port,
+                               HostResolveResult* result, CompletionOnceCallback callback,
+                               std::unique_ptr<Request>* out_request) {
+  if (overrides_.Lookup(host, port, result)) return OK;
+  return StartOrJoin(host, HostCache::Kind::kAddresses, false, result, nullptr,
+                     std::move(callback), out_request);
+}
+
+int CaresHostResolver::Prefetch(const std::string& host, HostResolveResult* result,
+                                CompletionOnceCallback callback,
+                                std::unique_ptr<Request>* out_request) {
+  if (overrides_.Lookup(host, 0, result)) return OK;
+  return StartOrJoin(host, HostCache::Kind::kAddresses, true, result, nullptr,
+                     std::move(callback), out_request);
+}
+
+int CaresHostResolver::ResolveTxt(const std::string& name, std::vector<std::string>* records,
+                                  CompletionOnceCallback callback,
+                                  std::unique_ptr<Request>* out_request) {
+  return StartOrJoin(name, HostCache::Kind::kTxt, false, nullptr, records, std::move(callback),
+                     out_request);
+}
+
+int CaresHostResolver::StartOrJoin(const std::string& raw_name, HostCache::Kind kind,
+                                   bool prefetch, HostResolveResult* result,
+                                   std::vector<std::string>* texts,
+                                   CompletionOnceCallback callback,
+                                   std::unique_ptr<Request>* out_request) {
+  std::string name = absl::AsciiStrToLower(raw_name);
+  if (!name.empty() && name.back() == '.') name.pop_back();
+  if (!IsValidHostname(name)) {
+    if (result) result->detail = "invalid host name";
+    return ERR_NAME_NOT_RESOLVED;
+  }
+  bool was_prefetched = false;
+  if (const HostCache::Entry* entry = cache_.Lookup(name, kind, &was_prefetched)) {
+    if (result) {
+      result->addresses = entry->addresses;
+      // A prefetch's own re-lookup is a plain cache hit.
+      result->source = was_prefetched && !prefetch ? "prefetch" : "cache";
+      if (entry->error != OK) result->detail = "negative cache entry (NXDOMAIN)";
+    }
+    if (texts) *texts = entry->texts;
+    return entry->error;
+  }
+  std::string key = JobKey(name, kind);
+  auto it = jobs_.find(key);
+  Job* job;
+  if (it != jobs_.end()) {
+    job = it->second.get();
+    ++coalesced_;
+    if (!prefetch) job->prefetch_only = false;
+  } else {
+    auto new_job = std::make_unique<Job>(name, kind, prefetch);
+    job = new_job.get();
+    jobs_[key] = std::move(new_job);
+    if (running_jobs_ < std::max<size_t>(config_.max_concurrent_jobs, 1)) {
+      StartJob(job);
+    } else {
+      queued_jobs_.push_back(key);
+    }
+  }
+  auto request = std::make_unique<RequestImpl>(job, result, texts, std::move(callback));
+  job->requests.push_back(request.get());
+  *out_request = std::move(request);
+  return ERR_IO_PENDING;
+}
+
+void CaresHostResolver::StartJob(Job* job) {
+  ++running_jobs_;
+  job->started = true;
+  if (job->kind == HostCache::Kind::kTxt) {
+    SendQuery(job, kDnsTypeTxt);
+  } else {
+    SendQuery(job, kDnsTypeA);
+    SendQuery(job, kDnsTypeAaaa);
+  }
+  ArmTimer();
+}
+
+void CaresHostResolver::StartQueuedJobs() {
+  while (!queued_jobs_.empty() && running_jobs_ < config_.max_concurrent_jobs) {
+    auto it = jobs_.find(queued_jobs_.front());
+    queued_jobs_.pop_front();
+    if (it != jobs_.end() && !it->second->started) StartJob(it->second.get());
+  }
+}
+
+void CaresHostResolver::SendQuery(Job* job, int qtype) {
+  ++job->pending_queries;
+  ++queries_sent_;
+  auto* context = new QueryContext{this, JobKey(job->name, job->kind), qtype};
+  ares_query(channel_, job->name.c_str(), 1 /* IN */, qtype, &CaresHostResolver::OnQueryComplete,
+             context);
+}
+
+void CaresHostResolver::OnQueryComplete(void* arg, int status, int timeouts,
+                                        unsigned char* abuf, int alen) {
+  std::unique_ptr<QueryContext> context(static_cast<QueryContext*>(arg));
+  if (context->resolver->destroying_) return;
+  context->resolver->OnQueryResult(context->key, context->qtype, status, abuf, alen);
+}
+
+void CaresHostResolver::OnQueryResult(const std::string& key, int qtype, int status,
+                                      const unsigned char* abuf, int alen) {
+  auto it = jobs_.find(key);
+  if (it == jobs_.end()) return;
+  Job* job = it->second.get();
+  --job->pending_queries;
+
+  // Parse whatever came back, success or NXDOMAIN (for the SOA).
+  absl::StatusOr<DnsResponse> response = absl::InvalidArgumentError("no answer");
+  if (abuf && alen > 0) {
+    response = ParseDnsResponse(
+        absl::string_view(reinterpret_cast<const char*>(abuf), static_cast<size_t>(alen)));
+  }
+  if (status == ARES_SUCCESS && !response.ok()) {
+    status = ARES_EBADRESP;
+    job->detail = std::string(response.status().message());
+  }
+  if (response.ok()) {
+    bool found = false;
+    for (const DnsRecord& r : response->answers) {
+      if (r.type == kDnsTypeCname) {
+        job->min_ttl = std::min(job->min_ttl, r.ttl);
+        continue;
+      }
+      if (r.type != qtype) continue;
+      found = true;
+      job->min_ttl = std::min(job->min_ttl, r.ttl);
+      if (r.address) job->entry.addresses.push_back(*r.address);
+      if (qtype == kDnsTypeTxt) job->entry.texts.push_back(r.text);
+    }
+    if (status == ARES_SUCCESS && !found) status = ARES_ENODATA;
+    if (std::optional<uint32_t> neg = response->NegativeTtl())
+      job->negative_ttl = std::min(job->negative_ttl.value_or(UINT32_MAX), *neg);
+  }
+  if (status == ARES_ENOTFOUND || status == ARES_ENODATA) {
+    ++job->answered_empty;
+  } else if (status != ARES_SUCCESS && job->first_error == OK) {
+    job->first_error = MapCaresError(status);
+    if (job->detail.empty()) job->detail = ares_strerror(status);
+  }
+  if (job->pending_queries == 0) FinishJob(key);
+}
+
+void CaresHostResolver::FinishJob(const std::string& key) {
+  auto it = jobs_.find(key);
+  std::unique_ptr<Job> job = std::move(it->second);
+  jobs_.erase(it);
+  --running_jobs_;
+  StartQueuedJobs();
+
+  int error;
+  bool has_answer = !job->entry.addresses.empty() || !job->entry.texts.empty();
+  int queries = job->kind == HostCache::Kind::kTxt ? 1 : 2;
+  if (has_answer) {
+    error = OK;
+    job->entry.error = OK;
+    job->entry.from_prefetch = job->prefetch_only;
+    cache_.Set(job->name, job->kind, job->entry, absl::Seconds(job->min_ttl));
+  } else if (job->answered_empty == queries) {
+    // Authoritatively nothing: negative entry per the SOA (RFC 2308).
+    error = ERR_NAME_NOT_RESOLVED;
+    job->entry.error = error;
+    job->detail = "no such name (NXDOMAIN or no data)";
+    absl::Duration ttl = job->negative_ttl ? absl::Seconds(*job->negative_ttl)
+                                           : config_.default_negative_ttl;
+    cache_.Set(job->name, job->kind, job->entry, ttl);
+  } else {
+    error = job->first_error != OK ? job->first_error : ERR_NAME_NOT_RESOLVED;
+  }
+  // Deliver from a fresh task: never inside ares_query or the caller's call.
+  EventLoop::Current()->PostTask([job = std::move(job), error]() mutable {
+    while (!job->requests.empty()) {
+      RequestImpl* request = job->requests.front();
+      job->requests.pop_front();
+      request->Complete(error, job->entry, job->detail);
+    }
+  });
+}
+
+}  // namespace net

@@ -1,0 +1,121 @@
+// CaresHostResolver: DNS over c-ares, driven by the network thread's
+// EventLoop — c-ares tells us which sockets to watch (socket-state
+// callback -> FdWatchController), we call ares_process_fd when one is
+// ready, and one OneShotTimer is re-armed from ares_timeout() after every
+// call. No polling thread, no fixed poll interval.
+//
+// A and AAAA for Resolve/Prefetch, TXT for ResolveTxt (EDNS0 with a large
+// buffer; c-ares retries over TCP when an answer is truncated). Answers go
+// through HostCache (TTLs, negative caching per the SOA minimum). Requests
+// for a name already being looked up join that lookup (one query). Results
+// are always delivered from a posted task, never inside the caller's call.
+// Destroying a Request cancels it.
+//
+// Owned by the network context; outlives every Request. Network thread only.
+
+#ifndef DNS_CARES_HOST_RESOLVER_H_
+#define DNS_CARES_HOST_RESOLVER_H_
+
+#include <ares.h>
+
+#include <deque>
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "dns/host_cache.h"
+#include "dns/host_resolver.h"
+#include "net/base/event_loop.h"
+#include "net/base/tick_clock.h"
+
+namespace net {
+
+struct CaresResolverConfig {
+  // "addr:port" or "[v6]:port"; empty: the servers in /etc/resolv.conf.
+  std::vector<std::string> servers;
+  absl::Duration attempt_timeout = absl::Milliseconds(1000);
+  int tries = 2;
+  // EDNS0 with this UDP payload size; false: plain DNS (512-byte UDP, TCP
+  // fallback on truncation).
+  bool edns = true;
+  int edns_payload = 4096;
+  size_t cache_size = 1000;
+  // Lookups in flight at once; more wait their turn, so a burst of names
+  // does not flood the server (or the socket buffers) with queries.
+  size_t max_concurrent_jobs = 64;
+  absl::Duration max_negative_ttl = absl::Minutes(5);
+  // Negative TTL when an NXDOMAIN carries no SOA.
+  absl::Duration default_negative_ttl = absl::Seconds(60);
+  const TickClock* clock = DefaultTickClock::GetInstance();
+};
+
+// MapCaresError maps a c-ares status to a net error (the one place).
+int MapCaresError(int ares_status);
+
+class CaresHostResolver : public HostResolver {
+ public:
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<CaresHostResolver>> Create(
+      const CaresResolverConfig& config);
+  ~CaresHostResolver() override;
+
+  void AddOverride(const ResolveOverride& entry) { overrides_.Add(entry); }
+
+  int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
+              CompletionOnceCallback callback, std::unique_ptr<Request>* out_request) override;
+  int Prefetch(const std::string& host, HostResolveResult* result,
+               CompletionOnceCallback callback, std::unique_ptr<Request>* out_request) override;
+  int ResolveTxt(const std::string& name, std::vector<std::string>* records,
+                 CompletionOnceCallback callback, std::unique_ptr<Request>* out_request) override;
+
+  HostCache* host_cache() { return &cache_; }
+  // Counters for tests: DNS queries sent, lookups joined by a later request,
+  // sockets and lookups open now.
+  size_t queries_sent() const { return queries_sent_; }
+  size_t coalesced_requests() const { return coalesced_; }
+  size_t open_sockets() const { return sockets_.size(); }
+  size_t active_jobs() const { return jobs_.size(); }
+
+ private:
+  class Job;
+  class RequestImpl;
+  class SocketWatcher;
+  struct QueryContext;
+  friend class Job;
+
+  explicit CaresHostResolver(const CaresResolverConfig& config);
+  int StartOrJoin(const std::string& name, HostCache::Kind kind, bool prefetch,
+                  HostResolveResult* result, std::vector<std::string>* texts,
+                  CompletionOnceCallback callback, std::unique_ptr<Request>* out_request);
+  void StartJob(Job* job);
+  void StartQueuedJobs();
+  void SendQuery(Job* job, int qtype);
+  static void OnQueryComplete(void* arg, int status, int timeouts, unsigned char* abuf,
+                              int alen);
+  void OnQueryResult(const std::string& key, int qtype, int status, const unsigned char* abuf,
+                     int alen);
+  void FinishJob(const std::string& key);
+
+  static void SockStateCallback(void* data, ares_socket_t fd, int readable, int writable);
+  void ProcessFd(ares_socket_t read_fd, ares_socket_t write_fd);
+  void ArmTimer();
+
+  CaresResolverConfig config_;
+  ares_channel channel_ = nullptr;
+  bool destroying_ = false;
+  HostCache cache_;
+  ResolveOverrides overrides_;
+  absl::flat_hash_map<ares_socket_t, std::unique_ptr<SocketWatcher>> sockets_;
+  OneShotTimer timer_;
+  absl::flat_hash_map<std::string, std::unique_ptr<Job>> jobs_;
+  std::deque<std::string> queued_jobs_;
+  size_t running_jobs_ = 0;
+  size_t queries_sent_ = 0;
+  size_t coalesced_ = 0;
+};
+
+}  // namespace net
+
+#endif  // DNS_CARES_HOST_RESOLVER_H_

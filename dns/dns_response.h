@@ -1,0 +1,60 @@
+// ParseDnsResponse: a bounds-safe DNS message parser (RFC 1035) on
+// BoringSSL's CBS, for the answers c-ares hands back raw. It checks the
+// header, skips the question, and decodes the answer and authority
+// sections: A, AAAA, TXT (strings of one record concatenated; records kept
+// apart), CNAME, and the SOA needed for negative caching (RFC 2308). Name
+// compression is followed with a hop limit; anything malformed is an error,
+// never a crash (see dns_response_fuzzer.cc).
+
+#ifndef DNS_DNS_RESPONSE_H_
+#define DNS_DNS_RESPONSE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "net/base/ip_endpoint.h"
+
+namespace net {
+
+enum DnsType : uint16_t {
+  kDnsTypeA = 1,
+  kDnsTypeCname = 5,
+  kDnsTypeSoa = 6,
+  kDnsTypeTxt = 16,
+  kDnsTypeAaaa = 28,
+  kDnsTypeOpt = 41,
+};
+
+struct DnsRecord {
+  std::string name;  // lower-case, no trailing dot
+  uint16_t type = 0;
+  uint32_t ttl = 0;
+  std::optional<IPAddress> address;  // A, AAAA
+  std::string text;                  // TXT: the record's strings joined; CNAME: target
+  uint32_t soa_minimum = 0;          // SOA
+};
+
+struct DnsResponse {
+  uint16_t id = 0;
+  int rcode = 0;
+  bool truncated = false;
+  bool authoritative = false;
+  std::vector<DnsRecord> answers;
+  std::vector<DnsRecord> authority;
+
+  // NegativeTtl is the RFC 2308 negative-caching TTL: min(SOA TTL, SOA
+  // minimum) from the authority section, if there is an SOA.
+  std::optional<uint32_t> NegativeTtl() const;
+};
+
+// Parses a whole DNS message. Records of types other than those above are
+// kept with only name, type and TTL.
+[[nodiscard]] absl::StatusOr<DnsResponse> ParseDnsResponse(absl::string_view message);
+
+}  // namespace net
+
+#endif  // DNS_DNS_RESPONSE_H_

@@ -1,0 +1,64 @@
+#include "dns/dns_response.h"
+
+#include "dns/fake_dns_server.h"
+#include "gtest/gtest.h"
+
+namespace net {
+namespace {
+
+FakeDnsQuery Query(const char* name, uint16_t type) {
+  FakeDnsQuery q;
+  q.id = 0x1234;
+  q.name = name;
+  q.qtype = type;
+  return q;
+}
+
+TEST(DnsResponseTest, ParsesAnswersTxtAndSoa) {
+  std::string txt_rdata = std::string("\x06hello ", 7) + std::string("\x05world", 6);
+  std::string msg = FakeDnsServer::BuildResponse(
+      Query("t.example.test", 16), 0, {{16, 300, txt_rdata}, {16, 300, std::string("\x03two", 4)}});
+  auto r = ParseDnsResponse(msg);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->id, 0x1234);
+  ASSERT_EQ(r->answers.size(), 2u);
+  EXPECT_EQ(r->answers[0].text, "hello world");
+  EXPECT_EQ(r->answers[1].text, "two");
+  EXPECT_EQ(r->answers[0].name, "t.example.test");
+
+  auto nx = ParseDnsResponse(FakeDnsServer::BuildResponse(Query("n.test", 1), 3, {}, 60, 10));
+  ASSERT_TRUE(nx.ok());
+  EXPECT_EQ(nx->rcode, 3);
+  EXPECT_EQ(nx->NegativeTtl(), 10u);
+}
+
+TEST(DnsResponseTest, FollowsCompressionPointersAndStopsLoops) {
+  // Header + question "a.test" at offset 12, then an answer whose name is a
+  // pointer to offset 12.
+  std::string msg("\x12\x34\x81\x80\x00\x01\x00\x01\x00\x00\x00\x00", 12);
+  msg += std::string("\x01" "a" "\x04" "test" "\x00", 8) + std::string("\x00\x01\x00\x01", 4);
+  msg += std::string("\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x3c\x00\x04\x7f\x00\x00\x01", 16);
+  auto r = ParseDnsResponse(msg);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->answers[0].name, "a.test");
+  EXPECT_EQ(r->answers[0].address->ToString(), "127.0.0.1");
+  // A pointer to itself.
+  std::string loop = msg;
+  loop[12] = '\xc0';
+  loop[13] = '\x0c';
+  EXPECT_FALSE(ParseDnsResponse(loop).ok());
+}
+
+TEST(DnsResponseTest, RejectsMalformed) {
+  std::string good = FakeDnsServer::BuildResponse(Query("a.test", 1), 0,
+                                                  {{1, 1, FakeDnsServer::ARecord(1, 2, 3, 4)}});
+  for (size_t cut = 0; cut < good.size(); ++cut) {
+    EXPECT_FALSE(ParseDnsResponse(good.substr(0, cut)).ok()) << cut;
+  }
+  std::string query = good;
+  query[2] = 0;  // QR bit clear: a query, not a response
+  EXPECT_FALSE(ParseDnsResponse(query).ok());
+}
+
+}  // namespace
+}  // namespace net
