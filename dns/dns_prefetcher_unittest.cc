@@ -1,0 +1,69 @@
+#include "dns/dns_prefetcher.h"
+
+#include "absl/strings/str_cat.h"
+#include "dns/cares_host_resolver.h"
+#include "dns/fake_dns_server.h"
+#include "gtest/gtest.h"
+
+namespace net {
+namespace {
+
+std::string AnswerEverything(const FakeDnsQuery& q) {
+  if (q.qtype == 1)
+    return FakeDnsServer::BuildResponse(q, 0, {{1, 60, FakeDnsServer::ARecord(127, 0, 0, 5)}});
+  return FakeDnsServer::BuildResponse(q, 0, {}, 60, 60);
+}
+
+class RecordingObserver : public DnsPrefetcher::Observer {
+ public:
+  void OnHostPrefetched(const std::string& host, int result,
+                        const HostResolveResult& answer) override {
+    hosts.push_back(host);
+    results.push_back(result);
+  }
+  std::vector<std::string> hosts;
+  std::vector<int> results;
+};
+
+TEST(DnsPrefetcherTest, DedupsLimitsConcurrencyAndTellsObservers) {
+  EventLoop loop;
+  FakeDnsServer server(AnswerEverything);
+  CaresResolverConfig config;
+  config.servers = {server.address_string()};
+  auto resolver = *CaresHostResolver::Create(config);
+  DnsPrefetcher prefetcher(resolver.get(), /*max_concurrent=*/3);
+  RecordingObserver observer;
+  prefetcher.AddObserver(&observer);
+  std::vector<std::string> hosts;
+  for (int i = 0; i < 10; ++i) hosts.push_back(absl::StrCat("h", i, ".test"));
+  hosts.push_back("H0.test");  // duplicate
+  prefetcher.Prefetch(hosts);
+  prefetcher.Prefetch({"h1.test"});  // duplicate of one in flight
+  prefetcher.WhenIdle([&] { loop.Quit(); });
+  loop.Run();
+  EXPECT_EQ(prefetcher.completed(), 10u);
+  EXPECT_EQ(prefetcher.duplicates_dropped(), 2u);
+  EXPECT_LE(prefetcher.max_in_flight_seen(), 3u);
+  EXPECT_EQ(observer.hosts.size(), 10u);
+  for (int rv : observer.results) EXPECT_EQ(rv, OK);
+
+  // The answers are in the cache, tagged as prefetched.
+  HostResolveResult result;
+  std::unique_ptr<HostResolver::Request> request;
+  EXPECT_EQ(OK, resolver->Resolve("h7.test", 443, &result, [](int) {}, &request));
+  EXPECT_EQ(result.source, "prefetch");
+}
+
+TEST(DnsPrefetcherTest, ExtractsLinkHosts) {
+  Url base = *Url::Parse("https://www.example.test/dir/page.html");
+  std::string html = R"(<a href="https://a.example.test/x">a</a>
+      <A HREF='//b.example.test/'>b</A> <img src=http://c.example.test:8080/i.png>
+      <a href="relative.html">same host</a> <a href="https://a.example.test/again">dup</a>
+      <a href="mailto:x@y.test">mail</a> <a href = "https://d.example.test">d</a>)";
+  EXPECT_EQ(ExtractLinkHosts(html, base),
+            (std::vector<std::string>{"a.example.test", "b.example.test", "d.example.test",
+                                      "c.example.test"}));
+}
+
+}  // namespace
+}  // namespace net
