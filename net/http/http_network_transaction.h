@@ -94,6 +94,7 @@ class HttpNetworkTransaction {
 
   HostResolveResult resolve_result_;
   std::unique_ptr<HostResolver::Request> resolve_request_;
+  bool resolved_synchronously_ = false;
   size_t address_index_ = 0;
   int last_connect_error_ = OK;
   std::unique_ptr<StreamSocket> socket_;

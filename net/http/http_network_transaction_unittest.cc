@@ -202,16 +202,20 @@ INSTANTIATE_TEST_SUITE_P(
         FailureCase{"reset", {MockRead(ASYNC, ERR_CONNECTION_RESET)}, ERR_CONNECTION_RESET}),
     [](const ::testing::TestParamInfo<FailureCase>& info) { return info.param.name; });
 
-// A resolver that answers after the test clock has moved 40 ms.
+// A resolver that answers asynchronously once the test clock has moved
+// 40 ms.
 class SlowFakeResolver : public HostResolver {
  public:
   explicit SlowFakeResolver(SimpleTestTickClock* clock) : clock_(clock) {}
   int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
               CompletionOnceCallback callback, std::unique_ptr<Request>* out) override {
-    clock_->Advance(absl::Milliseconds(40));
-    result->source = "network";
-    result->addresses = {IPAddress::IPv4Localhost()};
-    return OK;
+    EventLoop::Current()->PostTask([this, result, callback = std::move(callback)]() mutable {
+      clock_->Advance(absl::Milliseconds(40));
+      result->source = "network";
+      result->addresses = {IPAddress::IPv4Localhost()};
+      std::move(callback)(OK);
+    });
+    return ERR_IO_PENDING;
   }
 
  private:
@@ -242,6 +246,23 @@ TEST_F(HttpNetworkTransactionTest, TraceReadsTheInjectedClock) {
                       "\"responseEnd\":40.000"),
             std::string::npos)
       << json;
+}
+
+TEST_F(HttpNetworkTransactionTest, SynchronousAnswersCostNoLookupTime) {
+  SimpleTestTickClock clock;
+  HttpNetworkSessionParams params;
+  params.clock = &clock;
+  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+  MockRead reads[] = {MockRead(SYNC, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")};
+  MockWrite writes[] = {MockWrite(SYNC, kGet)};
+  StaticSocketDataProvider data(reads, writes);
+  factory_.AddSocketDataProvider(&data);
+  HttpNetworkTransaction trans(&session);
+  HttpRequestInfo request;
+  request.url = *Url::Parse("http://www.example.test/page");
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(trans.Start(request, cb.callback())));
+  EXPECT_EQ(trans.load_timing().dns_start, trans.load_timing().dns_end);
 }
 
 TEST_F(HttpNetworkTransactionTest, RefusedConnection) {

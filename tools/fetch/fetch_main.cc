@@ -6,6 +6,7 @@
 // first successful response per URL, and the trace if asked.
 
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <fstream>
@@ -18,6 +19,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "cert/basic_cert_verifier.h"
+#include "dns/cares_host_resolver.h"
+#include "dns/dns_prefetcher.h"
+#include "dns/host_history.h"
 #include "dns/host_resolver.h"
 #include "net/base/event_loop.h"
 #include "net/base/worker_pool.h"
@@ -108,10 +112,7 @@ class FetchRunner {
     } else {
       verifier_ = std::move(*verifier);
     }
-    resolver_ = std::make_unique<SystemHostResolver>(&pool_);
-    // Earlier entries win: add in reverse, later ones get overwritten.
-    for (auto it = options_.resolve.rbegin(); it != options_.resolve.rend(); ++it)
-      resolver_->AddOverride(*it);
+    if (!SetUpResolver()) return 2;
 
     HttpNetworkSessionParams params;
     params.connect_timeout = options_.connect_timeout;
@@ -140,6 +141,25 @@ class FetchRunner {
       }
     }
 
+    HostHistory history;
+    std::string history_path;
+    if (!options_.profile_dir.empty()) {
+      history_path = options_.profile_dir + "/" + HostHistory::kFileName;
+      mkdir(options_.profile_dir.c_str(), 0700);
+      absl::StatusOr<HostHistory> loaded = HostHistory::Load(history_path);
+      if (!loaded.ok()) {
+        std::cerr << "fetch: profile: " << loaded.status().message() << "\n";
+        return 2;
+      }
+      history = std::move(*loaded);
+    }
+    prefetcher_ = std::make_unique<DnsPrefetcher>(resolver_.get());
+    prefetcher_->AddObserver(&prefetch_log_);
+    // Startup list (the profile's most visited hosts), then explicit hosts.
+    std::vector<std::string> startup = history.TopHosts(kStartupHosts);
+    startup.insert(startup.end(), options_.prefetch_hosts.begin(), options_.prefetch_hosts.end());
+    RunPrefetch(startup, "startup/--prefetch");
+
     int exit_code = 0;
     std::vector<bool> printed(urls_.size(), false);
     for (int round = 0; round < options_.repeat; ++round) {
@@ -151,16 +171,75 @@ class FetchRunner {
           int code = Report(fetch, round, &printed);
           if (exit_code == 0) exit_code = code;
           all_timings_.push_back(fetch.timing);
+          if (fetch.result >= 0) history.RecordVisit(urls_[u].host(), absl::Now());
+        }
+        if (options_.prefetch_links && round == 0 && current_[0].result >= 0) {
+          RunPrefetch(ExtractLinkHosts(current_[0].body, urls_[u]),
+                      "links of " + urls_[u].spec());
         }
         current_.clear();
       }
     }
     if (out_) fclose(out_);
+    if (!history_path.empty()) {
+      absl::Status saved = history.Save(history_path);
+      if (!saved.ok()) {
+        std::cerr << "fetch: profile: " << saved.message() << "\n";
+        if (exit_code == 0) exit_code = 23;
+      }
+    }
     if (!WriteTraces()) return 23;
     return exit_code;
   }
 
  private:
+  static constexpr size_t kStartupHosts = 10;
+
+  // Logs prefetch outcomes in verbose mode.
+  class PrefetchLog : public DnsPrefetcher::Observer {
+   public:
+    bool verbose = false;
+    void OnHostPrefetched(const std::string& host, int result,
+                          const HostResolveResult& answer) override {
+      if (!verbose) return;
+      std::cerr << "* prefetched " << host << ": "
+                << (result == OK ? "OK" : ErrorToShortString(result)) << " (" << answer.source
+                << ")\n";
+    }
+  };
+
+  bool SetUpResolver() {
+    if (!options_.dns_servers.empty()) {
+      CaresResolverConfig config;
+      config.servers = options_.dns_servers;
+      config.edns = options_.edns;
+      config.attempt_timeout = options_.dns_timeout;
+      absl::StatusOr<std::unique_ptr<CaresHostResolver>> cares = CaresHostResolver::Create(config);
+      if (!cares.ok()) {
+        std::cerr << "fetch: " << cares.status().message() << "\n";
+        return false;
+      }
+      for (const ResolveOverride& entry : options_.resolve) (*cares)->AddOverride(entry);
+      resolver_ = std::move(*cares);
+    } else {
+      auto system = std::make_unique<SystemHostResolver>(&pool_);
+      // Explicit --resolve entries come first and win over the world's.
+      for (const ResolveOverride& entry : options_.resolve) system->AddOverride(entry);
+      resolver_ = std::move(system);
+    }
+    prefetch_log_.verbose = options_.verbose;
+    return true;
+  }
+
+  // Prefetches |hosts| and waits until every lookup has finished.
+  void RunPrefetch(const std::vector<std::string>& hosts, const std::string& why) {
+    if (hosts.empty()) return;
+    if (options_.verbose) std::cerr << "* prefetching " << hosts.size() << " host(s): " << why << "\n";
+    prefetcher_->Prefetch(hosts);
+    prefetcher_->WhenIdle([this] { loop_.Quit(); });
+    loop_.Run();
+  }
+
   void RunParallel(size_t url_index) {
     pending_ = options_.parallel;
     current_.resize(options_.parallel);
@@ -287,7 +366,9 @@ class FetchRunner {
   std::vector<Url> urls_;
   bool needs_verifier_ = false;
   std::unique_ptr<BasicCertVerifier> verifier_;
-  std::unique_ptr<SystemHostResolver> resolver_;
+  std::unique_ptr<HostResolver> resolver_;
+  std::unique_ptr<DnsPrefetcher> prefetcher_;
+  PrefetchLog prefetch_log_;
   std::unique_ptr<ConnectDelaySocketFactory> socket_factory_;
   std::unique_ptr<HttpNetworkSession> session_;
   std::vector<Fetch> current_;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cert/x509_util.h"
 
@@ -32,6 +33,15 @@ const char kFetchUsage[] = R"(usage: fetch [flags] URL...
   --emulate-connect-rtt ADDR:PORT=MS  complete TCP connects to ADDR:PORT one emulated
                           round trip late (the world sets this for origins behind netem)
   --no-emulate-connect-rtt  ignore the world's emulated connect round trips
+  --dns-server ADDR:PORT  resolve with c-ares through this server (repeatable);
+                          default: the system resolver, or the world's DNS server
+  --no-world-dns          with --world, use its static addresses instead of its DNS server
+  --no-edns               plain DNS (512-byte UDP answers, TCP on truncation)
+  --dns-timeout SEC       per-attempt DNS timeout (default 2)
+  --prefetch HOST,...     resolve these hosts first (then fetch)
+  --prefetch-links        after fetching a page, prefetch the hosts it links to
+  --profile DIR           keep this profile's host history in DIR; its top hosts are
+                          prefetched at startup
   --connect-timeout SEC   TCP connect timeout (default 10)
   --max-time SEC          whole-request timeout (default 60)
 Exit codes: 0 ok, 2 bad usage or config, 3 bad URL, 6 name not resolved,
@@ -73,6 +83,13 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
     return it->second.string_value();
   };
   world.trust_anchors = string_field("trust_anchors");
+  auto dns = fields.find("dns");
+  if (dns != fields.end() && dns->second.kind_case() == google::protobuf::Value::kStructValue) {
+    auto server = dns->second.struct_value().fields().find("server");
+    if (server != dns->second.struct_value().fields().end() &&
+        server->second.kind_case() == google::protobuf::Value::kStringValue)
+      world.dns_server = server->second.string_value();
+  }
   world.default_url = string_field("default_url");
   auto it = fields.find("resolve");
   if (it != fields.end() && it->second.kind_case() == google::protobuf::Value::kListValue) {
@@ -210,6 +227,28 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
       o.links.push_back(WorldLink{ep->address().ToString(), ep->port(), ms});
     } else if (flag == "--no-emulate-connect-rtt") {
       o.emulate_connect_rtt = false;
+    } else if (flag == "--dns-server") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (!IPEndPoint::Parse(*v).ok()) return FlagError(flag, "expected ADDR:PORT");
+      o.dns_servers.push_back(*v);
+    } else if (flag == "--no-world-dns") {
+      o.use_world_dns = false;
+    } else if (flag == "--no-edns") {
+      o.edns = false;
+    } else if (flag == "--dns-timeout") {
+      status = seconds(&o.dns_timeout);
+    } else if (flag == "--prefetch") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      for (absl::string_view host : absl::StrSplit(*v, ',', absl::SkipEmpty()))
+        o.prefetch_hosts.emplace_back(host);
+    } else if (flag == "--prefetch-links") {
+      o.prefetch_links = true;
+    } else if (flag == "--profile") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.profile_dir = *v;
     } else if (flag == "--connect-timeout") {
       status = seconds(&o.connect_timeout);
     } else if (flag == "--max-time") {
@@ -226,11 +265,18 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
     absl::StatusOr<WorldFile> world = LoadWorldFile(o.world_file);
     if (!world.ok()) return world.status();
     o.trust_anchors.push_back(world->trust_anchors);
-    for (const std::string& r : world->resolve) {
-      auto entry = ResolveOverride::Parse(r);
-      if (!entry.ok()) return entry.status();
-      // Explicit --resolve entries were added first and win.
-      o.resolve.push_back(*entry);
+    bool world_dns = o.use_world_dns && !world->dns_server.empty() && o.dns_servers.empty();
+    if (world_dns) {
+      // Names go through the world's DNS server; its static entries would
+      // bypass it.
+      o.dns_servers.push_back(world->dns_server);
+    } else {
+      for (const std::string& r : world->resolve) {
+        auto entry = ResolveOverride::Parse(r);
+        if (!entry.ok()) return entry.status();
+        // Explicit --resolve entries were added first and win.
+        o.resolve.push_back(*entry);
+      }
     }
     if (o.urls.empty() && !world->default_url.empty()) o.urls.push_back(world->default_url);
     for (const WorldLink& link : world->links) o.links.push_back(link);

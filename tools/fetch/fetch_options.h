@@ -41,6 +41,16 @@ struct FetchOptions {
   std::string trace_json_file;    // "-" = stdout
   std::string trace_events_file;
   std::string world_file;
+  // DNS: servers (ADDR:PORT) for the c-ares resolver; empty = the system
+  // resolver. A world with a DNS server sets it (--no-world-dns keeps the
+  // world's static --resolve entries instead).
+  std::vector<std::string> dns_servers;
+  bool use_world_dns = true;
+  bool edns = true;
+  absl::Duration dns_timeout = absl::Seconds(2);
+  std::vector<std::string> prefetch_hosts;  // --prefetch
+  bool prefetch_links = false;              // --prefetch-links
+  std::string profile_dir;                  // --profile
   // Emulated TCP handshake round trips, from the world file or
   // --emulate-connect-rtt ADDR:PORT=MS.
   std::vector<WorldLink> links;
@@ -57,6 +67,7 @@ struct FetchOptions {
 // WorldFile is what fetch reads from tools/world's world.json.
 struct WorldFile {
   std::string trust_anchors;
+  std::string dns_server;  // "addr:port", empty if the world has none
   // Origins behind netem: fetch adds their SYN round trip (see
   // tools/netem/connect_delay_socket_factory.h).
   std::vector<WorldLink> links;
