@@ -11,6 +11,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
   libpsl-dev publicsuffix
   openssl nginx              # real TLS peers and the PKI tool
+  knot knot-dnsutils         # Knot DNS (knotd, knotc) and kdig for the world's DNS
   iproute2 util-linux procps # ip, unshare, pkill for private test namespaces
 )
 

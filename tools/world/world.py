@@ -2,9 +2,11 @@
 """Starts and stops the local world: a throw-away PKI and HTTPS/HTTP origins on loopback.
 
     world.py --dir DIR [--testserver BIN] [--netem BIN] [--nginx BIN] [--rtt-ms 100]
+             [--knotd BIN | --no-dns] [--require-dns] [--dns-rtt-ms 40]
              [--fixed-ports] [--until-stdin-eof | --run CMD...]
 
-Builds the PKI in DIR/pki (tools/world/pki.py), starts the peers, writes DIR/world.json, prints
+Builds the PKI in DIR/pki (tools/world/pki.py), starts the peers (nginx, test servers, netem
+relays, the Knot DNS server of example.test), writes DIR/world.json, prints
 `WORLD READY <DIR/world.json>` and waits for SIGINT/SIGTERM (or stdin EOF with --until-stdin-eof),
 then stops every peer. With --run, runs CMD with NETSTACK_WORLD=<DIR/world.json> instead of
 waiting, stops the world and exits with CMD's exit code. See README.md for the hosts and the
@@ -12,6 +14,7 @@ world.json format.
 """
 
 import argparse
+import base64
 import ctypes
 import grp
 import html
@@ -22,7 +25,9 @@ import select
 import shutil
 import signal
 import socket
+import struct
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -47,7 +52,22 @@ ADDR = {
     "wrongname": "127.0.0.18",
     "untrusted": "127.0.0.19",
     "ecdsa": "127.0.0.20",
+    "ocsp": "127.0.0.21",  # in DNS only: no OCSP responder is started yet
 }
+
+# DNS (Knot DNS): the authoritative server of example.test and the netem relay in front of it.
+DNS_ADDR = "127.0.0.53"
+DNS_RELAY_ADDR = "127.0.0.54"
+DNS_FIXED_PORT = 53
+DNS_ZONE = "example.test"
+DNS_DEFAULT_TTL = 300
+DNS_SOA_TTL = 30
+DNS_SOA_MINIMUM = 30  # negative-caching TTL (RFC 2308)
+DNS_SHORT_TTL = 2
+DNS_BIG_TXT_STRINGS = 14  # 14 strings of 255 bytes: 3570 bytes of TXT data
+# The hosts with A records, in zone-file order (every world host; ocsp has no server yet).
+DNS_HOSTS = ["www", "nginx", "static", "slow", "tls12", "slow12", "expired", "wrongname",
+             "untrusted", "ecdsa", "ocsp"]
 
 
 # The order origins are listed in (world.json, the demo page).
@@ -194,6 +214,27 @@ def pick_free_ports(addrs):
             s.close()
 
 
+def pick_free_udp_tcp_port(addr, avoid=()):
+    """Returns a port free for both TCP and UDP on addr (for DNS, which serves both on one port).
+    Another process can still take it before the peer binds it; callers retry on that."""
+    for _ in range(50):
+        t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            t.bind((addr, 0))
+            port = t.getsockname()[1]
+            if port in avoid:
+                continue
+            u.bind((addr, port))
+            return port
+        except OSError:
+            continue
+        finally:
+            t.close()
+            u.close()
+    raise WorldError("no port free for both TCP and UDP on %s" % addr)
+
+
 def can_connect(addr, port):
     try:
         with socket.create_connection((addr, port), timeout=0.2):
@@ -273,6 +314,148 @@ def match_listener(reported, scheme, addr, port, who):
         who.out_path)
 
 
+# -- DNS: the zone and a minimal client ------------------------------------------------------------
+
+DNS_TYPE_A, DNS_TYPE_TXT, DNS_TYPE_AAAA = 1, 16, 28
+
+
+def big_txt_strings():
+    """The strings of big.example.test's TXT record: base64 of a fixed byte pattern, cut into
+    DNS_BIG_TXT_STRINGS strings of 255 bytes (the most one <character-string> holds)."""
+    pattern = bytes((i * 7 + 3) % 256 for i in range(256))
+    text = base64.b64encode(pattern * 12).decode("ascii")[:255 * DNS_BIG_TXT_STRINGS]
+    return [text[i:i + 255] for i in range(0, len(text), 255)]
+
+
+def dns_zone():
+    """Returns (zone file text, {A-record name: address}, {AAAA name: address}, big TXT text)."""
+    a = {"ns." + DNS_ZONE: DNS_ADDR}
+    for h in DNS_HOSTS:
+        a["%s.%s" % (h, DNS_ZONE)] = ADDR[h]
+    a["short." + DNS_ZONE] = ADDR["www"]
+    a["both." + DNS_ZONE] = ADDR["www"]
+    aaaa = {"v6." + DNS_ZONE: "::1", "both." + DNS_ZONE: "::1"}
+    big = big_txt_strings()
+    lines = [
+        "; %s, written by tools/world/world.py (see tools/world/README.md)." % DNS_ZONE,
+        "$ORIGIN %s." % DNS_ZONE,
+        "$TTL %d" % DNS_DEFAULT_TTL,
+        "; SOA TTL %d; the last field (minimum) is the negative-caching TTL." % DNS_SOA_TTL,
+        "@ %d IN SOA ns.%s. hostmaster.%s. 1 3600 600 86400 %d" % (
+            DNS_SOA_TTL, DNS_ZONE, DNS_ZONE, DNS_SOA_MINIMUM),
+        "@ IN NS ns.%s." % DNS_ZONE,
+        "ns IN A %s" % DNS_ADDR,
+        "; the world's hosts",
+    ]
+    for h in DNS_HOSTS:
+        lines.append("%s IN A %s" % (h, ADDR[h]))
+    lines += [
+        "; test records",
+        "short %d IN A %s" % (DNS_SHORT_TTL, ADDR["www"]),
+        '; two TXT records, the first of two strings',
+        'txt IN TXT "hello " "world"',
+        'txt IN TXT "second record"',
+        "; %d bytes in %d strings: needs EDNS (or TCP); the concatenation is dns/big.txt" % (
+            sum(map(len, big)), len(big)),
+        "big IN TXT (",
+    ]
+    lines += ['    "%s"' % chunk for chunk in big]
+    lines += [
+        "    )",
+        "v6 IN AAAA ::1",
+        "both IN A %s" % ADDR["www"],
+        "both IN AAAA ::1",
+    ]
+    return "\n".join(lines) + "\n", a, aaaa, "".join(big)
+
+
+def dns_query_packet(qid, name, qtype, edns_payload=None):
+    """A DNS query (RFC 1035 4.1) for name/qtype, class IN, RD clear; with an OPT record if
+    edns_payload is given."""
+    qname = b"".join(bytes([len(l)]) + l.encode("ascii") for l in name.rstrip(".").split("."))
+    msg = struct.pack("!HHHHHH", qid, 0, 1, 0, 0, 1 if edns_payload else 0)
+    msg += qname + b"\0" + struct.pack("!HH", qtype, 1)
+    if edns_payload:
+        msg += b"\0" + struct.pack("!HHIH", 41, edns_payload, 0, 0)
+    return msg
+
+
+def _skip_name(msg, off):
+    while True:
+        n = msg[off]
+        if n & 0xC0 == 0xC0:
+            return off + 2
+        off += 1 + n
+        if n == 0:
+            return off
+
+
+def dns_parse_response(msg):
+    """Returns (id, flags, rcode, [(type, rdata bytes)] of the answer section); raises
+    ValueError (or IndexError/struct.error) on a malformed message."""
+    qid, flags, qd, an, ns, ar = struct.unpack("!HHHHHH", msg[:12])
+    off = 12
+    for _ in range(qd):
+        off = _skip_name(msg, off) + 4
+    answers = []
+    for _ in range(an):
+        off = _skip_name(msg, off)
+        rtype, _, _, rdlen = struct.unpack("!HHIH", msg[off:off + 10])
+        off += 10
+        answers.append((rtype, msg[off:off + rdlen]))
+        off += rdlen
+    if off > len(msg):
+        raise ValueError("truncated message")
+    return qid, flags, flags & 0xF, answers
+
+
+def dns_query_a(addr, port, name, timeout=0.3):
+    """Asks addr:port over UDP for name's A records; returns (rcode, [addresses]) or None if no
+    answer came within timeout."""
+    qid = int.from_bytes(os.urandom(2), "big")
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.settimeout(timeout)
+        try:
+            s.connect((addr, port))
+            s.send(dns_query_packet(qid, name, DNS_TYPE_A))
+            deadline = time.monotonic() + timeout
+            while True:
+                s.settimeout(max(0.001, deadline - time.monotonic()))
+                msg = s.recv(65535)
+                try:
+                    rid, flags, rcode, answers = dns_parse_response(msg)
+                except (ValueError, IndexError, struct.error):
+                    continue
+                if rid == qid and flags & 0x8000:
+                    return rcode, [socket.inet_ntoa(d) for t, d in answers
+                                   if t == DNS_TYPE_A and len(d) == 4]
+        except OSError:  # timeout, or ICMP port unreachable while the server is not yet bound
+            return None
+
+
+def wait_dns_answers(peer, addr, port, timeout, probe="www." + DNS_ZONE, want=None):
+    """Waits until addr:port answers an A query for probe with want (over UDP, and accepts TCP
+    connections). Raises WorldError if peer exits or the deadline passes."""
+    want = want or ADDR["www"]
+    deadline = time.monotonic() + timeout
+    last = "no answer"
+    while True:
+        if not peer.alive():
+            raise WorldError(peer.describe_failure(
+                "exited during start-up (exit code %s)" % peer.proc.returncode))
+        r = dns_query_a(addr, port, probe)
+        if r is not None:
+            rcode, addrs = r
+            if rcode == 0 and want in addrs and can_connect(addr, port):
+                return
+            last = "rcode %d, A %s" % (rcode, addrs or "none")
+        if time.monotonic() > deadline:
+            raise WorldError(peer.describe_failure(
+                "did not answer `%s A` with %s on %s:%d within %.0f s (last: %s)" % (
+                    probe, want, addr, port, timeout, last)))
+        time.sleep(0.01)
+
+
 # -- the world ------------------------------------------------------------------------------------
 
 def _read_template(name):
@@ -300,6 +483,11 @@ def _resolve_binary(value, flag):
 def _default_nginx():
     return shutil.which("nginx") or next(
         (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.access(p, os.X_OK)), None)
+
+
+def _default_knotd():
+    return shutil.which("knotd") or next(
+        (p for p in ("/usr/sbin/knotd", "/usr/local/sbin/knotd") if os.access(p, os.X_OK)), None)
 
 
 def _nobody_can_reach(path):
@@ -348,6 +536,17 @@ class World:
             self.nginx = _resolve_binary(args.nginx, "--nginx")
         else:
             self.nginx = _default_nginx()
+        if args.no_dns:
+            self.knotd = None
+        elif args.knotd:
+            self.knotd = _resolve_binary(args.knotd, "--knotd")
+        else:
+            self.knotd = _default_knotd()
+            if not self.knotd and args.require_dns:
+                raise WorldError("--require-dns, but knotd was not found (Debian package knot; "
+                                 "or give --knotd BIN)")
+        self.dns = None  # world.json's "dns" block once Knot is up
+        self.knot_control_dir = None  # a short directory for knot's control socket, if needed
         self.world_json = os.path.join(self.dir, "world.json")
 
     def path(self, *parts):
@@ -404,6 +603,8 @@ class World:
             self.start_netems()
         elif self.testserver:
             self.skip(("slow", "slow12"), "no --netem given")
+
+        self.start_dns()
 
         self.origins = dict(sorted(
             self.origins.items(),
@@ -605,6 +806,117 @@ class World:
                                      "process": "testserver-" + backend.replace("_http", ""),
                                      "origin": backend if backend != "slow" else None})
 
+    # DNS: Knot serving example.test on 127.0.0.53, and netem on 127.0.0.54 adding --dns-rtt-ms.
+    def start_dns(self):
+        if not self.knotd:
+            why = ("--no-dns" if self.args.no_dns else
+                   "knotd not found (Debian package knot; or give --knotd BIN)")
+            if self.args.require_dns:
+                raise WorldError("--require-dns, but " + why)
+            self.skipped["dns"] = why
+            self.note("not starting DNS (%s): %s" % (DNS_ZONE, why))
+            return
+        d = self.path("dns")
+        shutil.rmtree(d, ignore_errors=True)  # no state from an earlier world (timer DB)
+        for sub in ("", "run", "db"):
+            os.makedirs(os.path.join(d, sub), exist_ok=True)
+        zone_text, a_records, aaaa_records, big = dns_zone()
+        zone_file = os.path.join(d, DNS_ZONE + ".zone")
+        _write(zone_file, zone_text)
+        big_file = os.path.join(d, "big.txt")
+        _write(big_file, big)  # the TXT strings concatenated, no newline
+        rundir = os.path.join(d, "run")
+        control = os.path.join(rundir, "knot.sock")
+        if len(control.encode()) > 100:  # sun_path holds 108 bytes; knotd stops if bind fails
+            self.knot_control_dir = tempfile.mkdtemp(prefix="world-knot-", dir="/tmp")
+            control = os.path.join(self.knot_control_dir, "knot.sock")
+
+        attempts = 1 if self.fixed else 3
+        for attempt in range(attempts):
+            port = DNS_FIXED_PORT if self.fixed else pick_free_udp_tcp_port(DNS_ADDR)
+            conf = pki.fill_template(_read_template("knot.conf.in"), {
+                "RUN_DIR": rundir, "LISTEN": "%s@%d" % (DNS_ADDR, port),
+                "CONTROL_SOCKET": control, "DB_DIR": os.path.join(d, "db"),
+                "ZONE": DNS_ZONE, "ZONE_DIR": d, "ZONE_FILE": os.path.basename(zone_file),
+            })
+            conf_path = os.path.join(d, "knot.conf")
+            _write(conf_path, conf)
+            peer = Peer("dns_knot", "knot", [self.knotd, "-c", conf_path],
+                        out_path=self.path("logs", "dns_knot.log"))
+            self.peers.append(peer)
+            peer.start()
+            try:
+                wait_dns_answers(peer, DNS_ADDR, port, self.args.timeout)
+                break
+            except WorldError:
+                if attempt + 1 == attempts or "address already in use" not in \
+                        peer.output().lower():
+                    raise
+                stop_peers([peer], self.args.grace)
+                self.peers.pop()
+                self.note("knotd lost a port race; retrying on another port")
+
+        server, rtt, relay = (DNS_ADDR, port), 0, None
+        if self.args.dns_rtt_ms > 0 and not self.netem:
+            self.skipped["dns_relay"] = "no --netem given"
+            self.note("no DNS relay (%d ms RTT): no --netem given; world.json's dns.server is "
+                      "knotd itself" % self.args.dns_rtt_ms)
+        elif self.args.dns_rtt_ms > 0:
+            relay = self.start_dns_relay(port)
+            server, rtt = relay, self.args.dns_rtt_ms
+        self.dns = {
+            "server": "%s:%d" % server,
+            "direct": "%s:%d" % (DNS_ADDR, port),
+            "rtt_ms": rtt,
+            "zone": DNS_ZONE,
+            "zone_file": zone_file,
+            "config": conf_path,
+            "control_socket": control,
+            "process": "dns_knot",
+            "relay_process": "dns_netem" if relay else None,
+            "udp_max_payload": 4096,
+            "default_ttl": DNS_DEFAULT_TTL,
+            "negative_ttl": DNS_SOA_MINIMUM,
+            "short_ttl_host": "short." + DNS_ZONE,
+            "short_ttl": DNS_SHORT_TTL,
+            "records": a_records,
+            "aaaa_records": aaaa_records,
+            "txt_host": "txt." + DNS_ZONE,
+            "txt_records": [["hello ", "world"], ["second record"]],
+            "big_txt_host": "big." + DNS_ZONE,
+            "big_txt_file": big_file,
+            "big_txt_bytes": len(big),
+            "nxdomain_host": "nope." + DNS_ZONE,
+        }
+
+    def start_dns_relay(self, knot_port):
+        """netem --udp and --tcp on one port of 127.0.0.54 to knotd; returns (addr, port)."""
+        attempts = 1 if self.fixed else 3
+        for attempt in range(attempts):
+            port = DNS_FIXED_PORT if self.fixed else pick_free_udp_tcp_port(DNS_RELAY_ADDR)
+            target = "%s:%d" % (DNS_ADDR, knot_port)
+            listen = "%s:%d" % (DNS_RELAY_ADDR, port)
+            argv = [self.netem, "--udp", listen + "=" + target, "--tcp", listen + "=" + target,
+                    "--rtt-ms", str(self.args.dns_rtt_ms)] + self.args.netem_arg
+            peer = Peer("dns_netem", "netem", argv, out_path=self.path("logs", "dns_netem.out"))
+            self.peers.append(peer)
+            peer.start()
+            try:
+                ready = wait_ready_lines([peer], self.args.timeout)
+                reported = parse_listening(ready[peer.name], ("tcp", "udp"))
+                match_listener(reported, "udp", DNS_RELAY_ADDR, port, peer)
+                match_listener(reported, "tcp", DNS_RELAY_ADDR, port, peer)
+                # One query through it: the path works end to end (takes one RTT).
+                wait_dns_answers(peer, DNS_RELAY_ADDR, port, self.args.timeout)
+                return DNS_RELAY_ADDR, port
+            except WorldError:
+                if attempt + 1 == attempts or "address already in use" not in \
+                        peer.output().lower():
+                    raise
+                stop_peers([peer], self.args.grace)
+                self.peers.pop()
+                self.note("the DNS relay lost a port race; retrying on another port")
+
     def write_demo_page(self, placeholder=False):
         items = []
         if not placeholder:
@@ -628,9 +940,14 @@ class World:
                 if o["server"] == "nginx" and o["scheme"] == "https":
                     u = o["url"] + "whoami"
                     items.append('<li><a href="%s">%s</a></li>' % (html.escape(u), html.escape(u)))
+            if self.dns:
+                items.append("<li>DNS: %s is served at %s (%d ms RTT) and %s (direct)</li>" % (
+                    html.escape(DNS_ZONE), html.escape(self.dns["server"]),
+                    self.dns["rtt_ms"], html.escape(self.dns["direct"])))
             for key, why in self.skipped.items():
-                items.append("<li>%s.example.test: not running (%s)</li>" % (
-                    html.escape(key), html.escape(why)))
+                what = key.replace("_", " ") if key.startswith("dns") else key + ".example.test"
+                items.append("<li>%s: not running (%s)</li>" % (
+                    html.escape(what), html.escape(why)))
         else:
             items.append("<li>(the world is starting)</li>")
         page = pki.fill_template(_read_template("www-index.html.in"), {"LINKS": "\n".join(items)})
@@ -658,6 +975,7 @@ class World:
             "pids": {pe.name: pe.pid for pe in self.peers},
             "logs": self._logs(),
             "skipped": self.skipped,
+            "dns": self.dns,
             "pki": {
                 "dir": p["dir"],
                 "manifest": os.path.join(p["dir"], "pki.json"),
@@ -696,14 +1014,18 @@ class World:
 
     def stop(self):
         """Stops every peer; returns the names of those that did not stop on their signal."""
-        return stop_peers(self.peers, self.args.grace)
+        unclean = stop_peers(self.peers, self.args.grace)
+        if self.knot_control_dir:
+            shutil.rmtree(self.knot_control_dir, ignore_errors=True)
+        return unclean
 
 
 # -- main -----------------------------------------------------------------------------------------
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(
-        description="Starts the local world (PKI, nginx, test servers, netem relays) on loopback.",
+        description="Starts the local world (PKI, nginx, test servers, netem relays, DNS) on "
+        "loopback.",
         epilog="Everything after --run is the command to run.")
     ap.add_argument("--dir", required=True, help="working directory (PKI, configs, logs, "
                     "world.json); created if missing")
@@ -712,8 +1034,17 @@ def parse_args(argv):
     ap.add_argument("--nginx", help="nginx binary (default: nginx from PATH or /usr/sbin)")
     ap.add_argument("--no-nginx", action="store_true", help="do not start nginx")
     ap.add_argument("--rtt-ms", type=int, default=100, help="RTT netem adds (default 100)")
+    ap.add_argument("--knotd", help="Knot DNS server binary (default: knotd from PATH or "
+                    "/usr/sbin; absent: DNS is skipped)")
+    ap.add_argument("--no-dns", action="store_true", help="do not start the DNS server")
+    ap.add_argument("--require-dns", action="store_true",
+                    help="fail instead of skipping DNS when knotd is not found")
+    ap.add_argument("--dns-rtt-ms", type=int, default=40,
+                    help="RTT a netem relay adds in front of the DNS server (default 40; 0: no "
+                    "relay)")
     ap.add_argument("--fixed-ports", action="store_true",
-                    help="listen on 443/80 instead of ephemeral ports (use inside unshare -n)")
+                    help="listen on 443/80 (53 for DNS) instead of ephemeral ports (use inside "
+                    "unshare -n)")
     ap.add_argument("--timeout", type=float, default=15.0,
                     help="seconds to wait for each group of peers to be ready (default 15)")
     ap.add_argument("--grace", type=float, default=5.0,
@@ -732,6 +1063,10 @@ def parse_args(argv):
         ap.error("--run needs a command")
     if args.run is not None and args.until_stdin_eof:
         ap.error("--run and --until-stdin-eof do not go together")
+    if args.no_dns and (args.require_dns or args.knotd):
+        ap.error("--no-dns does not go with --require-dns or --knotd")
+    if args.dns_rtt_ms < 0:
+        ap.error("--dns-rtt-ms must not be negative")
     return args
 
 

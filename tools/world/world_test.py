@@ -9,6 +9,10 @@
 - FullWorldTest: world.py --run with the stand-in test server and netem (testing/), every origin.
 - StartupFailureTest: a peer that fails to start gives exit code 1, names the peer and its log,
   and stops what had started.
+- DnsWorldTest: Knot DNS serving example.test (kdig): A/AAAA/TXT records and TTLs, the 3.5 KB
+  TXT record over UDP with EDNS, truncated without it and whole over TCP, NXDOMAIN with the SOA,
+  the netem relay adding its RTT over UDP and TCP, no knotd after teardown (skipped without
+  knotd and kdig, Debian packages knot and knot-dnsutils).
 - NamespaceTest: --fixed-ports inside `unshare -n` (skipped where unshare is not allowed).
 
 Needs openssl, curl and nginx (Debian packages). Run: bazel test //tools/world:world_test
@@ -43,6 +47,9 @@ def which(name):
 NGINX = which("nginx")
 CURL = which("curl")
 OPENSSL = which("openssl")
+KNOTD = which("knotd")
+KNOTC = which("knotc")
+KDIG = which("kdig")
 
 
 def make_tmpdir(tag):
@@ -458,7 +465,7 @@ sys.exit(42)
         self.assertEqual(rep["origins"], sorted(["www", "www_http", "nginx", "ecdsa", "static",
                                                  "slow", "slow_http", "tls12", "slow12",
                                                  "expired", "wrongname", "untrusted"]))
-        self.assertEqual(rep["skipped"], [])
+        self.assertEqual(rep["skipped"], [] if KNOTD else ["dns"])
         for key in ("www", "www_http", "slow", "slow_http", "tls12", "slow12"):
             rc_, body, e = rep[key]
             self.assertEqual(rc_, 0, "%s: %s" % (key, e))
@@ -486,9 +493,193 @@ sys.exit(42)
         self.assertEqual(w["origins"]["slow"]["rtt_ms"], 200)
         self.assertEqual(w["origins"]["slow12"]["backend"]["port"], w["origins"]["tls12"]["port"])
         self.assertEqual(w["default_url"], w["origins"]["www"]["url"])
+        if KNOTD:  # DNS with its default relay (40 ms)
+            self.assertEqual(w["dns"]["rtt_ms"], 40)
+            self.assertIn("dns_netem", w["pids"])
         for name, pid in w["pids"].items():
             self.assertFalse(pid_alive(pid), "%s (%d) survived teardown" % (name, pid))
         self.assertEqual(processes_mentioning(d), [])
+
+
+@unittest.skipUnless(KNOTD and KDIG, "needs knotd and kdig (Debian packages knot, knot-dnsutils)")
+class DnsWorldTest(unittest.TestCase):
+    """One world with DNS only (no nginx, no testserver) and the stand-in netem as the DNS relay;
+    the teardown test runs last (test_zz_...)."""
+
+    RTT_MS = 150
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = make_tmpdir("dns")
+        cls.wp = WorldProcess(os.path.join(cls.tmp, "w"), [
+            "--no-nginx", "--netem", FAKE_NETEM, "--dns-rtt-ms", str(cls.RTT_MS),
+            "--require-dns"])
+        cls.world = cls.wp.world
+        cls.dns = cls.world["dns"]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.wp.stop()
+        for pid, cmd in processes_mentioning(cls.wp.dir):
+            os.kill(pid, signal.SIGKILL)  # only processes started for this test's directory
+
+    def kdig(self, *args, server=None):
+        addr, port = (server or self.dns["direct"]).rsplit(":", 1)
+        rc, out, err = run([KDIG, "@" + addr, "-p", port, "+time=5", "+retry=0"] + list(args))
+        self.assertEqual(rc, 0, out + err)
+        return out
+
+    @staticmethod
+    def header(out):
+        status = re.search(r"status: (\w+)", out).group(1)
+        flags = re.search(r";; Flags: ([\w ]*);", out).group(1).split()
+        counts = {k: int(v) for k, v in re.findall(r"(QUERY|ANSWER|AUTHORITY|ADDITIONAL): (\d+)",
+                                                   out)}
+        proto = re.search(r";; From \S+\((UDP|TCP)\) in ([\d.]+) ms", out)
+        return status, flags, counts, proto.group(1), float(proto.group(2))
+
+    @staticmethod
+    def section(out, name):
+        m = re.search(r";; %s SECTION:\n(.*?)(\n\n|\Z)" % name, out, re.S)
+        return [l.split() for l in m.group(1).splitlines()] if m else []
+
+    @staticmethod
+    def txt_strings(rr_line):
+        return re.findall(r'"((?:[^"\\]|\\.)*)"', rr_line)
+
+    def test_world_json(self):
+        d = self.dns
+        self.assertRegex(d["direct"], r"^127\.0\.0\.53:\d+$")
+        self.assertRegex(d["server"], r"^127\.0\.0\.54:\d+$")
+        self.assertEqual(d["rtt_ms"], self.RTT_MS)
+        self.assertEqual(d["zone"], "example.test")
+        self.assertEqual(d["short_ttl_host"], "short.example.test")
+        self.assertEqual(d["big_txt_file"], os.path.join(self.wp.dir, "dns", "big.txt"))
+        expected = {"www": "127.0.0.11", "nginx": "127.0.0.12", "static": "127.0.0.13",
+                    "slow": "127.0.0.14", "tls12": "127.0.0.15", "slow12": "127.0.0.16",
+                    "expired": "127.0.0.17", "wrongname": "127.0.0.18",
+                    "untrusted": "127.0.0.19", "ecdsa": "127.0.0.20", "ocsp": "127.0.0.21"}
+        for host, addr in expected.items():
+            self.assertEqual(d["records"][host + ".example.test"], addr)
+        for name in ("dns_knot", "dns_netem"):
+            self.assertTrue(pid_alive(self.world["pids"][name]), name)
+            self.assertTrue(os.path.isfile(self.world["logs"][name]), name)
+        self.assertNotIn("dns", self.world["skipped"])
+
+    @unittest.skipUnless(KNOTC, "needs knotc")
+    def test_zone_file_is_valid(self):
+        rc, out, err = run([KNOTC, "-c", self.dns["config"], "zone-check", "example.test"])
+        self.assertEqual(rc, 0, out + err)
+
+    def test_a_records(self):
+        out = self.kdig("www.example.test", "A")
+        status, flags, counts, proto, _ = self.header(out)
+        self.assertEqual((status, proto), ("NOERROR", "UDP"))
+        self.assertIn("aa", flags)
+        self.assertEqual(self.section(out, "ANSWER"),
+                         [["www.example.test.", "300", "IN", "A", "127.0.0.11"]])
+        # Every record in world.json, in one kdig run.
+        names = sorted(self.dns["records"])
+        args = []
+        for n in names:
+            args += [n, "A"]
+        out = self.kdig("+short", *args)
+        self.assertEqual(out.split(), [self.dns["records"][n] for n in names])
+
+    def test_ttls_and_soa(self):
+        ans = self.section(self.kdig("short.example.test", "A"), "ANSWER")
+        self.assertEqual(ans, [["short.example.test.", "2", "IN", "A", "127.0.0.11"]])
+        ans = self.section(self.kdig("example.test", "SOA"), "ANSWER")
+        self.assertEqual(len(ans), 1)
+        self.assertEqual(ans[0][1], "30")  # SOA TTL
+        self.assertEqual(ans[0][-1], "30")  # minimum
+        ans = self.section(self.kdig("example.test", "NS"), "ANSWER")
+        self.assertEqual([a[-1] for a in ans], ["ns.example.test."])
+
+    def test_txt_two_records(self):
+        out = self.kdig("txt.example.test", "TXT")
+        ans = [l for l in out.splitlines() if "\tTXT\t" in l]
+        self.assertEqual(len(ans), 2, out)
+        self.assertEqual(sorted(self.txt_strings(l) for l in ans),
+                         [["hello ", "world"], ["second record"]])
+
+    def test_aaaa(self):
+        self.assertEqual(self.kdig("+short", "v6.example.test", "AAAA").split(), ["::1"])
+        out = self.kdig("v6.example.test", "A")  # the name exists: NOERROR, no data
+        self.assertEqual(self.header(out)[0], "NOERROR")
+        self.assertEqual(self.header(out)[2]["ANSWER"], 0)
+        self.assertEqual(self.kdig("+short", "both.example.test", "A", "both.example.test",
+                                   "AAAA").split(), ["127.0.0.11", "::1"])
+
+    def big_answer(self, out):
+        lines = [l for l in out.splitlines() if "\tTXT\t" in l]
+        self.assertEqual(len(lines), 1, out)
+        return self.txt_strings(lines[0])
+
+    def test_big_txt_over_udp_with_edns(self):
+        with open(self.dns["big_txt_file"]) as f:
+            big = f.read()
+        self.assertGreater(len(big), 3400)
+        out = self.kdig("big.example.test", "TXT", "+bufsize=4096", "+ignore")
+        status, flags, counts, proto, _ = self.header(out)
+        self.assertEqual((status, proto), ("NOERROR", "UDP"))
+        self.assertNotIn("tc", flags)
+        strings = self.big_answer(out)
+        self.assertEqual([len(x) for x in strings[:-1]], [255] * (len(strings) - 1))
+        self.assertEqual("".join(strings), big)
+
+    def test_big_txt_truncated_without_edns_whole_over_tcp(self):
+        with open(self.dns["big_txt_file"]) as f:
+            big = f.read()
+        for flag in ("+noedns", "+bufsize=0"):
+            out = self.kdig("big.example.test", "TXT", flag, "+ignore")
+            status, flags, counts, proto, _ = self.header(out)
+            self.assertEqual(proto, "UDP")
+            self.assertIn("tc", flags, out)
+            self.assertEqual(counts["ANSWER"], 0, out)
+        out = self.kdig("big.example.test", "TXT", "+noedns", "+tcp")
+        status, flags, counts, proto, _ = self.header(out)
+        self.assertEqual((status, proto), ("NOERROR", "TCP"))
+        self.assertNotIn("tc", flags)
+        self.assertEqual("".join(self.big_answer(out)), big)
+
+    def test_nxdomain_carries_soa(self):
+        out = self.kdig("nope.example.test", "A")
+        status, flags, counts, proto, _ = self.header(out)
+        self.assertEqual(status, "NXDOMAIN")
+        self.assertIn("aa", flags)
+        auth = self.section(out, "AUTHORITY")
+        self.assertEqual(len(auth), 1, out)
+        self.assertEqual(auth[0][:4], ["example.test.", "30", "IN", "SOA"])
+
+    def test_relay_adds_rtt(self):
+        for proto_flag, proto in (("+notcp", "UDP"), ("+tcp", "TCP")):
+            t = time.monotonic()
+            out = self.kdig("www.example.test", "A", proto_flag, server=self.dns["server"])
+            wall = (time.monotonic() - t) * 1000
+            status, flags, counts, got_proto, ms = self.header(out)
+            self.assertEqual((status, got_proto), ("NOERROR", proto))
+            self.assertEqual(self.section(out, "ANSWER")[0][-1], "127.0.0.11")
+            self.assertGreaterEqual(ms, self.RTT_MS * 0.98, out)
+            self.assertGreaterEqual(wall, self.RTT_MS)
+        # The big record through the relay over TCP arrives whole.
+        out = self.kdig("big.example.test", "TXT", "+tcp", server=self.dns["server"])
+        with open(self.dns["big_txt_file"]) as f:
+            self.assertEqual("".join(self.big_answer(out)), f.read())
+        # Directly, well under the relay's RTT.
+        _, _, _, _, ms = self.header(self.kdig("www.example.test", "A"))
+        self.assertLess(ms, self.RTT_MS / 2)
+
+    def test_zz_teardown_leaves_no_knotd(self):
+        knot = self.world["pids"]["dns_knot"]
+        relay = self.world["pids"]["dns_netem"]
+        rc = self.wp.stop()
+        self.assertEqual(rc, 0, self.wp.stderr())
+        self.assertFalse(pid_alive(knot), "knotd %d survived teardown" % knot)
+        self.assertFalse(pid_alive(relay), "the DNS relay %d survived teardown" % relay)
+        self.assertEqual(processes_mentioning(self.wp.dir), [])
+        self.assertEqual(processes_mentioning(self.dns["config"]), [])
+        self.assertFalse(os.path.exists(self.dns["control_socket"]))
 
 
 @unittest.skipUnless(NGINX and OPENSSL, "needs nginx and openssl")
@@ -509,6 +700,39 @@ class StartupFailureTest(unittest.TestCase):
         self.assertIn("cannot load certificate", err)
         self.assertFalse(os.path.exists(os.path.join(d, "world.json")))
         self.assertEqual(processes_mentioning(d), [])  # nginx had started; it must be gone
+
+    def test_failing_knotd_stops_world(self):
+        tmp = make_tmpdir("failknot")
+        bad = os.path.join(tmp, "bad_knotd")
+        with open(bad, "w") as f:
+            f.write("#!/bin/sh\necho 'critical: failed to configure server'\nexit 1\n")
+        os.chmod(bad, 0o755)
+        d = os.path.join(tmp, "w")
+        rc, out, err = run([sys.executable, WORLD, "--dir", d, "--no-nginx", "--knotd", bad,
+                            "--run", "true"], timeout=120)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("dns_knot exited during start-up (exit code 1)", err)
+        self.assertIn(os.path.join(d, "logs", "dns_knot.log"), err)
+        self.assertIn("failed to configure server", err)
+        self.assertEqual(processes_mentioning(d), [])
+
+    def test_require_dns_without_knotd(self):
+        # As if knot were not installed: world.py with no knotd to be found.
+        d = os.path.join(make_tmpdir("noknot"), "w")
+        code = ("import sys; sys.path.insert(0, %r); import world; "
+                "world._default_knotd = lambda: None; sys.exit(world.main(sys.argv[1:]))" % HERE)
+        rc, out, err = run([sys.executable, "-c", code, "--dir", d, "--no-nginx",
+                            "--require-dns", "--run", "true"])
+        self.assertEqual(rc, 1)
+        self.assertIn("--require-dns, but knotd was not found", err)
+        # Without --require-dns, DNS is skipped and noted.
+        rc, out, err = run([sys.executable, "-c", code, "--dir", d, "--no-nginx", "--run",
+                            "sh", "-c", "cat $NETSTACK_WORLD"], timeout=120)
+        self.assertEqual(rc, 0, err)
+        w = json.loads(out)
+        self.assertIsNone(w["dns"])
+        self.assertIn("knotd not found", w["skipped"]["dns"])
+        self.assertIn("not starting DNS", err)
 
     def test_missing_binary(self):
         d = os.path.join(make_tmpdir("missing"), "w")
@@ -534,11 +758,19 @@ class NamespaceTest(unittest.TestCase):
     def test_fixed_ports_in_namespace(self):
         if not _namespace_usable():
             self.skipTest("unshare -n is not permitted here")
-        d = os.path.join(make_tmpdir("ns"), "w")
+        tmp = make_tmpdir("ns")
+        d = os.path.join(tmp, "w")
+        script = os.path.join(tmp, "check.sh")
+        with open(script, "w") as f:
+            f.write("set -e\n%s -sS --cacert %s/pki/root.pem --resolve "
+                    "nginx.example.test:443:127.0.0.12 https://nginx.example.test/whoami\n" % (
+                        CURL, d))
+            if KNOTD and KDIG:  # DNS on port 53: knotd on .53, the relay on .54
+                f.write("%s @127.0.0.53 -p 53 +short www.example.test A\n"
+                        "%s @127.0.0.54 -p 53 +short +tcp ocsp.example.test A\n" % (KDIG, KDIG))
         inner = ("%s link set lo up && exec %s %s --dir %s --fixed-ports --quiet --testserver %s "
-                 "--run %s -sS --cacert %s/pki/root.pem --resolve nginx.example.test:443:127.0.0.12 "
-                 "https://nginx.example.test/whoami" % (
-                     which("ip"), sys.executable, WORLD, d, FAKE_TESTSERVER, CURL, d))
+                 "--netem %s --rtt-ms 10 --dns-rtt-ms 10 --run sh %s" % (
+                     which("ip"), sys.executable, WORLD, d, FAKE_TESTSERVER, FAKE_NETEM, script))
         rc, out, err = run(["unshare", "-n", "sh", "-c", inner], timeout=120)
         self.assertEqual(rc, 0, err)
         self.assertRegex(out, r"^proto=TLSv1.3 ")
@@ -546,7 +778,12 @@ class NamespaceTest(unittest.TestCase):
             w = json.load(f)
         self.assertEqual(w["origins"]["nginx"]["url"], "https://nginx.example.test/")
         self.assertEqual(w["origins"]["www_http"]["url"], "http://www.example.test/")
+        self.assertEqual(w["origins"]["slow"]["url"], "https://slow.example.test/")
         self.assertIn("static.example.test:80:127.0.0.13", w["resolve"])
+        if KNOTD and KDIG:
+            self.assertEqual(out.splitlines()[1:], ["127.0.0.11", "127.0.0.21"])
+            self.assertEqual(w["dns"]["direct"], "127.0.0.53:53")
+            self.assertEqual(w["dns"]["server"], "127.0.0.54:53")
         self.assertEqual(processes_mentioning(d), [])
 
 
