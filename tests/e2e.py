@@ -146,11 +146,15 @@ class Ctx:
         return os.path.join(self.tmp, "%03d-%s" % (self._n, name))
 
     # --- fetch
-    def fetch(self, *args, world=True, trace=False, events=False, timeout=60):
-        """Runs fetch (with --world unless world=False). trace/events: parse the traces."""
+    def fetch(self, *args, world=True, world_dns=False, trace=False, events=False, timeout=60):
+        """Runs fetch (with --world unless world=False). trace/events: parse the traces.
+        world_dns: resolve through the world's DNS server (behind its DNS RTT) instead of its
+        static addresses; off by default so round-trip counts see only TCP/TLS/HTTP."""
         argv = [self.args.fetch]
         if world:
             argv += ["--world", self.world_json()]
+            if not world_dns:
+                argv += ["--no-world-dns"]
         trace_file = events_file = None
         if trace:
             trace_file = self.scratch("trace.json")
@@ -473,6 +477,8 @@ def _parse_args(argv):
     ap.add_argument("--testserver",
                     default=os.path.join(REPO, "bazel-bin/tools/testserver/testserver"))
     ap.add_argument("--netem", default=os.path.join(REPO, "bazel-bin/tools/netem/netem"))
+    ap.add_argument("--dnslookup",
+                    default=os.path.join(REPO, "bazel-bin/tools/dnslookup/dnslookup"))
     ap.add_argument("--world", default=os.path.join(REPO, "tools/world/world.sh"))
     ap.add_argument("--tmp", default=None, help="scratch directory (default $TEST_TMPDIR)")
     ap.add_argument("--only", action="append", default=[], help="run only checks named so")
@@ -481,7 +487,7 @@ def _parse_args(argv):
                     help="known-bug checks fail the test too (or NETSTACK_E2E_STRICT=1)")
     ap.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    for k in ("fetch", "testserver", "netem", "world"):
+    for k in ("fetch", "testserver", "netem", "world", "dnslookup"):
         setattr(args, k, os.path.abspath(getattr(args, k)))
     if args.tmp is None:
         args.tmp = os.environ.get("TEST_TMPDIR") or tempfile.mkdtemp(prefix="netstack-e2e-")
@@ -491,7 +497,7 @@ def _parse_args(argv):
 
 def _forward_args(args):
     out = ["--fetch", args.fetch, "--testserver", args.testserver, "--netem", args.netem,
-           "--world", args.world, "--tmp", args.tmp]
+           "--world", args.world, "--dnslookup", args.dnslookup, "--tmp", args.tmp]
     for o in args.only:
         out += ["--only", o]
     if args.strict:

@@ -24,6 +24,21 @@ echo "=== its trace (W3C Resource Timing names, ms from startTime)"
 python3 -m json.tool "'"$dir"'/trace.json"
 echo "(Chrome trace events for Perfetto: '"$dir"'/trace-events.json)"
 echo
+echo "=== DNS through the world'"'"'s Knot server behind a 40 ms link: cold, prefetched, cached"
+printf "%-34s %10s %10s\n" lookup domainLookup source
+for cfg in "cold|" "after --prefetch www.example.test|--prefetch www.example.test"; do
+  IFS="|" read -r name flags <<<"$cfg"
+  # shellcheck disable=SC2086
+  $fetch --world "$NETSTACK_WORLD" $flags -o /dev/null --trace-json - "$(url www)" |
+    python3 -c "import json,sys
+d=json.loads(sys.stdin.readline())
+print(\"%-34s %8.1fms %10s\" % (sys.argv[1], d[\"domainLookupEnd\"]-d[\"domainLookupStart\"], d[\"dns\"][\"source\"]))" "$name"
+done
+$fetch --world "$NETSTACK_WORLD" --repeat 2 -o /dev/null --trace-json - "$(url www)" | tail -n 1 |
+  python3 -c "import json,sys
+d=json.loads(sys.stdin.readline())
+print(\"%-34s %8.1fms %10s\" % (\"second visit (--repeat 2)\", d[\"domainLookupEnd\"]-d[\"domainLookupStart\"], d[\"dns\"][\"source\"]))"
+echo
 echo "=== the same origin through a '"$rtt"' ms link (tools/netem), cold connections"
 printf "%-32s %10s %12s %8s\n" configuration connectEnd responseEnd RTTs
 for cfg in "plain http (the baseline)|slow_http|" \
@@ -33,14 +48,14 @@ for cfg in "plain http (the baseline)|slow_http|" \
            "tls1.3 resumed (2nd of --repeat 2)|slow|--tls-max 1.3 --repeat 2"; do
   IFS="|" read -r name origin flags <<<"$cfg"
   # shellcheck disable=SC2086
-  $fetch --world "$NETSTACK_WORLD" $flags -o /dev/null --trace-json - "$(url $origin)" |
+  $fetch --world "$NETSTACK_WORLD" --no-world-dns $flags -o /dev/null --trace-json - "$(url $origin)" |
     tail -n 1 | python3 -c "import json,sys
 d=json.loads(sys.stdin.read()); r='"$rtt"'
 print(\"%-32s %10.1f %12.1f %8.2f\" % (sys.argv[1], d[\"connectEnd\"], d[\"responseEnd\"], d[\"responseEnd\"]/r))" "$name"
 done
 echo
 echo "=== six parallel connections, no cached session (handshake coalescing)"
-$fetch --world "$NETSTACK_WORLD" --parallel 6 -o /dev/null --trace-json - "$(url www)" |
+$fetch --world "$NETSTACK_WORLD" --no-world-dns --parallel 6 -o /dev/null --trace-json - "$(url www)" |
   python3 -c "import json,sys
 rows=[json.loads(l) for l in sys.stdin]
 print(\"full handshakes: %d, resumed: %d\" % (sum(not r[\"tls\"][\"resumed\"] for r in rows), sum(r[\"tls\"][\"resumed\"] for r in rows)))"

@@ -14,7 +14,7 @@ if [[ -n "${missing:-}" ]]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >&2
 fi
 
-ABSL_LIBS=$(grep -o '"-l[^"]*"' third_party/abseil/BUILD.bazel | tr -d '"' | tr '\n' ' ')
+ABSL_LIBS="-L/usr/lib/x86_64-linux-gnu/android -Wl,-rpath,/usr/lib/x86_64-linux-gnu/android -lcrypto $(grep -o '"-l[^"]*"' third_party/abseil/BUILD.bazel | tr -d '"' | tr '\n' ' ')"
 CXX="clang++-14 -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -I. -isystem /usr/include/android"
 out=/tmp/netstack-fuzz
 mkdir -p "$out"
@@ -24,6 +24,7 @@ targets=(
   "http_response_headers|net/http/http_response_headers_fuzzer.cc net/http/http_response_headers.cc|net/http/testdata/fuzz/headers_seed"
   "http_chunked_decoder|net/http/http_chunked_decoder_fuzzer.cc net/http/http_chunked_decoder.cc|net/http/testdata/fuzz/chunked_seed"
   "url|net/base/url_fuzzer.cc net/base/url.cc net/base/ip_endpoint.cc|net/base/url_fuzz_seed.txt"
+  "dns_response|dns/dns_response_fuzzer.cc dns/dns_response.cc net/base/ip_endpoint.cc|dns/testdata/dns_response_seed.bin"
 )
 status=0
 for t in "${targets[@]}"; do

@@ -125,7 +125,7 @@ class World:
     def __init__(self, args, directory):
         self.dir = directory
         self.argv = [args.world, "--dir", directory, "--testserver", args.testserver,
-                     "--netem", args.netem, "--rtt-ms", str(args.rtt_ms), "--no-nginx",
+                     "--netem", args.netem, "--rtt-ms", str(args.rtt_ms), "--no-nginx", "--no-dns",
                      "--quiet", "--until-stdin-eof"]
         self.proc = None
         self.info = None

@@ -163,6 +163,10 @@ class FetchRunner {
     int exit_code = 0;
     std::vector<bool> printed(urls_.size(), false);
     for (int round = 0; round < options_.repeat; ++round) {
+      if (round > 0 && options_.repeat_interval > absl::ZeroDuration()) {
+        loop_.PostDelayedTask(options_.repeat_interval, [this] { loop_.Quit(); });
+        loop_.Run();
+      }
       // Each repetition opens new connections, so it shows resumption.
       session_->CloseIdleSockets();
       for (size_t u = 0; u < urls_.size(); ++u) {

@@ -26,6 +26,7 @@ const char kFetchUsage[] = R"(usage: fetch [flags] URL...
   --no-false-start        disable TLS False Start
   --no-coalesce           let parallel connections each do a full handshake
   --repeat N              fetch N times in this process (new connections, shows resumption)
+  --repeat-interval SEC   wait SEC between repetitions (e.g. to outlive a DNS TTL)
   --parallel N            N concurrent fetches of each URL per repetition
   --trace-json FILE       one Resource Timing JSON object per request (- = stdout)
   --trace-events FILE     Chrome trace-event JSON (open in Perfetto)
@@ -201,6 +202,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
       o.coalesce_handshakes = false;
     } else if (flag == "--repeat") {
       status = positive(&o.repeat);
+    } else if (flag == "--repeat-interval") {
+      status = seconds(&o.repeat_interval);
     } else if (flag == "--parallel") {
       status = positive(&o.parallel);
     } else if (flag == "--trace-json") {

@@ -37,6 +37,7 @@ struct FetchOptions {
   bool coalesce_handshakes = true;
   std::string ciphers;
   int repeat = 1;
+  absl::Duration repeat_interval = absl::ZeroDuration();  // --repeat-interval
   int parallel = 1;
   std::string trace_json_file;    // "-" = stdout
   std::string trace_events_file;
