@@ -57,6 +57,8 @@ const char* RevocationOutcomeToString(RevocationOutcome outcome) {
     case RevocationOutcome::kGood: return "good";
     case RevocationOutcome::kRevoked: return "revoked";
     case RevocationOutcome::kSoftFailed: return "soft_failed";
+    case RevocationOutcome::kNoInfo: return "no_info";
+    case RevocationOutcome::kUnableToCheck: return "unable_to_check";
   }
   return "unknown";
 }

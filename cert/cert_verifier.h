@@ -17,6 +17,7 @@
 
 #include "absl/time/time.h"
 #include "net/base/net_errors.h"
+#include "net/base/tick_clock.h"
 
 namespace net {
 
@@ -32,10 +33,21 @@ struct CertVerifyParams {
 
 // How revocation was (or was not) established for the trace.
 enum class RevocationSource { kNotChecked, kFresh, kCache, kPrevalidated, kStapled };
-enum class RevocationOutcome { kNotChecked, kGood, kRevoked, kSoftFailed };
+enum class RevocationOutcome { kNotChecked, kGood, kRevoked, kSoftFailed, kNoInfo, kUnableToCheck };
 
 const char* RevocationSourceToString(RevocationSource source);
 const char* RevocationOutcomeToString(RevocationOutcome outcome);
+
+// RevocationCheck is one chain element's revocation check, for the trace.
+struct RevocationCheck {
+  int depth = 0;  // 0 = leaf
+  RevocationSource source = RevocationSource::kNotChecked;
+  RevocationOutcome outcome = RevocationOutcome::kNotChecked;
+  std::string method;  // "ocsp", "crl", "stapled", "cache", "none"
+  TimeTicks start;
+  TimeTicks end;
+  std::string detail;
+};
 
 // CertVerifyResult is the outcome: a net error (OK or ERR_CERT_*), a
 // human-readable reason, and what the trace reports.
@@ -48,6 +60,7 @@ struct CertVerifyResult {
   RevocationSource revocation_source = RevocationSource::kNotChecked;
   RevocationOutcome revocation_outcome = RevocationOutcome::kNotChecked;
   absl::Duration revocation_duration = absl::ZeroDuration();
+  std::vector<RevocationCheck> revocation_checks;
 };
 
 class CertVerifier {

@@ -214,7 +214,8 @@ bssl::UniquePtr<EVP_PKEY> LoadPemKey(const std::string& path) {
 
 bssl::UniquePtr<X509> MakeCert(const std::string& cn, EVP_PKEY* subject_key, X509* issuer,
                                EVP_PKEY* issuer_key, bool ocsp_signing_eku,
-                               absl::Time not_before, absl::Time not_after, bool is_ca) {
+                               absl::Time not_before, absl::Time not_after, bool is_ca,
+                               const std::string& ocsp_url, const std::string& crl_url) {
   bssl::UniquePtr<X509> cert(X509_new());
   X509_set_version(cert.get(), X509_VERSION_3);
   uint8_t serial_bytes[8];
@@ -238,6 +239,8 @@ bssl::UniquePtr<X509> MakeCert(const std::string& cn, EVP_PKEY* subject_key, X50
   };
   add(NID_basic_constraints, is_ca ? "critical,CA:TRUE" : "critical,CA:FALSE");
   if (ocsp_signing_eku) add(NID_ext_key_usage, "OCSPSigning");
+  if (!ocsp_url.empty()) add(NID_info_access, ("OCSP;URI:" + ocsp_url).c_str());
+  if (!crl_url.empty()) add(NID_crl_distribution_points, ("URI:" + crl_url).c_str());
   X509_sign(cert.get(), issuer_key, EVP_sha256());
   return cert;
 }

@@ -40,7 +40,9 @@ std::string BuildOcspResponse(const OcspResponseSpec& spec);
 // |issuer| / |issuer_key| (self-signed when issuer is null).
 bssl::UniquePtr<X509> MakeCert(const std::string& cn, EVP_PKEY* subject_key, X509* issuer,
                                EVP_PKEY* issuer_key, bool ocsp_signing_eku,
-                               absl::Time not_before, absl::Time not_after, bool is_ca = false);
+                               absl::Time not_before, absl::Time not_after, bool is_ca = false,
+                               const std::string& ocsp_url = "",
+                               const std::string& crl_url = "");
 
 bssl::UniquePtr<EVP_PKEY> MakeP256Key();
 bssl::UniquePtr<EVP_PKEY> LoadPemKey(const std::string& path);

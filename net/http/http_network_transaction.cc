@@ -247,7 +247,11 @@ std::string HttpNetworkTransaction::BuildRequest() const {
   for (const auto& [name, value] : request_.extra_headers) {
     absl::StrAppend(&request, name, ": ", value, "\r\n");
   }
+  if (!request_.upload_body.empty() || request_.method == "POST") {
+    absl::StrAppend(&request, "Content-Length: ", request_.upload_body.size(), "\r\n");
+  }
   request += "\r\n";
+  request += request_.upload_body;
   return request;
 }
 

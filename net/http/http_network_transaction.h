@@ -33,6 +33,8 @@ struct HttpRequestInfo {
   // Extra request headers, sent after Host and before the defaults they
   // replace (a Host or User-Agent here overrides ours).
   std::vector<std::pair<std::string, std::string>> extra_headers;
+  // A request body (e.g. an OCSP POST); sent with Content-Length.
+  std::string upload_body;
 };
 
 class HttpNetworkTransaction {

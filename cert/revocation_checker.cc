@@ -1,0 +1,368 @@
+#include "cert/revocation_checker.h"
+
+#include <openssl/rand.h>
+#include <openssl/x509v3.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "cert/crl.h"
+#include "cert/ocsp.h"
+#include "cert/x509_util.h"
+#include "net/base/weak_ptr.h"
+
+namespace net {
+
+const char* RevocationModeToString(RevocationPolicy::Mode mode) {
+  switch (mode) {
+    case RevocationPolicy::Mode::kOff: return "off";
+    case RevocationPolicy::Mode::kSoftFail: return "soft";
+    case RevocationPolicy::Mode::kHardFail: return "hard";
+  }
+  return "?";
+}
+
+std::optional<RevocationPolicy::Mode> ParseRevocationMode(const std::string& text) {
+  if (text == "off") return RevocationPolicy::Mode::kOff;
+  if (text == "soft") return RevocationPolicy::Mode::kSoftFail;
+  if (text == "hard") return RevocationPolicy::Mode::kHardFail;
+  return std::nullopt;
+}
+
+std::optional<RevocationCache::Entry> RevocationCache::Lookup(const std::string& key,
+                                                              absl::Time now) {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return std::nullopt;
+  if (it->second.expires <= now) {
+    entries_.erase(it);
+    return std::nullopt;
+  }
+  return it->second;
+}
+
+void RevocationCache::Put(const std::string& key, const Entry& entry) { entries_[key] = entry; }
+
+RevocationUrls GetRevocationUrls(const std::string& cert_der) {
+  RevocationUrls urls;
+  bssl::UniquePtr<X509> cert = DerToX509(cert_der);
+  if (!cert) return urls;
+  auto uri = [](const GENERAL_NAME* name) -> std::string {
+    if (name->type != GEN_URI) return "";
+    const ASN1_STRING* s = name->d.uniformResourceIdentifier;
+    return std::string(reinterpret_cast<const char*>(ASN1_STRING_get0_data(s)),
+                       ASN1_STRING_length(s));
+  };
+  bssl::UniquePtr<AUTHORITY_INFO_ACCESS> aia(static_cast<AUTHORITY_INFO_ACCESS*>(
+      X509_get_ext_d2i(cert.get(), NID_info_access, nullptr, nullptr)));
+  if (aia) {
+    for (size_t i = 0; i < sk_ACCESS_DESCRIPTION_num(aia.get()); ++i) {
+      const ACCESS_DESCRIPTION* ad = sk_ACCESS_DESCRIPTION_value(aia.get(), i);
+      if (OBJ_obj2nid(ad->method) != NID_ad_OCSP) continue;
+      std::string u = uri(ad->location);
+      if (!u.empty()) urls.ocsp.push_back(u);
+    }
+  }
+  bssl::UniquePtr<CRL_DIST_POINTS> dps(static_cast<CRL_DIST_POINTS*>(
+      X509_get_ext_d2i(cert.get(), NID_crl_distribution_points, nullptr, nullptr)));
+  if (dps) {
+    for (size_t i = 0; i < sk_DIST_POINT_num(dps.get()); ++i) {
+      const DIST_POINT* dp = sk_DIST_POINT_value(dps.get(), i);
+      if (!dp->distpoint || dp->distpoint->type != 0) continue;
+      const GENERAL_NAMES* names = dp->distpoint->name.fullname;
+      for (size_t j = 0; j < sk_GENERAL_NAME_num(names); ++j) {
+        std::string u = uri(sk_GENERAL_NAME_value(names, j));
+        if (!u.empty()) urls.crl.push_back(u);
+      }
+    }
+  }
+  return urls;
+}
+
+// Checks one chain element: stapled -> cache -> OCSP -> CRL.
+class OcspCrlRevocationChecker::ElementCheck {
+ public:
+  enum class Verdict { kGood, kRevoked, kNoInfo, kUnable };
+
+  ElementCheck(OcspCrlRevocationChecker* checker, int depth, std::string cert_der,
+               std::string issuer_der, std::string stapled,
+               absl::AnyInvocable<void()> done)
+      : checker_(checker),
+        cert_der_(std::move(cert_der)),
+        issuer_der_(std::move(issuer_der)),
+        stapled_(std::move(stapled)),
+        done_(std::move(done)) {
+    record_.depth = depth;
+  }
+
+  void Start() {
+    record_.start = TimeTicks::Now();
+    urls_ = GetRevocationUrls(cert_der_);
+    absl::StatusOr<OcspCertId> id = BuildOcspCertId(cert_der_, issuer_der_);
+    if (id.ok()) cache_key_ = id->issuer_key_hash + id->serial;
+    if (!stapled_.empty()) {
+      VerifyOcsp(stapled_, RevocationSource::kStapled, "stapled");
+      return;
+    }
+    if (!cache_key_.empty()) {
+      if (auto hit = checker_->cache_->Lookup(cache_key_, absl::Now())) {
+        Finish(hit->revoked ? Verdict::kRevoked : Verdict::kGood, RevocationSource::kCache,
+               "cache", "");
+        return;
+      }
+    }
+    TryNext();
+  }
+
+  Verdict verdict() const { return verdict_; }
+  const RevocationCheck& record() const { return record_; }
+
+ private:
+  // Tries the next OCSP URL, then the next CRL URL; gives up when none is
+  // left.
+  void TryNext() {
+    if (ocsp_index_ < urls_.ocsp.size()) {
+      const std::string& url = urls_.ocsp[ocsp_index_++];
+      absl::StatusOr<OcspCertId> id = BuildOcspCertId(cert_der_, issuer_der_);
+      if (!id.ok()) return Fail(std::string(id.status().message()));
+      uint8_t nonce_bytes[16];
+      RAND_bytes(nonce_bytes, sizeof(nonce_bytes));
+      nonce_.assign(reinterpret_cast<char*>(nonce_bytes), sizeof(nonce_bytes));
+      absl::StatusOr<std::string> request = BuildOcspRequest(*id, nonce_);
+      if (!request.ok()) return Fail(std::string(request.status().message()));
+      std::optional<std::string> get_url = OcspGetUrl(url, *request);
+      checker_->fetcher_->Fetch(
+          get_url ? *get_url : url, get_url ? "" : *request, "application/ocsp-request",
+          [this](int rv, std::string body) {
+            if (rv != OK) {
+              errors_ += absl::StrCat("OCSP fetch: ", ErrorToShortString(rv), " ", body, "; ");
+              return TryNext();
+            }
+            VerifyOcsp(std::move(body), RevocationSource::kFresh, "ocsp");
+          },
+          &fetch_);
+      return;
+    }
+    if (crl_index_ < urls_.crl.size()) {
+      const std::string& url = urls_.crl[crl_index_++];
+      checker_->fetcher_->Fetch(url, "", "", [this](int rv, std::string body) {
+        if (rv != OK) {
+          errors_ += absl::StrCat("CRL fetch: ", ErrorToShortString(rv), " ", body, "; ");
+          return TryNext();
+        }
+        VerifyCrl(std::move(body));
+      }, &fetch_);
+      return;
+    }
+    if (urls_.ocsp.empty() && urls_.crl.empty()) {
+      return Finish(Verdict::kNoInfo, RevocationSource::kNotChecked, "none",
+                    "no OCSP or CRL URL in the certificate");
+    }
+    Fail(errors_);
+  }
+
+  void VerifyOcsp(std::string response, RevocationSource source, const char* method) {
+    OcspVerifyOptions options;
+    options.now = absl::Now();
+    options.max_age = checker_->policy_.max_age;
+    options.expected_nonce = nonce_;
+    auto work = [response = std::move(response), cert = cert_der_, issuer = issuer_der_,
+                 options]() { return VerifyOcspResponse(response, cert, issuer, options); };
+    auto reply = [this, source, method](absl::StatusOr<OcspResult> result) {
+      if (!result.ok()) {
+        errors_ += absl::StrCat(method, ": ", result.status().message(), "; ");
+        // A bad staple falls back to fetching; a bad fetched answer to the
+        // next URL.
+        return TryNext();
+      }
+      if (result->status == OcspCertStatus::kUnknown) {
+        errors_ += absl::StrCat(method, ": responder says unknown; ");
+        return TryNext();
+      }
+      bool revoked = result->status == OcspCertStatus::kRevoked;
+      absl::Time expires = options_now_ + checker_->policy_.max_age;
+      if (result->next_update && *result->next_update < expires) expires = *result->next_update;
+      if (!cache_key_.empty()) checker_->cache_->Put(cache_key_, {revoked, expires});
+      Finish(revoked ? Verdict::kRevoked : Verdict::kGood, source, method, "");
+    };
+    options_now_ = options.now;
+    RunOnWorker<absl::StatusOr<OcspResult>>(std::move(work), std::move(reply));
+  }
+
+  void VerifyCrl(std::string crl) {
+    absl::Time now = absl::Now();
+    options_now_ = now;
+    auto work = [crl = std::move(crl), cert = cert_der_, issuer = issuer_der_, now]() {
+      return CheckCrl(crl, cert, issuer, now);
+    };
+    auto reply = [this](absl::StatusOr<CrlResult> result) {
+      if (!result.ok()) {
+        errors_ += absl::StrCat(result.status().message(), "; ");
+        return TryNext();
+      }
+      absl::Time expires = options_now_ + checker_->policy_.max_age;
+      if (result->next_update && *result->next_update < expires) expires = *result->next_update;
+      if (!cache_key_.empty()) checker_->cache_->Put(cache_key_, {result->revoked, expires});
+      Finish(result->revoked ? Verdict::kRevoked : Verdict::kGood, RevocationSource::kFresh,
+             "crl", "");
+    };
+    RunOnWorker<absl::StatusOr<CrlResult>>(std::move(work), std::move(reply));
+  }
+
+  template <typename R, typename W, typename Reply>
+  void RunOnWorker(W work, Reply reply) {
+    if (!checker_->pool_) {
+      R r = work();
+      EventLoop::Current()->PostTask(
+          [weak = weak_factory_.GetWeakPtr(), reply = std::move(reply), r = std::move(r)]() mutable {
+            if (weak) reply(std::move(r));
+          });
+      return;
+    }
+    checker_->pool_->PostTaskAndReplyWithResult<R>(
+        std::move(work),
+        [weak = weak_factory_.GetWeakPtr(), reply = std::move(reply)](R r) mutable {
+          if (weak) reply(std::move(r));
+        });
+  }
+
+  void Fail(const std::string& why) {
+    Finish(Verdict::kUnable, RevocationSource::kNotChecked, "none", why);
+  }
+
+  void Finish(Verdict verdict, RevocationSource source, const char* method,
+              const std::string& detail) {
+    verdict_ = verdict;
+    record_.end = TimeTicks::Now();
+    record_.source = source;
+    record_.method = method;
+    record_.detail = detail.empty() ? errors_ : detail;
+    switch (verdict) {
+      case Verdict::kGood: record_.outcome = RevocationOutcome::kGood; break;
+      case Verdict::kRevoked: record_.outcome = RevocationOutcome::kRevoked; break;
+      case Verdict::kNoInfo: record_.outcome = RevocationOutcome::kNoInfo; break;
+      case Verdict::kUnable: record_.outcome = RevocationOutcome::kUnableToCheck; break;
+    }
+    fetch_.reset();
+    std::move(done_)();
+  }
+
+  OcspCrlRevocationChecker* const checker_;
+  const std::string cert_der_;
+  const std::string issuer_der_;
+  const std::string stapled_;
+  absl::AnyInvocable<void()> done_;
+  RevocationUrls urls_;
+  size_t ocsp_index_ = 0;
+  size_t crl_index_ = 0;
+  std::string cache_key_;
+  std::string nonce_;
+  std::string errors_;
+  absl::Time options_now_;
+  std::unique_ptr<RevocationFetcher::Request> fetch_;
+  Verdict verdict_ = Verdict::kUnable;
+  RevocationCheck record_;
+  WeakPtrFactory<ElementCheck> weak_factory_{this};
+};
+
+// The checks of one chain, all started at once.
+class OcspCrlRevocationChecker::CheckRequest : public CertVerifier::Request {
+ public:
+  CheckRequest(OcspCrlRevocationChecker* checker, CertVerifyResult* result,
+               CompletionOnceCallback callback)
+      : checker_(checker), result_(result), callback_(std::move(callback)) {}
+
+  int Start(const CertVerifyParams& params) {
+    const std::vector<std::string>& chain = result_->verified_chain_der;
+    start_ = TimeTicks::Now();
+    // Every element but the trust anchor, in parallel.
+    for (size_t i = 0; i + 1 < chain.size(); ++i) {
+      elements_.push_back(std::make_unique<ElementCheck>(
+          checker_, static_cast<int>(i), chain[i], chain[i + 1],
+          i == 0 ? params.stapled_ocsp_response : "", [this] { OnElementDone(); }));
+    }
+    pending_ = elements_.size();
+    if (pending_ == 0) return Aggregate();
+    for (auto& e : elements_) e->Start();
+    return ERR_IO_PENDING;
+  }
+
+ private:
+  void OnElementDone() {
+    if (--pending_ > 0) return;
+    // Report from a task: an element may finish inside Start().
+    EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
+      if (!weak) return;
+      int rv = weak->Aggregate();
+      std::move(weak->callback_)(rv);
+    });
+  }
+
+  int Aggregate() {
+    bool revoked = false, unable = false, any_fresh = false, any_cache = false,
+         any_stapled = false;
+    for (auto& e : elements_) {
+      result_->revocation_checks.push_back(e->record());
+      switch (e->verdict()) {
+        case ElementCheck::Verdict::kRevoked: revoked = true; break;
+        case ElementCheck::Verdict::kUnable: unable = true; break;
+        default: break;
+      }
+      any_fresh |= e->record().source == RevocationSource::kFresh;
+      any_cache |= e->record().source == RevocationSource::kCache;
+      any_stapled |= e->record().source == RevocationSource::kStapled;
+    }
+    result_->revocation_duration = TimeTicks::Now() - start_;
+    result_->revocation_source = any_fresh     ? RevocationSource::kFresh
+                                 : any_stapled ? RevocationSource::kStapled
+                                 : any_cache   ? RevocationSource::kCache
+                                               : RevocationSource::kNotChecked;
+    if (revoked) {
+      result_->revocation_outcome = RevocationOutcome::kRevoked;
+      result_->error = ERR_CERT_REVOKED;
+      result_->detail = "a certificate in the chain is revoked";
+      return ERR_CERT_REVOKED;
+    }
+    if (unable) {
+      if (checker_->policy_.mode == RevocationPolicy::Mode::kHardFail) {
+        result_->revocation_outcome = RevocationOutcome::kUnableToCheck;
+        result_->error = ERR_CERT_UNABLE_TO_CHECK_REVOCATION;
+        result_->detail = "revocation status unavailable (hard-fail policy)";
+        for (auto& e : elements_) {
+          if (e->verdict() == ElementCheck::Verdict::kUnable)
+            result_->detail += ": " + e->record().detail;
+        }
+        return ERR_CERT_UNABLE_TO_CHECK_REVOCATION;
+      }
+      result_->revocation_outcome = RevocationOutcome::kSoftFailed;
+      return OK;
+    }
+    result_->revocation_outcome = RevocationOutcome::kGood;
+    return OK;
+  }
+
+  OcspCrlRevocationChecker* const checker_;
+  CertVerifyResult* const result_;
+  CompletionOnceCallback callback_;
+  std::vector<std::unique_ptr<ElementCheck>> elements_;
+  size_t pending_ = 0;
+  TimeTicks start_;
+  WeakPtrFactory<CheckRequest> weak_factory_{this};
+};
+
+OcspCrlRevocationChecker::OcspCrlRevocationChecker(const RevocationPolicy& policy,
+                                                   RevocationFetcher* fetcher,
+                                                   RevocationCache* cache, WorkerPool* pool)
+    : policy_(policy), fetcher_(fetcher), cache_(cache), pool_(pool) {}
+
+OcspCrlRevocationChecker::~OcspCrlRevocationChecker() = default;
+
+int OcspCrlRevocationChecker::Check(const CertVerifyParams& params, CertVerifyResult* result,
+                                    CompletionOnceCallback callback,
+                                    std::unique_ptr<CertVerifier::Request>* out_request) {
+  if (policy_.mode == RevocationPolicy::Mode::kOff) return OK;
+  auto request = std::make_unique<CheckRequest>(this, result, std::move(callback));
+  int rv = request->Start(params);
+  if (rv == ERR_IO_PENDING) *out_request = std::move(request);
+  return rv;
+}
+
+}  // namespace net

@@ -1,0 +1,175 @@
+// OcspCrlRevocationChecker over a scripted fetcher: parallel checks of every
+// chain element, revoked, soft- and hard-fail, the cache, CRL fallback.
+
+#include "cert/revocation_checker.h"
+
+#include <openssl/mem.h>
+
+#include <map>
+
+#include "absl/strings/match.h"
+#include "absl/time/clock.h"
+#include "cert/ocsp_test_util.h"
+#include "gtest/gtest.h"
+#include "net/base/test_completion_callback.h"
+
+namespace net {
+namespace {
+
+// Answers URLs that start with a registered prefix, after a delay.
+class ScriptedFetcher : public RevocationFetcher {
+ public:
+  struct Answer {
+    int rv = OK;
+    std::string body;
+  };
+  std::map<std::string, Answer> answers;
+  absl::Duration delay = absl::Milliseconds(50);
+
+  void Fetch(const std::string& url, const std::string& post_body, const std::string&,
+             Callback callback, std::unique_ptr<Request>* out) override {
+    ++fetch_count_;
+    Answer answer{ERR_CONNECTION_REFUSED, ""};
+    for (const auto& [prefix, a] : answers) {
+      if (absl::StartsWith(url, prefix)) answer = a;
+    }
+    auto request = std::make_unique<Pending>();
+    request->timer.Start(delay, [answer, callback = std::move(callback)]() mutable {
+      std::move(callback)(answer.rv, answer.body);
+    });
+    *out = std::move(request);
+  }
+
+ private:
+  struct Pending : Request {
+    OneShotTimer timer;
+  };
+};
+
+class RevocationCheckerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::Time now = absl::Now();
+    absl::Time from = now - absl::Hours(24), to = now + absl::Hours(24);
+    root_key_ = MakeP256Key();
+    i1_key_ = MakeP256Key();
+    i2_key_ = MakeP256Key();
+    leaf_key_ = MakeP256Key();
+    root_ = MakeCert("Root", root_key_.get(), nullptr, root_key_.get(), false, from, to, true);
+    i1_ = MakeCert("Inter 1", i1_key_.get(), root_.get(), root_key_.get(), false, from, to, true,
+                   "http://ocsp.test/i1", "http://crl.test/root.crl");
+    i2_ = MakeCert("Inter 2", i2_key_.get(), i1_.get(), i1_key_.get(), false, from, to, true,
+                   "http://ocsp.test/i2");
+    leaf_ = MakeCert("www.example.test", leaf_key_.get(), i2_.get(), i2_key_.get(), false, from,
+                     to, false, "http://ocsp.test/leaf");
+    result_.verified_chain_der = {X509ToDer(leaf_.get()), X509ToDer(i2_.get()),
+                                  X509ToDer(i1_.get()), X509ToDer(root_.get())};
+    SetOcsp("http://ocsp.test/i1", i1_.get(), root_.get(), root_key_.get(), OcspCertStatus::kGood);
+    SetOcsp("http://ocsp.test/i2", i2_.get(), i1_.get(), i1_key_.get(), OcspCertStatus::kGood);
+    SetOcsp("http://ocsp.test/leaf", leaf_.get(), i2_.get(), i2_key_.get(),
+            OcspCertStatus::kGood);
+  }
+
+  void SetOcsp(const std::string& url, X509* cert, X509* issuer, EVP_PKEY* issuer_key,
+               OcspCertStatus status) {
+    OcspResponseSpec spec;
+    spec.cert_id = *BuildOcspCertId(X509ToDer(cert), X509ToDer(issuer));
+    spec.status = status;
+    spec.produced_at = spec.this_update = absl::Now() - absl::Minutes(1);
+    spec.next_update = absl::Now() + absl::Hours(1);
+    spec.signer_key = issuer_key;
+    spec.responder = issuer;
+    fetcher_.answers[url] = {OK, BuildOcspResponse(spec)};
+  }
+
+  int Check(RevocationPolicy::Mode mode) {
+    RevocationPolicy policy;
+    policy.mode = mode;
+    OcspCrlRevocationChecker checker(policy, &fetcher_, &cache_, &pool_);
+    CertVerifyParams params;
+    result_.revocation_checks.clear();
+    std::unique_ptr<CertVerifier::Request> request;
+    TestCompletionCallback cb;
+    return cb.GetResult(checker.Check(params, &result_, cb.callback(), &request));
+  }
+
+  EventLoop loop_;
+  WorkerPool pool_{2};
+  ScriptedFetcher fetcher_;
+  RevocationCache cache_;
+  bssl::UniquePtr<EVP_PKEY> root_key_, i1_key_, i2_key_, leaf_key_;
+  bssl::UniquePtr<X509> root_, i1_, i2_, leaf_;
+  CertVerifyResult result_;
+};
+
+TEST_F(RevocationCheckerTest, ChecksEveryElementConcurrently) {
+  ASSERT_EQ(OK, Check(RevocationPolicy::Mode::kSoftFail));
+  ASSERT_EQ(result_.revocation_checks.size(), 3u);  // leaf, inter 2, inter 1; not the anchor
+  TimeTicks latest_start, earliest_end;
+  for (const RevocationCheck& c : result_.revocation_checks) {
+    EXPECT_EQ(c.outcome, RevocationOutcome::kGood) << c.depth << " " << c.detail;
+    EXPECT_EQ(c.method, "ocsp");
+    if (latest_start.is_null() || c.start > latest_start) latest_start = c.start;
+    if (earliest_end.is_null() || c.end < earliest_end) earliest_end = c.end;
+  }
+  // All three 50 ms fetches were in flight together.
+  EXPECT_LT(latest_start, earliest_end);
+  EXPECT_LT(result_.revocation_duration, absl::Milliseconds(140));
+  EXPECT_EQ(result_.revocation_outcome, RevocationOutcome::kGood);
+  EXPECT_EQ(result_.revocation_source, RevocationSource::kFresh);
+  EXPECT_EQ(fetcher_.fetch_count(), 3);
+
+  // The second time everything comes from the cache: no fetch.
+  ASSERT_EQ(OK, Check(RevocationPolicy::Mode::kSoftFail));
+  EXPECT_EQ(fetcher_.fetch_count(), 3);
+  EXPECT_EQ(result_.revocation_source, RevocationSource::kCache);
+}
+
+TEST_F(RevocationCheckerTest, RevokedIsAlwaysAnError) {
+  SetOcsp("http://ocsp.test/leaf", leaf_.get(), i2_.get(), i2_key_.get(),
+          OcspCertStatus::kRevoked);
+  for (auto mode : {RevocationPolicy::Mode::kSoftFail, RevocationPolicy::Mode::kHardFail}) {
+    cache_.Clear();
+    EXPECT_EQ(ERR_CERT_REVOKED, Check(mode));
+    EXPECT_EQ(result_.revocation_outcome, RevocationOutcome::kRevoked);
+  }
+}
+
+TEST_F(RevocationCheckerTest, UnreachableResponderSoftFailsOrHardFails) {
+  fetcher_.answers.erase("http://ocsp.test/leaf");
+  EXPECT_EQ(OK, Check(RevocationPolicy::Mode::kSoftFail));
+  EXPECT_EQ(result_.revocation_outcome, RevocationOutcome::kSoftFailed);
+  EXPECT_EQ(ERR_CERT_UNABLE_TO_CHECK_REVOCATION, Check(RevocationPolicy::Mode::kHardFail));
+  // A forged answer is as good as none.
+  SetOcsp("http://ocsp.test/leaf", leaf_.get(), i2_.get(), i1_key_.get(), OcspCertStatus::kGood);
+  EXPECT_EQ(ERR_CERT_UNABLE_TO_CHECK_REVOCATION, Check(RevocationPolicy::Mode::kHardFail));
+  EXPECT_NE(result_.detail.find("bad signature"), std::string::npos) << result_.detail;
+}
+
+TEST_F(RevocationCheckerTest, OffChecksNothing) {
+  EXPECT_EQ(OK, Check(RevocationPolicy::Mode::kOff));
+  EXPECT_EQ(fetcher_.fetch_count(), 0);
+  EXPECT_TRUE(result_.revocation_checks.empty());
+}
+
+TEST_F(RevocationCheckerTest, FallsBackToTheCrl) {
+  // Inter 1 has an OCSP URL that fails and a CRL DP with an empty CRL.
+  fetcher_.answers.erase("http://ocsp.test/i1");
+  bssl::UniquePtr<X509_CRL> crl(X509_CRL_new());
+  X509_CRL_set_version(crl.get(), X509_CRL_VERSION_2);
+  X509_CRL_set_issuer_name(crl.get(), X509_get_subject_name(root_.get()));
+  bssl::UniquePtr<ASN1_TIME> t(ASN1_TIME_set(nullptr, absl::ToTimeT(absl::Now()) - 60));
+  X509_CRL_set1_lastUpdate(crl.get(), t.get());
+  t.reset(ASN1_TIME_set(nullptr, absl::ToTimeT(absl::Now()) + 3600));
+  X509_CRL_set1_nextUpdate(crl.get(), t.get());
+  X509_CRL_sign(crl.get(), root_key_.get(), EVP_sha256());
+  uint8_t* der = nullptr;
+  int len = i2d_X509_CRL(crl.get(), &der);
+  fetcher_.answers["http://crl.test/root.crl"] = {OK, std::string(reinterpret_cast<char*>(der), len)};
+  OPENSSL_free(der);
+  ASSERT_EQ(OK, Check(RevocationPolicy::Mode::kHardFail)) << result_.detail;
+  EXPECT_EQ(result_.revocation_checks[2].method, "crl");
+}
+
+}  // namespace
+}  // namespace net
