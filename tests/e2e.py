@@ -146,7 +146,8 @@ class Ctx:
         return os.path.join(self.tmp, "%03d-%s" % (self._n, name))
 
     # --- fetch
-    def fetch(self, *args, world=True, world_dns=False, trace=False, events=False, timeout=60):
+    def fetch(self, *args, world=True, world_dns=False, revocation="off", trace=False,
+              events=False, timeout=60):
         """Runs fetch (with --world unless world=False). trace/events: parse the traces.
         world_dns: resolve through the world's DNS server (behind its DNS RTT) instead of its
         static addresses; off by default so round-trip counts see only TCP/TLS/HTTP."""
@@ -155,6 +156,10 @@ class Ctx:
             argv += ["--world", self.world_json()]
             if not world_dns:
                 argv += ["--no-world-dns"]
+        # Revocation checking is off unless a check asks for it: round-trip counts and error
+        # checks must not see OCSP traffic.
+        if revocation:
+            argv += ["--revocation", revocation]
         trace_file = events_file = None
         if trace:
             trace_file = self.scratch("trace.json")

@@ -13,7 +13,7 @@ exec python3 tools/world/world.py --dir "$dir" --quiet --rtt-ms "$rtt" \
   --testserver "$bin/testserver/testserver" --netem "$bin/netem/netem" \
   --run bash -c '
 set -euo pipefail
-fetch='"$bin"'/fetch/fetch
+fetch="'"$bin"'/fetch/fetch --revocation off"
 url() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"origins\"][sys.argv[2]][\"url\"])" "$NETSTACK_WORLD" "$1"; }
 
 echo "=== fetch --world $NETSTACK_WORLD $(url www)"

@@ -97,7 +97,21 @@ std::string LoadTimingToJson(const LoadTiming& t) {
         Ms(v.verify_duration), ",\"revocation\":{\"source\":\"",
         RevocationSourceToString(v.revocation_source), "\",\"outcome\":\"",
         RevocationOutcomeToString(v.revocation_outcome), "\",\"ms\":",
-        Ms(v.revocation_duration), "}}");
+        Ms(v.revocation_duration), ",\"checks\":[");
+    bool first_check = true;
+    for (const RevocationCheck& c : v.revocation_checks) {
+      absl::StrAppend(&json, first_check ? "" : ",", "{\"depth\":", c.depth, ",\"method\":\"",
+                      c.method, "\",\"source\":\"", RevocationSourceToString(c.source),
+                      "\",\"outcome\":\"", RevocationOutcomeToString(c.outcome), "\"");
+      if (!c.start.is_null() && !c.end.is_null()) {
+        absl::StrAppend(&json, ",\"startMs\":", Ms(c.start - t.start), ",\"endMs\":",
+                        Ms(c.end - t.start));
+      }
+      if (!c.detail.empty()) absl::StrAppend(&json, ",\"detail\":\"", JsonEscape(c.detail), "\"");
+      json += "}";
+      first_check = false;
+    }
+    json += "]}}";
   }
   json += "}";
   return json;

@@ -180,7 +180,8 @@ def find_baseline_origin(world_info):
 # -- measuring ------------------------------------------------------------------------------------
 
 def run_fetch(args, world_json, name, url, flags, repeat, checks):
-    argv = [args.fetch, "--world", world_json, "--trace-json", "-", "-o", "/dev/null",
+    argv = [args.fetch, "--world", world_json, "--revocation", "off", "--trace-json", "-",
+            "-o", "/dev/null",
             "--max-time", "60"] + flags
     if repeat > 1:
         argv += ["--repeat", str(repeat)]

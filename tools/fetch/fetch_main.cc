@@ -19,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "cert/basic_cert_verifier.h"
+#include "cert/revocation_checker.h"
 #include "dns/cares_host_resolver.h"
 #include "dns/dns_prefetcher.h"
 #include "dns/host_history.h"
@@ -132,6 +133,7 @@ class FetchRunner {
     }
     session_ = std::make_unique<HttpNetworkSession>(params, resolver_.get(), socket_factory_.get(),
                                                     verifier_.get());
+    SetUpRevocation(params);
 
     if (!options_.output_file.empty()) {
       out_ = fopen(options_.output_file.c_str(), "wb");
@@ -145,7 +147,7 @@ class FetchRunner {
     std::string history_path;
     if (!options_.profile_dir.empty()) {
       history_path = options_.profile_dir + "/" + HostHistory::kFileName;
-      mkdir(options_.profile_dir.c_str(), 0700);
+      if (!options_.private_profile) mkdir(options_.profile_dir.c_str(), 0700);
       absl::StatusOr<HostHistory> loaded = HostHistory::Load(history_path);
       if (!loaded.ok()) {
         std::cerr << "fetch: profile: " << loaded.status().message() << "\n";
@@ -185,7 +187,7 @@ class FetchRunner {
       }
     }
     if (out_) fclose(out_);
-    if (!history_path.empty()) {
+    if (!history_path.empty() && !options_.private_profile) {
       absl::Status saved = history.Save(history_path);
       if (!saved.ok()) {
         std::cerr << "fetch: profile: " << saved.message() << "\n";
@@ -211,6 +213,23 @@ class FetchRunner {
                 << ")\n";
     }
   };
+
+  // Revocation: a plain-HTTP session of its own (so fetching an OCSP
+  // response never itself needs a revocation check), a per-profile cache in
+  // memory, and the checker behind the verifier.
+  void SetUpRevocation(const HttpNetworkSessionParams& params) {
+    std::optional<RevocationPolicy::Mode> mode = ParseRevocationMode(options_.revocation);
+    if (!verifier_ || !mode || *mode == RevocationPolicy::Mode::kOff) return;
+    RevocationPolicy policy;
+    policy.mode = *mode;
+    revocation_session_ = std::make_unique<HttpNetworkSession>(
+        params, resolver_.get(), socket_factory_.get(), verifier_.get());
+    revocation_fetcher_ = std::make_unique<HttpRevocationFetcher>(
+        revocation_session_.get(), absl::Seconds(5), options_.url_rewrites);
+    revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(
+        policy, revocation_fetcher_.get(), &revocation_cache_, &pool_);
+    verifier_->set_revocation_checker(revocation_checker_.get());
+  }
 
   bool SetUpResolver() {
     if (!options_.dns_servers.empty()) {
@@ -375,6 +394,10 @@ class FetchRunner {
   PrefetchLog prefetch_log_;
   std::unique_ptr<ConnectDelaySocketFactory> socket_factory_;
   std::unique_ptr<HttpNetworkSession> session_;
+  std::unique_ptr<HttpNetworkSession> revocation_session_;
+  std::unique_ptr<HttpRevocationFetcher> revocation_fetcher_;
+  RevocationCache revocation_cache_;
+  std::unique_ptr<OcspCrlRevocationChecker> revocation_checker_;
   std::vector<Fetch> current_;
   int pending_ = 0;
   std::vector<LoadTiming> all_timings_;

@@ -43,6 +43,11 @@ const char kFetchUsage[] = R"(usage: fetch [flags] URL...
   --prefetch-links        after fetching a page, prefetch the hosts it links to
   --profile DIR           keep this profile's host history in DIR; its top hosts are
                           prefetched at startup
+  --revocation off|soft|hard  revocation checking (OCSP, then CRL) of every chain element
+                          in parallel; soft (default) proceeds when status is unavailable
+  --prevalidate HOST,...  fetch these hosts' chains first and verify + check revocation off the
+                          critical path; the fetch then reuses the prevalidated result
+  --private               private profile: nothing is written to disk (no history)
   --connect-timeout SEC   TCP connect timeout (default 10)
   --max-time SEC          whole-request timeout (default 60)
 Exit codes: 0 ok, 2 bad usage or config, 3 bad URL, 6 name not resolved,
@@ -84,6 +89,14 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
     return it->second.string_value();
   };
   world.trust_anchors = string_field("trust_anchors");
+  auto rewrites = fields.find("url_rewrites");
+  if (rewrites != fields.end() &&
+      rewrites->second.kind_case() == google::protobuf::Value::kStructValue) {
+    for (const auto& [from, to] : rewrites->second.struct_value().fields()) {
+      if (to.kind_case() == google::protobuf::Value::kStringValue)
+        world.url_rewrites[from] = to.string_value();
+    }
+  }
   auto dns = fields.find("dns");
   if (dns != fields.end() && dns->second.kind_case() == google::protobuf::Value::kStructValue) {
     auto server = dns->second.struct_value().fields().find("server");
@@ -248,6 +261,19 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
         o.prefetch_hosts.emplace_back(host);
     } else if (flag == "--prefetch-links") {
       o.prefetch_links = true;
+    } else if (flag == "--revocation") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (*v != "off" && *v != "soft" && *v != "hard")
+        return FlagError(flag, "expected off, soft or hard");
+      o.revocation = *v;
+    } else if (flag == "--private") {
+      o.private_profile = true;
+    } else if (flag == "--prevalidate") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      for (absl::string_view host : absl::StrSplit(*v, ',', absl::SkipEmpty()))
+        o.prevalidate_hosts.emplace_back(host);
     } else if (flag == "--profile") {
       auto v = value();
       if (!v.ok()) return v.status();
@@ -268,6 +294,7 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
     absl::StatusOr<WorldFile> world = LoadWorldFile(o.world_file);
     if (!world.ok()) return world.status();
     o.trust_anchors.push_back(world->trust_anchors);
+    o.url_rewrites = world->url_rewrites;
     bool world_dns = o.use_world_dns && !world->dns_server.empty() && o.dns_servers.empty();
     if (world_dns) {
       // Names go through the world's DNS server; its static entries would

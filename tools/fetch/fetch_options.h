@@ -4,6 +4,7 @@
 #ifndef TOOLS_FETCH_FETCH_OPTIONS_H_
 #define TOOLS_FETCH_FETCH_OPTIONS_H_
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +53,10 @@ struct FetchOptions {
   std::vector<std::string> prefetch_hosts;  // --prefetch
   bool prefetch_links = false;              // --prefetch-links
   std::string profile_dir;                  // --profile
+  bool private_profile = false;             // --private: nothing touches disk
+  std::string revocation = "soft";          // --revocation off|soft|hard
+  std::vector<std::string> prevalidate_hosts;  // --prevalidate HOST,...
+  std::map<std::string, std::string> url_rewrites;
   // Emulated TCP handshake round trips, from the world file or
   // --emulate-connect-rtt ADDR:PORT=MS.
   std::vector<WorldLink> links;
@@ -68,6 +73,8 @@ struct FetchOptions {
 // WorldFile is what fetch reads from tools/world's world.json.
 struct WorldFile {
   std::string trust_anchors;
+  // URL prefixes embedded in certificates -> reachable ones (OCSP, CRL).
+  std::map<std::string, std::string> url_rewrites;
   std::string dns_server;  // "addr:port", empty if the world has none
   // Origins behind netem: fetch adds their SYN round trip (see
   // tools/netem/connect_delay_socket_factory.h).
