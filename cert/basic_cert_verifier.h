@@ -51,6 +51,9 @@ class BasicCertVerifier : public CertVerifier {
              std::unique_ptr<Request>* out_request) override;
 
   size_t anchor_count() const { return anchor_count_; }
+  // The trust anchors, for VerifyChain on worker threads (X509_STORE is
+  // safe for concurrent verification).
+  X509_STORE* store() const { return store_.get(); }
 
  private:
   BasicCertVerifier();

@@ -10,76 +10,23 @@
 #include "absl/strings/match.h"
 #include "absl/time/clock.h"
 #include "cert/ocsp_test_util.h"
+#include "cert/revocation_test_util.h"
 #include "gtest/gtest.h"
 #include "net/base/test_completion_callback.h"
 
 namespace net {
 namespace {
 
-// Answers URLs that start with a registered prefix, after a delay.
-class ScriptedFetcher : public RevocationFetcher {
- public:
-  struct Answer {
-    int rv = OK;
-    std::string body;
-  };
-  std::map<std::string, Answer> answers;
-  absl::Duration delay = absl::Milliseconds(50);
-
-  void Fetch(const std::string& url, const std::string& post_body, const std::string&,
-             Callback callback, std::unique_ptr<Request>* out) override {
-    ++fetch_count_;
-    Answer answer{ERR_CONNECTION_REFUSED, ""};
-    for (const auto& [prefix, a] : answers) {
-      if (absl::StartsWith(url, prefix)) answer = a;
-    }
-    auto request = std::make_unique<Pending>();
-    request->timer.Start(delay, [answer, callback = std::move(callback)]() mutable {
-      std::move(callback)(answer.rv, answer.body);
-    });
-    *out = std::move(request);
-  }
-
- private:
-  struct Pending : Request {
-    OneShotTimer timer;
-  };
-};
-
 class RevocationCheckerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::Time now = absl::Now();
-    absl::Time from = now - absl::Hours(24), to = now + absl::Hours(24);
-    root_key_ = MakeP256Key();
-    i1_key_ = MakeP256Key();
-    i2_key_ = MakeP256Key();
-    leaf_key_ = MakeP256Key();
-    root_ = MakeCert("Root", root_key_.get(), nullptr, root_key_.get(), false, from, to, true);
-    i1_ = MakeCert("Inter 1", i1_key_.get(), root_.get(), root_key_.get(), false, from, to, true,
-                   "http://ocsp.test/i1", "http://crl.test/root.crl");
-    i2_ = MakeCert("Inter 2", i2_key_.get(), i1_.get(), i1_key_.get(), false, from, to, true,
-                   "http://ocsp.test/i2");
-    leaf_ = MakeCert("www.example.test", leaf_key_.get(), i2_.get(), i2_key_.get(), false, from,
-                     to, false, "http://ocsp.test/leaf");
-    result_.verified_chain_der = {X509ToDer(leaf_.get()), X509ToDer(i2_.get()),
-                                  X509ToDer(i1_.get()), X509ToDer(root_.get())};
-    SetOcsp("http://ocsp.test/i1", i1_.get(), root_.get(), root_key_.get(), OcspCertStatus::kGood);
-    SetOcsp("http://ocsp.test/i2", i2_.get(), i1_.get(), i1_key_.get(), OcspCertStatus::kGood);
-    SetOcsp("http://ocsp.test/leaf", leaf_.get(), i2_.get(), i2_key_.get(),
-            OcspCertStatus::kGood);
+    result_.verified_chain_der = chain_.Der();
+    chain_.RegisterGood(&fetcher_);
   }
 
   void SetOcsp(const std::string& url, X509* cert, X509* issuer, EVP_PKEY* issuer_key,
                OcspCertStatus status) {
-    OcspResponseSpec spec;
-    spec.cert_id = *BuildOcspCertId(X509ToDer(cert), X509ToDer(issuer));
-    spec.status = status;
-    spec.produced_at = spec.this_update = absl::Now() - absl::Minutes(1);
-    spec.next_update = absl::Now() + absl::Hours(1);
-    spec.signer_key = issuer_key;
-    spec.responder = issuer;
-    fetcher_.answers[url] = {OK, BuildOcspResponse(spec)};
+    TestChain::SetOcsp(&fetcher_, url, cert, issuer, issuer_key, status);
   }
 
   int Check(RevocationPolicy::Mode mode) {
@@ -95,10 +42,9 @@ class RevocationCheckerTest : public ::testing::Test {
 
   EventLoop loop_;
   WorkerPool pool_{2};
-  ScriptedFetcher fetcher_;
+  ScriptedRevocationFetcher fetcher_;
   RevocationCache cache_;
-  bssl::UniquePtr<EVP_PKEY> root_key_, i1_key_, i2_key_, leaf_key_;
-  bssl::UniquePtr<X509> root_, i1_, i2_, leaf_;
+  TestChain chain_;
   CertVerifyResult result_;
 };
 
@@ -126,7 +72,7 @@ TEST_F(RevocationCheckerTest, ChecksEveryElementConcurrently) {
 }
 
 TEST_F(RevocationCheckerTest, RevokedIsAlwaysAnError) {
-  SetOcsp("http://ocsp.test/leaf", leaf_.get(), i2_.get(), i2_key_.get(),
+  SetOcsp("http://ocsp.test/leaf", chain_.leaf.get(), chain_.i2.get(), chain_.i2_key.get(),
           OcspCertStatus::kRevoked);
   for (auto mode : {RevocationPolicy::Mode::kSoftFail, RevocationPolicy::Mode::kHardFail}) {
     cache_.Clear();
@@ -141,7 +87,7 @@ TEST_F(RevocationCheckerTest, UnreachableResponderSoftFailsOrHardFails) {
   EXPECT_EQ(result_.revocation_outcome, RevocationOutcome::kSoftFailed);
   EXPECT_EQ(ERR_CERT_UNABLE_TO_CHECK_REVOCATION, Check(RevocationPolicy::Mode::kHardFail));
   // A forged answer is as good as none.
-  SetOcsp("http://ocsp.test/leaf", leaf_.get(), i2_.get(), i1_key_.get(), OcspCertStatus::kGood);
+  SetOcsp("http://ocsp.test/leaf", chain_.leaf.get(), chain_.i2.get(), chain_.i1_key.get(), OcspCertStatus::kGood);
   EXPECT_EQ(ERR_CERT_UNABLE_TO_CHECK_REVOCATION, Check(RevocationPolicy::Mode::kHardFail));
   EXPECT_NE(result_.detail.find("bad signature"), std::string::npos) << result_.detail;
 }
@@ -157,12 +103,12 @@ TEST_F(RevocationCheckerTest, FallsBackToTheCrl) {
   fetcher_.answers.erase("http://ocsp.test/i1");
   bssl::UniquePtr<X509_CRL> crl(X509_CRL_new());
   X509_CRL_set_version(crl.get(), X509_CRL_VERSION_2);
-  X509_CRL_set_issuer_name(crl.get(), X509_get_subject_name(root_.get()));
+  X509_CRL_set_issuer_name(crl.get(), X509_get_subject_name(chain_.root.get()));
   bssl::UniquePtr<ASN1_TIME> t(ASN1_TIME_set(nullptr, absl::ToTimeT(absl::Now()) - 60));
   X509_CRL_set1_lastUpdate(crl.get(), t.get());
   t.reset(ASN1_TIME_set(nullptr, absl::ToTimeT(absl::Now()) + 3600));
   X509_CRL_set1_nextUpdate(crl.get(), t.get());
-  X509_CRL_sign(crl.get(), root_key_.get(), EVP_sha256());
+  X509_CRL_sign(crl.get(), chain_.root_key.get(), EVP_sha256());
   uint8_t* der = nullptr;
   int len = i2d_X509_CRL(crl.get(), &der);
   fetcher_.answers["http://crl.test/root.crl"] = {OK, std::string(reinterpret_cast<char*>(der), len)};

@@ -1,0 +1,116 @@
+#include "cert/prevalidator.h"
+
+#include <openssl/sha.h>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace net {
+
+struct Prevalidator::Job {
+  CertVerifyParams params;
+  CertVerifyResult result;
+  std::unique_ptr<CertVerifier::Request> revocation_request;
+  std::vector<CompletionOnceCallback> callbacks;
+};
+
+Prevalidator::Prevalidator(BasicCertVerifier* verifier, RevocationChecker* checker,
+                           WorkerPool* pool, absl::Duration freshness)
+    : verifier_(verifier), checker_(checker), pool_(pool), freshness_(freshness) {}
+
+Prevalidator::~Prevalidator() = default;
+
+std::string Prevalidator::Key(const std::vector<std::string>& chain_der,
+                              const std::string& host) {
+  SHA256_CTX ctx;
+  SHA256_Init(&ctx);
+  for (const std::string& der : chain_der) {
+    uint64_t len = der.size();
+    SHA256_Update(&ctx, &len, sizeof(len));
+    SHA256_Update(&ctx, der.data(), der.size());
+  }
+  uint8_t digest[SHA256_DIGEST_LENGTH];
+  SHA256_Final(digest, &ctx);
+  return absl::StrCat(host, "|",
+                      absl::BytesToHexString(std::string(reinterpret_cast<char*>(digest), 32)));
+}
+
+void Prevalidator::Prevalidate(const std::vector<std::string>& chain_der,
+                               const std::string& host, CompletionOnceCallback callback) {
+  std::string key = Key(chain_der, host);
+  auto it = jobs_.find(key);
+  if (it != jobs_.end()) {
+    ++coalesced_;
+    it->second->callbacks.push_back(std::move(callback));
+    return;
+  }
+  ++jobs_started_;
+  auto job = std::make_unique<Job>();
+  job->params.chain_der = chain_der;
+  job->params.hostname = host;
+  job->params.now = absl::Now();
+  job->callbacks.push_back(std::move(callback));
+  CertVerifyParams params = job->params;
+  jobs_[key] = std::move(job);
+  // Path building and signature checks on the worker pool.
+  X509_STORE* store = verifier_->store();
+  pool_->PostTaskAndReplyWithResult<CertVerifyResult>(
+      [store, params] { return VerifyChain(store, params); },
+      [weak = weak_factory_.GetWeakPtr(), key](CertVerifyResult result) {
+        if (weak) weak->OnVerified(key, std::move(result));
+      });
+}
+
+void Prevalidator::OnVerified(const std::string& key, CertVerifyResult result) {
+  Job* job = jobs_[key].get();
+  job->result = std::move(result);
+  if (job->result.error != OK || !checker_) return Finish(key, job->result.error);
+  int rv = checker_->Check(job->params, &job->result,
+                           [weak = weak_factory_.GetWeakPtr(), key](int rv) {
+                             if (weak) weak->Finish(key, rv);
+                           },
+                           &job->revocation_request);
+  if (rv != ERR_IO_PENDING) Finish(key, rv);
+}
+
+void Prevalidator::Finish(const std::string& key, int rv) {
+  auto it = jobs_.find(key);
+  if (it == jobs_.end()) return;
+  std::unique_ptr<Job> job = std::move(it->second);
+  jobs_.erase(it);
+  job->result.error = rv;
+  if (rv == OK) done_[key] = Done{job->result, absl::Now() + freshness_};
+  for (CompletionOnceCallback& cb : job->callbacks) {
+    EventLoop::Current()->PostTask([cb = std::move(cb), rv]() mutable { std::move(cb)(rv); });
+  }
+}
+
+const CertVerifyResult* Prevalidator::Lookup(const std::vector<std::string>& chain_der,
+                                             const std::string& host) {
+  auto it = done_.find(Key(chain_der, host));
+  if (it == done_.end()) return nullptr;
+  if (absl::Now() >= it->second.expires) {
+    done_.erase(it);
+    return nullptr;
+  }
+  return &it->second.result;
+}
+
+int PrevalidatedCertVerifier::Verify(const CertVerifyParams& params, CertVerifyResult* result,
+                                     CompletionOnceCallback callback,
+                                     std::unique_ptr<Request>* out_request) {
+  if (const CertVerifyResult* done = prevalidator_->Lookup(params.chain_der, params.hostname)) {
+    ++hits_;
+    *result = *done;
+    // Nothing of it happened on this connection's critical path.
+    result->verify_duration = absl::ZeroDuration();
+    result->revocation_duration = absl::ZeroDuration();
+    result->revocation_source = RevocationSource::kPrevalidated;
+    for (RevocationCheck& c : result->revocation_checks) c.source = RevocationSource::kPrevalidated;
+    return OK;
+  }
+  return fallback_->Verify(params, result, std::move(callback), out_request);
+}
+
+}  // namespace net
