@@ -133,7 +133,8 @@ class OcspCrlRevocationChecker::ElementCheck {
           get_url ? *get_url : url, get_url ? "" : *request, "application/ocsp-request",
           [this](int rv, std::string body) {
             if (rv != OK) {
-              errors_ += absl::StrCat("OCSP fetch: ", ErrorToShortString(rv), " ", body, "; ");
+              errors_ += absl::StrCat("OCSP fetch: ", ErrorToShortString(rv),
+                                      body.empty() ? "" : " ", body, "; ");
               return TryNext();
             }
             VerifyOcsp(std::move(body), RevocationSource::kFresh, "ocsp");
@@ -145,7 +146,8 @@ class OcspCrlRevocationChecker::ElementCheck {
       const std::string& url = urls_.crl[crl_index_++];
       checker_->fetcher_->Fetch(url, "", "", [this](int rv, std::string body) {
         if (rv != OK) {
-          errors_ += absl::StrCat("CRL fetch: ", ErrorToShortString(rv), " ", body, "; ");
+          errors_ += absl::StrCat("CRL fetch: ", ErrorToShortString(rv),
+                                  body.empty() ? "" : " ", body, "; ");
           return TryNext();
         }
         VerifyCrl(std::move(body));

@@ -55,7 +55,9 @@ class HttpRevocationFetcher::RequestImpl : public RevocationFetcher::Request {
     if (!callback_) return;
     Callback cb = std::move(callback_);
     callback_ = nullptr;
-    std::move(cb)(rv, rv == OK ? std::move(body_) : absl::StrCat("HTTP status ", status_));
+    std::move(cb)(rv, rv == OK       ? std::move(body_)
+                      : status_ != 0 ? absl::StrCat("(HTTP status ", status_, ")")
+                                     : std::string());
   }
 
   HttpNetworkTransaction transaction_;

@@ -19,7 +19,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "cert/basic_cert_verifier.h"
+#include "cert/prevalidator.h"
 #include "cert/revocation_checker.h"
+#include "net/ssl/ssl_client_socket.h"
 #include "dns/cares_host_resolver.h"
 #include "dns/dns_prefetcher.h"
 #include "dns/host_history.h"
@@ -131,9 +133,15 @@ class FetchRunner {
         if (ip) socket_factory_->AddLink(IPEndPoint(*ip, link.port), absl::Milliseconds(link.rtt_ms));
       }
     }
-    session_ = std::make_unique<HttpNetworkSession>(params, resolver_.get(), socket_factory_.get(),
-                                                    verifier_.get());
     SetUpRevocation(params);
+    if (verifier_) {
+      prevalidator_ = std::make_unique<Prevalidator>(verifier_.get(), revocation_checker_.get(),
+                                                     &pool_);
+      session_verifier_ =
+          std::make_unique<PrevalidatedCertVerifier>(prevalidator_.get(), verifier_.get());
+    }
+    session_ = std::make_unique<HttpNetworkSession>(params, resolver_.get(), socket_factory_.get(),
+                                                    session_verifier_.get());
 
     if (!options_.output_file.empty()) {
       out_ = fopen(options_.output_file.c_str(), "wb");
@@ -161,6 +169,9 @@ class FetchRunner {
     std::vector<std::string> startup = history.TopHosts(kStartupHosts);
     startup.insert(startup.end(), options_.prefetch_hosts.begin(), options_.prefetch_hosts.end());
     RunPrefetch(startup, "startup/--prefetch");
+    for (const std::string& host : options_.prevalidate_hosts) {
+      if (!Prevalidate(host)) return 2;
+    }
 
     int exit_code = 0;
     std::vector<bool> printed(urls_.size(), false);
@@ -222,8 +233,10 @@ class FetchRunner {
     if (!verifier_ || !mode || *mode == RevocationPolicy::Mode::kOff) return;
     RevocationPolicy policy;
     policy.mode = *mode;
+    HttpNetworkSessionParams plain = params;
+    plain.request_timeout = absl::Seconds(10);
     revocation_session_ = std::make_unique<HttpNetworkSession>(
-        params, resolver_.get(), socket_factory_.get(), verifier_.get());
+        plain, resolver_.get(), socket_factory_.get(), verifier_.get());
     revocation_fetcher_ = std::make_unique<HttpRevocationFetcher>(
         revocation_session_.get(), absl::Seconds(5), options_.url_rewrites);
     revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(
@@ -251,6 +264,80 @@ class FetchRunner {
       resolver_ = std::move(system);
     }
     prefetch_log_.verbose = options_.verbose;
+    return true;
+  }
+
+  // Records the server's chain without judging it: the probe connection of
+  // --prevalidate, which only learns what the Prevalidator should check.
+  class ChainRecorder : public CertVerifier {
+   public:
+    std::vector<std::string> chain;
+    int Verify(const CertVerifyParams& params, CertVerifyResult* result, CompletionOnceCallback,
+               std::unique_ptr<Request>*) override {
+      chain = params.chain_der;
+      result->error = OK;
+      return OK;
+    }
+  };
+
+  // --prevalidate HOST: learn HOST's chain with a probe handshake (its own
+  // session cache, so the real fetch does a full handshake), then verify
+  // and check revocation off the critical path. Returns false on a usage
+  // error; a failed prevalidation only means the fetch checks on its own.
+  bool Prevalidate(const std::string& host) {
+    if (!prevalidator_) {
+      std::cerr << "fetch: --prevalidate needs trust anchors\n";
+      return false;
+    }
+    uint16_t port = 443;
+    for (const Url& u : urls_) {
+      if (u.host() == host && u.SchemeIsCryptographic()) port = u.port();
+    }
+    ChainRecorder recorder;
+    SSLClientContext probe_context(&recorder);
+    HostResolveResult resolved;
+    std::unique_ptr<HostResolver::Request> resolve_request;
+    std::unique_ptr<StreamSocket> socket;
+    int result = ERR_IO_PENDING;
+    auto done = [&](int rv) {
+      result = rv;
+      loop_.Quit();
+    };
+    auto wait = [&](int rv) {
+      if (rv == ERR_IO_PENDING) {
+        result = ERR_IO_PENDING;
+        loop_.Run();
+        return result;
+      }
+      return rv;
+    };
+    int rv = wait(resolver_->Resolve(host, port, &resolved, done, &resolve_request));
+    if (rv == OK && resolved.addresses.empty()) rv = ERR_NAME_NOT_RESOLVED;
+    if (rv == OK) {
+      socket = socket_factory_->CreateTransportClientSocket(
+          IPEndPoint(resolved.addresses[0], port), options_.connect_timeout);
+      rv = wait(socket->Connect(done));
+    }
+    if (rv == OK) {
+      SSLConfig config;
+      config.session_resumption_enabled = false;
+      socket = std::make_unique<SSLClientSocket>(std::move(socket), host, port, config,
+                                                 &probe_context);
+      rv = wait(socket->Connect(done));
+    }
+    socket.reset();
+    if (rv != OK || recorder.chain.empty()) {
+      std::cerr << "fetch: --prevalidate " << host << ": probe failed: " << ErrorToShortString(rv)
+                << "\n";
+      return true;
+    }
+    TimeTicks start = TimeTicks::Now();
+    prevalidator_->Prevalidate(recorder.chain, host, done);
+    rv = wait(ERR_IO_PENDING);
+    if (options_.verbose || rv != OK) {
+      std::cerr << "* prevalidated " << host << ": " << ErrorToShortString(rv) << " in "
+                << absl::ToDoubleMilliseconds(TimeTicks::Now() - start) << " ms\n";
+    }
     return true;
   }
 
@@ -398,6 +485,8 @@ class FetchRunner {
   std::unique_ptr<HttpRevocationFetcher> revocation_fetcher_;
   RevocationCache revocation_cache_;
   std::unique_ptr<OcspCrlRevocationChecker> revocation_checker_;
+  std::unique_ptr<Prevalidator> prevalidator_;
+  std::unique_ptr<PrevalidatedCertVerifier> session_verifier_;
   std::vector<Fetch> current_;
   int pending_ = 0;
   std::vector<LoadTiming> all_timings_;
