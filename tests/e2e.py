@@ -510,7 +510,7 @@ def _forward_args(args):
     return out
 
 
-def main(checks, rtt_ms=100, known_bugs=()):
+def main(checks, rtt_ms=100, known_bugs=(), world_args=()):
     """checks: list of functions f(ctx). known_bugs: functions that currently fail because of a
     reported bug; they are run and reported, and do not fail the test unless --strict (or
     NETSTACK_E2E_STRICT=1) is given; a pass is reported too, so the marker can be removed once
@@ -527,7 +527,8 @@ def main(checks, rtt_ms=100, known_bugs=()):
         if os.path.isdir(wdir):
             shutil.rmtree(wdir)
         cmd = [args.world, "--dir", wdir, "--testserver", args.testserver, "--netem", args.netem,
-               "--rtt-ms", str(rtt_ms), "--quiet", "--run", sys.executable, script, "--inner"]
+               "--rtt-ms", str(rtt_ms), "--quiet"] + list(world_args) + [
+                   "--run", sys.executable, script, "--inner"]
         cmd += _forward_args(args)
         print("e2e: starting the world: %s" % " ".join(cmd), flush=True)
         sys.stdout.flush()

@@ -3,13 +3,15 @@
 
     world.py --dir DIR [--testserver BIN] [--netem BIN] [--nginx BIN] [--rtt-ms 100]
              [--knotd BIN | --no-dns] [--require-dns] [--dns-rtt-ms 40]
+             [--ocsp-rtt-ms 0 | --no-ocsp]
              [--fixed-ports] [--until-stdin-eof | --run CMD...]
 
 Builds the PKI in DIR/pki (tools/world/pki.py), starts the peers (nginx, test servers, netem
-relays, the Knot DNS server of example.test), writes DIR/world.json, prints
-`WORLD READY <DIR/world.json>` and waits for SIGINT/SIGTERM (or stdin EOF with --until-stdin-eof),
-then stops every peer. With --run, runs CMD with NETSTACK_WORLD=<DIR/world.json> instead of
-waiting, stops the world and exits with CMD's exit code. See README.md for the hosts and the
+relays, the Knot DNS server of example.test, the `openssl ocsp` responder), writes
+DIR/world.json, prints `WORLD READY <DIR/world.json>` and waits for SIGINT/SIGTERM (or stdin
+EOF with --until-stdin-eof), then stops every peer. With --run, runs CMD with
+NETSTACK_WORLD=<DIR/world.json> instead of waiting, stops the world and exits with CMD's exit
+code. See README.md for the hosts and the
 world.json format.
 """
 
@@ -21,6 +23,7 @@ import html
 import json
 import os
 import pwd
+import re
 import select
 import shutil
 import signal
@@ -52,8 +55,18 @@ ADDR = {
     "wrongname": "127.0.0.18",
     "untrusted": "127.0.0.19",
     "ecdsa": "127.0.0.20",
-    "ocsp": "127.0.0.21",  # in DNS only: no OCSP responder is started yet
+    "ocsp": "127.0.0.21",  # the OCSP responder (or the netem relay in front of it)
+    "revoked": "127.0.0.22",
 }
+
+# OCSP: `openssl ocsp` as the responder of the intermediate CA (it binds every address: *:PORT).
+OCSP_FIXED_PORT = 8888  # the port in the leaves' AIA URL (pki.OCSP_URL)
+OCSP_NEXT_UPDATE_MIN = 5  # -nmin: responses carry nextUpdate = thisUpdate + 5 minutes
+OCSP_LOG_MARKER = "Received request, 1st line: "  # one such line in logs/ocsp.log per request
+# The watchdog (see World.tend_ocsp): the responder is wedged when over a window of at least
+# this many seconds it burned this share of a CPU without logging anything.
+OCSP_WEDGE_WINDOW = 1.0
+OCSP_WEDGE_CPU_SHARE = 0.3
 
 # DNS (Knot DNS): the authoritative server of example.test and the netem relay in front of it.
 DNS_ADDR = "127.0.0.53"
@@ -65,15 +78,15 @@ DNS_SOA_TTL = 30
 DNS_SOA_MINIMUM = 30  # negative-caching TTL (RFC 2308)
 DNS_SHORT_TTL = 2
 DNS_BIG_TXT_STRINGS = 14  # 14 strings of 255 bytes: 3570 bytes of TXT data
-# The hosts with A records, in zone-file order (every world host; ocsp has no server yet).
+# The hosts with A records, in zone-file order (every world host).
 DNS_HOSTS = ["www", "nginx", "static", "slow", "tls12", "slow12", "expired", "wrongname",
-             "untrusted", "ecdsa", "ocsp"]
+             "untrusted", "ecdsa", "ocsp", "revoked"]
 
 
 # The order origins are listed in (world.json, the demo page).
 ORIGIN_ORDER = ["www", "www_http", "nginx", "ecdsa", "static", "slow", "slow_http", "tls12",
                 "slow12",
-                "expired", "wrongname", "untrusted"]
+                "expired", "wrongname", "untrusted", "revoked"]
 
 
 class WorldError(Exception):
@@ -122,8 +135,8 @@ class Peer:
         self.proc = None
         self.reported_exit = False
 
-    def start(self):
-        with open(self.out_path, "wb") as out:
+    def start(self, append=False):
+        with open(self.out_path, "ab" if append else "wb") as out:
             try:
                 self.proc = subprocess.Popen(
                     self.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
@@ -456,6 +469,54 @@ def wait_dns_answers(peer, addr, port, timeout, probe="www." + DNS_ZONE, want=No
         time.sleep(0.01)
 
 
+# -- OCSP -----------------------------------------------------------------------------------------
+
+def wait_accept_line(peer, timeout, offset=0):
+    """Waits for `openssl ocsp -port N` to print `ACCEPT [::]:PORT PID=...` (it binds before
+    printing) in its output after byte `offset`; returns PORT. Never probes with a bare connect:
+    OpenSSL 3.0's responder spins forever on a connection closed before a request line
+    (openssl/openssl#31129)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        m = re.search(r"^ACCEPT \S*:(\d+)", peer.output()[offset:], re.M)
+        if m:
+            return int(m.group(1))
+        if not peer.alive():
+            raise WorldError(peer.describe_failure(
+                "exited during start-up (exit code %s)" % peer.proc.returncode))
+        if time.monotonic() > deadline:
+            raise WorldError(peer.describe_failure(
+                "did not print `ACCEPT ...:PORT` within %.0f s" % timeout))
+        time.sleep(0.01)
+
+
+def ocsp_query(openssl, issuer, root, serial, url, timeout=5):
+    """Asks the responder at url for the status of serial (hex, no 0x) with the openssl client,
+    verifying the response against root. Returns (status or None, the client's output)."""
+    arg = "0x" + serial
+    try:
+        r = subprocess.run([openssl, "ocsp", "-issuer", issuer, "-serial", arg, "-url", url,
+                            "-CAfile", root, "-timeout", str(int(max(1, timeout)))],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=timeout + 5)
+    except subprocess.TimeoutExpired:
+        return None, "no answer within %d s" % (timeout + 5)
+    m = re.search(r"^%s: (\w+)" % re.escape(arg), r.stdout, re.M | re.I)
+    if r.returncode != 0 or not m or "Response verify OK" not in r.stdout:
+        return None, r.stdout.strip()
+    return m.group(1), r.stdout.strip()
+
+
+def cpu_seconds(pid):
+    """User + system CPU seconds pid has used, or None if it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 # -- the world ------------------------------------------------------------------------------------
 
 def _read_template(name):
@@ -547,6 +608,10 @@ class World:
                                  "or give --knotd BIN)")
         self.dns = None  # world.json's "dns" block once Knot is up
         self.knot_control_dir = None  # a short directory for knot's control socket, if needed
+        self.ocsp = None  # world.json's "ocsp" block once the responder is up
+        self.ocsp_peer = None
+        self.ocsp_watch = None  # the watchdog's current window (see tend_ocsp)
+        self.startup_seconds = None
         self.world_json = os.path.join(self.dir, "world.json")
 
     def path(self, *parts):
@@ -596,21 +661,23 @@ class World:
         if self.testserver:
             self.start_testservers()
         else:
-            self.skip(("www", "slow", "tls12", "slow12", "expired", "wrongname", "untrusted"),
-                      "no --testserver given")
+            self.skip(("www", "slow", "tls12", "slow12", "expired", "wrongname", "untrusted",
+                       "revoked"), "no --testserver given")
 
         if self.testserver and self.netem:
             self.start_netems()
         elif self.testserver:
             self.skip(("slow", "slow12"), "no --netem given")
 
+        self.start_ocsp()
         self.start_dns()
 
         self.origins = dict(sorted(
             self.origins.items(),
             key=lambda kv: ORIGIN_ORDER.index(kv[0]) if kv[0] in ORIGIN_ORDER else 99))
         self.write_demo_page()
-        self.write_world_json(time.monotonic() - t0)
+        self.startup_seconds = time.monotonic() - t0
+        self.write_world_json()
 
     def prepare_docroots(self):
         p = self.pki
@@ -733,7 +800,7 @@ class World:
         return Peer(name, "testserver", argv, out_path=self.path("logs", name + ".out"),
                     log_path=self.path("logs", name + ".log"))
 
-    # testservers: www (HTTPS + HTTP), the slow origin's backend, tls12, the three fixtures.
+    # testservers: www (HTTPS + HTTP), the slow origin's backend, tls12, the four fixtures.
     def start_testservers(self):
         https, http = self.https_port(), self.http_port()
         plan = [
@@ -745,6 +812,7 @@ class World:
             ("expired", "expired", (ADDR["expired"], https), None, "1.3"),
             ("wrongname", "wrongname", (ADDR["wrongname"], https), None, "1.3"),
             ("untrusted", "untrusted", (ADDR["untrusted"], https), None, "1.3"),
+            ("revoked", "revoked", (ADDR["revoked"], https), None, "1.3"),
         ]
         if not self.netem:
             plan = [p for p in plan if p[0] != "slow"]
@@ -805,6 +873,159 @@ class World:
                             backend={"address": baddr, "port": bport,
                                      "process": "testserver-" + backend.replace("_http", ""),
                                      "origin": backend if backend != "slow" else None})
+
+    # OCSP: `openssl ocsp` answering for the intermediate CA from its index, signing with the
+    # delegated signer; a netem relay on 127.0.0.21 in front of it with --ocsp-rtt-ms.
+    def start_ocsp(self):
+        if self.args.no_ocsp:
+            self.skipped["ocsp"] = "--no-ocsp"
+            self.note("not starting the OCSP responder (ocsp.example.test): --no-ocsp")
+            return
+        p = self.pki
+        o = p["ocsp"]
+        self.openssl = shutil.which("openssl")  # pki.build found it
+        rtt = self.args.ocsp_rtt_ms
+        if rtt > 0 and not self.netem:
+            self.skipped["ocsp_relay"] = "no --netem given"
+            self.note("no OCSP relay (%d ms RTT): no --netem given; ocsp.example.test is the "
+                      "responder itself" % rtt)
+            rtt = 0
+        addr = ADDR["ocsp"]
+        # It binds *:PORT, so with a relay on 127.0.0.21 it takes an ephemeral port (port 0:
+        # no race, it reports the port it got).
+        port = OCSP_FIXED_PORT if self.fixed and rtt == 0 else 0
+        log_path = self.path("logs", "ocsp.log")
+        text_log = self.path("logs", "ocsp-text.log")
+        argv = [self.openssl, "ocsp", "-index", o["index"], "-CA", o["ca"],
+                "-rsigner", o["signer"], "-rkey", o["signer_key"],
+                "-nmin", str(OCSP_NEXT_UPDATE_MIN),
+                # A malformed request would otherwise make it exit.
+                "-ignore_err",
+                "-text", "-out", text_log, "-port", str(port)]
+        peer = Peer("ocsp", "ocsp", argv, out_path=log_path)
+        self.peers.append(peer)
+        peer.start()
+        port = wait_accept_line(peer, self.args.timeout)
+        peer.argv[-1] = str(port)  # a restart (tend_ocsp) rebinds the same port
+        self.ocsp_peer = peer
+
+        serials = {f: p["hosts"][pki.host_dir_name(f)]["serial"] for f in ("www", "revoked")}
+        direct = "http://%s:%d/" % (addr, port)
+        # Real queries (also the throwaway query the responder may want first): www is good
+        # and the revoked leaf revoked, signed by the delegated signer, verified up to root.pem.
+        checks = [(direct, "www", "good"), (direct, "revoked", "revoked")]
+        self.check_ocsp_answers(peer, checks)
+        startup_requests = len(checks)
+
+        url_port, relay = port, None
+        if rtt > 0:
+            lport = OCSP_FIXED_PORT if self.fixed else 0
+            argv = [self.netem, "--tcp", "%s:%d=%s:%d" % (addr, lport, addr, port),
+                    "--rtt-ms", str(rtt)] + self.args.netem_arg
+            relay = Peer("ocsp_netem", "netem", argv,
+                         out_path=self.path("logs", "ocsp_netem.out"))
+            self.peers.append(relay)
+            relay.start()
+            ready = wait_ready_lines([relay], self.args.timeout)
+            url_port = match_listener(parse_listening(ready[relay.name], ("tcp",)), "tcp", addr,
+                                      lport, relay)
+            # One query through it (not a bare connect: the relay would pass that on).
+            self.check_ocsp_answers(relay, [("http://%s:%d/" % (addr, url_port), "www", "good")])
+            startup_requests += 1
+
+        self.ocsp = {
+            "url": "http://ocsp.%s:%d/" % (pki.DOMAIN, url_port),
+            "embedded_url": pki.OCSP_URL,
+            "host": "ocsp." + pki.DOMAIN,
+            "address": addr,
+            "port": url_port,
+            "rtt_ms": rtt,
+            "direct": "%s:%d" % (addr, port),
+            "process": "ocsp",
+            "relay_process": "ocsp_netem" if relay else None,
+            "log": log_path,
+            "log_marker": OCSP_LOG_MARKER,
+            "text_log": text_log,
+            "startup_requests": startup_requests,
+            "restarts": 0,
+            "index": o["index"],
+            "ca": o["ca"],
+            "signer": o["signer"],
+            "signer_key": o["signer_key"],
+            "next_update_minutes": OCSP_NEXT_UPDATE_MIN,
+            "good_serial": serials["www"],
+            "good_host": "www." + pki.DOMAIN,
+            "revoked_serial": serials["revoked"],
+            "revoked_host": "revoked." + pki.DOMAIN,
+        }
+
+    def check_ocsp_answers(self, peer, checks):
+        """Queries each (url, fixture, status) until it answers that status; raises WorldError
+        naming peer (the responder or its relay) if it exits or the deadline passes."""
+        p = self.pki
+        deadline = time.monotonic() + self.args.timeout
+        for url, fixture, want in checks:
+            serial = p["hosts"][pki.host_dir_name(fixture)]["serial"]
+            while True:
+                for pe in (peer, self.ocsp_peer):
+                    if not pe.alive():
+                        raise WorldError(pe.describe_failure(
+                            "exited during start-up (exit code %s)" % pe.proc.returncode))
+                left = deadline - time.monotonic()
+                got, out = ocsp_query(self.openssl, p["intermediate"], p["root"], serial, url,
+                                      timeout=max(1, min(5, left)))
+                if got == want:
+                    break
+                if got is not None or time.monotonic() > deadline:
+                    raise WorldError(peer.describe_failure(
+                        "did not answer %s for %s's serial 0x%s at %s (got: %s)" % (
+                            want, fixture, serial, url, got or out.replace("\n", " | "))))
+                time.sleep(0.05)
+
+    def tend_ocsp(self):
+        """The watchdog. OpenSSL 3.0's responder serves one connection at a time and, when a
+        connection closes before its request line (a bare connect, a client giving up while
+        the relay holds its bytes), spins on it forever (openssl/openssl#31129): it answers
+        nobody and burns a CPU. Over each window of OCSP_WEDGE_WINDOW s, a responder that used
+        that much CPU but logged nothing is wedged: restart it on the same port."""
+        peer = self.ocsp_peer
+        if peer is None or not peer.alive():
+            return
+        now, cpu = time.monotonic(), cpu_seconds(peer.pid)
+        try:
+            size = os.path.getsize(peer.out_path)
+        except OSError:
+            size = -1
+        w = self.ocsp_watch
+        if cpu is None or w is None or w["pid"] != peer.pid or w["size"] != size:
+            self.ocsp_watch = {"pid": peer.pid, "t": now, "cpu": cpu, "size": size}
+            return
+        if now - w["t"] < OCSP_WEDGE_WINDOW:
+            return
+        share = (cpu - w["cpu"]) / (now - w["t"])
+        self.ocsp_watch = {"pid": peer.pid, "t": now, "cpu": cpu, "size": size}
+        if share >= OCSP_WEDGE_CPU_SHARE:
+            self.restart_ocsp("is wedged (%.0f%% CPU, nothing logged for %.1f s)" % (
+                share * 100, now - w["t"]))
+
+    def restart_ocsp(self, why):
+        old = self.ocsp_peer
+        log("warning: the OCSP responder (pid %d) %s; restarting it on port %s" % (
+            old.pid, why, old.argv[-1]))
+        stop_peers([old], 1.0)
+        with open(old.out_path, "a") as f:
+            f.write("world: pid %d %s; restarted\n" % (old.pid, why))
+        offset = len(old.output())
+        peer = Peer(old.name, old.kind, old.argv, old.out_path)
+        self.peers[self.peers.index(old)] = peer
+        self.ocsp_peer = peer
+        self.ocsp["restarts"] += 1
+        try:
+            peer.start(append=True)
+            wait_accept_line(peer, self.args.timeout, offset)
+        except WorldError as e:
+            log("error: the OCSP responder could not be restarted: %s" % e)
+        self.write_world_json()
 
     # DNS: Knot serving example.test on 127.0.0.53, and netem on 127.0.0.54 adding --dns-rtt-ms.
     def start_dns(self):
@@ -933,6 +1154,7 @@ class World:
                 "expired": "fails: expired certificate",
                 "wrongname": "fails: certificate for other.example.test",
                 "untrusted": "fails: certificate from an unknown root",
+                "revoked": "fails with revocation checking: revoked certificate (OCSP, CRL)",
             }
             for key, o in self.origins.items():
                 items.append('<li><a href="%s">%s</a> &mdash; %s</li>' % (
@@ -940,12 +1162,17 @@ class World:
                 if o["server"] == "nginx" and o["scheme"] == "https":
                     u = o["url"] + "whoami"
                     items.append('<li><a href="%s">%s</a></li>' % (html.escape(u), html.escape(u)))
+            if self.ocsp:
+                items.append("<li>OCSP: %s (%d ms RTT), the responder for every leaf of the "
+                             "intermediate CA</li>" % (html.escape(self.ocsp["url"]),
+                                                       self.ocsp["rtt_ms"]))
             if self.dns:
                 items.append("<li>DNS: %s is served at %s (%d ms RTT) and %s (direct)</li>" % (
                     html.escape(DNS_ZONE), html.escape(self.dns["server"]),
                     self.dns["rtt_ms"], html.escape(self.dns["direct"])))
             for key, why in self.skipped.items():
-                what = key.replace("_", " ") if key.startswith("dns") else key + ".example.test"
+                what = key.replace("_", " ") if key == "dns" or "_" in key else \
+                    key + ".example.test"
                 items.append("<li>%s: not running (%s)</li>" % (
                     html.escape(what), html.escape(why)))
         else:
@@ -953,16 +1180,38 @@ class World:
         page = pki.fill_template(_read_template("www-index.html.in"), {"LINKS": "\n".join(items)})
         _write(self.path("www", "index.html"), page)
 
-    def write_world_json(self, seconds):
+    def write_world_json(self):
         resolve = []
         hosts = {}
-        for o in self.origins.values():
+        endpoints = list(self.origins.values()) + ([self.ocsp] if self.ocsp else [])
+        for o in endpoints:
             entry = "%s:%d:%s" % (o["host"], o["port"], o["address"])
             if entry not in resolve:
                 resolve.append(entry)
             hosts[o["host"]] = o["address"]
         default = self.origins.get("www") or self.origins.get("nginx")
         p = self.pki
+        static = self.origins.get("static")
+        crl = {
+            # null when static.example.test is not running (no nginx)
+            "url": static["url"] + "intermediate.crl" if static else None,
+            "root_url": static["url"] + "root.crl" if static else None,
+            "embedded_url": pki.CRL_URL,
+            "der": p["crl"]["intermediate"]["der"],
+            "pem": p["crl"]["intermediate"]["pem"],
+            "root_der": p["crl"]["root"]["der"],  # the root's CRL (empty): for CRL checks of
+            "root_pem": p["crl"]["root"]["pem"],  # the whole chain (curl --crlfile needs both)
+            "revoked_serials": p["revoked_serials"],
+            "revoked_host": "revoked." + pki.DOMAIN,
+        }
+        # The leaves embed default-port URLs (pki.OCSP_URL, pki.CRL_URL, pki.CA_ISSUERS_URL),
+        # right only with --fixed-ports: map their prefixes to where the world serves them.
+        rewrites = {}
+        if self.ocsp and self.ocsp["url"] != pki.OCSP_URL:
+            rewrites[pki.OCSP_URL] = self.ocsp["url"]
+        static_prefix = "http://static.%s/" % pki.DOMAIN
+        if static and static["url"] != static_prefix:
+            rewrites[static_prefix] = static["url"]
         doc = {
             "dir": self.dir,
             "trust_anchors": p["root"],
@@ -976,6 +1225,9 @@ class World:
             "logs": self._logs(),
             "skipped": self.skipped,
             "dns": self.dns,
+            "ocsp": self.ocsp,
+            "crl": crl,
+            "url_rewrites": rewrites,
             "pki": {
                 "dir": p["dir"],
                 "manifest": os.path.join(p["dir"], "pki.json"),
@@ -988,7 +1240,7 @@ class World:
                 "revoked_serials": p["revoked_serials"],
             },
             "world_pid": os.getpid(),
-            "startup_seconds": round(seconds, 3),
+            "startup_seconds": round(self.startup_seconds, 3),
         }
         _write(self.world_json, json.dumps(doc, indent=2) + "\n")
 
@@ -1000,12 +1252,16 @@ class World:
                 logs[pe.name + ".out"] = pe.out_path
         if any(pe.kind == "nginx" for pe in self.peers):
             logs["nginx-access"] = self.path("logs", "nginx-access.log")
+        if self.ocsp:
+            logs["ocsp-text"] = self.ocsp["text_log"]
         return logs
 
     # -- while running ----------------------------------------------------------------------------
 
     def check_peers(self):
-        """Warns (once each) about peers that exited while the world was up."""
+        """Warns (once each) about peers that exited while the world was up; restarts a wedged
+        OCSP responder."""
+        self.tend_ocsp()
         for p in self.peers:
             if not p.reported_exit and p.proc is not None and not p.alive():
                 p.reported_exit = True
@@ -1024,8 +1280,8 @@ class World:
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(
-        description="Starts the local world (PKI, nginx, test servers, netem relays, DNS) on "
-        "loopback.",
+        description="Starts the local world (PKI, nginx, test servers, netem relays, DNS, "
+        "OCSP) on loopback.",
         epilog="Everything after --run is the command to run.")
     ap.add_argument("--dir", required=True, help="working directory (PKI, configs, logs, "
                     "world.json); created if missing")
@@ -1042,9 +1298,13 @@ def parse_args(argv):
     ap.add_argument("--dns-rtt-ms", type=int, default=40,
                     help="RTT a netem relay adds in front of the DNS server (default 40; 0: no "
                     "relay)")
+    ap.add_argument("--ocsp-rtt-ms", type=int, default=0,
+                    help="RTT a netem relay on 127.0.0.21 adds in front of the OCSP responder "
+                    "(default 0: no relay)")
+    ap.add_argument("--no-ocsp", action="store_true", help="do not start the OCSP responder")
     ap.add_argument("--fixed-ports", action="store_true",
-                    help="listen on 443/80 (53 for DNS) instead of ephemeral ports (use inside "
-                    "unshare -n)")
+                    help="listen on 443/80 (53 for DNS, 8888 for OCSP) instead of ephemeral "
+                    "ports (use inside unshare -n)")
     ap.add_argument("--timeout", type=float, default=15.0,
                     help="seconds to wait for each group of peers to be ready (default 15)")
     ap.add_argument("--grace", type=float, default=5.0,
@@ -1067,6 +1327,10 @@ def parse_args(argv):
         ap.error("--no-dns does not go with --require-dns or --knotd")
     if args.dns_rtt_ms < 0:
         ap.error("--dns-rtt-ms must not be negative")
+    if args.ocsp_rtt_ms < 0:
+        ap.error("--ocsp-rtt-ms must not be negative")
+    if args.no_ocsp and args.ocsp_rtt_ms:
+        ap.error("--no-ocsp does not go with --ocsp-rtt-ms")
     return args
 
 

@@ -5,8 +5,13 @@
   TLS 1.2 and 1.3 with a chain that verifies against root.pem (openssl s_client, curl), session
   resumption, the client-certificate fingerprint, ecdsa.example.test, static.example.test serving
   the CRL; the PKI fixtures fail `openssl verify` for the right reasons; the CRL and an OCSP
-  response list the revoked leaf; teardown on stdin EOF leaves no nginx process behind.
-- FullWorldTest: world.py --run with the stand-in test server and netem (testing/), every origin.
+  response list the revoked leaf; the leaves' CRL and OCSP URLs through world.json's
+  url_rewrites; teardown on stdin EOF leaves no nginx and no `openssl ocsp` process behind.
+- FullWorldTest: world.py --run with the stand-in test server and netem (testing/), every origin
+  (revoked.example.test fails only with the CRL given to curl).
+- OcspWorldTest: the `openssl ocsp` responder behind the stand-in netem relay: good and revoked
+  answers verified against root.pem, the relay's RTT, its log counting requests, surviving a
+  malformed request, the watchdog restarting it after a bare connect wedged it, teardown.
 - StartupFailureTest: a peer that fails to start gives exit code 1, names the peer and its log,
   and stops what had started.
 - DnsWorldTest: Knot DNS serving example.test (kdig): A/AAAA/TXT records and TTLs, the 3.5 KB
@@ -25,6 +30,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -177,6 +183,29 @@ def curl_args(world, extra=()):
     return args + list(extra)
 
 
+def ocsp_query(world, serial, url, *extra):
+    """`openssl ocsp` as a client: the status of serial (hex) at url, the response verified
+    against the trust anchor. Returns (rc, output, seconds)."""
+    t = time.monotonic()
+    rc, out, err = run([OPENSSL, "ocsp", "-issuer", world["pki"]["intermediate"], "-serial",
+                        "0x" + serial, "-url", url, "-CAfile", world["trust_anchors"],
+                        "-timeout", "10"] + list(extra))
+    return rc, out + err, time.monotonic() - t
+
+
+def ocsp_requests_logged(world):
+    with open(world["ocsp"]["log"], errors="replace") as f:
+        return f.read().count(world["ocsp"]["log_marker"])
+
+
+def rewrite_url(world, url):
+    """What a client does with a URL from a certificate: apply world.json's url_rewrites."""
+    for prefix, real in world["url_rewrites"].items():
+        if url.startswith(prefix):
+            return real + url[len(prefix):]
+    return url
+
+
 @unittest.skipUnless(NGINX and CURL and OPENSSL, "needs nginx, curl and openssl")
 class NginxWorldTest(unittest.TestCase):
     """One world with nginx only, shared by the tests of this class; the teardown test runs
@@ -228,6 +257,24 @@ class NginxWorldTest(unittest.TestCase):
         self.assertEqual(w["default_url"], n["url"])  # no testserver, so nginx is the default
         self.assertTrue(pid_alive(w["pids"]["nginx"]))
         self.assertTrue(os.path.isfile(w["logs"]["nginx"]))
+        # The OCSP responder, without a relay (no --ocsp-rtt-ms): reachable on 127.0.0.21.
+        o = w["ocsp"]
+        self.assertEqual(o["rtt_ms"], 0)
+        self.assertIsNone(o["relay_process"])
+        self.assertEqual(o["url"], "http://ocsp.example.test:%d/" % o["port"])
+        self.assertEqual(o["direct"], "127.0.0.21:%d" % o["port"])
+        self.assertEqual(o["embedded_url"], "http://ocsp.example.test:8888/")
+        self.assertEqual(o["revoked_serial"], self.leaf("revoked")["serial"])
+        self.assertIn("ocsp.example.test:%d:127.0.0.21" % o["port"], w["resolve"])
+        self.assertEqual(w["hosts"]["ocsp.example.test"], "127.0.0.21")
+        self.assertTrue(pid_alive(w["pids"]["ocsp"]))
+        self.assertNotIn("ocsp_netem", w["pids"])
+        static = self.origin("static")["url"]
+        self.assertEqual(w["crl"]["url"], static + "intermediate.crl")
+        self.assertEqual(w["crl"]["embedded_url"], "http://static.example.test/intermediate.crl")
+        self.assertEqual(w["url_rewrites"], {
+            "http://ocsp.example.test:8888/": o["url"],
+            "http://static.example.test/": static})
 
     # -- nginx over TLS 1.2 and 1.3 ----------------------------------------------------------
 
@@ -393,6 +440,36 @@ class NginxWorldTest(unittest.TestCase):
             self.assertIn("Response verify OK", out + err)
             self.assertIn("%s: %s" % (leaf, status), out)
 
+    def leaf_urls(self, fixture):
+        """(OCSP URL, CRL DP URL) of a leaf, as a client reads them from the certificate."""
+        leaf = self.leaf(fixture)["leaf"]
+        _, ocsp, _ = run([OPENSSL, "x509", "-in", leaf, "-noout", "-ocsp_uri"], check=True)
+        _, ext, _ = run([OPENSSL, "x509", "-in", leaf, "-noout", "-ext",
+                         "crlDistributionPoints"], check=True)
+        return ocsp.strip(), re.search(r"URI:(\S+)", ext).group(1)
+
+    def test_revocation_urls_through_url_rewrites(self):
+        for fixture, status in (("www", "good"), ("revoked", "revoked")):
+            ocsp_url, crl_url = self.leaf_urls(fixture)
+            self.assertEqual(ocsp_url, "http://ocsp.example.test:8888/")
+            # OCSP: the rewritten URL, its host resolved through world.json's hosts.
+            url = rewrite_url(self.world, ocsp_url)
+            self.assertEqual(url, self.world["ocsp"]["url"])
+            host = re.match(r"http://([^:/]+)", url).group(1)
+            url = url.replace(host, self.world["hosts"][host], 1)
+            rc, out, _ = ocsp_query(self.world, self.leaf(fixture)["serial"], url)
+            self.assertEqual(rc, 0, out)
+            self.assertIn("Response verify OK", out)
+            self.assertIn("0x%s: %s" % (self.leaf(fixture)["serial"], status), out)
+            # CRL: the rewritten CRL DP URL serves the CRL.
+            url = rewrite_url(self.world, crl_url)
+            self.assertEqual(url, self.world["crl"]["url"])
+            got = os.path.join(self.tmp, fixture + "-dp.crl")
+            rc, out, err = run(curl_args(self.world, ["-o", got, url]))
+            self.assertEqual(rc, 0, err)
+            with open(got, "rb") as a, open(self.world["crl"]["der"], "rb") as b:
+                self.assertEqual(a.read(), b.read())
+
     def test_leaf_extensions(self):
         rc, out, err = run([OPENSSL, "x509", "-in", self.leaf("www")["leaf"], "-noout", "-ext",
                             "subjectAltName,authorityInfoAccess,crlDistributionPoints"],
@@ -417,10 +494,13 @@ class NginxWorldTest(unittest.TestCase):
         master = self.world["pids"]["nginx"]
         workers = children_of(master)
         self.assertTrue(workers, "nginx master %d has no workers" % master)
+        ocsp = self.world["pids"]["ocsp"]
         rc = self.wp.stop()
         self.assertEqual(rc, 0, self.wp.stderr())
         for pid in [master] + workers:
             self.assertFalse(pid_alive(pid), "nginx process %d survived teardown" % pid)
+        self.assertFalse(pid_alive(ocsp), "openssl ocsp %d survived teardown" % ocsp)
+        self.assertEqual(processes_mentioning("ocsp -index " + self.world["ocsp"]["index"]), [])
         self.assertEqual(processes_mentioning(self.wp.dir), [])
         self.assertIn("world: stopped", self.wp.stderr())
 
@@ -445,6 +525,10 @@ for key, o in w["origins"].items():
     report[key + "_seconds"] = time.monotonic() - t
 report["tls12_13"] = curl("--tlsv1.3", w["origins"]["tls12"]["url"])
 report["slow12_12"] = curl("--tlsv1.2", "--tls-max", "1.2", w["origins"]["slow12"]["url"])
+crls = sys.argv[1] + ".crls.pem"  # curl checks the whole chain: both CRLs
+open(crls, "w").write(open(w["crl"]["root_pem"]).read() + open(w["crl"]["pem"]).read())
+report["revoked_crl"] = curl("--crlfile", crls, w["origins"]["revoked"]["url"])
+report["www_crl"] = curl("--crlfile", crls, w["origins"]["www"]["url"])
 json.dump(report, open(sys.argv[1], "w"))
 sys.exit(42)
 """
@@ -464,7 +548,8 @@ sys.exit(42)
             rep = json.load(f)
         self.assertEqual(rep["origins"], sorted(["www", "www_http", "nginx", "ecdsa", "static",
                                                  "slow", "slow_http", "tls12", "slow12",
-                                                 "expired", "wrongname", "untrusted"]))
+                                                 "expired", "wrongname", "untrusted",
+                                                 "revoked"]))
         self.assertEqual(rep["skipped"], [] if KNOTD else ["dns"])
         for key in ("www", "www_http", "slow", "slow_http", "tls12", "slow12"):
             rc_, body, e = rep[key]
@@ -485,6 +570,11 @@ sys.exit(42)
         self.assertEqual(rep["untrusted"][0], 60)
         self.assertRegex(rep["untrusted"][2], "self-signed certificate in certificate chain|"
                          "unable to get local issuer")
+        # The revoked leaf is otherwise good: it fails only when the client checks revocation.
+        self.assertEqual(rep["revoked"][0], 0, rep["revoked"][2])
+        self.assertEqual(rep["revoked_crl"][0], 60, rep["revoked_crl"][2])
+        self.assertIn("certificate revoked", rep["revoked_crl"][2])
+        self.assertEqual(rep["www_crl"][0], 0, rep["www_crl"][2])
         # tls12 refuses 1.3; slow12 passes it through.
         self.assertNotEqual(rep["tls12_13"][0], 0)
         self.assertEqual(rep["slow12_12"][0], 0, rep["slow12_12"][2])
@@ -493,12 +583,134 @@ sys.exit(42)
         self.assertEqual(w["origins"]["slow"]["rtt_ms"], 200)
         self.assertEqual(w["origins"]["slow12"]["backend"]["port"], w["origins"]["tls12"]["port"])
         self.assertEqual(w["default_url"], w["origins"]["www"]["url"])
+        self.assertEqual(w["origins"]["revoked"]["address"], "127.0.0.22")
+        self.assertEqual(w["origins"]["revoked"]["expect"], "revoked")
         if KNOTD:  # DNS with its default relay (40 ms)
             self.assertEqual(w["dns"]["rtt_ms"], 40)
             self.assertIn("dns_netem", w["pids"])
         for name, pid in w["pids"].items():
             self.assertFalse(pid_alive(pid), "%s (%d) survived teardown" % (name, pid))
         self.assertEqual(processes_mentioning(d), [])
+
+
+@unittest.skipUnless(OPENSSL, "needs openssl")
+class OcspWorldTest(unittest.TestCase):
+    """One world with the OCSP responder only (no nginx, no testserver, no DNS) behind the
+    stand-in netem; the teardown test runs last (test_zz_...), after the watchdog's (test_y_)."""
+
+    RTT_MS = 200
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = make_tmpdir("ocsp")
+        cls.wp = WorldProcess(os.path.join(cls.tmp, "w"), [
+            "--no-nginx", "--no-dns", "--netem", FAKE_NETEM, "--ocsp-rtt-ms", str(cls.RTT_MS)])
+        cls.world = cls.wp.world
+        cls.ocsp = cls.world["ocsp"]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.wp.stop()
+        for pid, cmd in processes_mentioning(cls.wp.dir):
+            os.kill(pid, signal.SIGKILL)  # only processes started for this test's directory
+
+    def url(self):
+        return "http://%s:%d/" % (self.ocsp["address"], self.ocsp["port"])
+
+    def direct_url(self):
+        return "http://%s/" % self.ocsp["direct"]
+
+    def current_world(self):
+        with open(self.wp.world_json) as f:
+            return json.load(f)
+
+    def test_world_json(self):
+        o, w = self.ocsp, self.world
+        self.assertEqual(o["address"], "127.0.0.21")
+        self.assertEqual(o["rtt_ms"], self.RTT_MS)
+        self.assertEqual(o["url"], "http://ocsp.example.test:%d/" % o["port"])
+        self.assertRegex(o["direct"], r"^127\.0\.0\.21:\d+$")
+        self.assertNotEqual(o["direct"], "127.0.0.21:%d" % o["port"])
+        self.assertEqual(o["log"], os.path.join(self.wp.dir, "logs", "ocsp.log"))
+        self.assertEqual(o["revoked_host"], "revoked.example.test")
+        self.assertEqual(w["pki"]["revoked_serials"], [o["revoked_serial"]])
+        self.assertEqual(o["index"], w["pki"]["ocsp"]["index"])
+        for name in ("ocsp", "ocsp_netem"):
+            self.assertTrue(pid_alive(w["pids"][name]), name)
+            self.assertTrue(os.path.isfile(w["logs"][name]), name)
+        # No static origin (no nginx): only the OCSP URL is rewritten, the CRL has no URL.
+        self.assertEqual(w["url_rewrites"], {"http://ocsp.example.test:8888/": o["url"]})
+        self.assertIsNone(w["crl"]["url"])
+        self.assertEqual(w["resolve"], ["ocsp.example.test:%d:127.0.0.21" % o["port"]])
+        # The start-up queries (direct: www, revoked; through the relay: www) are in its log.
+        self.assertGreaterEqual(ocsp_requests_logged(w), o["startup_requests"])
+        self.assertEqual(o["startup_requests"], 3)
+
+    def test_good_and_revoked_through_relay(self):
+        before = ocsp_requests_logged(self.world)
+        for serial, status in ((self.ocsp["good_serial"], "good"),
+                               (self.ocsp["revoked_serial"], "revoked")):
+            rc, out, secs = ocsp_query(self.world, serial, self.url(), "-resp_text")
+            self.assertEqual(rc, 0, out)
+            self.assertIn("Response verify OK", out)
+            self.assertIn("0x%s: %s" % (serial, status), out)
+            self.assertIn("Cert Status: %s" % status, out)
+            self.assertIn("Responder Id: O = netstack test, CN = netstack OCSP Responder", out)
+            self.assertIn("Next Update:", out)
+            if status == "revoked":
+                self.assertIn("Revocation Reason: keyCompromise", out)
+            self.assertGreaterEqual(secs, self.RTT_MS / 1000.0, out)
+        self.assertEqual(ocsp_requests_logged(self.world), before + 2)
+        with open(self.ocsp["text_log"]) as f:
+            self.assertIn("Serial Number: %s" % self.ocsp["revoked_serial"], f.read())
+
+    def test_direct_is_fast(self):
+        before = ocsp_requests_logged(self.world)
+        rc, out, secs = ocsp_query(self.world, self.ocsp["good_serial"], self.direct_url())
+        self.assertEqual(rc, 0, out)
+        self.assertIn("0x%s: good" % self.ocsp["good_serial"], out)
+        self.assertLess(secs, self.RTT_MS / 2000.0)
+        self.assertEqual(ocsp_requests_logged(self.world), before + 1)
+
+    def test_malformed_request_is_survived(self):
+        addr, port = self.ocsp["direct"].rsplit(":", 1)
+        pid = self.current_world()["pids"]["ocsp"]
+        with socket.create_connection((addr, int(port)), timeout=5) as s:
+            s.sendall(b"NOT HTTP\r\n\r\n")
+            s.recv(100)
+        rc, out, _ = ocsp_query(self.world, self.ocsp["good_serial"], self.direct_url())
+        self.assertEqual(rc, 0, out)
+        self.assertTrue(pid_alive(pid))
+
+    def test_y_wedged_responder_is_restarted(self):
+        # A connection closed before any request line wedges OpenSSL 3.0's responder
+        # (openssl/openssl#31129); world.py's watchdog restarts it on the same port.
+        addr, port = self.ocsp["direct"].rsplit(":", 1)
+        old = self.current_world()["pids"]["ocsp"]
+        socket.create_connection((addr, int(port)), timeout=5).close()
+        deadline = time.monotonic() + 15
+        while self.current_world()["ocsp"]["restarts"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        w = self.current_world()
+        self.assertGreaterEqual(w["ocsp"]["restarts"], 1, self.wp.stderr())
+        self.assertNotEqual(w["pids"]["ocsp"], old)
+        self.assertFalse(pid_alive(old))
+        self.assertIn("the OCSP responder (pid %d) is wedged" % old, self.wp.stderr())
+        before = ocsp_requests_logged(w)  # the log is kept across the restart
+        self.assertGreaterEqual(before, w["ocsp"]["startup_requests"])
+        rc, out, _ = ocsp_query(w, self.ocsp["revoked_serial"], self.url())
+        self.assertEqual(rc, 0, out)
+        self.assertIn("0x%s: revoked" % self.ocsp["revoked_serial"], out)
+        self.assertEqual(ocsp_requests_logged(w), before + 1)
+
+    def test_zz_teardown_leaves_no_openssl_ocsp(self):
+        w = self.current_world()
+        rc = self.wp.stop()
+        self.assertEqual(rc, 0, self.wp.stderr())
+        for name in ("ocsp", "ocsp_netem"):
+            self.assertFalse(pid_alive(w["pids"][name]), "%s survived teardown" % name)
+        self.assertEqual(processes_mentioning("ocsp -index " + self.ocsp["index"]), [])
+        self.assertEqual(processes_mentioning(self.wp.dir), [])
 
 
 @unittest.skipUnless(KNOTD and KDIG, "needs knotd and kdig (Debian packages knot, knot-dnsutils)")
@@ -558,7 +770,8 @@ class DnsWorldTest(unittest.TestCase):
         expected = {"www": "127.0.0.11", "nginx": "127.0.0.12", "static": "127.0.0.13",
                     "slow": "127.0.0.14", "tls12": "127.0.0.15", "slow12": "127.0.0.16",
                     "expired": "127.0.0.17", "wrongname": "127.0.0.18",
-                    "untrusted": "127.0.0.19", "ecdsa": "127.0.0.20", "ocsp": "127.0.0.21"}
+                    "untrusted": "127.0.0.19", "ecdsa": "127.0.0.20", "ocsp": "127.0.0.21",
+                    "revoked": "127.0.0.22"}
         for host, addr in expected.items():
             self.assertEqual(d["records"][host + ".example.test"], addr)
         for name in ("dns_knot", "dns_netem"):
@@ -768,8 +981,12 @@ class NamespaceTest(unittest.TestCase):
             if KNOTD and KDIG:  # DNS on port 53: knotd on .53, the relay on .54
                 f.write("%s @127.0.0.53 -p 53 +short www.example.test A\n"
                         "%s @127.0.0.54 -p 53 +short +tcp ocsp.example.test A\n" % (KDIG, KDIG))
+            # OCSP on the leaves' own URL's port (8888): the relay; the responder is elsewhere.
+            f.write("%s ocsp -issuer %s/pki/intermediate.pem -cert %s/pki/www.example.test/"
+                    "leaf.pem -url http://127.0.0.21:8888/ -CAfile %s/pki/root.pem "
+                    "-timeout 10\n" % (OPENSSL, d, d, d))
         inner = ("%s link set lo up && exec %s %s --dir %s --fixed-ports --quiet --testserver %s "
-                 "--netem %s --rtt-ms 10 --dns-rtt-ms 10 --run sh %s" % (
+                 "--netem %s --rtt-ms 10 --dns-rtt-ms 10 --ocsp-rtt-ms 10 --run sh %s" % (
                      which("ip"), sys.executable, WORLD, d, FAKE_TESTSERVER, FAKE_NETEM, script))
         rc, out, err = run(["unshare", "-n", "sh", "-c", inner], timeout=120)
         self.assertEqual(rc, 0, err)
@@ -780,8 +997,14 @@ class NamespaceTest(unittest.TestCase):
         self.assertEqual(w["origins"]["www_http"]["url"], "http://www.example.test/")
         self.assertEqual(w["origins"]["slow"]["url"], "https://slow.example.test/")
         self.assertIn("static.example.test:80:127.0.0.13", w["resolve"])
+        self.assertRegex(out, r"www.example.test/leaf.pem: good")
+        self.assertEqual(w["ocsp"]["url"], "http://ocsp.example.test:8888/")
+        self.assertEqual(w["ocsp"]["port"], 8888)
+        self.assertNotEqual(w["ocsp"]["direct"], "127.0.0.21:8888")
+        self.assertEqual(w["crl"]["url"], "http://static.example.test/intermediate.crl")
+        self.assertEqual(w["url_rewrites"], {})  # the embedded URLs are right as they are
         if KNOTD and KDIG:
-            self.assertEqual(out.splitlines()[1:], ["127.0.0.11", "127.0.0.21"])
+            self.assertEqual(out.splitlines()[1:3], ["127.0.0.11", "127.0.0.21"])
             self.assertEqual(w["dns"]["direct"], "127.0.0.53:53")
             self.assertEqual(w["dns"]["server"], "127.0.0.54:53")
         self.assertEqual(processes_mentioning(d), [])
