@@ -2,6 +2,7 @@
 
 #include <openssl/err.h>
 #include <openssl/mem.h>
+#include <openssl/sha.h>
 #include <openssl/x509v3.h>
 
 #include "absl/strings/str_cat.h"
@@ -158,7 +159,29 @@ int BasicCertVerifier::Verify(const CertVerifyParams& params,
                               CertVerifyResult* result,
                               CompletionOnceCallback callback,
                               std::unique_ptr<Request>* out_request) {
-  *result = VerifyChain(store_.get(), params);
+  SHA256_CTX ctx;
+  SHA256_Init(&ctx);
+  for (const std::string& der : params.chain_der) {
+    uint64_t len = der.size();
+    SHA256_Update(&ctx, &len, sizeof(len));
+    SHA256_Update(&ctx, der.data(), der.size());
+  }
+  uint8_t digest[SHA256_DIGEST_LENGTH];
+  SHA256_Final(digest, &ctx);
+  std::string key = absl::StrCat(std::string(reinterpret_cast<char*>(digest), sizeof(digest)),
+                                 "|", params.hostname, "|",
+                                 absl::ToUnixSeconds(params.now) /
+                                     absl::ToInt64Seconds(kCacheBucket));
+  auto hit = results_.find(key);
+  if (hit != results_.end()) {
+    ++cache_hits_;
+    *result = hit->second;
+    result->verify_duration = absl::ZeroDuration();
+  } else {
+    *result = VerifyChain(store_.get(), params);
+    if (results_.size() >= 1000) results_.clear();
+    results_[key] = *result;
+  }
   if (result->error != OK || checker_ == nullptr) return result->error;
   return checker_->Check(params, result, std::move(callback), out_request);
 }

@@ -10,6 +10,7 @@
 
 #include <openssl/x509.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +52,10 @@ class BasicCertVerifier : public CertVerifier {
              std::unique_ptr<Request>* out_request) override;
 
   size_t anchor_count() const { return anchor_count_; }
+  // Path-building results are cached by (chain, host, time bucket): the
+  // same chain for the same host within one bucket is not rebuilt.
+  static constexpr absl::Duration kCacheBucket = absl::Minutes(1);
+  size_t cache_hits() const { return cache_hits_; }
   // The trust anchors, for VerifyChain on worker threads (X509_STORE is
   // safe for concurrent verification).
   X509_STORE* store() const { return store_.get(); }
@@ -60,6 +65,9 @@ class BasicCertVerifier : public CertVerifier {
   bssl::UniquePtr<X509_STORE> store_;
   size_t anchor_count_ = 0;
   RevocationChecker* checker_ = nullptr;
+  // Key -> result of VerifyChain (no revocation fields); bounded.
+  std::map<std::string, CertVerifyResult> results_;
+  size_t cache_hits_ = 0;
 };
 
 }  // namespace net

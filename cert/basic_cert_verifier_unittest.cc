@@ -69,6 +69,24 @@ TEST(BasicCertVerifierStandaloneTest, TimeIsAnInput) {
   EXPECT_EQ(ERR_CERT_DATE_INVALID, (*verifier)->Verify(params, &result, [](int) {}, &request));
 }
 
+TEST(BasicCertVerifierStandaloneTest, CachesByChainHostAndTimeBucket) {
+  auto verifier = BasicCertVerifier::Create({std::string(kDir) + "good_root.pem"}, false);
+  ASSERT_TRUE(verifier.ok());
+  auto chain = LoadPemCertificatesFromFile(std::string(kDir) + "good_leaf_chain.pem");
+  CertVerifyParams params{*chain, "www.example.test", VerifyTime(), ""};
+  CertVerifyResult result;
+  std::unique_ptr<CertVerifier::Request> request;
+  EXPECT_EQ(OK, (*verifier)->Verify(params, &result, [](int) {}, &request));
+  EXPECT_EQ(OK, (*verifier)->Verify(params, &result, [](int) {}, &request));
+  EXPECT_EQ((*verifier)->cache_hits(), 1u);
+  params.hostname = "evil.example.test";  // another host: no hit
+  EXPECT_EQ(ERR_CERT_COMMON_NAME_INVALID, (*verifier)->Verify(params, &result, [](int) {}, &request));
+  params.hostname = "www.example.test";
+  params.now += absl::Minutes(2);  // another time bucket
+  EXPECT_EQ(OK, (*verifier)->Verify(params, &result, [](int) {}, &request));
+  EXPECT_EQ((*verifier)->cache_hits(), 1u);
+}
+
 TEST(BasicCertVerifierStandaloneTest, RejectsGarbage) {
   auto verifier = BasicCertVerifier::Create({std::string(kDir) + "good_root.pem"}, false);
   ASSERT_TRUE(verifier.ok());

@@ -1,9 +1,14 @@
 #include "cert/revocation_checker.h"
 
+#include <fcntl.h>
 #include <openssl/rand.h>
+#include <unistd.h>
 #include <openssl/x509v3.h>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "cert/crl.h"
 #include "cert/ocsp.h"
@@ -40,6 +45,48 @@ std::optional<RevocationCache::Entry> RevocationCache::Lookup(const std::string&
 }
 
 void RevocationCache::Put(const std::string& key, const Entry& entry) { entries_[key] = entry; }
+
+// File format: "netstack-revocation-cache 1\n" then one line per entry:
+// hex(key) revoked(0|1) expires-unix-seconds.
+absl::StatusOr<RevocationCache> RevocationCache::Load(const std::string& path) {
+  RevocationCache cache;
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return cache;  // No cache yet.
+  std::vector<std::string> lines = absl::StrSplit(*text, '\n', absl::SkipEmpty());
+  if (lines.empty() || lines[0] != "netstack-revocation-cache 1")
+    return absl::DataLossError(absl::StrCat(path, " is corrupt (bad header); left untouched"));
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::vector<std::string> f = absl::StrSplit(lines[i], ' ');
+    int64_t expires;
+    std::string key;
+    if (f.size() != 3 || (f[1] != "0" && f[1] != "1") || !absl::SimpleAtoi(f[2], &expires) ||
+        f[0].size() % 2 != 0) {
+      return absl::DataLossError(absl::StrCat(path, ": corrupt line ", i + 1, "; left untouched"));
+    }
+    key = absl::HexStringToBytes(f[0]);
+    cache.entries_[key] = Entry{f[1] == "1", absl::FromUnixSeconds(expires)};
+  }
+  return cache;
+}
+
+absl::Status RevocationCache::Save(const std::string& path) const {
+  std::string text = "netstack-revocation-cache 1\n";
+  for (const auto& [key, entry] : entries_) {
+    absl::StrAppend(&text, absl::BytesToHexString(key), " ", entry.revoked ? 1 : 0, " ",
+                    absl::ToUnixSeconds(entry.expires), "\n");
+  }
+  std::string tmp = absl::StrCat(path, ".tmp.", getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return absl::InternalError(absl::StrCat("cannot create ", tmp));
+  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+            fsync(fd) == 0;
+  close(fd);
+  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
+    unlink(tmp.c_str());
+    return absl::InternalError(absl::StrCat("cannot write ", path));
+  }
+  return absl::OkStatus();
+}
 
 RevocationUrls GetRevocationUrls(const std::string& cert_der) {
   RevocationUrls urls;
@@ -114,6 +161,13 @@ class OcspCrlRevocationChecker::ElementCheck {
 
   Verdict verdict() const { return verdict_; }
   const RevocationCheck& record() const { return record_; }
+  // Gives up on a check still running (the caller's deadline passed).
+  void Abandon(const std::string& why) {
+    if (finished_) return;
+    weak_factory_.InvalidateWeakPtrs();  // drop worker replies in flight
+    errors_ += why;
+    Fail(errors_);
+  }
 
  private:
   // Tries the next OCSP URL, then the next CRL URL; gives up when none is
@@ -232,6 +286,8 @@ class OcspCrlRevocationChecker::ElementCheck {
 
   void Finish(Verdict verdict, RevocationSource source, const char* method,
               const std::string& detail) {
+    if (finished_) return;
+    finished_ = true;
     verdict_ = verdict;
     record_.end = TimeTicks::Now();
     record_.source = source;
@@ -261,6 +317,7 @@ class OcspCrlRevocationChecker::ElementCheck {
   absl::Time options_now_;
   std::unique_ptr<RevocationFetcher::Request> fetch_;
   Verdict verdict_ = Verdict::kUnable;
+  bool finished_ = false;
   RevocationCheck record_;
   WeakPtrFactory<ElementCheck> weak_factory_{this};
 };
@@ -283,13 +340,20 @@ class OcspCrlRevocationChecker::CheckRequest : public CertVerifier::Request {
     }
     pending_ = elements_.size();
     if (pending_ == 0) return Aggregate();
+    deadline_.Start(checker_->policy_.deadline, [this] { OnDeadline(); });
     for (auto& e : elements_) e->Start();
     return ERR_IO_PENDING;
   }
 
  private:
+  // Elements still running are abandoned as "could not check".
+  void OnDeadline() {
+    for (auto& e : elements_) e->Abandon("deadline passed");
+  }
+
   void OnElementDone() {
     if (--pending_ > 0) return;
+    deadline_.Stop();
     // Report from a task: an element may finish inside Start().
     EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
       if (!weak) return;
@@ -347,6 +411,7 @@ class OcspCrlRevocationChecker::CheckRequest : public CertVerifier::Request {
   std::vector<std::unique_ptr<ElementCheck>> elements_;
   size_t pending_ = 0;
   TimeTicks start_;
+  OneShotTimer deadline_;
   WeakPtrFactory<CheckRequest> weak_factory_{this};
 };
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "cert/basic_cert_verifier.h"
 #include "cert/revocation_fetcher.h"
@@ -33,6 +34,9 @@ struct RevocationPolicy {
   // Cap on how long any OCSP answer is trusted (and cached), whatever its
   // nextUpdate says.
   absl::Duration max_age = absl::Hours(24);
+  // The longest a chain's checks may take; elements still unanswered then
+  // count as "could not check" (soft- or hard-fail as above).
+  absl::Duration deadline = absl::Seconds(10);
 };
 
 const char* RevocationModeToString(RevocationPolicy::Mode mode);
@@ -43,6 +47,11 @@ std::optional<RevocationPolicy::Mode> ParseRevocationMode(const std::string& tex
 // profile; in memory only (a private profile's is dropped with it).
 class RevocationCache {
  public:
+  // Load reads a saved cache (missing file: empty); Save writes it
+  // atomically (temp, fsync, rename). A private profile never calls either.
+  [[nodiscard]] static absl::StatusOr<RevocationCache> Load(const std::string& path);
+  absl::Status Save(const std::string& path) const;
+
   struct Entry {
     bool revoked = false;
     absl::Time expires;

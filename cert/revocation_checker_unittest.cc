@@ -5,6 +5,7 @@
 
 #include <openssl/mem.h>
 
+#include <fstream>
 #include <map>
 
 #include "absl/strings/match.h"
@@ -90,6 +91,45 @@ TEST_F(RevocationCheckerTest, UnreachableResponderSoftFailsOrHardFails) {
   SetOcsp("http://ocsp.test/leaf", chain_.leaf.get(), chain_.i2.get(), chain_.i1_key.get(), OcspCertStatus::kGood);
   EXPECT_EQ(ERR_CERT_UNABLE_TO_CHECK_REVOCATION, Check(RevocationPolicy::Mode::kHardFail));
   EXPECT_NE(result_.detail.find("bad signature"), std::string::npos) << result_.detail;
+}
+
+TEST_F(RevocationCheckerTest, StapledResponseAnswersForTheLeaf) {
+  CertVerifyParams params;
+  params.stapled_ocsp_response = fetcher_.answers["http://ocsp.test/leaf"].body;
+  fetcher_.answers.erase("http://ocsp.test/leaf");
+  OcspCrlRevocationChecker checker(RevocationPolicy{RevocationPolicy::Mode::kHardFail}, &fetcher_,
+                                   &cache_, &pool_);
+  std::unique_ptr<CertVerifier::Request> request;
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(checker.Check(params, &result_, cb.callback(), &request)));
+  EXPECT_EQ(result_.revocation_checks[0].source, RevocationSource::kStapled);
+  EXPECT_EQ(fetcher_.fetch_count(), 2);  // only the intermediates
+}
+
+TEST_F(RevocationCheckerTest, DeadlineTurnsSlowAnswersIntoUnable) {
+  fetcher_.delay = absl::Seconds(5);
+  RevocationPolicy policy{RevocationPolicy::Mode::kHardFail};
+  policy.deadline = absl::Milliseconds(100);
+  OcspCrlRevocationChecker checker(policy, &fetcher_, &cache_, &pool_);
+  CertVerifyParams params;
+  std::unique_ptr<CertVerifier::Request> request;
+  TestCompletionCallback cb;
+  TimeTicks start = TimeTicks::Now();
+  EXPECT_EQ(ERR_CERT_UNABLE_TO_CHECK_REVOCATION,
+            cb.GetResult(checker.Check(params, &result_, cb.callback(), &request)));
+  EXPECT_LT(TimeTicks::Now() - start, absl::Seconds(2));
+  EXPECT_NE(result_.detail.find("deadline"), std::string::npos) << result_.detail;
+}
+
+TEST_F(RevocationCheckerTest, CacheSurvivesSaveAndLoadAndCorruptionIsReported) {
+  ASSERT_EQ(OK, Check(RevocationPolicy::Mode::kSoftFail));
+  std::string path = ::testing::TempDir() + "/revocation_cache";
+  ASSERT_TRUE(cache_.Save(path).ok());
+  auto loaded = RevocationCache::Load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->size(), 3u);
+  std::ofstream(path) << "garbage\n";
+  EXPECT_FALSE(RevocationCache::Load(path).ok());
 }
 
 TEST_F(RevocationCheckerTest, OffChecksNothing) {

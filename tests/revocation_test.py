@@ -82,6 +82,25 @@ def prevalidated_fetch_pays_nothing(ctx):
         expect(c["endMs"] <= 0, "a check ended during the fetch: %s" % c)
 
 
+def profile_keeps_revocation_answers_private_profile_writes_nothing(ctx):
+    profile = ctx.scratch("profile")
+    ctx.fetch("--profile", profile, "-o", os.devnull, ctx.url("www"),
+              revocation="soft").expect_ok()
+    expect_eq(sorted(os.listdir(profile)), ["host_history.pb", "revocation_cache"],
+              "profile contents")
+    # The next run answers from the profile's cache: nothing reaches the responder.
+    before = _log_requests(ctx)
+    r = ctx.fetch("--profile", profile, "-o", os.devnull, ctx.url("www"), revocation="soft",
+                  trace=True).expect_ok()
+    expect_eq(_rev(r.trace[0])["source"], "cache", "revocation source from the profile")
+    expect_eq(_log_requests(ctx) - before, 0, "requests that reached the responder")
+    private = ctx.scratch("private")
+    ctx.fetch("--private", "--profile", private, "--prevalidate", "www.example.test", "-o",
+              os.devnull, ctx.url("www"), revocation="soft").expect_ok()
+    expect(not os.path.exists(private), "a private profile touched the disk: %s" %
+           (os.listdir(private) if os.path.isdir(private) else private))
+
+
 def _stop_responder(ctx):
     pid = ctx.world["pids"]["ocsp"]
     try:
@@ -112,7 +131,8 @@ def zz_nothing_reachable_soft_proceeds_hard_refuses(ctx):
 
 
 CHECKS = [good_leaf_is_good_over_ocsp, revoked_leaf_via_ocsp, cold_fetch_pays_the_responder_rtt,
-          prevalidated_fetch_pays_nothing, zz_revoked_leaf_via_crl_with_the_responder_stopped,
+          prevalidated_fetch_pays_nothing,
+          profile_keeps_revocation_answers_private_profile_writes_nothing, zz_revoked_leaf_via_crl_with_the_responder_stopped,
           zz_nothing_reachable_soft_proceeds_hard_refuses]
 
 if __name__ == "__main__":

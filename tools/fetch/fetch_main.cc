@@ -162,6 +162,13 @@ class FetchRunner {
         return 2;
       }
       history = std::move(*loaded);
+      revocation_cache_path_ = options_.profile_dir + "/revocation_cache";
+      absl::StatusOr<RevocationCache> cache = RevocationCache::Load(revocation_cache_path_);
+      if (!cache.ok()) {
+        std::cerr << "fetch: profile: " << cache.status().message() << "\n";
+        return 2;
+      }
+      revocation_cache_ = std::move(*cache);
     }
     prefetcher_ = std::make_unique<DnsPrefetcher>(resolver_.get());
     prefetcher_->AddObserver(&prefetch_log_);
@@ -200,6 +207,7 @@ class FetchRunner {
     if (out_) fclose(out_);
     if (!history_path.empty() && !options_.private_profile) {
       absl::Status saved = history.Save(history_path);
+      if (saved.ok() && revocation_checker_) saved = revocation_cache_.Save(revocation_cache_path_);
       if (!saved.ok()) {
         std::cerr << "fetch: profile: " << saved.message() << "\n";
         if (exit_code == 0) exit_code = 23;
@@ -484,6 +492,7 @@ class FetchRunner {
   std::unique_ptr<HttpNetworkSession> revocation_session_;
   std::unique_ptr<HttpRevocationFetcher> revocation_fetcher_;
   RevocationCache revocation_cache_;
+  std::string revocation_cache_path_;
   std::unique_ptr<OcspCrlRevocationChecker> revocation_checker_;
   std::unique_ptr<Prevalidator> prevalidator_;
   std::unique_ptr<PrevalidatedCertVerifier> session_verifier_;
