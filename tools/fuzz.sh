@@ -24,6 +24,7 @@ targets=(
   "http_response_headers|net/http/http_response_headers_fuzzer.cc net/http/http_response_headers.cc|net/http/testdata/fuzz/headers_seed"
   "http_chunked_decoder|net/http/http_chunked_decoder_fuzzer.cc net/http/http_chunked_decoder.cc|net/http/testdata/fuzz/chunked_seed"
   "url|net/base/url_fuzzer.cc net/base/url.cc net/base/ip_endpoint.cc|net/base/url_fuzz_seed.txt"
+  "ocsp_crl|cert/ocsp_fuzzer.cc cert/ocsp.cc cert/crl.cc cert/x509_util.cc|cert/testdata/ocsp_response_seed.der"
   "dns_response|dns/dns_response_fuzzer.cc dns/dns_response.cc net/base/ip_endpoint.cc|dns/testdata/dns_response_seed.bin"
 )
 status=0
@@ -35,7 +36,7 @@ for t in "${targets[@]}"; do
   # shellcheck disable=SC2086
   $CXX $srcs $ABSL_LIBS -o "$dir/fuzzer"
   echo "== $name: fuzzing for ${seconds}s"
-  if ! (cd "$dir" && ./fuzzer -max_total_time="$seconds" -print_final_stats=1 corpus >fuzz.log 2>&1); then
+  if ! (cd "$PWD" && "$dir/fuzzer" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$dir/" "$dir/corpus" >"$dir/fuzz.log" 2>&1); then
     echo "!! $name crashed; see $dir/fuzz.log and $dir/crash-*" >&2
     status=1
   fi

@@ -6,7 +6,7 @@ deterministic mutations. tools/fuzz.sh builds the same source with clang's
 libFuzzer and AddressSanitizer for real coverage-guided runs.
 """
 
-def netstack_fuzzer(name, srcs, deps = [], seeds = []):
+def netstack_fuzzer(name, srcs, deps = [], seeds = [], data = []):
     native.cc_library(
         name = name + "_lib",
         testonly = True,
@@ -18,7 +18,7 @@ def netstack_fuzzer(name, srcs, deps = [], seeds = []):
         name = name + "_smoke_test",
         size = "small",
         args = ["$(location %s)" % s for s in seeds],
-        data = seeds,
+        data = seeds + data,
         deps = [
             ":" + name + "_lib",
             "//third_party/fuzzing:fuzz_smoke_main",
