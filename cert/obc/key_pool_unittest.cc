@@ -1,0 +1,184 @@
+// KeyPool: fills on workers, answers from the pool synchronously, makes a
+// waiting request's key on a worker (never on the network thread), claims
+// running refills, cancels, and reports failures.
+
+#include "cert/obc/key_pool.h"
+
+#include <set>
+#include <thread>
+
+#include "cert/obc/obc_test_util.h"
+#include "gtest/gtest.h"
+#include "net/base/event_loop.h"
+#include "net/base/test_completion_callback.h"
+
+namespace net {
+namespace {
+
+class KeyPoolTest : public testing::Test {
+ protected:
+  KeyPool::Options OptionsWith(std::array<int, 4> depth) {
+    KeyPool::Options options;
+    options.target_depth = depth;
+    options.generator = generator_.AsGenerator();
+    return options;
+  }
+
+  EventLoop loop_;
+  GatedGenerator generator_;
+  WorkerPool workers_{2};
+};
+
+TEST_F(KeyPoolTest, FillsToDepthAndAnswersSynchronously) {
+  KeyPool pool(&workers_, OptionsWith({3, 1, 0, 0}));
+  TestCompletionCallback full;
+  EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
+  EXPECT_EQ(pool.pooled_count(KeyAlgorithm::kEcdsaP256), 3);
+  EXPECT_EQ(pool.pooled_count(KeyAlgorithm::kRsa1024), 1);
+
+  KeyPool::TakeResult result;
+  std::unique_ptr<KeyPool::Request> request;
+  TestCompletionCallback cb;
+  EXPECT_EQ(OK, pool.Take(KeyAlgorithm::kEcdsaP256, &result, cb.callback(), &request));
+  EXPECT_FALSE(request);
+  EXPECT_TRUE(result.pooled);
+  EXPECT_EQ(result.wait, absl::ZeroDuration());
+  EXPECT_EQ(KeyAlgorithmOf(result.material.key.get()), KeyAlgorithm::kEcdsaP256);
+  EXPECT_GT(result.material.generation_time, absl::ZeroDuration());
+  EXPECT_EQ(pool.stats().hits, 1u);
+  // The take started a refill.
+  EXPECT_EQ(pool.pooled_count(KeyAlgorithm::kEcdsaP256), 2);
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256), 1);
+  EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
+  EXPECT_EQ(pool.pooled_count(KeyAlgorithm::kEcdsaP256), 3);
+}
+
+TEST_F(KeyPoolTest, MissGeneratesOnAWorkerNeverOnTheNetworkThread) {
+  KeyPool pool(&workers_, OptionsWith({0, 0, 0, 0}));
+  EXPECT_EQ(generator_.started(), 0);
+  KeyPool::TakeResult result;
+  std::unique_ptr<KeyPool::Request> request;
+  TestCompletionCallback cb;
+  int rv = pool.Take(KeyAlgorithm::kRsa1024, &result, cb.callback(), &request);
+  ASSERT_EQ(rv, ERR_IO_PENDING);
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kRsa1024), 1);
+  EXPECT_EQ(OK, cb.WaitForResult());
+  EXPECT_FALSE(result.pooled);
+  EXPECT_GT(result.wait, absl::ZeroDuration());
+  EXPECT_GE(result.wait, result.material.generation_time);
+  EXPECT_EQ(KeyAlgorithmOf(result.material.key.get()), KeyAlgorithm::kRsa1024);
+  EXPECT_EQ(pool.stats().misses, 1u);
+  EXPECT_EQ(pool.pooled_count(KeyAlgorithm::kRsa1024), 0);  // Depth 0: no refill.
+  for (std::thread::id id : generator_.threads()) EXPECT_NE(id, std::this_thread::get_id());
+}
+
+TEST_F(KeyPoolTest, EachWaiterGetsItsOwnJobAtOnce) {
+  KeyPool pool(&workers_, OptionsWith({0, 0, 0, 0}));
+  generator_.Close();
+  KeyPool::TakeResult results[3];
+  std::unique_ptr<KeyPool::Request> requests[3];
+  TestCompletionCallback cbs[3];
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(ERR_IO_PENDING,
+              pool.Take(KeyAlgorithm::kEcdsaP256, &results[i], cbs[i].callback(), &requests[i]));
+  }
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256), 3);
+  generator_.Open();
+  std::set<std::string> keys;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(OK, cbs[i].WaitForResult());
+    keys.insert(results[i].material.key_pkcs8);
+  }
+  EXPECT_EQ(keys.size(), 3u);  // Three distinct keys.
+}
+
+TEST_F(KeyPoolTest, MissClaimsTheRunningRefill) {
+  generator_.Close();
+  KeyPool pool(&workers_, OptionsWith({1, 0, 0, 0}));
+  generator_.WaitForStarted(1);  // The refill is running (held).
+  KeyPool::TakeResult result;
+  std::unique_ptr<KeyPool::Request> request;
+  TestCompletionCallback cb;
+  ASSERT_EQ(ERR_IO_PENDING, pool.Take(KeyAlgorithm::kEcdsaP256, &result, cb.callback(), &request));
+  // No job of its own: the running refill serves the request, and one more
+  // refill restores the depth (2 in flight, not 3).
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256), 2);
+  generator_.Open();
+  EXPECT_EQ(OK, cb.WaitForResult());
+  EXPECT_FALSE(result.pooled);
+  // Then the pool refills to depth 1.
+  TestCompletionCallback full;
+  EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
+  EXPECT_EQ(generator_.started(), 2);
+}
+
+TEST_F(KeyPoolTest, CancelledTakeLeavesTheKeyInThePool) {
+  KeyPool pool(&workers_, OptionsWith({0, 0, 0, 0}));
+  generator_.Close();
+  KeyPool::TakeResult result;
+  std::unique_ptr<KeyPool::Request> request;
+  bool ran = false;
+  ASSERT_EQ(ERR_IO_PENDING,
+            pool.Take(
+                KeyAlgorithm::kEcdsaP256, &result, [&ran](int) { ran = true; }, &request));
+  request.reset();
+  generator_.Open();
+  while (pool.pooled_count(KeyAlgorithm::kEcdsaP256) == 0) {
+    loop_.RunUntilIdle();
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256), 0);
+}
+
+TEST_F(KeyPoolTest, DestroyingThePoolCancelsRequests) {
+  auto pool = std::make_unique<KeyPool>(&workers_, OptionsWith({0, 0, 0, 0}));
+  generator_.Close();
+  KeyPool::TakeResult result;
+  std::unique_ptr<KeyPool::Request> request;
+  bool ran = false;
+  ASSERT_EQ(ERR_IO_PENDING,
+            pool->Take(
+                KeyAlgorithm::kEcdsaP256, &result, [&ran](int) { ran = true; }, &request));
+  pool.reset();
+  generator_.Open();
+  generator_.WaitForStarted(1);
+  absl::SleepFor(absl::Milliseconds(50));
+  loop_.RunUntilIdle();
+  EXPECT_FALSE(ran);
+  request.reset();  // Safe after the pool is gone.
+}
+
+TEST_F(KeyPoolTest, GenerationFailureFailsTheWaiter) {
+  KeyPool pool(&workers_, OptionsWith({0, 0, 0, 0}));
+  generator_.FailFromNowOn();
+  KeyPool::TakeResult result;
+  std::unique_ptr<KeyPool::Request> request;
+  TestCompletionCallback cb;
+  ASSERT_EQ(ERR_IO_PENDING, pool.Take(KeyAlgorithm::kEcdsaP256, &result, cb.callback(), &request));
+  EXPECT_EQ(ERR_FAILED, cb.WaitForResult());
+  EXPECT_EQ(pool.stats().failures, 1u);
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256), 0);  // No retry storm.
+}
+
+TEST_F(KeyPoolTest, SetTargetDepthStartsRefilling) {
+  KeyPool pool(&workers_, OptionsWith({0, 0, 0, 0}));
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kRsa2048), 0);
+  pool.SetTargetDepth(KeyAlgorithm::kEd25519, 2);
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEd25519), 1);  // max_refill_jobs
+  TestCompletionCallback full;
+  EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
+  EXPECT_EQ(pool.pooled_count(KeyAlgorithm::kEd25519), 2);
+}
+
+TEST_F(KeyPoolTest, DefaultOptionsPoolEcdsaWithRealGeneration) {
+  KeyPool pool(&workers_, KeyPool::Options());
+  TestCompletionCallback full;
+  EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
+  EXPECT_EQ(pool.target_depth(KeyAlgorithm::kEcdsaP256), 4);
+  EXPECT_EQ(pool.pooled_count(KeyAlgorithm::kEcdsaP256), 4);
+  EXPECT_EQ(pool.pooled_count(KeyAlgorithm::kRsa2048), 0);
+}
+
+}  // namespace
+}  // namespace net

@@ -1,0 +1,243 @@
+#include "cert/obc/obc_store_file.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "cert/obc/obc_crypto.h"
+#include "cert/obc/obc_store.pb.h"
+
+namespace net {
+namespace {
+
+namespace pb = ::netstack::cert::obc;
+
+absl::Status Errno(absl::string_view what, const std::string& path) {
+  int e = errno;
+  std::string message = absl::StrCat(what, " ", path, ": ", std::strerror(e));
+  if (e == EACCES || e == EPERM) return absl::PermissionDeniedError(message);
+  return absl::InternalError(message);
+}
+
+absl::Status WriteAll(int fd, const std::string& data, const std::string& path) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Errno("write", path);
+    }
+    done += static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+std::string DirOf(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+pb::ScopeMode ToProto(ScopeMode mode) {
+  return mode == ScopeMode::kOrigin ? pb::SCOPE_MODE_ORIGIN : pb::SCOPE_MODE_REGISTRABLE_DOMAIN;
+}
+
+std::optional<ScopeMode> FromProto(pb::ScopeMode mode) {
+  if (mode == pb::SCOPE_MODE_ORIGIN) return ScopeMode::kOrigin;
+  if (mode == pb::SCOPE_MODE_REGISTRABLE_DOMAIN) return ScopeMode::kRegistrableDomain;
+  return std::nullopt;
+}
+
+pb::KeyAlgorithm ToProto(KeyAlgorithm algorithm) {
+  switch (algorithm) {
+    case KeyAlgorithm::kEcdsaP256:
+      return pb::KEY_ALGORITHM_ECDSA_P256;
+    case KeyAlgorithm::kRsa1024:
+      return pb::KEY_ALGORITHM_RSA_1024;
+    case KeyAlgorithm::kRsa2048:
+      return pb::KEY_ALGORITHM_RSA_2048;
+    case KeyAlgorithm::kEd25519:
+      return pb::KEY_ALGORITHM_ED25519;
+  }
+  return pb::KEY_ALGORITHM_UNSPECIFIED;
+}
+
+std::optional<KeyAlgorithm> FromProto(pb::KeyAlgorithm algorithm) {
+  switch (algorithm) {
+    case pb::KEY_ALGORITHM_ECDSA_P256:
+      return KeyAlgorithm::kEcdsaP256;
+    case pb::KEY_ALGORITHM_RSA_1024:
+      return KeyAlgorithm::kRsa1024;
+    case pb::KEY_ALGORITHM_RSA_2048:
+      return KeyAlgorithm::kRsa2048;
+    case pb::KEY_ALGORITHM_ED25519:
+      return KeyAlgorithm::kEd25519;
+    default:
+      return std::nullopt;
+  }
+}
+
+absl::StatusOr<ObcRecord> ParseRecord(const pb::OriginBoundCert& proto) {
+  std::optional<ScopeMode> mode = FromProto(proto.scope_mode());
+  if (!mode.has_value()) return absl::DataLossError("unknown scope mode");
+  absl::StatusOr<ObcScope> scope = ObcScope::FromStorage(*mode, proto.scope());
+  if (!scope.ok())
+    return absl::DataLossError(absl::StrCat("bad scope: ", scope.status().message()));
+  std::string where = absl::StrCat("scope ", scope->ToString(), ": ");
+  std::optional<KeyAlgorithm> algorithm = FromProto(proto.algorithm());
+  if (!algorithm.has_value())
+    return absl::DataLossError(absl::StrCat(where, "unknown key algorithm"));
+  absl::StatusOr<bssl::UniquePtr<EVP_PKEY>> key = ParsePrivateKey(proto.private_key());
+  if (!key.ok()) return absl::DataLossError(absl::StrCat(where, key.status().message()));
+  if (KeyAlgorithmOf(key->get()) != algorithm)
+    return absl::DataLossError(
+        absl::StrCat(where, "key is not ", KeyAlgorithmToString(*algorithm)));
+  if (absl::Status s = CheckCertificateForKey(proto.certificate(), key->get(),
+                                              /*verify_signature=*/false);
+      !s.ok())
+    return absl::DataLossError(absl::StrCat(where, s.message()));
+  ObcRecord record;
+  record.scope = *std::move(scope);
+  record.algorithm = *algorithm;
+  record.cert_der = proto.certificate();
+  record.key_pkcs8 = proto.private_key();
+  record.key = std::move(*key);
+  record.created_unix_seconds = proto.created_unix_seconds();
+  return record;
+}
+
+}  // namespace
+
+std::string ObcStoreFile::Serialize(const std::vector<std::shared_ptr<const ObcRecord>>& records) {
+  pb::OriginBoundCerts certs;
+  for (const auto& record : records) {
+    pb::OriginBoundCert* cert = certs.add_certs();
+    cert->set_scope_mode(ToProto(record->scope.mode()));
+    cert->set_scope(record->scope.key());
+    cert->set_algorithm(ToProto(record->algorithm));
+    cert->set_certificate(record->cert_der);
+    cert->set_private_key(record->key_pkcs8);
+    cert->set_created_unix_seconds(record->created_unix_seconds);
+  }
+  pb::OriginBoundCertFile file;
+  file.set_magic(kMagic);
+  file.set_version(kVersion);
+  certs.SerializeToString(file.mutable_payload());
+  file.set_payload_sha256(Sha256(file.payload()));
+  return file.SerializeAsString();
+}
+
+absl::StatusOr<std::vector<ObcRecord>> ObcStoreFile::Parse(const std::string& bytes,
+                                                           const std::string& name) {
+  auto corrupt = [&name](absl::string_view why) {
+    return absl::DataLossError(
+        absl::StrCat(name, " is corrupt (", why,
+                     "); it was left untouched: move it away to start with no origin-bound "
+                     "certificates"));
+  };
+  pb::OriginBoundCertFile file;
+  if (!file.ParseFromString(bytes)) return corrupt("not a protobuf frame");
+  // Our writer emits the one canonical encoding of the frame; anything else
+  // (appended bytes, repeated or unknown fields) did not come from it.
+  if (file.SerializeAsString() != bytes) return corrupt("frame is not in canonical form");
+  if (file.magic() != kMagic) return corrupt("bad magic");
+  if (file.version() != kVersion) return corrupt(absl::StrCat("unknown version ", file.version()));
+  if (file.payload_sha256() != Sha256(file.payload())) return corrupt("checksum mismatch");
+  pb::OriginBoundCerts certs;
+  if (!certs.ParseFromString(file.payload())) return corrupt("payload does not parse");
+
+  std::vector<ObcRecord> records;
+  records.reserve(certs.certs_size());
+  absl::flat_hash_set<std::string> seen;
+  for (const pb::OriginBoundCert& cert : certs.certs()) {
+    absl::StatusOr<ObcRecord> record = ParseRecord(cert);
+    if (!record.ok()) return corrupt(record.status().message());
+    if (!seen.insert(record->scope.ToString()).second)
+      return corrupt(absl::StrCat("duplicate scope ", record->scope.ToString()));
+    records.push_back(*std::move(record));
+  }
+  return records;
+}
+
+absl::StatusOr<std::vector<ObcRecord>> ObcStoreFile::Load(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::vector<ObcRecord>();
+    return Errno("open", path);
+  }
+  std::string bytes;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      absl::Status status = Errno("read", path);
+      close(fd);
+      return status;
+    }
+    if (n == 0) break;
+    bytes.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return Parse(bytes, path);
+}
+
+absl::Status ObcStoreFile::Save(const std::string& path,
+                                const std::vector<std::shared_ptr<const ObcRecord>>& records) {
+  std::string data = Serialize(records);
+  std::string tmp = absl::StrCat(path, ".tmp");
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return Errno("create", tmp);
+  absl::Status status = WriteAll(fd, data, tmp);
+  if (status.ok() && fsync(fd) != 0) status = Errno("fsync", tmp);
+  if (close(fd) != 0 && status.ok()) status = Errno("close", tmp);
+  if (status.ok() && rename(tmp.c_str(), path.c_str()) != 0) status = Errno("rename", tmp);
+  if (!status.ok()) {
+    unlink(tmp.c_str());
+    return status;
+  }
+  // The rename is durable only once the directory is.
+  std::string dir = DirOf(path);
+  int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return Errno("open directory", dir);
+  if (fsync(dir_fd) != 0) status = Errno("fsync directory", dir);
+  close(dir_fd);
+  return status;
+}
+
+absl::StatusOr<std::unique_ptr<ProfileLock>> ProfileLock::Acquire(const std::string& dir) {
+  std::string path = absl::StrCat(dir, "/", kFileName);
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return Errno("open", path);
+  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    absl::Status status =
+        errno == EWOULDBLOCK
+            ? absl::FailedPreconditionError(absl::StrCat(
+                  "the profile ", dir, " is in use by another origin-bound certificate store"))
+            : Errno("flock", path);
+    close(fd);
+    return status;
+  }
+  return std::unique_ptr<ProfileLock>(new ProfileLock(fd));
+}
+
+ProfileLock::~ProfileLock() { close(fd_); }
+
+absl::Status ObcFileWriter::Write(uint64_t seq,
+                                  const std::vector<std::shared_ptr<const ObcRecord>>& records) {
+  absl::MutexLock lock(&mu_);
+  if (seq <= written_seq_) return absl::OkStatus();
+  absl::Status status = ObcStoreFile::Save(path_, records);
+  if (status.ok()) written_seq_ = seq;
+  return status;
+}
+
+}  // namespace net
