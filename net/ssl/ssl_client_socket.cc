@@ -4,6 +4,7 @@
 
 #include "absl/time/clock.h"
 #include "net/base/event_loop.h"
+#include "cert/obc/ssl_client_cert.h"
 #include "net/base/ip_endpoint.h"
 
 namespace net {
@@ -24,6 +25,10 @@ int NewSessionCallback(SSL* ssl, SSL_SESSION* session) {
 
 ssl_verify_result_t VerifyCallback(SSL* ssl, uint8_t* out_alert) {
   return FromSSL(ssl)->OnVerifyCallback(out_alert);
+}
+
+int ClientCertCallback(SSL* ssl, void* arg) {
+  return static_cast<SSLClientSocket*>(arg)->OnClientCertCallback();
 }
 
 uint8_t AlertForCertError(int error) {
@@ -98,6 +103,8 @@ int SSLClientSocket::InitializeSSL() {
   if (config_.false_start_enabled) SSL_set_mode(ssl(), SSL_MODE_ENABLE_FALSE_START);
   SSL_enable_ocsp_stapling(ssl());
   SSL_set_custom_verify(ssl(), SSL_VERIFY_PEER, VerifyCallback);
+  // BoringSSL calls this only when the server sent a CertificateRequest.
+  SSL_set_cert_cb(ssl(), ClientCertCallback, this);
   return OK;
 }
 
@@ -199,6 +206,15 @@ int SSLClientSocket::DoHandshake() {
     next_state_ = STATE_VERIFY_CERT;
     return OK;
   }
+  if (ssl_error == SSL_ERROR_WANT_X509_LOOKUP) {
+    // Waiting for the OBC; OnClientCertReady re-enters the handshake.
+    if (client_cert_error_ != OK) {
+      error_detail_ = "no origin-bound certificate could be made";
+      return client_cert_error_;
+    }
+    next_state_ = STATE_HANDSHAKE;
+    return ERR_IO_PENDING;
+  }
   if (ssl_error == SSL_ERROR_WANT_READ || ssl_error == SSL_ERROR_WANT_WRITE) {
     next_state_ = STATE_HANDSHAKE;
     if (adapter()->Pump()) return OK;  // Bytes moved: try again now.
@@ -287,6 +303,45 @@ void SSLClientSocket::FinishHandshake() {
     context_->OnLeaderHandshakeDone(session_key_, connection_id_,
                                     TimeTicks::Now() - handshake_start_);
   }
+}
+
+int SSLClientSocket::OnClientCertCallback() {
+  if (!config_.client_cert_provider) return 1;  // OBC off: send no certificate.
+  if (!client_cert_ready_) {
+    if (waiting_for_client_cert_) return -1;
+    // The port of the session key is the origin's port.
+    size_t colon = session_key_.rfind(':');
+    uint16_t port = static_cast<uint16_t>(std::stoi(session_key_.substr(colon + 1)));
+    int rv = config_.client_cert_provider->GetClientCert(
+        Origin("https", host_, port), &client_cert_,
+        [weak = weak_factory_.GetWeakPtr()](int rv) {
+          if (weak) weak->OnClientCertReady(rv);
+        },
+        &client_cert_request_);
+    if (rv == ERR_IO_PENDING) {
+      waiting_for_client_cert_ = true;
+      return -1;  // SSL_ERROR_WANT_X509_LOOKUP
+    }
+    if (rv != OK) {
+      client_cert_error_ = rv;
+      return 0;
+    }
+    client_cert_ready_ = true;
+  }
+  if (!InstallClientCert(ssl(), client_cert_).ok()) return 0;
+  ssl_info_.obc = client_cert_.facts;
+  return 1;
+}
+
+void SSLClientSocket::OnClientCertReady(int result) {
+  waiting_for_client_cert_ = false;
+  client_cert_request_.reset();
+  if (result == OK) {
+    client_cert_ready_ = true;
+  } else {
+    client_cert_error_ = result;
+  }
+  OnHandshakeIOComplete(OK);
 }
 
 int SSLClientSocket::OnNewSession(SSL_SESSION* session) {

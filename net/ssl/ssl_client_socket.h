@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 
+#include "cert/obc/client_cert_provider.h"
 #include "net/base/tick_clock.h"
 #include "net/base/weak_ptr.h"
 #include "net/ssl/ssl_client_context.h"
@@ -48,6 +49,7 @@ class SSLClientSocket : public SSLSocketBase {
   // Called from BoringSSL callbacks.
   int OnNewSession(SSL_SESSION* session);
   ssl_verify_result_t OnVerifyCallback(uint8_t* out_alert);
+  int OnClientCertCallback();
 
  private:
   enum State {
@@ -86,7 +88,15 @@ class SSLClientSocket : public SSLSocketBase {
   TimeTicks handshake_start_;
   TimeTicks wait_start_;
 
+  void OnClientCertReady(int result);
+
   bool cert_verified_ = false;
+  // OBC: requested from the provider when the server asks for a certificate.
+  ClientCert client_cert_;
+  std::unique_ptr<ClientCertProvider::Request> client_cert_request_;
+  bool client_cert_ready_ = false;
+  bool waiting_for_client_cert_ = false;
+  int client_cert_error_ = OK;
   std::unique_ptr<CertVerifier::Request> verify_request_;
 
   SSLInfo ssl_info_;

@@ -12,8 +12,11 @@
 
 #include "absl/time/time.h"
 #include "cert/cert_verifier.h"
+#include "cert/obc/obc_types.h"
 
 namespace net {
+
+class ClientCertProvider;
 
 struct SSLConfig {
   uint16_t version_min = TLS1_2_VERSION;
@@ -29,6 +32,10 @@ struct SSLConfig {
   bool coalesce_handshakes = true;
   // Optional OpenSSL-syntax cipher list for TLS 1.2 (empty: defaults).
   std::string cipher_list;
+  // Origin-bound certificates: when a server sends a CertificateRequest,
+  // present the connection's origin's OBC from this provider. Null: OBC off
+  // (an empty Certificate message). Not owned; outlives the sockets.
+  ClientCertProvider* client_cert_provider = nullptr;
 };
 
 // SSLInfo describes a finished client or server handshake.
@@ -44,6 +51,8 @@ struct SSLInfo {
   absl::Duration session_wait = absl::ZeroDuration();
   int peer_cert_count = 0;
   CertVerifyResult cert_verify;  // client only; default when resumed
+  // Client side: the OBC presented (source kNone if none was asked for).
+  ObcFacts obc;
 };
 
 }  // namespace net

@@ -38,6 +38,10 @@ class SSLServerSocket : public SSLSocketBase {
   // Whether application data was already buffered when the handshake
   // completed, i.e. it travelled in the client's Finished flight.
   bool app_data_with_finished() const { return app_data_with_finished_; }
+  // The connection's session after the handshake (new or resumed; owned by
+  // the SSL object, valid while the socket lives), for
+  // SSLServerContext::SetNextConnect. Null before the handshake.
+  SSL_SESSION* session() const { return handshake_done_ ? SSL_get_session(ssl()) : nullptr; }
 
  private:
   void OnHandshakeIOReady() override;

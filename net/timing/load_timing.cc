@@ -90,6 +90,14 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                     ",\"falseStart\":", s.false_start ? "true" : "false",
                     ",\"waitedForSession\":", s.waited_for_session ? "true" : "false",
                     ",\"sessionWaitMs\":", Ms(s.session_wait), "}");
+    absl::StrAppend(&json, ",\"obc\":{\"source\":\"", ObcSourceToString(s.obc.source),
+                    "\"");
+    if (s.obc.source != ObcSource::kNone) {
+      absl::StrAppend(&json, ",\"algorithm\":\"", KeyAlgorithmToString(s.obc.algorithm),
+                      "\",\"ms\":", Ms(s.obc.elapsed), ",\"generationMs\":",
+                      Ms(s.obc.generation_time));
+    }
+    json += "}";
     const CertVerifyResult& v = s.cert_verify;
     absl::StrAppend(
         &json, ",\"cert\":{\"source\":\"", s.resumed ? "session" : "handshake",

@@ -19,6 +19,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "cert/basic_cert_verifier.h"
+#include "cert/obc/client_cert_provider.h"
+#include "cert/obc/key_pool.h"
+#include "cert/obc/origin_bound_cert_store.h"
 #include "cert/prevalidator.h"
 #include "cert/revocation_checker.h"
 #include "net/ssl/ssl_client_socket.h"
@@ -134,6 +137,7 @@ class FetchRunner {
       }
     }
     SetUpRevocation(params);
+    if (!SetUpObc(&params)) return 2;
     if (verifier_) {
       prevalidator_ = std::make_unique<Prevalidator>(verifier_.get(), revocation_checker_.get(),
                                                      &pool_);
@@ -205,6 +209,7 @@ class FetchRunner {
       }
     }
     if (out_) fclose(out_);
+    FlushObcs();
     if (!history_path.empty() && !options_.private_profile) {
       absl::Status saved = history.Save(history_path);
       if (saved.ok() && revocation_checker_) saved = revocation_cache_.Save(revocation_cache_path_);
@@ -250,6 +255,43 @@ class FetchRunner {
     revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(
         policy, revocation_fetcher_.get(), &revocation_cache_, &pool_);
     verifier_->set_revocation_checker(revocation_checker_.get());
+  }
+
+  // OBCs: one key pool per process, one store per profile (memory only for
+  // --private or without --profile), a provider in the TLS config.
+  bool SetUpObc(HttpNetworkSessionParams* params) {
+    if (options_.obc == "off") return true;
+    std::optional<KeyAlgorithm> algorithm = ParseKeyAlgorithm(options_.obc);
+    std::optional<ScopeMode> mode = ParseScopeMode(options_.obc_scope);
+    if (!algorithm || !mode) return false;
+    KeyPool::Options pool_options;
+    pool_options.target_depth = {0, 0, 0, 0};
+    pool_options.target_depth[static_cast<size_t>(*algorithm)] =
+        *algorithm == KeyAlgorithm::kEcdsaP256 ? 4 : 2;
+    key_pool_ = std::make_unique<KeyPool>(&pool_, pool_options);
+    OriginBoundCertStore::Options store_options;
+    store_options.private_profile = options_.private_profile || options_.profile_dir.empty();
+    store_options.profile_dir = options_.profile_dir;
+    store_options.scope_mode = *mode;
+    if (!store_options.private_profile) mkdir(options_.profile_dir.c_str(), 0700);
+    auto store = OriginBoundCertStore::Open(store_options, key_pool_.get(), &pool_);
+    if (!store.ok()) {
+      std::cerr << "fetch: origin-bound certificates: " << store.status().message() << "\n";
+      return false;
+    }
+    obc_store_ = std::move(*store);
+    obc_provider_ = std::make_unique<ObcClientCertProvider>(obc_store_.get(), *algorithm);
+    params->ssl_config.client_cert_provider = obc_provider_.get();
+    if (options_.obc_warm) {
+      if (key_pool_->WaitUntilFull([this](int) { loop_.Quit(); }) == ERR_IO_PENDING) loop_.Run();
+    }
+    return true;
+  }
+
+  // Makes sure every OBC made in this run is on disk before exit.
+  void FlushObcs() {
+    if (!obc_store_) return;
+    if (obc_store_->Flush([this](int) { loop_.Quit(); }) == ERR_IO_PENDING) loop_.Run();
   }
 
   bool SetUpResolver() {
@@ -428,6 +470,11 @@ class FetchRunner {
                   << (t.ssl.resumed ? " resumed" : " full-handshake")
                   << (t.ssl.false_start ? " false-start" : "")
                   << (t.ssl.waited_for_session ? " (waited for a coalesced session)" : "") << "\n";
+        if (t.ssl.obc.source != ObcSource::kNone) {
+          std::cerr << "* OBC " << ObcSourceToString(t.ssl.obc.source) << " "
+                    << KeyAlgorithmToString(t.ssl.obc.algorithm) << " " << t.ssl.obc.ElapsedMs()
+                    << " ms\n";
+        }
       }
       if (!f.headers.empty()) std::cerr << "< " << absl::StrReplaceAll(f.headers, {{"\n", "\n< "}}) << "\n";
       std::cerr << "* trace " << LoadTimingToJson(t) << "\n";
@@ -495,6 +542,9 @@ class FetchRunner {
   std::string revocation_cache_path_;
   std::unique_ptr<OcspCrlRevocationChecker> revocation_checker_;
   std::unique_ptr<Prevalidator> prevalidator_;
+  std::unique_ptr<KeyPool> key_pool_;
+  std::unique_ptr<OriginBoundCertStore> obc_store_;
+  std::unique_ptr<ObcClientCertProvider> obc_provider_;
   std::unique_ptr<PrevalidatedCertVerifier> session_verifier_;
   std::vector<Fetch> current_;
   int pending_ = 0;

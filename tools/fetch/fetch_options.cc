@@ -47,7 +47,12 @@ const char kFetchUsage[] = R"(usage: fetch [flags] URL...
                           in parallel; soft (default) proceeds when status is unavailable
   --prevalidate HOST,...  fetch these hosts' chains first and verify + check revocation off the
                           critical path; the fetch then reuses the prevalidated result
-  --private               private profile: nothing is written to disk (no history)
+  --private               private profile: nothing is written to disk (no history, no OBCs,
+                          no revocation cache)
+  --obc off|ecdsa|rsa1024|rsa2048  present an origin-bound certificate when a server asks
+                          for a client certificate (default off); kept in --profile DIR
+  --obc-scope origin|etld  one OBC per origin (default) or per eTLD+1 (legacy mode)
+  --obc-warm              wait until the key pool is full before fetching
   --connect-timeout SEC   TCP connect timeout (default 10)
   --max-time SEC          whole-request timeout (default 60)
 Exit codes: 0 ok, 2 bad usage or config, 3 bad URL, 6 name not resolved,
@@ -267,6 +272,19 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
       if (*v != "off" && *v != "soft" && *v != "hard")
         return FlagError(flag, "expected off, soft or hard");
       o.revocation = *v;
+    } else if (flag == "--obc") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (*v != "off" && *v != "ecdsa" && *v != "rsa1024" && *v != "rsa2048")
+        return FlagError(flag, "expected off, ecdsa, rsa1024 or rsa2048");
+      o.obc = *v;
+    } else if (flag == "--obc-scope") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (*v != "origin" && *v != "etld") return FlagError(flag, "expected origin or etld");
+      o.obc_scope = *v;
+    } else if (flag == "--obc-warm") {
+      o.obc_warm = true;
     } else if (flag == "--private") {
       o.private_profile = true;
     } else if (flag == "--prevalidate") {

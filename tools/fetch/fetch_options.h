@@ -57,6 +57,10 @@ struct FetchOptions {
   std::string revocation = "soft";          // --revocation off|soft|hard
   std::vector<std::string> prevalidate_hosts;  // --prevalidate HOST,...
   std::map<std::string, std::string> url_rewrites;
+  // Origin-bound certificates: off, ecdsa, rsa1024, rsa2048; scope mode.
+  std::string obc = "off";
+  std::string obc_scope = "origin";
+  bool obc_warm = false;  // --obc-warm: wait for a full key pool first
   // Emulated TCP handshake round trips, from the world file or
   // --emulate-connect-rtt ADDR:PORT=MS.
   std::vector<WorldLink> links;

@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "net/base/event_loop.h"
+#include "net/session_cache/session_cache_config.h"
 #include "tools/testserver/test_server.h"
 
 namespace {
@@ -27,7 +28,17 @@ constexpr char kUsage[] = R"(usage: testserver [flags]
   --ciphers LIST            OpenSSL-syntax TLS 1.2 cipher list
   --alpn LIST               comma-separated ALPN protocols (default http/1.1; "none" disables)
   --no-tickets              no session tickets (TLS 1.2 and 1.3)
-  --no-session-cache        no session-ID cache
+  --tickets                 session tickets even with an external --session-cache
+  --session-cache SPEC      the session-ID cache (TLS 1.2): builtin (BoringSSL's, the
+                            default), none, or an external net/session_cache
+                            POLICY:N[,WAYS] with POLICY fifo, lru, rr, pred or opt
+                            (e.g. pred:1000, lru:1024,4). An external cache turns
+                            tickets off (they would bypass it) unless --tickets.
+                            Clients announce their next connect with the request
+                            header X-Next-Connect: SECONDS (PRED uses it)
+  --session-cache-shards N  lock shards of an external cache (default 1)
+  --session-cache-grace SEC PRED's grace period (default 2)
+  --no-session-cache        same as --session-cache none
   --tls13-tickets N         tickets sent per TLS 1.3 handshake (default 4)
   --docroot DIR             serve files from DIR
   --response-size N         generated body size when no docroot (default 1024)
@@ -67,6 +78,10 @@ class SignalWatcher : public net::FdWatcher {
 
 int main(int argc, char** argv) {
   net::TestServerConfig config;
+  std::string session_cache_spec = "builtin";
+  bool tickets_given = false;
+  size_t shards = 1;
+  double grace_s = 2;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     auto value = [&]() -> std::string {
@@ -108,8 +123,22 @@ int main(int argc, char** argv) {
       if (v != "none") config.ssl.alpn_protos = absl::StrSplit(v, ',', absl::SkipEmpty());
     } else if (flag == "--no-tickets") {
       config.ssl.tickets = false;
+      tickets_given = true;
+    } else if (flag == "--tickets") {
+      config.ssl.tickets = true;
+      tickets_given = true;
+    } else if (flag == "--session-cache") {
+      session_cache_spec = value();
+    } else if (flag == "--session-cache-shards") {
+      shards = number();
+      if (shards == 0) BadFlag("--session-cache-shards must be at least 1");
+    } else if (flag == "--session-cache-grace") {
+      std::string v = value();
+      if (!absl::SimpleAtod(v, &grace_s) || grace_s < 0) {
+        BadFlag("--session-cache-grace needs a non-negative number of seconds");
+      }
     } else if (flag == "--no-session-cache") {
-      config.ssl.session_cache = false;
+      session_cache_spec = "none";
     } else if (flag == "--tls13-tickets") {
       config.ssl.tls13_tickets = number();
     } else if (flag == "--docroot") {
@@ -133,6 +162,18 @@ int main(int argc, char** argv) {
     BadFlag("--listen (HTTPS) needs --cert-chain and --key");
   if (config.ssl.version_min > config.ssl.version_max)
     BadFlag("--tls-min is above --tls-max");
+  if (session_cache_spec == "builtin") {
+    config.ssl.session_cache = true;
+  } else if (session_cache_spec == "none") {
+    config.ssl.session_cache = false;
+  } else {
+    auto cache = net::ParseSessionCacheSpec(session_cache_spec);
+    if (!cache.ok()) BadFlag(std::string(cache.status().message()));
+    cache->shards = shards;
+    cache->grace = absl::Seconds(grace_s);
+    config.ssl.external_session_cache = *cache;
+    if (!tickets_given) config.ssl.tickets = false;
+  }
 
   signal(SIGPIPE, SIG_IGN);
   net::EventLoop loop;

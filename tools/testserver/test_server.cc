@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/ascii.h"
@@ -15,6 +16,7 @@
 #include "absl/time/clock.h"
 #include "net/base/event_loop.h"
 #include "net/base/weak_ptr.h"
+#include "net/session_cache/session_cache.h"
 #include "net/ssl/ssl_server_socket.h"
 #include "net/timing/load_timing.h"
 
@@ -159,6 +161,7 @@ class TestServer::Connection {
     const std::string& path = parts[1];
     bool keep_alive = parts[2] == "HTTP/1.1";
     int64_t request_body = 0;
+    next_connect_note_.clear();
     for (size_t i = 1; i < lines.size(); ++i) {
       size_t colon = lines[i].find(':');
       if (colon == std::string::npos) continue;
@@ -170,6 +173,8 @@ class TestServer::Connection {
         if (v == "keep-alive") keep_alive = true;
       } else if (name == "content-length") {
         absl::SimpleAtoi(value, &request_body);
+      } else if (name == "x-next-connect") {
+        NoteNextConnect(value);
       }
     }
     // Request bodies are discarded (nothing here accepts uploads).
@@ -193,6 +198,29 @@ class TestServer::Connection {
     }
   }
 
+  // X-Next-Connect: SECONDS from now (fractions allowed, at most a day).
+  // The outcome goes into the request's log line.
+  void NoteNextConnect(const std::string& value) {
+    double seconds = 0;
+    if (!absl::SimpleAtod(value, &seconds) || !(seconds >= 0) || seconds > 86400) {
+      next_connect_note_ = ",\"next_connect\":\"bad\"";
+      return;
+    }
+    std::optional<SessionIndex::PutOutcome> outcome;
+    SSLServerContext* context = server_->ssl_context();
+    if (tls_ && context) outcome = context->SetNextConnect(ssl_->session(), absl::Seconds(seconds));
+    const char* result = "ignored";  // no external cache, or no session ID
+    if (outcome) {
+      switch (*outcome) {
+        case SessionIndex::PutOutcome::kInserted: result = "inserted"; break;
+        case SessionIndex::PutOutcome::kUpdated: result = "updated"; break;
+        case SessionIndex::PutOutcome::kRejected: result = "rejected"; break;
+      }
+    }
+    next_connect_note_ = absl::StrFormat(",\"next_connect_s\":%g,\"session_cache\":\"%s\"",
+                                         seconds, result);
+  }
+
   void Route(const std::string& method, const std::string& raw_path, bool keep_alive,
              bool head_only) {
     std::string path = raw_path.substr(0, raw_path.find('?'));
@@ -206,6 +234,27 @@ class TestServer::Connection {
     if (absl::StartsWith(path, "/chunked/") && absl::SimpleAtoi(path.substr(9), &n) &&
         n >= 0 && n <= kMaxGeneratedBody) {
       RespondChunked(GeneratedBody(n), keep_alive, method, raw_path, head_only);
+      return;
+    }
+    if (path == "/session-cache") {
+      SSLServerContext* context = server_->ssl_context();
+      auto* cache = context ? context->external_session_cache() : nullptr;
+      if (!cache) {
+        Respond(404, "Not Found", "text/plain", "no external session cache\n", keep_alive,
+                method, raw_path, head_only);
+        return;
+      }
+      const SessionCacheConfig& c = cache->config();
+      SessionCacheStats st = cache->stats();
+      std::string json = absl::StrCat(
+          "{\"policy\":\"", EvictionPolicyName(c.policy), "\",\"capacity\":", c.capacity,
+          ",\"ways\":", c.ways_per_set(), ",\"sets\":", cache->set_count(),
+          ",\"shards\":", cache->shard_count(), ",\"size\":", cache->size(),
+          ",\"lookups\":", st.lookups, ",\"hits\":", st.hits, ",\"inserts\":", st.inserts,
+          ",\"updates\":", st.updates, ",\"evictions\":", st.evictions,
+          ",\"expired_evictions\":", st.expired_evictions, ",\"rejections\":", st.rejections,
+          ",\"removals\":", st.removals, "}\n");
+      Respond(200, "OK", "application/json", json, keep_alive, method, raw_path, head_only);
       return;
     }
     if (path == "/tls") {
@@ -277,7 +326,8 @@ class TestServer::Connection {
     server_->OnRequest();
     server_->Log(absl::StrCat("{\"event\":\"request\",\"conn\":", id_, ",\"method\":\"",
                               JsonEscape(method), "\",\"path\":\"", JsonEscape(path),
-                              "\",\"status\":", status, ",\"bytes\":", bytes, "}"));
+                              "\",\"status\":", status, ",\"bytes\":", bytes,
+                              next_connect_note_, "}"));
   }
 
   void Send(std::string data, bool keep_alive) {
@@ -343,6 +393,7 @@ class TestServer::Connection {
   TimeTicks first_data_;
   bool logged_connection_ = false;
   std::string pending_;
+  std::string next_connect_note_;  // for the request's log line
   std::shared_ptr<DrainableIOBuffer> out_;
   bool keep_alive_ = true;
   OneShotTimer delay_timer_;
