@@ -1,8 +1,6 @@
 #include "cert/revocation_checker.h"
 
-#include <fcntl.h>
 #include <openssl/rand.h>
-#include <unistd.h>
 #include <openssl/x509v3.h>
 
 #include "absl/strings/escaping.h"
@@ -13,6 +11,7 @@
 #include "cert/crl.h"
 #include "cert/ocsp.h"
 #include "cert/x509_util.h"
+#include "net/base/file_util.h"
 #include "net/base/weak_ptr.h"
 
 namespace net {
@@ -75,17 +74,7 @@ absl::Status RevocationCache::Save(const std::string& path) const {
     absl::StrAppend(&text, absl::BytesToHexString(key), " ", entry.revoked ? 1 : 0, " ",
                     absl::ToUnixSeconds(entry.expires), "\n");
   }
-  std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return absl::InternalError(absl::StrCat("cannot create ", tmp));
-  bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-            fsync(fd) == 0;
-  close(fd);
-  if (!ok || rename(tmp.c_str(), path.c_str()) != 0) {
-    unlink(tmp.c_str());
-    return absl::InternalError(absl::StrCat("cannot write ", path));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, text);
 }
 
 RevocationUrls GetRevocationUrls(const std::string& cert_der) {

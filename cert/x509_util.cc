@@ -5,20 +5,10 @@
 #include <openssl/mem.h>
 #include <openssl/pem.h>
 
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 
 namespace net {
-
-absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
 
 absl::StatusOr<std::vector<std::string>> ParsePemCertificates(
     absl::string_view pem) {

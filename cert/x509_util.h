@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "net/base/file_util.h"
 
 namespace net {
 
@@ -24,9 +25,6 @@ LoadPemCertificatesFromFile(const std::string& path);
 
 // DerToX509 parses one DER certificate; null on failure.
 bssl::UniquePtr<X509> DerToX509(absl::string_view der);
-
-// ReadFileToString reads a whole file.
-[[nodiscard]] absl::StatusOr<std::string> ReadFileToString(const std::string& path);
 
 }  // namespace net
 

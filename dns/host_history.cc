@@ -12,24 +12,12 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "dns/host_history.pb.h"
+#include "net/base/file_util.h"
 
 namespace net {
 namespace {
 
 constexpr uint32_t kVersion = 1;
-
-absl::Status WriteAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return absl::InternalError(absl::StrCat("write: ", std::strerror(errno)));
-    }
-    done += n;
-  }
-  return absl::OkStatus();
-}
 
 }  // namespace
 
@@ -67,30 +55,7 @@ absl::Status HostHistory::Save(const std::string& path) const {
   }
   std::string data;
   if (!proto.SerializeToString(&data)) return absl::InternalError("serialize failed");
-
-  std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return absl::InternalError(absl::StrCat("create ", tmp, ": ", std::strerror(errno)));
-  absl::Status status = WriteAll(fd, data);
-  if (status.ok() && fsync(fd) != 0)
-    status = absl::InternalError(absl::StrCat("fsync: ", std::strerror(errno)));
-  close(fd);
-  if (status.ok() && rename(tmp.c_str(), path.c_str()) != 0)
-    status = absl::InternalError(absl::StrCat("rename: ", std::strerror(errno)));
-  if (!status.ok()) {
-    unlink(tmp.c_str());
-    return status;
-  }
-  // Make the rename itself durable.
-  std::string dir = path.substr(0, path.find_last_of('/') == std::string::npos
-                                       ? 0
-                                       : path.find_last_of('/'));
-  int dir_fd = open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    fsync(dir_fd);
-    close(dir_fd);
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, data);
 }
 
 void HostHistory::RecordVisit(const std::string& host, absl::Time when) {

@@ -2,9 +2,8 @@
 // protobuf (dns/host_history.proto). The DNS prefetcher resolves its top-N
 // hosts at startup, as browsers do.
 //
-// Save writes a temporary file, fsyncs it, renames it over the old one and
-// fsyncs the directory: a crash leaves either the old or the new history,
-// never a torn one. Load reports a corrupt file as an error; it is never
+// Save goes through WriteFileAtomically (net/base/file_util.h): a crash
+// leaves either the old or the new history, never a torn one. Load reports a corrupt file as an error; it is never
 // silently replaced.
 
 #ifndef DNS_HOST_HISTORY_H_

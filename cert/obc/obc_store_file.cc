@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "cert/obc/obc_crypto.h"
 #include "cert/obc/obc_store.pb.h"
+#include "net/base/file_util.h"
 
 namespace net {
 namespace {
@@ -23,26 +24,6 @@ absl::Status Errno(absl::string_view what, const std::string& path) {
   std::string message = absl::StrCat(what, " ", path, ": ", std::strerror(e));
   if (e == EACCES || e == EPERM) return absl::PermissionDeniedError(message);
   return absl::InternalError(message);
-}
-
-absl::Status WriteAll(int fd, const std::string& data, const std::string& path) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Errno("write", path);
-    }
-    done += static_cast<size_t>(n);
-  }
-  return absl::OkStatus();
-}
-
-std::string DirOf(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
 }
 
 pb::ScopeMode ToProto(ScopeMode mode) {
@@ -191,25 +172,7 @@ absl::StatusOr<std::vector<ObcRecord>> ObcStoreFile::Load(const std::string& pat
 
 absl::Status ObcStoreFile::Save(const std::string& path,
                                 const std::vector<std::shared_ptr<const ObcRecord>>& records) {
-  std::string data = Serialize(records);
-  std::string tmp = absl::StrCat(path, ".tmp");
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Errno("create", tmp);
-  absl::Status status = WriteAll(fd, data, tmp);
-  if (status.ok() && fsync(fd) != 0) status = Errno("fsync", tmp);
-  if (close(fd) != 0 && status.ok()) status = Errno("close", tmp);
-  if (status.ok() && rename(tmp.c_str(), path.c_str()) != 0) status = Errno("rename", tmp);
-  if (!status.ok()) {
-    unlink(tmp.c_str());
-    return status;
-  }
-  // The rename is durable only once the directory is.
-  std::string dir = DirOf(path);
-  int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0) return Errno("open directory", dir);
-  if (fsync(dir_fd) != 0) status = Errno("fsync directory", dir);
-  close(dir_fd);
-  return status;
+  return WriteFileAtomically(path, Serialize(records));
 }
 
 absl::StatusOr<std::unique_ptr<ProfileLock>> ProfileLock::Acquire(const std::string& dir) {

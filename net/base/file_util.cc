@@ -1,0 +1,74 @@
+#include "net/base/file_util.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+
+namespace net {
+namespace {
+
+absl::Status Errno(absl::string_view what, const std::string& path) {
+  int e = errno;
+  std::string message = absl::StrCat(what, " ", path, ": ", std::strerror(e));
+  if (e == EACCES || e == EPERM) return absl::PermissionDeniedError(message);
+  return absl::InternalError(message);
+}
+
+absl::Status WriteAll(int fd, absl::string_view data, const std::string& path) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Errno("write", path);
+    }
+    done += static_cast<size_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+std::string DirOf(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view data) {
+  std::string tmp = absl::StrCat(path, ".tmp");
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return Errno("create", tmp);
+  absl::Status status = WriteAll(fd, data, tmp);
+  if (status.ok() && fsync(fd) != 0) status = Errno("fsync", tmp);
+  if (close(fd) != 0 && status.ok()) status = Errno("close", tmp);
+  if (status.ok() && rename(tmp.c_str(), path.c_str()) != 0) status = Errno("rename", tmp);
+  if (!status.ok()) {
+    unlink(tmp.c_str());
+    return status;
+  }
+  // The rename is durable only once the directory is.
+  std::string dir = DirOf(path);
+  int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return Errno("open directory", dir);
+  if (fsync(dir_fd) != 0) status = Errno("fsync directory", dir);
+  close(dir_fd);
+  return status;
+}
+
+}  // namespace net
