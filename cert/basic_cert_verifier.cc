@@ -2,13 +2,13 @@
 
 #include <openssl/err.h>
 #include <openssl/mem.h>
-#include <openssl/sha.h>
 #include <openssl/x509v3.h>
 
 #include "absl/strings/str_cat.h"
 #include "cert/x509_util.h"
 #include "net/base/ip_endpoint.h"
 #include "net/base/tick_clock.h"
+#include "net/base/weak_ptr.h"
 
 namespace net {
 namespace {
@@ -155,32 +155,73 @@ absl::StatusOr<std::unique_ptr<BasicCertVerifier>> BasicCertVerifier::Create(
   return verifier;
 }
 
-int BasicCertVerifier::Verify(const CertVerifyParams& params,
-                              CertVerifyResult* result,
+std::string BasicCertVerifier::CacheKey(const CertVerifyParams& params) const {
+  return absl::StrCat(ChainFingerprint(params.chain_der), "|", params.hostname, "|",
+                      absl::ToUnixSeconds(params.now) / absl::ToInt64Seconds(kCacheBucket));
+}
+
+void BasicCertVerifier::CacheResult(const std::string& key, const CertVerifyResult& result) {
+  if (results_.size() >= 1000) results_.clear();
+  results_[key] = result;
+}
+
+// Path building on the worker pool, then the revocation check; cancels on
+// destruction (the worker's reply is dropped).
+class BasicCertVerifier::VerifyRequest : public CertVerifier::Request {
+ public:
+  VerifyRequest(BasicCertVerifier* verifier, const CertVerifyParams& params,
+                CertVerifyResult* result, CompletionOnceCallback callback)
+      : verifier_(verifier), params_(params), result_(result), callback_(std::move(callback)) {}
+
+  void Start(std::string key) {
+    X509_STORE* store = verifier_->store_.get();
+    verifier_->pool_->PostTaskAndReplyWithResult<CertVerifyResult>(
+        [store, params = params_] { return VerifyChain(store, params); },
+        [weak = weak_factory_.GetWeakPtr(), key = std::move(key)](CertVerifyResult r) {
+          if (weak) weak->OnChainVerified(key, std::move(r));
+        });
+  }
+
+ private:
+  void OnChainVerified(const std::string& key, CertVerifyResult result) {
+    verifier_->CacheResult(key, result);
+    *result_ = std::move(result);
+    if (result_->error != OK || !verifier_->checker_) return Done(result_->error);
+    int rv = verifier_->checker_->Check(
+        params_, result_,
+        [weak = weak_factory_.GetWeakPtr()](int rv) {
+          if (weak) weak->Done(rv);
+        },
+        &revocation_request_);
+    if (rv != ERR_IO_PENDING) Done(rv);
+  }
+  void Done(int rv) { std::move(callback_)(rv); }
+
+  BasicCertVerifier* const verifier_;
+  const CertVerifyParams params_;
+  CertVerifyResult* const result_;
+  CompletionOnceCallback callback_;
+  std::unique_ptr<CertVerifier::Request> revocation_request_;
+  WeakPtrFactory<VerifyRequest> weak_factory_{this};
+};
+
+int BasicCertVerifier::Verify(const CertVerifyParams& params, CertVerifyResult* result,
                               CompletionOnceCallback callback,
                               std::unique_ptr<Request>* out_request) {
-  SHA256_CTX ctx;
-  SHA256_Init(&ctx);
-  for (const std::string& der : params.chain_der) {
-    uint64_t len = der.size();
-    SHA256_Update(&ctx, &len, sizeof(len));
-    SHA256_Update(&ctx, der.data(), der.size());
-  }
-  uint8_t digest[SHA256_DIGEST_LENGTH];
-  SHA256_Final(digest, &ctx);
-  std::string key = absl::StrCat(std::string(reinterpret_cast<char*>(digest), sizeof(digest)),
-                                 "|", params.hostname, "|",
-                                 absl::ToUnixSeconds(params.now) /
-                                     absl::ToInt64Seconds(kCacheBucket));
+  std::string key = CacheKey(params);
   auto hit = results_.find(key);
   if (hit != results_.end()) {
     ++cache_hits_;
     *result = hit->second;
     result->verify_duration = absl::ZeroDuration();
+  } else if (pool_) {
+    auto request = std::make_unique<VerifyRequest>(this, params, result, std::move(callback));
+    request->Start(std::move(key));
+    *out_request = std::move(request);
+    return ERR_IO_PENDING;
   } else {
     *result = VerifyChain(store_.get(), params);
-    if (results_.size() >= 1000) results_.clear();
-    results_[key] = *result;
+    CacheResult(key, *result);
   }
   if (result->error != OK || checker_ == nullptr) return result->error;
   return checker_->Check(params, result, std::move(callback), out_request);

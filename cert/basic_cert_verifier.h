@@ -1,7 +1,8 @@
 // BasicCertVerifier: path building to configured trust anchors (BoringSSL's
-// X509 verifier), host name and validity checks, synchronously; revocation
-// is delegated to an optional RevocationChecker (the seam cert/'s OCSP and
-// CRL work plugs into).
+// X509 verifier), host name and validity checks — on the worker pool when
+// one is set, else synchronously — with results cached by (chain, host,
+// minute); revocation is delegated to an optional RevocationChecker (the
+// seam cert/'s OCSP and CRL work plugs into).
 //
 // Owned by the network context; outlives the SSL sockets that use it.
 
@@ -17,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "cert/cert_verifier.h"
+#include "net/base/worker_pool.h"
 
 namespace net {
 
@@ -46,6 +48,9 @@ class BasicCertVerifier : public CertVerifier {
 
   // Non-owning; |checker| must outlive this verifier.
   void set_revocation_checker(RevocationChecker* checker) { checker_ = checker; }
+  // Non-owning; with a pool, path building (signature checks) runs there
+  // and Verify completes asynchronously on a cache miss.
+  void set_worker_pool(WorkerPool* pool) { pool_ = pool; }
 
   int Verify(const CertVerifyParams& params, CertVerifyResult* result,
              CompletionOnceCallback callback,
@@ -61,8 +66,13 @@ class BasicCertVerifier : public CertVerifier {
   X509_STORE* store() const { return store_.get(); }
 
  private:
+  class VerifyRequest;
   BasicCertVerifier();
+  std::string CacheKey(const CertVerifyParams& params) const;
+  void CacheResult(const std::string& key, const CertVerifyResult& result);
+
   bssl::UniquePtr<X509_STORE> store_;
+  WorkerPool* pool_ = nullptr;
   size_t anchor_count_ = 0;
   RevocationChecker* checker_ = nullptr;
   // Key -> result of VerifyChain (no revocation fields); bounded.

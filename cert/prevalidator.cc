@@ -1,39 +1,26 @@
 #include "cert/prevalidator.h"
 
-#include <openssl/sha.h>
-
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "cert/x509_util.h"
 
 namespace net {
 
 struct Prevalidator::Job {
   CertVerifyParams params;
   CertVerifyResult result;
-  std::unique_ptr<CertVerifier::Request> revocation_request;
+  std::unique_ptr<CertVerifier::Request> request;
   std::vector<CompletionOnceCallback> callbacks;
 };
 
-Prevalidator::Prevalidator(BasicCertVerifier* verifier, RevocationChecker* checker,
-                           WorkerPool* pool, absl::Duration freshness)
-    : verifier_(verifier), checker_(checker), pool_(pool), freshness_(freshness) {}
+Prevalidator::Prevalidator(CertVerifier* verifier, absl::Duration freshness)
+    : verifier_(verifier), freshness_(freshness) {}
 
 Prevalidator::~Prevalidator() = default;
 
 std::string Prevalidator::Key(const std::vector<std::string>& chain_der,
                               const std::string& host) {
-  SHA256_CTX ctx;
-  SHA256_Init(&ctx);
-  for (const std::string& der : chain_der) {
-    uint64_t len = der.size();
-    SHA256_Update(&ctx, &len, sizeof(len));
-    SHA256_Update(&ctx, der.data(), der.size());
-  }
-  uint8_t digest[SHA256_DIGEST_LENGTH];
-  SHA256_Final(digest, &ctx);
-  return absl::StrCat(host, "|",
-                      absl::BytesToHexString(std::string(reinterpret_cast<char*>(digest), 32)));
+  return absl::StrCat(host, "|", ChainFingerprint(chain_der));
 }
 
 void Prevalidator::Prevalidate(const std::vector<std::string>& chain_der,
@@ -51,26 +38,13 @@ void Prevalidator::Prevalidate(const std::vector<std::string>& chain_der,
   job->params.hostname = host;
   job->params.now = absl::Now();
   job->callbacks.push_back(std::move(callback));
-  CertVerifyParams params = job->params;
+  Job* raw = job.get();
   jobs_[key] = std::move(job);
-  // Path building and signature checks on the worker pool.
-  X509_STORE* store = verifier_->store();
-  pool_->PostTaskAndReplyWithResult<CertVerifyResult>(
-      [store, params] { return VerifyChain(store, params); },
-      [weak = weak_factory_.GetWeakPtr(), key](CertVerifyResult result) {
-        if (weak) weak->OnVerified(key, std::move(result));
-      });
-}
-
-void Prevalidator::OnVerified(const std::string& key, CertVerifyResult result) {
-  Job* job = jobs_[key].get();
-  job->result = std::move(result);
-  if (job->result.error != OK || !checker_) return Finish(key, job->result.error);
-  int rv = checker_->Check(job->params, &job->result,
-                           [weak = weak_factory_.GetWeakPtr(), key](int rv) {
-                             if (weak) weak->Finish(key, rv);
-                           },
-                           &job->revocation_request);
+  int rv = verifier_->Verify(raw->params, &raw->result,
+                             [weak = weak_factory_.GetWeakPtr(), key](int rv) {
+                               if (weak) weak->Finish(key, rv);
+                             },
+                             &raw->request);
   if (rv != ERR_IO_PENDING) Finish(key, rv);
 }
 

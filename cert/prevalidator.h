@@ -1,16 +1,17 @@
 // Prevalidator takes certificate verification and revocation checking off
-// the critical path: Prevalidate(chain, host) builds the path on the worker
-// pool and checks every element's revocation at once (the checker's OCSP/CRL
-// fetches run on the network thread, signature checks on the worker pool),
-// and keeps the successful result for a freshness window. Duplicate
-// requests for one (chain, host) join the running job.
+// the critical path: Prevalidate(chain, host) runs the verifier ahead of
+// time — with BasicCertVerifier given a worker pool, path building there
+// and every element's revocation at once (OCSP/CRL fetches on the network
+// thread, signature checks on the worker pool) — and keeps the successful
+// result for a freshness window. Duplicate requests for one (chain, host)
+// join the running job.
 //
 // PrevalidatedCertVerifier is the CertVerifier the TLS client uses: a fresh
 // prevalidated result answers at once (no OCSP or CRL request, revocation
 // source "prevalidated"); otherwise it verifies on the critical path, as
 // browsers do, and the trace shows that time.
 //
-// The verifier, checker and pool are not owned and must outlive these.
+// The verifiers are not owned and must outlive these.
 // Network thread.
 
 #ifndef CERT_PREVALIDATOR_H_
@@ -25,15 +26,13 @@
 #include "absl/time/time.h"
 #include "cert/basic_cert_verifier.h"
 #include "net/base/weak_ptr.h"
-#include "net/base/worker_pool.h"
 
 namespace net {
 
 class Prevalidator {
  public:
-  // |checker| may be null (no revocation checking).
-  Prevalidator(BasicCertVerifier* verifier, RevocationChecker* checker, WorkerPool* pool,
-               absl::Duration freshness = absl::Minutes(5));
+  explicit Prevalidator(CertVerifier* verifier,
+                        absl::Duration freshness = absl::Minutes(5));
   ~Prevalidator();
 
   // Prevalidate verifies and checks |chain_der| (leaf first) for |host|.
@@ -56,12 +55,9 @@ class Prevalidator {
     absl::Time expires;
   };
   static std::string Key(const std::vector<std::string>& chain_der, const std::string& host);
-  void OnVerified(const std::string& key, CertVerifyResult result);
   void Finish(const std::string& key, int rv);
 
-  BasicCertVerifier* const verifier_;
-  RevocationChecker* const checker_;
-  WorkerPool* const pool_;
+  CertVerifier* const verifier_;
   const absl::Duration freshness_;
   absl::flat_hash_map<std::string, std::unique_ptr<Job>> jobs_;
   absl::flat_hash_map<std::string, Done> done_;

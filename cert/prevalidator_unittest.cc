@@ -24,7 +24,8 @@ class PrevalidatorTest : public ::testing::Test {
     checker_ = std::make_unique<OcspCrlRevocationChecker>(RevocationPolicy(), &fetcher_, &cache_,
                                                           &pool_);
     verifier_->set_revocation_checker(checker_.get());
-    prevalidator_ = std::make_unique<Prevalidator>(verifier_.get(), checker_.get(), &pool_);
+    verifier_->set_worker_pool(&pool_);
+    prevalidator_ = std::make_unique<Prevalidator>(verifier_.get());
     // The server sends everything but the root.
     sent_chain_ = chain_.Der();
     sent_chain_.pop_back();

@@ -133,7 +133,10 @@ class OcspCrlRevocationChecker::ElementCheck {
     record_.start = TimeTicks::Now();
     urls_ = GetRevocationUrls(cert_der_);
     absl::StatusOr<OcspCertId> id = BuildOcspCertId(cert_der_, issuer_der_);
-    if (id.ok()) cache_key_ = id->issuer_key_hash + id->serial;
+    if (id.ok()) {
+      cert_id_ = *id;
+      cache_key_ = id->issuer_key_hash + id->serial;
+    }
     if (!stapled_.empty()) {
       VerifyOcsp(stapled_, RevocationSource::kStapled, "stapled");
       return;
@@ -164,12 +167,11 @@ class OcspCrlRevocationChecker::ElementCheck {
   void TryNext() {
     if (ocsp_index_ < urls_.ocsp.size()) {
       const std::string& url = urls_.ocsp[ocsp_index_++];
-      absl::StatusOr<OcspCertId> id = BuildOcspCertId(cert_der_, issuer_der_);
-      if (!id.ok()) return Fail(std::string(id.status().message()));
+      if (!cert_id_) return Fail("the certificate or its issuer does not parse");
       uint8_t nonce_bytes[16];
       RAND_bytes(nonce_bytes, sizeof(nonce_bytes));
       nonce_.assign(reinterpret_cast<char*>(nonce_bytes), sizeof(nonce_bytes));
-      absl::StatusOr<std::string> request = BuildOcspRequest(*id, nonce_);
+      absl::StatusOr<std::string> request = BuildOcspRequest(*cert_id_, nonce_);
       if (!request.ok()) return Fail(std::string(request.status().message()));
       std::optional<std::string> get_url = OcspGetUrl(url, *request);
       checker_->fetcher_->Fetch(
@@ -300,6 +302,7 @@ class OcspCrlRevocationChecker::ElementCheck {
   RevocationUrls urls_;
   size_t ocsp_index_ = 0;
   size_t crl_index_ = 0;
+  std::optional<OcspCertId> cert_id_;
   std::string cache_key_;
   std::string nonce_;
   std::string errors_;

@@ -4,6 +4,7 @@
 #include <openssl/err.h>
 #include <openssl/mem.h>
 #include <openssl/pem.h>
+#include <openssl/sha.h>
 
 
 #include "absl/strings/str_cat.h"
@@ -45,6 +46,19 @@ absl::StatusOr<std::vector<std::string>> LoadPemCertificatesFromFile(
         absl::StrCat(path, ": ", certs.status().message()));
   }
   return certs;
+}
+
+std::string ChainFingerprint(const std::vector<std::string>& chain_der) {
+  SHA256_CTX ctx;
+  SHA256_Init(&ctx);
+  for (const std::string& der : chain_der) {
+    uint64_t len = der.size();
+    SHA256_Update(&ctx, &len, sizeof(len));
+    SHA256_Update(&ctx, der.data(), der.size());
+  }
+  uint8_t digest[SHA256_DIGEST_LENGTH];
+  SHA256_Final(digest, &ctx);
+  return std::string(reinterpret_cast<char*>(digest), sizeof(digest));
 }
 
 bssl::UniquePtr<X509> DerToX509(absl::string_view der) {

@@ -23,6 +23,10 @@ namespace net {
 [[nodiscard]] absl::StatusOr<std::vector<std::string>>
 LoadPemCertificatesFromFile(const std::string& path);
 
+// ChainFingerprint is a SHA-256 over a DER chain (each certificate
+// length-prefixed), the key of verification caches.
+std::string ChainFingerprint(const std::vector<std::string>& chain_der);
+
 // DerToX509 parses one DER certificate; null on failure.
 bssl::UniquePtr<X509> DerToX509(absl::string_view der);
 

@@ -262,17 +262,33 @@ int HttpNetworkTransaction::DoSendRequest() {
   return parser_->SendRequest(BuildRequest(), request_.method == "HEAD", IOCallback());
 }
 
+bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
+  if (!reused_socket_ || !IsRetriableOnReusedSocket(error)) return false;
+  // The server closed the idle connection before answering: start over on
+  // a new one, as if there had been no idle socket.
+  parser_.reset();
+  socket_.reset();
+  reused_socket_ = false;
+  timing_.socket_reused = false;
+  timing_.request_start = TimeTicks();
+  timing_.response_start = TimeTicks();
+  next_state_ = STATE_RESOLVE_HOST;
+  return true;
+}
+
+void HttpNetworkTransaction::OnBodyDone(int result) {
+  request_timer_.Stop();
+  if (result < 0) {
+    error_detail_ = parser_->error_detail();
+    Finish(result);
+  } else if (socket_ && parser_->CanReuseConnection()) {
+    session_->ReturnIdleSocket(PoolKey(), std::move(socket_));
+  }
+}
+
 int HttpNetworkTransaction::DoSendRequestComplete(int result) {
   if (result < 0) {
-    if (reused_socket_ && IsRetriableOnReusedSocket(result)) {
-      // The server closed the idle connection: start over on a new one.
-      parser_.reset();
-      socket_.reset();
-      timing_.socket_reused = false;
-      next_state_ = STATE_RESOLVE_HOST;
-      reused_socket_ = false;
-      return OK;
-    }
+    if (MaybeRetryOnNewConnection(result)) return OK;
     error_detail_ = "sending the request failed";
     return result;
   }
@@ -287,26 +303,13 @@ int HttpNetworkTransaction::DoReadHeaders() {
 
 int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
   if (result < 0) {
-    if (reused_socket_ && IsRetriableOnReusedSocket(result)) {
-      parser_.reset();
-      socket_.reset();
-      timing_.socket_reused = false;
-      timing_.response_start = TimeTicks();
-      reused_socket_ = false;
-      next_state_ = STATE_RESOLVE_HOST;
-      return OK;
-    }
+    if (MaybeRetryOnNewConnection(result)) return OK;
     error_detail_ = parser_->error_detail();
     return result;
   }
   timing_.status_code = parser_->response_headers()->status_code();
   // Headers-only responses (HEAD, 204, 304) may already be complete.
-  if (parser_->IsResponseBodyComplete()) {
-    request_timer_.Stop();
-    if (parser_->CanReuseConnection()) {
-      session_->ReturnIdleSocket(PoolKey(), std::move(socket_));
-    }
-  }
+  if (parser_->IsResponseBodyComplete()) OnBodyDone(OK);
   return OK;
 }
 
@@ -315,34 +318,18 @@ int HttpNetworkTransaction::Read(std::shared_ptr<IOBuffer> buf, int len,
   if (!parser_ || !parser_->response_headers()) return ERR_UNEXPECTED;
   if (parser_->IsResponseBodyComplete()) return 0;
   int rv = parser_->ReadResponseBody(
-      std::move(buf), len, [this, weak = weak_factory_.GetWeakPtr()](int rv) mutable {
+      std::move(buf), len, [this, weak = weak_factory_.GetWeakPtr()](int rv) {
         if (!weak) return;
+        if (rv <= 0 || parser_->IsResponseBodyComplete()) OnBodyDone(rv);
         CompletionOnceCallback cb = std::move(callback_);
         callback_ = nullptr;
-        if (rv <= 0 || parser_->IsResponseBodyComplete()) {
-          request_timer_.Stop();
-          if (rv < 0) {
-            error_detail_ = parser_->error_detail();
-            Finish(rv);
-          } else if (parser_->CanReuseConnection()) {
-            session_->ReturnIdleSocket(PoolKey(), std::move(socket_));
-          }
-        }
         std::move(cb)(rv);
       });
   if (rv == ERR_IO_PENDING) {
     callback_ = std::move(callback);
     return rv;
   }
-  if (rv <= 0 || parser_->IsResponseBodyComplete()) {
-    request_timer_.Stop();
-    if (rv < 0) {
-      error_detail_ = parser_->error_detail();
-      Finish(rv);
-    } else if (parser_->CanReuseConnection() && socket_) {
-      session_->ReturnIdleSocket(PoolKey(), std::move(socket_));
-    }
-  }
+  if (rv <= 0 || parser_->IsResponseBodyComplete()) OnBodyDone(rv);
   return rv;
 }
 

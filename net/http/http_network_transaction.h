@@ -82,6 +82,12 @@ class HttpNetworkTransaction {
   int DoReadHeadersComplete(int result);
   void OnIOComplete(int result);
   void OnRequestTimeout();
+  // A reused idle connection failed before any response: retry on a new
+  // connection. Returns false (and changes nothing) otherwise.
+  bool MaybeRetryOnNewConnection(int error);
+  // The body is complete (|result| >= 0) or failed: stop the deadline, and
+  // return a reusable connection to the idle pool.
+  void OnBodyDone(int result);
   void Finish(int result);
   std::string BuildRequest() const;
   std::string PoolKey() const;

@@ -124,6 +124,27 @@ TEST_F(HttpNetworkTransactionTest, ChunkedBodyAndKeepAliveReuse) {
   EXPECT_EQ(resolver_.calls, 1);
 }
 
+TEST_F(HttpNetworkTransactionTest, StaleIdleConnectionIsRetriedOnANewOne) {
+  // The first socket answers once, then the server has closed it: the
+  // second request's headers read gets EOF.
+  MockRead reads1[] = {MockRead(SYNC, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na"),
+                       MockRead(ASYNC, OK)};
+  MockWrite writes1[] = {MockWrite(SYNC, kGet), MockWrite(SYNC, kGet)};
+  StaticSocketDataProvider data1(reads1, writes1);
+  MockRead reads2[] = {MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb")};
+  MockWrite writes2[] = {MockWrite(SYNC, kGet)};
+  StaticSocketDataProvider data2(reads2, writes2);
+  factory_.AddSocketDataProvider(&data1);
+  factory_.AddSocketDataProvider(&data2);
+  int error;
+  EXPECT_EQ(Fetch(&error), "a");
+  EXPECT_EQ(Fetch(&error), "b");
+  EXPECT_EQ(error, OK);
+  EXPECT_FALSE(timing_.socket_reused);
+  EXPECT_EQ(factory_.sockets_created(), 2u);
+  EXPECT_TRUE(data2.AllWriteDataConsumed());
+}
+
 TEST_F(HttpNetworkTransactionTest, CloseDelimitedBodyIsNotReused) {
   MockRead reads[] = {MockRead(ASYNC, "HTTP/1.1 200 OK\r\n\r\nuntil"),
                       MockRead(ASYNC, " close"), MockRead(ASYNC, OK)};

@@ -51,6 +51,7 @@ SSLClientSocket::SSLClientSocket(std::unique_ptr<StreamSocket> transport,
                                  const SSLConfig& config, SSLClientContext* context)
     : SSLSocketBase(std::move(transport)),
       host_(std::move(host)),
+      port_(port),
       session_key_(host_ + ":" + std::to_string(port)),
       config_(config),
       context_(context),
@@ -228,7 +229,12 @@ int SSLClientSocket::DoHandshake() {
     }
     return ERR_IO_PENDING;
   }
-  return MapError(rv, /*in_handshake=*/true);
+  int error = MapError(rv, /*in_handshake=*/true);
+  if (cert_verify_done_ && ssl_info_.cert_verify.error != OK) {
+    error_detail_ = ssl_info_.cert_verify.detail;
+    return ssl_info_.cert_verify.error;
+  }
+  return error;
 }
 
 int SSLClientSocket::DoVerifyCert() {
@@ -261,27 +267,18 @@ int SSLClientSocket::DoVerifyCert() {
 int SSLClientSocket::DoVerifyCertComplete(int result) {
   verify_request_.reset();
   ssl_info_.cert_verify.error = result;
-  if (result != OK) {
-    error_detail_ = ssl_info_.cert_verify.detail;
-    // Tell the server why, then fail: the handshake does not continue.
-    uint8_t alert = AlertForCertError(result);
-    (void)alert;
-    return result;
-  }
-  cert_verified_ = true;
+  cert_verify_done_ = true;
+  // Resume either way: on failure BoringSSL sends the alert the verify
+  // callback names, and DoHandshake reports the certificate error.
   next_state_ = STATE_HANDSHAKE;
   return OK;
 }
 
 ssl_verify_result_t SSLClientSocket::OnVerifyCallback(uint8_t* out_alert) {
-  if (!cert_verified_) {
-    if (ssl_info_.cert_verify.error != ERR_FAILED && ssl_info_.cert_verify.error != OK) {
-      *out_alert = AlertForCertError(ssl_info_.cert_verify.error);
-      return ssl_verify_invalid;
-    }
-    return ssl_verify_retry;
-  }
-  return ssl_verify_ok;
+  if (!cert_verify_done_) return ssl_verify_retry;
+  if (ssl_info_.cert_verify.error == OK) return ssl_verify_ok;
+  *out_alert = AlertForCertError(ssl_info_.cert_verify.error);
+  return ssl_verify_invalid;
 }
 
 void SSLClientSocket::OnHandshakeIOComplete(int result) {
@@ -309,11 +306,8 @@ int SSLClientSocket::OnClientCertCallback() {
   if (!config_.client_cert_provider) return 1;  // OBC off: send no certificate.
   if (!client_cert_ready_) {
     if (waiting_for_client_cert_) return -1;
-    // The port of the session key is the origin's port.
-    size_t colon = session_key_.rfind(':');
-    uint16_t port = static_cast<uint16_t>(std::stoi(session_key_.substr(colon + 1)));
     int rv = config_.client_cert_provider->GetClientCert(
-        Origin("https", host_, port), &client_cert_,
+        Origin("https", host_, port_), &client_cert_,
         [weak = weak_factory_.GetWeakPtr()](int rv) {
           if (weak) weak->OnClientCertReady(rv);
         },

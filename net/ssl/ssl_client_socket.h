@@ -76,6 +76,7 @@ class SSLClientSocket : public SSLSocketBase {
   void OnHandshakeIOReady() override;
 
   const std::string host_;
+  const uint16_t port_;
   const std::string session_key_;
   const SSLConfig config_;
   SSLClientContext* const context_;
@@ -90,7 +91,8 @@ class SSLClientSocket : public SSLSocketBase {
 
   void OnClientCertReady(int result);
 
-  bool cert_verified_ = false;
+  // The CertVerifier has answered (ssl_info_.cert_verify.error says how).
+  bool cert_verify_done_ = false;
   // OBC: requested from the provider when the server asks for a certificate.
   ClientCert client_cert_;
   std::unique_ptr<ClientCertProvider::Request> client_cert_request_;

@@ -296,6 +296,12 @@ TEST_F(SSLSocketTest, CertificateErrorsAreNamed) {
     std::unique_ptr<SSLClientSocket> socket;
     EXPECT_EQ(c.expected, ConnectTLS(server.address(), c.host, SSLConfig(), &socket));
     EXPECT_FALSE(socket->error_detail().empty());
+    // The server is told why: it fails on our fatal alert.
+    loop_.PostDelayedTask(absl::Milliseconds(20), [&] { loop_.Quit(); });
+    loop_.Run();
+    ASSERT_FALSE(server.connections().empty());
+    EXPECT_NE(server.connections().back()->error_detail().find("ALERT"), std::string::npos)
+        << server.connections().back()->error_detail();
   }
 }
 

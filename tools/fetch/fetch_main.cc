@@ -99,18 +99,18 @@ class FetchRunner {
 
   int Run() {
     auto verifier = BasicCertVerifier::Create(options_.trust_anchors, options_.system_trust_store);
-    needs_verifier_ = false;
+    bool needs_verifier = false;
     for (const std::string& u : options_.urls) {
       absl::StatusOr<Url> url = Url::Parse(u);
       if (!url.ok()) {
         std::cerr << "fetch: " << url.status().message() << "\n";
         return 3;
       }
-      needs_verifier_ |= url->SchemeIsCryptographic();
+      needs_verifier |= url->SchemeIsCryptographic();
       urls_.push_back(*url);
     }
     if (!verifier.ok()) {
-      if (needs_verifier_) {
+      if (needs_verifier) {
         std::cerr << "fetch: trust anchors: " << verifier.status().message()
                   << " (give --trust-anchor FILE, --system-trust or --world FILE)\n";
         return 2;
@@ -139,8 +139,8 @@ class FetchRunner {
     SetUpRevocation(params);
     if (!SetUpObc(&params)) return 2;
     if (verifier_) {
-      prevalidator_ = std::make_unique<Prevalidator>(verifier_.get(), revocation_checker_.get(),
-                                                     &pool_);
+      verifier_->set_worker_pool(&pool_);
+      prevalidator_ = std::make_unique<Prevalidator>(verifier_.get());
       session_verifier_ =
           std::make_unique<PrevalidatedCertVerifier>(prevalidator_.get(), verifier_.get());
     }
@@ -529,7 +529,6 @@ class FetchRunner {
   EventLoop loop_;
   WorkerPool pool_;
   std::vector<Url> urls_;
-  bool needs_verifier_ = false;
   std::unique_ptr<BasicCertVerifier> verifier_;
   std::unique_ptr<HostResolver> resolver_;
   std::unique_ptr<DnsPrefetcher> prefetcher_;

@@ -63,7 +63,6 @@ class TestServer::Connection {
     IPEndPoint peer;
     transport->GetPeerAddress(&peer);
     peer_ = peer.ToString();
-    accepted_at_ = TimeTicks::Now();
     if (tls) {
       auto ssl = std::make_unique<SSLServerSocket>(std::move(transport), ssl_context);
       ssl_ = ssl.get();
@@ -389,7 +388,6 @@ class TestServer::Connection {
   std::string peer_;
   std::unique_ptr<StreamSocket> socket_;
   SSLServerSocket* ssl_ = nullptr;
-  TimeTicks accepted_at_;
   TimeTicks first_data_;
   bool logged_connection_ = false;
   std::string pending_;
