@@ -43,28 +43,40 @@ int MapX509Error(int x509_error) {
 
 const char* RevocationSourceToString(RevocationSource source) {
   switch (source) {
-    case RevocationSource::kNotChecked: return "not_checked";
-    case RevocationSource::kFresh: return "fresh";
-    case RevocationSource::kCache: return "cache";
-    case RevocationSource::kPrevalidated: return "prevalidated";
-    case RevocationSource::kStapled: return "stapled";
+    case RevocationSource::kNotChecked:
+      return "not_checked";
+    case RevocationSource::kFresh:
+      return "fresh";
+    case RevocationSource::kCache:
+      return "cache";
+    case RevocationSource::kPrevalidated:
+      return "prevalidated";
+    case RevocationSource::kStapled:
+      return "stapled";
   }
   return "unknown";
 }
 
 const char* RevocationOutcomeToString(RevocationOutcome outcome) {
   switch (outcome) {
-    case RevocationOutcome::kNotChecked: return "not_checked";
-    case RevocationOutcome::kGood: return "good";
-    case RevocationOutcome::kRevoked: return "revoked";
-    case RevocationOutcome::kSoftFailed: return "soft_failed";
-    case RevocationOutcome::kNoInfo: return "no_info";
-    case RevocationOutcome::kUnableToCheck: return "unable_to_check";
+    case RevocationOutcome::kNotChecked:
+      return "not_checked";
+    case RevocationOutcome::kGood:
+      return "good";
+    case RevocationOutcome::kRevoked:
+      return "revoked";
+    case RevocationOutcome::kSoftFailed:
+      return "soft_failed";
+    case RevocationOutcome::kNoInfo:
+      return "no_info";
+    case RevocationOutcome::kUnableToCheck:
+      return "unable_to_check";
   }
   return "unknown";
 }
 
-CertVerifyResult VerifyChain(X509_STORE* anchors, const CertVerifyParams& params) {
+CertVerifyResult VerifyChain(X509_STORE* anchors,
+                             const CertVerifyParams& params) {
   CertVerifyResult result;
   TimeTicks start = TimeTicks::Now();
   if (params.chain_der.empty()) {
@@ -89,7 +101,8 @@ CertVerifyResult VerifyChain(X509_STORE* anchors, const CertVerifyParams& params
     sk_X509_push(intermediates.get(), cert.release());
   }
   bssl::UniquePtr<X509_STORE_CTX> ctx(X509_STORE_CTX_new());
-  if (!X509_STORE_CTX_init(ctx.get(), anchors, leaf.get(), intermediates.get())) {
+  if (!X509_STORE_CTX_init(ctx.get(), anchors, leaf.get(),
+                           intermediates.get())) {
     result.error = ERR_OUT_OF_MEMORY;
     return result;
   }
@@ -99,7 +112,8 @@ CertVerifyResult VerifyChain(X509_STORE* anchors, const CertVerifyParams& params
   if (IPAddress::Parse(params.hostname)) {
     X509_VERIFY_PARAM_set1_ip_asc(param, params.hostname.c_str());
   } else {
-    X509_VERIFY_PARAM_set_hostflags(param, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+    X509_VERIFY_PARAM_set_hostflags(param,
+                                    X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
     X509_VERIFY_PARAM_set1_host(param, params.hostname.data(),
                                 params.hostname.size());
   }
@@ -112,14 +126,17 @@ CertVerifyResult VerifyChain(X509_STORE* anchors, const CertVerifyParams& params
     for (size_t i = 0; i < sk_X509_num(chain); ++i) {
       uint8_t* der = nullptr;
       int len = i2d_X509(sk_X509_value(chain, i), &der);
-      if (len > 0) result.verified_chain_der.emplace_back(reinterpret_cast<char*>(der), len);
+      if (len > 0)
+        result.verified_chain_der.emplace_back(reinterpret_cast<char*>(der),
+                                               len);
       OPENSSL_free(der);
     }
   } else {
     result.error = MapX509Error(x509_error);
     if (result.error == OK) result.error = ERR_CERT_INVALID;
-    result.detail = absl::StrCat(X509_verify_cert_error_string(x509_error),
-                                 " (depth ", X509_STORE_CTX_get_error_depth(ctx.get()), ")");
+    result.detail =
+        absl::StrCat(X509_verify_cert_error_string(x509_error), " (depth ",
+                     X509_STORE_CTX_get_error_depth(ctx.get()), ")");
   }
   result.verify_duration = TimeTicks::Now() - start;
   return result;
@@ -132,19 +149,22 @@ absl::StatusOr<std::unique_ptr<BasicCertVerifier>> BasicCertVerifier::Create(
     const std::vector<std::string>& anchor_files, bool use_system_store) {
   std::unique_ptr<BasicCertVerifier> verifier(new BasicCertVerifier());
   for (const std::string& file : anchor_files) {
-    absl::StatusOr<std::vector<std::string>> ders = LoadPemCertificatesFromFile(file);
+    absl::StatusOr<std::vector<std::string>> ders =
+        LoadPemCertificatesFromFile(file);
     if (!ders.ok()) return ders.status();
     for (const std::string& der : *ders) {
       bssl::UniquePtr<X509> cert = DerToX509(der);
       if (!cert || !X509_STORE_add_cert(verifier->store_.get(), cert.get())) {
         ERR_clear_error();
-        return absl::InvalidArgumentError(absl::StrCat(file, ": unusable anchor"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(file, ": unusable anchor"));
       }
       ++verifier->anchor_count_;
     }
   }
   if (use_system_store) {
-    if (!X509_STORE_load_locations(verifier->store_.get(), nullptr, "/etc/ssl/certs")) {
+    if (!X509_STORE_load_locations(verifier->store_.get(), nullptr,
+                                   "/etc/ssl/certs")) {
       ERR_clear_error();
       return absl::NotFoundError("cannot load /etc/ssl/certs");
     }
@@ -156,11 +176,13 @@ absl::StatusOr<std::unique_ptr<BasicCertVerifier>> BasicCertVerifier::Create(
 }
 
 std::string BasicCertVerifier::CacheKey(const CertVerifyParams& params) const {
-  return absl::StrCat(ChainFingerprint(params.chain_der), "|", params.hostname, "|",
-                      absl::ToUnixSeconds(params.now) / absl::ToInt64Seconds(kCacheBucket));
+  return absl::StrCat(
+      ChainFingerprint(params.chain_der), "|", params.hostname, "|",
+      absl::ToUnixSeconds(params.now) / absl::ToInt64Seconds(kCacheBucket));
 }
 
-void BasicCertVerifier::CacheResult(const std::string& key, const CertVerifyResult& result) {
+void BasicCertVerifier::CacheResult(const std::string& key,
+                                    const CertVerifyResult& result) {
   if (results_.size() >= 1000) results_.clear();
   results_[key] = result;
 }
@@ -171,13 +193,17 @@ class BasicCertVerifier::VerifyRequest : public CertVerifier::Request {
  public:
   VerifyRequest(BasicCertVerifier* verifier, const CertVerifyParams& params,
                 CertVerifyResult* result, CompletionOnceCallback callback)
-      : verifier_(verifier), params_(params), result_(result), callback_(std::move(callback)) {}
+      : verifier_(verifier),
+        params_(params),
+        result_(result),
+        callback_(std::move(callback)) {}
 
   void Start(std::string key) {
     X509_STORE* store = verifier_->store_.get();
     verifier_->pool_->PostTaskAndReplyWithResult<CertVerifyResult>(
         [store, params = params_] { return VerifyChain(store, params); },
-        [weak = weak_factory_.GetWeakPtr(), key = std::move(key)](CertVerifyResult r) {
+        [weak = weak_factory_.GetWeakPtr(),
+         key = std::move(key)](CertVerifyResult r) {
           if (weak) weak->OnChainVerified(key, std::move(r));
         });
   }
@@ -186,7 +212,8 @@ class BasicCertVerifier::VerifyRequest : public CertVerifier::Request {
   void OnChainVerified(const std::string& key, CertVerifyResult result) {
     verifier_->CacheResult(key, result);
     *result_ = std::move(result);
-    if (result_->error != OK || !verifier_->checker_) return Done(result_->error);
+    if (result_->error != OK || !verifier_->checker_)
+      return Done(result_->error);
     int rv = verifier_->checker_->Check(
         params_, result_,
         [weak = weak_factory_.GetWeakPtr()](int rv) {
@@ -205,7 +232,8 @@ class BasicCertVerifier::VerifyRequest : public CertVerifier::Request {
   WeakPtrFactory<VerifyRequest> weak_factory_{this};
 };
 
-int BasicCertVerifier::Verify(const CertVerifyParams& params, CertVerifyResult* result,
+int BasicCertVerifier::Verify(const CertVerifyParams& params,
+                              CertVerifyResult* result,
                               CompletionOnceCallback callback,
                               std::unique_ptr<Request>* out_request) {
   std::string key = CacheKey(params);
@@ -215,7 +243,8 @@ int BasicCertVerifier::Verify(const CertVerifyParams& params, CertVerifyResult* 
     *result = hit->second;
     result->verify_duration = absl::ZeroDuration();
   } else if (pool_) {
-    auto request = std::make_unique<VerifyRequest>(this, params, result, std::move(callback));
+    auto request = std::make_unique<VerifyRequest>(this, params, result,
+                                                   std::move(callback));
     request->Start(std::move(key));
     *out_request = std::move(request);
     return ERR_IO_PENDING;

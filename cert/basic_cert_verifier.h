@@ -36,18 +36,21 @@ class RevocationChecker {
 
 // VerifyChain is the pure core: verifies |params| against |anchors| at
 // params.now. Returns the result (error OK or ERR_CERT_*).
-CertVerifyResult VerifyChain(X509_STORE* anchors, const CertVerifyParams& params);
+CertVerifyResult VerifyChain(X509_STORE* anchors,
+                             const CertVerifyParams& params);
 
 class BasicCertVerifier : public CertVerifier {
  public:
   // Create loads the PEM trust anchors in |anchor_files|. Errors name the
   // file. |use_system_store| adds /etc/ssl/certs.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<BasicCertVerifier>> Create(
-      const std::vector<std::string>& anchor_files, bool use_system_store);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<BasicCertVerifier>>
+  Create(const std::vector<std::string>& anchor_files, bool use_system_store);
   ~BasicCertVerifier() override;
 
   // Non-owning; |checker| must outlive this verifier.
-  void set_revocation_checker(RevocationChecker* checker) { checker_ = checker; }
+  void set_revocation_checker(RevocationChecker* checker) {
+    checker_ = checker;
+  }
   // Non-owning; with a pool, path building (signature checks) runs there
   // and Verify completes asynchronously on a cache miss.
   void set_worker_pool(WorkerPool* pool) { pool_ = pool; }

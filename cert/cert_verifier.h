@@ -32,8 +32,21 @@ struct CertVerifyParams {
 };
 
 // How revocation was (or was not) established for the trace.
-enum class RevocationSource { kNotChecked, kFresh, kCache, kPrevalidated, kStapled };
-enum class RevocationOutcome { kNotChecked, kGood, kRevoked, kSoftFailed, kNoInfo, kUnableToCheck };
+enum class RevocationSource {
+  kNotChecked,
+  kFresh,
+  kCache,
+  kPrevalidated,
+  kStapled
+};
+enum class RevocationOutcome {
+  kNotChecked,
+  kGood,
+  kRevoked,
+  kSoftFailed,
+  kNoInfo,
+  kUnableToCheck
+};
 
 const char* RevocationSourceToString(RevocationSource source);
 const char* RevocationOutcomeToString(RevocationOutcome outcome);

@@ -24,7 +24,8 @@ struct CrlResult {
 // signature, wrong issuer, expired, malformed).
 [[nodiscard]] absl::StatusOr<CrlResult> CheckCrl(absl::string_view crl,
                                                  absl::string_view cert_der,
-                                                 absl::string_view issuer_der, absl::Time now);
+                                                 absl::string_view issuer_der,
+                                                 absl::Time now);
 
 }  // namespace net
 

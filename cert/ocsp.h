@@ -38,14 +38,14 @@ struct OcspCertId {
 };
 
 // BuildOcspCertId hashes the issuer's name and key for |cert_der|.
-[[nodiscard]] absl::StatusOr<OcspCertId> BuildOcspCertId(absl::string_view cert_der,
-                                                         absl::string_view issuer_der,
-                                                         OcspHash hash = OcspHash::kSha1);
+[[nodiscard]] absl::StatusOr<OcspCertId> BuildOcspCertId(
+    absl::string_view cert_der, absl::string_view issuer_der,
+    OcspHash hash = OcspHash::kSha1);
 
 // BuildOcspRequest encodes an OCSPRequest for one certificate, with a nonce
 // extension if |nonce| is non-empty.
-[[nodiscard]] absl::StatusOr<std::string> BuildOcspRequest(const OcspCertId& id,
-                                                           absl::string_view nonce = "");
+[[nodiscard]] absl::StatusOr<std::string> BuildOcspRequest(
+    const OcspCertId& id, absl::string_view nonce = "");
 
 // OcspGetUrl returns the RFC 6960 A.1 GET URL for |request_der| at
 // |responder_url|, or nullopt when the encoded request would be 255 bytes
@@ -78,10 +78,9 @@ struct OcspVerifyOptions {
 
 // VerifyOcspResponse parses and verifies |response_der| for |cert_der|
 // issued by |issuer_der|.
-[[nodiscard]] absl::StatusOr<OcspResult> VerifyOcspResponse(absl::string_view response_der,
-                                                            absl::string_view cert_der,
-                                                            absl::string_view issuer_der,
-                                                            const OcspVerifyOptions& options);
+[[nodiscard]] absl::StatusOr<OcspResult> VerifyOcspResponse(
+    absl::string_view response_der, absl::string_view cert_der,
+    absl::string_view issuer_der, const OcspVerifyOptions& options);
 
 // ParseGeneralizedTime parses DER GeneralizedTime content ("YYYYMMDDHHMMSSZ").
 std::optional<absl::Time> ParseGeneralizedTime(absl::string_view text);

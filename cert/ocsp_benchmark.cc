@@ -22,12 +22,13 @@ void BM_VerifyOcspResponse(benchmark::State& state) {
   std::string issuer_der =
       (*LoadPemCertificatesFromFile("cert/testdata/good_intermediate.pem"))[0];
   bssl::UniquePtr<X509> issuer = DerToX509(issuer_der);
-  bssl::UniquePtr<EVP_PKEY> issuer_key = LoadPemKey("cert/testdata/good_intermediate.key");
+  bssl::UniquePtr<EVP_PKEY> issuer_key =
+      LoadPemKey("cert/testdata/good_intermediate.key");
   bssl::UniquePtr<EVP_PKEY> delegate_key = MakeP256Key();
   absl::Time now = absl::Now();
-  bssl::UniquePtr<X509> delegate =
-      MakeCert("OCSP responder", delegate_key.get(), issuer.get(), issuer_key.get(), true,
-               now - absl::Hours(1), now + absl::Hours(24));
+  bssl::UniquePtr<X509> delegate = MakeCert(
+      "OCSP responder", delegate_key.get(), issuer.get(), issuer_key.get(),
+      true, now - absl::Hours(1), now + absl::Hours(24));
   OcspResponseSpec spec;
   spec.cert_id = *BuildOcspCertId(leaf, issuer_der);
   spec.produced_at = spec.this_update = now - absl::Minutes(1);
@@ -51,7 +52,8 @@ BENCHMARK(BM_VerifyOcspResponse)->Arg(0)->Arg(1)->ArgNames({"delegated"});
 void BM_RevocationCacheLookup(benchmark::State& state) {
   RevocationCache cache;
   absl::Time now = absl::Now();
-  for (int i = 0; i < 10000; ++i) cache.Put(absl::StrCat("key", i), {false, now + absl::Hours(1)});
+  for (int i = 0; i < 10000; ++i)
+    cache.Put(absl::StrCat("key", i), {false, now + absl::Hours(1)});
   int i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(cache.Lookup(absl::StrCat("key", i), now));

@@ -38,9 +38,10 @@ std::string BuildOcspResponse(const OcspResponseSpec& spec);
 
 // MakeCert issues a certificate for |subject_key| named CN=|cn| by
 // |issuer| / |issuer_key| (self-signed when issuer is null).
-bssl::UniquePtr<X509> MakeCert(const std::string& cn, EVP_PKEY* subject_key, X509* issuer,
-                               EVP_PKEY* issuer_key, bool ocsp_signing_eku,
-                               absl::Time not_before, absl::Time not_after, bool is_ca = false,
+bssl::UniquePtr<X509> MakeCert(const std::string& cn, EVP_PKEY* subject_key,
+                               X509* issuer, EVP_PKEY* issuer_key,
+                               bool ocsp_signing_eku, absl::Time not_before,
+                               absl::Time not_after, bool is_ca = false,
                                const std::string& ocsp_url = "",
                                const std::string& crl_url = "");
 

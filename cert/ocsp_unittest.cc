@@ -15,15 +15,19 @@ namespace {
 constexpr char kDir[] = "cert/testdata/";
 
 absl::Time Now() {
-  return absl::FromCivil(absl::CivilSecond(2026, 6, 1, 12, 0, 0), absl::UTCTimeZone());
+  return absl::FromCivil(absl::CivilSecond(2026, 6, 1, 12, 0, 0),
+                         absl::UTCTimeZone());
 }
 
 class OcspTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    leaf_der_ = (*LoadPemCertificatesFromFile(std::string(kDir) + "good_leaf.pem"))[0];
-    issuer_der_ = (*LoadPemCertificatesFromFile(std::string(kDir) + "good_intermediate.pem"))[0];
-    other_der_ = (*LoadPemCertificatesFromFile(std::string(kDir) + "good_ecdsa_leaf.pem"))[0];
+    leaf_der_ =
+        (*LoadPemCertificatesFromFile(std::string(kDir) + "good_leaf.pem"))[0];
+    issuer_der_ = (*LoadPemCertificatesFromFile(std::string(kDir) +
+                                                "good_intermediate.pem"))[0];
+    other_der_ = (*LoadPemCertificatesFromFile(std::string(kDir) +
+                                               "good_ecdsa_leaf.pem"))[0];
     issuer_ = DerToX509(issuer_der_);
     issuer_key_ = LoadPemKey(std::string(kDir) + "good_intermediate.key");
     ASSERT_TRUE(issuer_ && issuer_key_);
@@ -41,7 +45,8 @@ class OcspTest : public ::testing::Test {
   void ExpectRejected(const std::string& response, const std::string& reason) {
     absl::StatusOr<OcspResult> r = Verify(response);
     ASSERT_FALSE(r.ok()) << "accepted; expected: " << reason;
-    EXPECT_NE(r.status().message().find(reason), std::string::npos) << r.status();
+    EXPECT_NE(r.status().message().find(reason), std::string::npos)
+        << r.status();
   }
 
   std::string leaf_der_, issuer_der_, other_der_;
@@ -77,9 +82,10 @@ TEST_F(OcspTest, Sha256CertIdAndNonce) {
 
 TEST_F(OcspTest, DelegatedResponderWithTheOcspSigningEku) {
   auto key = MakeP256Key();
-  auto delegate = MakeCert("OCSP responder", key.get(), issuer_.get(), issuer_key_.get(),
-                           /*ocsp_signing_eku=*/true, Now() - absl::Hours(24),
-                           Now() + absl::Hours(24));
+  auto delegate =
+      MakeCert("OCSP responder", key.get(), issuer_.get(), issuer_key_.get(),
+               /*ocsp_signing_eku=*/true, Now() - absl::Hours(24),
+               Now() + absl::Hours(24));
   spec_.signer_key = key.get();
   spec_.responder = delegate.get();
   spec_.certs = {delegate.get()};
@@ -91,24 +97,29 @@ TEST_F(OcspTest, DelegatedResponderWithTheOcspSigningEku) {
 TEST_F(OcspTest, RejectsUnauthorisedSigners) {
   auto key = MakeP256Key();
   // A delegate without the EKU.
-  auto no_eku = MakeCert("no eku", key.get(), issuer_.get(), issuer_key_.get(), false,
-                         Now() - absl::Hours(24), Now() + absl::Hours(24));
+  auto no_eku =
+      MakeCert("no eku", key.get(), issuer_.get(), issuer_key_.get(), false,
+               Now() - absl::Hours(24), Now() + absl::Hours(24));
   spec_.signer_key = key.get();
   spec_.responder = no_eku.get();
   spec_.certs = {no_eku.get()};
   ExpectRejected(BuildOcspResponse(spec_), "OCSP-signing EKU");
   // A delegate with the EKU but issued by someone else.
   auto rogue_ca_key = MakeP256Key();
-  auto rogue_ca = MakeCert("Rogue CA", rogue_ca_key.get(), nullptr, rogue_ca_key.get(), false,
-                           Now() - absl::Hours(24), Now() + absl::Hours(24), true);
-  auto rogue = MakeCert("rogue responder", key.get(), rogue_ca.get(), rogue_ca_key.get(), true,
-                        Now() - absl::Hours(24), Now() + absl::Hours(24));
+  auto rogue_ca =
+      MakeCert("Rogue CA", rogue_ca_key.get(), nullptr, rogue_ca_key.get(),
+               false, Now() - absl::Hours(24), Now() + absl::Hours(24), true);
+  auto rogue =
+      MakeCert("rogue responder", key.get(), rogue_ca.get(), rogue_ca_key.get(),
+               true, Now() - absl::Hours(24), Now() + absl::Hours(24));
   spec_.responder = rogue.get();
   spec_.certs = {rogue.get()};
-  ExpectRejected(BuildOcspResponse(spec_), "not issued by the certificate's issuer");
+  ExpectRejected(BuildOcspResponse(spec_),
+                 "not issued by the certificate's issuer");
   // An expired delegate.
-  auto old = MakeCert("old responder", key.get(), issuer_.get(), issuer_key_.get(), true,
-                      Now() - absl::Hours(48), Now() - absl::Hours(24));
+  auto old =
+      MakeCert("old responder", key.get(), issuer_.get(), issuer_key_.get(),
+               true, Now() - absl::Hours(48), Now() - absl::Hours(24));
   spec_.responder = old.get();
   spec_.certs = {old.get()};
   ExpectRejected(BuildOcspResponse(spec_), "not valid now");
@@ -148,7 +159,8 @@ TEST_F(OcspTest, RejectsStaleFutureAndForeignResponses) {
 
 TEST_F(OcspTest, RejectsMalformedDer) {
   std::string good = BuildOcspResponse(spec_);
-  for (size_t cut : {size_t{0}, size_t{1}, size_t{5}, good.size() / 2, good.size() - 1}) {
+  for (size_t cut :
+       {size_t{0}, size_t{1}, size_t{5}, good.size() / 2, good.size() - 1}) {
     EXPECT_FALSE(Verify(good.substr(0, cut)).ok()) << cut;
   }
   ExpectRejected("\x30\x03\x0a\x01", "malformed");
@@ -171,8 +183,9 @@ TEST_F(OcspTest, RequestAndGetUrl) {
 
 TEST(GeneralizedTimeTest, Parses) {
   EXPECT_EQ(*ParseGeneralizedTime("20260601120000Z"), Now());
-  for (const char* bad : {"", "2026060112000Z", "20261301120000Z", "20260230120000Z",
-                          "2026060112000xZ", "20260601120000"}) {
+  for (const char* bad :
+       {"", "2026060112000Z", "20261301120000Z", "20260230120000Z",
+        "2026060112000xZ", "20260601120000"}) {
     EXPECT_FALSE(ParseGeneralizedTime(bad).has_value()) << bad;
   }
 }

@@ -24,7 +24,8 @@ std::string Prevalidator::Key(const std::vector<std::string>& chain_der,
 }
 
 void Prevalidator::Prevalidate(const std::vector<std::string>& chain_der,
-                               const std::string& host, CompletionOnceCallback callback) {
+                               const std::string& host,
+                               CompletionOnceCallback callback) {
   std::string key = Key(chain_der, host);
   auto it = jobs_.find(key);
   if (it != jobs_.end()) {
@@ -40,11 +41,12 @@ void Prevalidator::Prevalidate(const std::vector<std::string>& chain_der,
   job->callbacks.push_back(std::move(callback));
   Job* raw = job.get();
   jobs_[key] = std::move(job);
-  int rv = verifier_->Verify(raw->params, &raw->result,
-                             [weak = weak_factory_.GetWeakPtr(), key](int rv) {
-                               if (weak) weak->Finish(key, rv);
-                             },
-                             &raw->request);
+  int rv = verifier_->Verify(
+      raw->params, &raw->result,
+      [weak = weak_factory_.GetWeakPtr(), key](int rv) {
+        if (weak) weak->Finish(key, rv);
+      },
+      &raw->request);
   if (rv != ERR_IO_PENDING) Finish(key, rv);
 }
 
@@ -56,12 +58,13 @@ void Prevalidator::Finish(const std::string& key, int rv) {
   job->result.error = rv;
   if (rv == OK) done_[key] = Done{job->result, absl::Now() + freshness_};
   for (CompletionOnceCallback& cb : job->callbacks) {
-    EventLoop::Current()->PostTask([cb = std::move(cb), rv]() mutable { std::move(cb)(rv); });
+    EventLoop::Current()->PostTask(
+        [cb = std::move(cb), rv]() mutable { std::move(cb)(rv); });
   }
 }
 
-const CertVerifyResult* Prevalidator::Lookup(const std::vector<std::string>& chain_der,
-                                             const std::string& host) {
+const CertVerifyResult* Prevalidator::Lookup(
+    const std::vector<std::string>& chain_der, const std::string& host) {
   auto it = done_.find(Key(chain_der, host));
   if (it == done_.end()) return nullptr;
   if (absl::Now() >= it->second.expires) {
@@ -71,17 +74,20 @@ const CertVerifyResult* Prevalidator::Lookup(const std::vector<std::string>& cha
   return &it->second.result;
 }
 
-int PrevalidatedCertVerifier::Verify(const CertVerifyParams& params, CertVerifyResult* result,
+int PrevalidatedCertVerifier::Verify(const CertVerifyParams& params,
+                                     CertVerifyResult* result,
                                      CompletionOnceCallback callback,
                                      std::unique_ptr<Request>* out_request) {
-  if (const CertVerifyResult* done = prevalidator_->Lookup(params.chain_der, params.hostname)) {
+  if (const CertVerifyResult* done =
+          prevalidator_->Lookup(params.chain_der, params.hostname)) {
     ++hits_;
     *result = *done;
     // Nothing of it happened on this connection's critical path.
     result->verify_duration = absl::ZeroDuration();
     result->revocation_duration = absl::ZeroDuration();
     result->revocation_source = RevocationSource::kPrevalidated;
-    for (RevocationCheck& c : result->revocation_checks) c.source = RevocationSource::kPrevalidated;
+    for (RevocationCheck& c : result->revocation_checks)
+      c.source = RevocationSource::kPrevalidated;
     return OK;
   }
   return fallback_->Verify(params, result, std::move(callback), out_request);

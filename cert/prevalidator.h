@@ -37,8 +37,8 @@ class Prevalidator {
 
   // Prevalidate verifies and checks |chain_der| (leaf first) for |host|.
   // The callback gets OK or the certificate error; it runs from a task.
-  void Prevalidate(const std::vector<std::string>& chain_der, const std::string& host,
-                   CompletionOnceCallback callback);
+  void Prevalidate(const std::vector<std::string>& chain_der,
+                   const std::string& host, CompletionOnceCallback callback);
 
   // Lookup returns a fresh successful result for exactly this chain and
   // host, or null.
@@ -54,7 +54,8 @@ class Prevalidator {
     CertVerifyResult result;
     absl::Time expires;
   };
-  static std::string Key(const std::vector<std::string>& chain_der, const std::string& host);
+  static std::string Key(const std::vector<std::string>& chain_der,
+                         const std::string& host);
   void Finish(const std::string& key, int rv);
 
   CertVerifier* const verifier_;
@@ -71,7 +72,8 @@ class PrevalidatedCertVerifier : public CertVerifier {
   PrevalidatedCertVerifier(Prevalidator* prevalidator, CertVerifier* fallback)
       : prevalidator_(prevalidator), fallback_(fallback) {}
   int Verify(const CertVerifyParams& params, CertVerifyResult* result,
-             CompletionOnceCallback callback, std::unique_ptr<Request>* out_request) override;
+             CompletionOnceCallback callback,
+             std::unique_ptr<Request>* out_request) override;
   size_t prevalidated_hits() const { return hits_; }
 
  private:

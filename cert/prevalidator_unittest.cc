@@ -21,8 +21,8 @@ class PrevalidatorTest : public ::testing::Test {
     PEM_write_X509(f, chain_.root.get());
     fclose(f);
     verifier_ = std::move(*BasicCertVerifier::Create({root_pem}, false));
-    checker_ = std::make_unique<OcspCrlRevocationChecker>(RevocationPolicy(), &fetcher_, &cache_,
-                                                          &pool_);
+    checker_ = std::make_unique<OcspCrlRevocationChecker>(
+        RevocationPolicy(), &fetcher_, &cache_, &pool_);
     verifier_->set_revocation_checker(checker_.get());
     verifier_->set_worker_pool(&pool_);
     prevalidator_ = std::make_unique<Prevalidator>(verifier_.get());
@@ -45,7 +45,8 @@ class PrevalidatorTest : public ::testing::Test {
 TEST_F(PrevalidatorTest, PrevalidatedResultCostsNothingOnTheCriticalPath) {
   TestCompletionCallback a, b;
   prevalidator_->Prevalidate(sent_chain_, "www.example.test", a.callback());
-  prevalidator_->Prevalidate(sent_chain_, "www.example.test", b.callback());  // joins
+  prevalidator_->Prevalidate(sent_chain_, "www.example.test",
+                             b.callback());  // joins
   EXPECT_EQ(OK, a.WaitForResult());
   EXPECT_EQ(OK, b.GetResult(ERR_IO_PENDING));
   EXPECT_EQ(prevalidator_->jobs_started(), 1u);
@@ -57,7 +58,8 @@ TEST_F(PrevalidatorTest, PrevalidatedResultCostsNothingOnTheCriticalPath) {
   CertVerifyParams params{sent_chain_, "www.example.test", absl::Now(), ""};
   CertVerifyResult result;
   std::unique_ptr<CertVerifier::Request> request;
-  EXPECT_EQ(OK, verifier.Verify(params, &result, [](int) {}, &request));
+  EXPECT_EQ(OK, verifier.Verify(
+                    params, &result, [](int) {}, &request));
   EXPECT_EQ(result.revocation_source, RevocationSource::kPrevalidated);
   EXPECT_EQ(result.revocation_duration, absl::ZeroDuration());
   EXPECT_EQ(fetcher_.fetch_count(), fetches);  // no request during the "fetch"
@@ -66,8 +68,9 @@ TEST_F(PrevalidatorTest, PrevalidatedResultCostsNothingOnTheCriticalPath) {
   // Another host, or another chain, is not covered.
   params.hostname = "other.example.test";
   TestCompletionCallback cb;
-  EXPECT_EQ(ERR_CERT_COMMON_NAME_INVALID,
-            cb.GetResult(verifier.Verify(params, &result, cb.callback(), &request)));
+  EXPECT_EQ(
+      ERR_CERT_COMMON_NAME_INVALID,
+      cb.GetResult(verifier.Verify(params, &result, cb.callback(), &request)));
 }
 
 TEST_F(PrevalidatorTest, WithoutPrevalidationTheCheckIsOnTheCriticalPath) {
@@ -76,14 +79,16 @@ TEST_F(PrevalidatorTest, WithoutPrevalidationTheCheckIsOnTheCriticalPath) {
   CertVerifyResult result;
   std::unique_ptr<CertVerifier::Request> request;
   TestCompletionCallback cb;
-  EXPECT_EQ(OK, cb.GetResult(verifier.Verify(params, &result, cb.callback(), &request)));
+  EXPECT_EQ(OK, cb.GetResult(
+                    verifier.Verify(params, &result, cb.callback(), &request)));
   EXPECT_EQ(result.revocation_source, RevocationSource::kFresh);
   EXPECT_GE(result.revocation_duration, absl::Milliseconds(50));
 }
 
 TEST_F(PrevalidatorTest, FailuresAreNotKept) {
-  TestChain::SetOcsp(&fetcher_, "http://ocsp.test/leaf", chain_.leaf.get(), chain_.i2.get(),
-                     chain_.i2_key.get(), OcspCertStatus::kRevoked);
+  TestChain::SetOcsp(&fetcher_, "http://ocsp.test/leaf", chain_.leaf.get(),
+                     chain_.i2.get(), chain_.i2_key.get(),
+                     OcspCertStatus::kRevoked);
   TestCompletionCallback cb;
   prevalidator_->Prevalidate(sent_chain_, "www.example.test", cb.callback());
   EXPECT_EQ(ERR_CERT_REVOKED, cb.WaitForResult());

@@ -18,22 +18,26 @@ namespace net {
 
 const char* RevocationModeToString(RevocationPolicy::Mode mode) {
   switch (mode) {
-    case RevocationPolicy::Mode::kOff: return "off";
-    case RevocationPolicy::Mode::kSoftFail: return "soft";
-    case RevocationPolicy::Mode::kHardFail: return "hard";
+    case RevocationPolicy::Mode::kOff:
+      return "off";
+    case RevocationPolicy::Mode::kSoftFail:
+      return "soft";
+    case RevocationPolicy::Mode::kHardFail:
+      return "hard";
   }
   return "?";
 }
 
-std::optional<RevocationPolicy::Mode> ParseRevocationMode(const std::string& text) {
+std::optional<RevocationPolicy::Mode> ParseRevocationMode(
+    const std::string& text) {
   if (text == "off") return RevocationPolicy::Mode::kOff;
   if (text == "soft") return RevocationPolicy::Mode::kSoftFail;
   if (text == "hard") return RevocationPolicy::Mode::kHardFail;
   return std::nullopt;
 }
 
-std::optional<RevocationCache::Entry> RevocationCache::Lookup(const std::string& key,
-                                                              absl::Time now) {
+std::optional<RevocationCache::Entry> RevocationCache::Lookup(
+    const std::string& key, absl::Time now) {
   auto it = entries_.find(key);
   if (it == entries_.end()) return std::nullopt;
   if (it->second.expires <= now) {
@@ -43,7 +47,9 @@ std::optional<RevocationCache::Entry> RevocationCache::Lookup(const std::string&
   return it->second;
 }
 
-void RevocationCache::Put(const std::string& key, const Entry& entry) { entries_[key] = entry; }
+void RevocationCache::Put(const std::string& key, const Entry& entry) {
+  entries_[key] = entry;
+}
 
 // File format: "netstack-revocation-cache 1\n" then one line per entry:
 // hex(key) revoked(0|1) expires-unix-seconds.
@@ -51,16 +57,19 @@ absl::StatusOr<RevocationCache> RevocationCache::Load(const std::string& path) {
   RevocationCache cache;
   absl::StatusOr<std::string> text = ReadFileToString(path);
   if (!text.ok()) return cache;  // No cache yet.
-  std::vector<std::string> lines = absl::StrSplit(*text, '\n', absl::SkipEmpty());
+  std::vector<std::string> lines =
+      absl::StrSplit(*text, '\n', absl::SkipEmpty());
   if (lines.empty() || lines[0] != "netstack-revocation-cache 1")
-    return absl::DataLossError(absl::StrCat(path, " is corrupt (bad header); left untouched"));
+    return absl::DataLossError(
+        absl::StrCat(path, " is corrupt (bad header); left untouched"));
   for (size_t i = 1; i < lines.size(); ++i) {
     std::vector<std::string> f = absl::StrSplit(lines[i], ' ');
     int64_t expires;
     std::string key;
-    if (f.size() != 3 || (f[1] != "0" && f[1] != "1") || !absl::SimpleAtoi(f[2], &expires) ||
-        f[0].size() % 2 != 0) {
-      return absl::DataLossError(absl::StrCat(path, ": corrupt line ", i + 1, "; left untouched"));
+    if (f.size() != 3 || (f[1] != "0" && f[1] != "1") ||
+        !absl::SimpleAtoi(f[2], &expires) || f[0].size() % 2 != 0) {
+      return absl::DataLossError(
+          absl::StrCat(path, ": corrupt line ", i + 1, "; left untouched"));
     }
     key = absl::HexStringToBytes(f[0]);
     cache.entries_[key] = Entry{f[1] == "1", absl::FromUnixSeconds(expires)};
@@ -71,7 +80,8 @@ absl::StatusOr<RevocationCache> RevocationCache::Load(const std::string& path) {
 absl::Status RevocationCache::Save(const std::string& path) const {
   std::string text = "netstack-revocation-cache 1\n";
   for (const auto& [key, entry] : entries_) {
-    absl::StrAppend(&text, absl::BytesToHexString(key), " ", entry.revoked ? 1 : 0, " ",
+    absl::StrAppend(&text, absl::BytesToHexString(key), " ",
+                    entry.revoked ? 1 : 0, " ",
                     absl::ToUnixSeconds(entry.expires), "\n");
   }
   return WriteFileAtomically(path, text);
@@ -87,8 +97,9 @@ RevocationUrls GetRevocationUrls(const std::string& cert_der) {
     return std::string(reinterpret_cast<const char*>(ASN1_STRING_get0_data(s)),
                        ASN1_STRING_length(s));
   };
-  bssl::UniquePtr<AUTHORITY_INFO_ACCESS> aia(static_cast<AUTHORITY_INFO_ACCESS*>(
-      X509_get_ext_d2i(cert.get(), NID_info_access, nullptr, nullptr)));
+  bssl::UniquePtr<AUTHORITY_INFO_ACCESS> aia(
+      static_cast<AUTHORITY_INFO_ACCESS*>(
+          X509_get_ext_d2i(cert.get(), NID_info_access, nullptr, nullptr)));
   if (aia) {
     for (size_t i = 0; i < sk_ACCESS_DESCRIPTION_num(aia.get()); ++i) {
       const ACCESS_DESCRIPTION* ad = sk_ACCESS_DESCRIPTION_value(aia.get(), i);
@@ -97,8 +108,9 @@ RevocationUrls GetRevocationUrls(const std::string& cert_der) {
       if (!u.empty()) urls.ocsp.push_back(u);
     }
   }
-  bssl::UniquePtr<CRL_DIST_POINTS> dps(static_cast<CRL_DIST_POINTS*>(
-      X509_get_ext_d2i(cert.get(), NID_crl_distribution_points, nullptr, nullptr)));
+  bssl::UniquePtr<CRL_DIST_POINTS> dps(
+      static_cast<CRL_DIST_POINTS*>(X509_get_ext_d2i(
+          cert.get(), NID_crl_distribution_points, nullptr, nullptr)));
   if (dps) {
     for (size_t i = 0; i < sk_DIST_POINT_num(dps.get()); ++i) {
       const DIST_POINT* dp = sk_DIST_POINT_value(dps.get(), i);
@@ -118,9 +130,9 @@ class OcspCrlRevocationChecker::ElementCheck {
  public:
   enum class Verdict { kGood, kRevoked, kNoInfo, kUnable };
 
-  ElementCheck(OcspCrlRevocationChecker* checker, int depth, std::string cert_der,
-               std::string issuer_der, std::string stapled,
-               absl::AnyInvocable<void()> done)
+  ElementCheck(OcspCrlRevocationChecker* checker, int depth,
+               std::string cert_der, std::string issuer_der,
+               std::string stapled, absl::AnyInvocable<void()> done)
       : checker_(checker),
         cert_der_(std::move(cert_der)),
         issuer_der_(std::move(issuer_der)),
@@ -143,8 +155,8 @@ class OcspCrlRevocationChecker::ElementCheck {
     }
     if (!cache_key_.empty()) {
       if (auto hit = checker_->cache_->Lookup(cache_key_, absl::Now())) {
-        Finish(hit->revoked ? Verdict::kRevoked : Verdict::kGood, RevocationSource::kCache,
-               "cache", "");
+        Finish(hit->revoked ? Verdict::kRevoked : Verdict::kGood,
+               RevocationSource::kCache, "cache", "");
         return;
       }
     }
@@ -167,7 +179,8 @@ class OcspCrlRevocationChecker::ElementCheck {
   void TryNext() {
     if (ocsp_index_ < urls_.ocsp.size()) {
       const std::string& url = urls_.ocsp[ocsp_index_++];
-      if (!cert_id_) return Fail("the certificate or its issuer does not parse");
+      if (!cert_id_)
+        return Fail("the certificate or its issuer does not parse");
       uint8_t nonce_bytes[16];
       RAND_bytes(nonce_bytes, sizeof(nonce_bytes));
       nonce_.assign(reinterpret_cast<char*>(nonce_bytes), sizeof(nonce_bytes));
@@ -175,7 +188,8 @@ class OcspCrlRevocationChecker::ElementCheck {
       if (!request.ok()) return Fail(std::string(request.status().message()));
       std::optional<std::string> get_url = OcspGetUrl(url, *request);
       checker_->fetcher_->Fetch(
-          get_url ? *get_url : url, get_url ? "" : *request, "application/ocsp-request",
+          get_url ? *get_url : url, get_url ? "" : *request,
+          "application/ocsp-request",
           [this](int rv, std::string body) {
             if (rv != OK) {
               errors_ += absl::StrCat("OCSP fetch: ", ErrorToShortString(rv),
@@ -189,14 +203,17 @@ class OcspCrlRevocationChecker::ElementCheck {
     }
     if (crl_index_ < urls_.crl.size()) {
       const std::string& url = urls_.crl[crl_index_++];
-      checker_->fetcher_->Fetch(url, "", "", [this](int rv, std::string body) {
-        if (rv != OK) {
-          errors_ += absl::StrCat("CRL fetch: ", ErrorToShortString(rv),
-                                  body.empty() ? "" : " ", body, "; ");
-          return TryNext();
-        }
-        VerifyCrl(std::move(body));
-      }, &fetch_);
+      checker_->fetcher_->Fetch(
+          url, "", "",
+          [this](int rv, std::string body) {
+            if (rv != OK) {
+              errors_ += absl::StrCat("CRL fetch: ", ErrorToShortString(rv),
+                                      body.empty() ? "" : " ", body, "; ");
+              return TryNext();
+            }
+            VerifyCrl(std::move(body));
+          },
+          &fetch_);
       return;
     }
     if (urls_.ocsp.empty() && urls_.crl.empty()) {
@@ -206,13 +223,16 @@ class OcspCrlRevocationChecker::ElementCheck {
     Fail(errors_);
   }
 
-  void VerifyOcsp(std::string response, RevocationSource source, const char* method) {
+  void VerifyOcsp(std::string response, RevocationSource source,
+                  const char* method) {
     OcspVerifyOptions options;
     options.now = absl::Now();
     options.max_age = checker_->policy_.max_age;
     options.expected_nonce = nonce_;
-    auto work = [response = std::move(response), cert = cert_der_, issuer = issuer_der_,
-                 options]() { return VerifyOcspResponse(response, cert, issuer, options); };
+    auto work = [response = std::move(response), cert = cert_der_,
+                 issuer = issuer_der_, options]() {
+      return VerifyOcspResponse(response, cert, issuer, options);
+    };
     auto reply = [this, source, method](absl::StatusOr<OcspResult> result) {
       if (!result.ok()) {
         errors_ += absl::StrCat(method, ": ", result.status().message(), "; ");
@@ -226,8 +246,10 @@ class OcspCrlRevocationChecker::ElementCheck {
       }
       bool revoked = result->status == OcspCertStatus::kRevoked;
       absl::Time expires = options_now_ + checker_->policy_.max_age;
-      if (result->next_update && *result->next_update < expires) expires = *result->next_update;
-      if (!cache_key_.empty()) checker_->cache_->Put(cache_key_, {revoked, expires});
+      if (result->next_update && *result->next_update < expires)
+        expires = *result->next_update;
+      if (!cache_key_.empty())
+        checker_->cache_->Put(cache_key_, {revoked, expires});
       Finish(revoked ? Verdict::kRevoked : Verdict::kGood, source, method, "");
     };
     options_now_ = options.now;
@@ -237,19 +259,20 @@ class OcspCrlRevocationChecker::ElementCheck {
   void VerifyCrl(std::string crl) {
     absl::Time now = absl::Now();
     options_now_ = now;
-    auto work = [crl = std::move(crl), cert = cert_der_, issuer = issuer_der_, now]() {
-      return CheckCrl(crl, cert, issuer, now);
-    };
+    auto work = [crl = std::move(crl), cert = cert_der_, issuer = issuer_der_,
+                 now]() { return CheckCrl(crl, cert, issuer, now); };
     auto reply = [this](absl::StatusOr<CrlResult> result) {
       if (!result.ok()) {
         errors_ += absl::StrCat(result.status().message(), "; ");
         return TryNext();
       }
       absl::Time expires = options_now_ + checker_->policy_.max_age;
-      if (result->next_update && *result->next_update < expires) expires = *result->next_update;
-      if (!cache_key_.empty()) checker_->cache_->Put(cache_key_, {result->revoked, expires});
-      Finish(result->revoked ? Verdict::kRevoked : Verdict::kGood, RevocationSource::kFresh,
-             "crl", "");
+      if (result->next_update && *result->next_update < expires)
+        expires = *result->next_update;
+      if (!cache_key_.empty())
+        checker_->cache_->Put(cache_key_, {result->revoked, expires});
+      Finish(result->revoked ? Verdict::kRevoked : Verdict::kGood,
+             RevocationSource::kFresh, "crl", "");
     };
     RunOnWorker<absl::StatusOr<CrlResult>>(std::move(work), std::move(reply));
   }
@@ -258,15 +281,16 @@ class OcspCrlRevocationChecker::ElementCheck {
   void RunOnWorker(W work, Reply reply) {
     if (!checker_->pool_) {
       R r = work();
-      EventLoop::Current()->PostTask(
-          [weak = weak_factory_.GetWeakPtr(), reply = std::move(reply), r = std::move(r)]() mutable {
-            if (weak) reply(std::move(r));
-          });
+      EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr(),
+                                      reply = std::move(reply),
+                                      r = std::move(r)]() mutable {
+        if (weak) reply(std::move(r));
+      });
       return;
     }
     checker_->pool_->PostTaskAndReplyWithResult<R>(
-        std::move(work),
-        [weak = weak_factory_.GetWeakPtr(), reply = std::move(reply)](R r) mutable {
+        std::move(work), [weak = weak_factory_.GetWeakPtr(),
+                          reply = std::move(reply)](R r) mutable {
           if (weak) reply(std::move(r));
         });
   }
@@ -285,10 +309,18 @@ class OcspCrlRevocationChecker::ElementCheck {
     record_.method = method;
     record_.detail = detail.empty() ? errors_ : detail;
     switch (verdict) {
-      case Verdict::kGood: record_.outcome = RevocationOutcome::kGood; break;
-      case Verdict::kRevoked: record_.outcome = RevocationOutcome::kRevoked; break;
-      case Verdict::kNoInfo: record_.outcome = RevocationOutcome::kNoInfo; break;
-      case Verdict::kUnable: record_.outcome = RevocationOutcome::kUnableToCheck; break;
+      case Verdict::kGood:
+        record_.outcome = RevocationOutcome::kGood;
+        break;
+      case Verdict::kRevoked:
+        record_.outcome = RevocationOutcome::kRevoked;
+        break;
+      case Verdict::kNoInfo:
+        record_.outcome = RevocationOutcome::kNoInfo;
+        break;
+      case Verdict::kUnable:
+        record_.outcome = RevocationOutcome::kUnableToCheck;
+        break;
     }
     fetch_.reset();
     std::move(done_)();
@@ -328,7 +360,8 @@ class OcspCrlRevocationChecker::CheckRequest : public CertVerifier::Request {
     for (size_t i = 0; i + 1 < chain.size(); ++i) {
       elements_.push_back(std::make_unique<ElementCheck>(
           checker_, static_cast<int>(i), chain[i], chain[i + 1],
-          i == 0 ? params.stapled_ocsp_response : "", [this] { OnElementDone(); }));
+          i == 0 ? params.stapled_ocsp_response : "",
+          [this] { OnElementDone(); }));
     }
     pending_ = elements_.size();
     if (pending_ == 0) return Aggregate();
@@ -360,9 +393,14 @@ class OcspCrlRevocationChecker::CheckRequest : public CertVerifier::Request {
     for (auto& e : elements_) {
       result_->revocation_checks.push_back(e->record());
       switch (e->verdict()) {
-        case ElementCheck::Verdict::kRevoked: revoked = true; break;
-        case ElementCheck::Verdict::kUnable: unable = true; break;
-        default: break;
+        case ElementCheck::Verdict::kRevoked:
+          revoked = true;
+          break;
+        case ElementCheck::Verdict::kUnable:
+          unable = true;
+          break;
+        default:
+          break;
       }
       any_fresh |= e->record().source == RevocationSource::kFresh;
       any_cache |= e->record().source == RevocationSource::kCache;
@@ -407,18 +445,20 @@ class OcspCrlRevocationChecker::CheckRequest : public CertVerifier::Request {
   WeakPtrFactory<CheckRequest> weak_factory_{this};
 };
 
-OcspCrlRevocationChecker::OcspCrlRevocationChecker(const RevocationPolicy& policy,
-                                                   RevocationFetcher* fetcher,
-                                                   RevocationCache* cache, WorkerPool* pool)
+OcspCrlRevocationChecker::OcspCrlRevocationChecker(
+    const RevocationPolicy& policy, RevocationFetcher* fetcher,
+    RevocationCache* cache, WorkerPool* pool)
     : policy_(policy), fetcher_(fetcher), cache_(cache), pool_(pool) {}
 
 OcspCrlRevocationChecker::~OcspCrlRevocationChecker() = default;
 
-int OcspCrlRevocationChecker::Check(const CertVerifyParams& params, CertVerifyResult* result,
-                                    CompletionOnceCallback callback,
-                                    std::unique_ptr<CertVerifier::Request>* out_request) {
+int OcspCrlRevocationChecker::Check(
+    const CertVerifyParams& params, CertVerifyResult* result,
+    CompletionOnceCallback callback,
+    std::unique_ptr<CertVerifier::Request>* out_request) {
   if (policy_.mode == RevocationPolicy::Mode::kOff) return OK;
-  auto request = std::make_unique<CheckRequest>(this, result, std::move(callback));
+  auto request =
+      std::make_unique<CheckRequest>(this, result, std::move(callback));
   int rv = request->Start(params);
   if (rv == ERR_IO_PENDING) *out_request = std::move(request);
   return rv;

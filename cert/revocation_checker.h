@@ -40,7 +40,8 @@ struct RevocationPolicy {
 };
 
 const char* RevocationModeToString(RevocationPolicy::Mode mode);
-std::optional<RevocationPolicy::Mode> ParseRevocationMode(const std::string& text);
+std::optional<RevocationPolicy::Mode> ParseRevocationMode(
+    const std::string& text);
 
 // RevocationCache holds revocation answers by certificate (issuer key hash
 // + serial) until their nextUpdate, capped by the policy's max age. One per
@@ -49,7 +50,8 @@ class RevocationCache {
  public:
   // Load reads a saved cache (missing file: empty); Save writes it
   // atomically (temp, fsync, rename). A private profile never calls either.
-  [[nodiscard]] static absl::StatusOr<RevocationCache> Load(const std::string& path);
+  [[nodiscard]] static absl::StatusOr<RevocationCache> Load(
+      const std::string& path);
   absl::Status Save(const std::string& path) const;
 
   struct Entry {
@@ -75,8 +77,9 @@ RevocationUrls GetRevocationUrls(const std::string& cert_der);
 
 class OcspCrlRevocationChecker : public RevocationChecker {
  public:
-  OcspCrlRevocationChecker(const RevocationPolicy& policy, RevocationFetcher* fetcher,
-                           RevocationCache* cache, WorkerPool* pool);
+  OcspCrlRevocationChecker(const RevocationPolicy& policy,
+                           RevocationFetcher* fetcher, RevocationCache* cache,
+                           WorkerPool* pool);
   ~OcspCrlRevocationChecker() override;
 
   int Check(const CertVerifyParams& params, CertVerifyResult* result,

@@ -25,8 +25,8 @@ class RevocationCheckerTest : public ::testing::Test {
     chain_.RegisterGood(&fetcher_);
   }
 
-  void SetOcsp(const std::string& url, X509* cert, X509* issuer, EVP_PKEY* issuer_key,
-               OcspCertStatus status) {
+  void SetOcsp(const std::string& url, X509* cert, X509* issuer,
+               EVP_PKEY* issuer_key, OcspCertStatus status) {
     TestChain::SetOcsp(&fetcher_, url, cert, issuer, issuer_key, status);
   }
 
@@ -38,7 +38,8 @@ class RevocationCheckerTest : public ::testing::Test {
     result_.revocation_checks.clear();
     std::unique_ptr<CertVerifier::Request> request;
     TestCompletionCallback cb;
-    return cb.GetResult(checker.Check(params, &result_, cb.callback(), &request));
+    return cb.GetResult(
+        checker.Check(params, &result_, cb.callback(), &request));
   }
 
   EventLoop loop_;
@@ -51,12 +52,15 @@ class RevocationCheckerTest : public ::testing::Test {
 
 TEST_F(RevocationCheckerTest, ChecksEveryElementConcurrently) {
   ASSERT_EQ(OK, Check(RevocationPolicy::Mode::kSoftFail));
-  ASSERT_EQ(result_.revocation_checks.size(), 3u);  // leaf, inter 2, inter 1; not the anchor
+  ASSERT_EQ(result_.revocation_checks.size(),
+            3u);  // leaf, inter 2, inter 1; not the anchor
   TimeTicks latest_start, earliest_end;
   for (const RevocationCheck& c : result_.revocation_checks) {
-    EXPECT_EQ(c.outcome, RevocationOutcome::kGood) << c.depth << " " << c.detail;
+    EXPECT_EQ(c.outcome, RevocationOutcome::kGood)
+        << c.depth << " " << c.detail;
     EXPECT_EQ(c.method, "ocsp");
-    if (latest_start.is_null() || c.start > latest_start) latest_start = c.start;
+    if (latest_start.is_null() || c.start > latest_start)
+      latest_start = c.start;
     if (earliest_end.is_null() || c.end < earliest_end) earliest_end = c.end;
   }
   // All three 50 ms fetches were in flight together.
@@ -73,9 +77,10 @@ TEST_F(RevocationCheckerTest, ChecksEveryElementConcurrently) {
 }
 
 TEST_F(RevocationCheckerTest, RevokedIsAlwaysAnError) {
-  SetOcsp("http://ocsp.test/leaf", chain_.leaf.get(), chain_.i2.get(), chain_.i2_key.get(),
-          OcspCertStatus::kRevoked);
-  for (auto mode : {RevocationPolicy::Mode::kSoftFail, RevocationPolicy::Mode::kHardFail}) {
+  SetOcsp("http://ocsp.test/leaf", chain_.leaf.get(), chain_.i2.get(),
+          chain_.i2_key.get(), OcspCertStatus::kRevoked);
+  for (auto mode :
+       {RevocationPolicy::Mode::kSoftFail, RevocationPolicy::Mode::kHardFail}) {
     cache_.Clear();
     EXPECT_EQ(ERR_CERT_REVOKED, Check(mode));
     EXPECT_EQ(result_.revocation_outcome, RevocationOutcome::kRevoked);
@@ -86,22 +91,28 @@ TEST_F(RevocationCheckerTest, UnreachableResponderSoftFailsOrHardFails) {
   fetcher_.answers.erase("http://ocsp.test/leaf");
   EXPECT_EQ(OK, Check(RevocationPolicy::Mode::kSoftFail));
   EXPECT_EQ(result_.revocation_outcome, RevocationOutcome::kSoftFailed);
-  EXPECT_EQ(ERR_CERT_UNABLE_TO_CHECK_REVOCATION, Check(RevocationPolicy::Mode::kHardFail));
+  EXPECT_EQ(ERR_CERT_UNABLE_TO_CHECK_REVOCATION,
+            Check(RevocationPolicy::Mode::kHardFail));
   // A forged answer is as good as none.
-  SetOcsp("http://ocsp.test/leaf", chain_.leaf.get(), chain_.i2.get(), chain_.i1_key.get(), OcspCertStatus::kGood);
-  EXPECT_EQ(ERR_CERT_UNABLE_TO_CHECK_REVOCATION, Check(RevocationPolicy::Mode::kHardFail));
-  EXPECT_NE(result_.detail.find("bad signature"), std::string::npos) << result_.detail;
+  SetOcsp("http://ocsp.test/leaf", chain_.leaf.get(), chain_.i2.get(),
+          chain_.i1_key.get(), OcspCertStatus::kGood);
+  EXPECT_EQ(ERR_CERT_UNABLE_TO_CHECK_REVOCATION,
+            Check(RevocationPolicy::Mode::kHardFail));
+  EXPECT_NE(result_.detail.find("bad signature"), std::string::npos)
+      << result_.detail;
 }
 
 TEST_F(RevocationCheckerTest, StapledResponseAnswersForTheLeaf) {
   CertVerifyParams params;
   params.stapled_ocsp_response = fetcher_.answers["http://ocsp.test/leaf"].body;
   fetcher_.answers.erase("http://ocsp.test/leaf");
-  OcspCrlRevocationChecker checker(RevocationPolicy{RevocationPolicy::Mode::kHardFail}, &fetcher_,
-                                   &cache_, &pool_);
+  OcspCrlRevocationChecker checker(
+      RevocationPolicy{RevocationPolicy::Mode::kHardFail}, &fetcher_, &cache_,
+      &pool_);
   std::unique_ptr<CertVerifier::Request> request;
   TestCompletionCallback cb;
-  ASSERT_EQ(OK, cb.GetResult(checker.Check(params, &result_, cb.callback(), &request)));
+  ASSERT_EQ(OK, cb.GetResult(
+                    checker.Check(params, &result_, cb.callback(), &request)));
   EXPECT_EQ(result_.revocation_checks[0].source, RevocationSource::kStapled);
   EXPECT_EQ(fetcher_.fetch_count(), 2);  // only the intermediates
 }
@@ -115,10 +126,12 @@ TEST_F(RevocationCheckerTest, DeadlineTurnsSlowAnswersIntoUnable) {
   std::unique_ptr<CertVerifier::Request> request;
   TestCompletionCallback cb;
   TimeTicks start = TimeTicks::Now();
-  EXPECT_EQ(ERR_CERT_UNABLE_TO_CHECK_REVOCATION,
-            cb.GetResult(checker.Check(params, &result_, cb.callback(), &request)));
+  EXPECT_EQ(
+      ERR_CERT_UNABLE_TO_CHECK_REVOCATION,
+      cb.GetResult(checker.Check(params, &result_, cb.callback(), &request)));
   EXPECT_LT(TimeTicks::Now() - start, absl::Seconds(2));
-  EXPECT_NE(result_.detail.find("deadline"), std::string::npos) << result_.detail;
+  EXPECT_NE(result_.detail.find("deadline"), std::string::npos)
+      << result_.detail;
 }
 
 TEST_F(RevocationCheckerTest, CacheSurvivesSaveAndLoadAndCorruptionIsReported) {
@@ -144,14 +157,16 @@ TEST_F(RevocationCheckerTest, FallsBackToTheCrl) {
   bssl::UniquePtr<X509_CRL> crl(X509_CRL_new());
   X509_CRL_set_version(crl.get(), X509_CRL_VERSION_2);
   X509_CRL_set_issuer_name(crl.get(), X509_get_subject_name(chain_.root.get()));
-  bssl::UniquePtr<ASN1_TIME> t(ASN1_TIME_set(nullptr, absl::ToTimeT(absl::Now()) - 60));
+  bssl::UniquePtr<ASN1_TIME> t(
+      ASN1_TIME_set(nullptr, absl::ToTimeT(absl::Now()) - 60));
   X509_CRL_set1_lastUpdate(crl.get(), t.get());
   t.reset(ASN1_TIME_set(nullptr, absl::ToTimeT(absl::Now()) + 3600));
   X509_CRL_set1_nextUpdate(crl.get(), t.get());
   X509_CRL_sign(crl.get(), chain_.root_key.get(), EVP_sha256());
   uint8_t* der = nullptr;
   int len = i2d_X509_CRL(crl.get(), &der);
-  fetcher_.answers["http://crl.test/root.crl"] = {OK, std::string(reinterpret_cast<char*>(der), len)};
+  fetcher_.answers["http://crl.test/root.crl"] = {
+      OK, std::string(reinterpret_cast<char*>(der), len)};
   OPENSSL_free(der);
   ASSERT_EQ(OK, Check(RevocationPolicy::Mode::kHardFail)) << result_.detail;
   EXPECT_EQ(result_.revocation_checks[2].method, "crl");

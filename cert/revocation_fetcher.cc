@@ -55,9 +55,10 @@ class HttpRevocationFetcher::RequestImpl : public RevocationFetcher::Request {
     if (!callback_) return;
     Callback cb = std::move(callback_);
     callback_ = nullptr;
-    std::move(cb)(rv, rv == OK       ? std::move(body_)
-                      : status_ != 0 ? absl::StrCat("(HTTP status ", status_, ")")
-                                     : std::string());
+    std::move(cb)(rv, rv == OK ? std::move(body_)
+                      : status_ != 0
+                          ? absl::StrCat("(HTTP status ", status_, ")")
+                          : std::string());
   }
 
   HttpNetworkTransaction transaction_;
@@ -68,10 +69,12 @@ class HttpRevocationFetcher::RequestImpl : public RevocationFetcher::Request {
   WeakPtrFactory<RequestImpl> weak_factory_{this};
 };
 
-HttpRevocationFetcher::HttpRevocationFetcher(HttpNetworkSession* session,
-                                             absl::Duration timeout,
-                                             std::map<std::string, std::string> url_rewrites)
-    : session_(session), timeout_(timeout), url_rewrites_(std::move(url_rewrites)) {}
+HttpRevocationFetcher::HttpRevocationFetcher(
+    HttpNetworkSession* session, absl::Duration timeout,
+    std::map<std::string, std::string> url_rewrites)
+    : session_(session),
+      timeout_(timeout),
+      url_rewrites_(std::move(url_rewrites)) {}
 
 std::string HttpRevocationFetcher::Rewrite(const std::string& url) const {
   for (const auto& [from, to] : url_rewrites_) {
@@ -80,8 +83,10 @@ std::string HttpRevocationFetcher::Rewrite(const std::string& url) const {
   return url;
 }
 
-void HttpRevocationFetcher::Fetch(const std::string& raw_url, const std::string& post_body,
-                                  const std::string& content_type, Callback callback,
+void HttpRevocationFetcher::Fetch(const std::string& raw_url,
+                                  const std::string& post_body,
+                                  const std::string& content_type,
+                                  Callback callback,
                                   std::unique_ptr<Request>* out_request) {
   ++fetch_count_;
   absl::StatusOr<Url> url = Url::Parse(Rewrite(raw_url));

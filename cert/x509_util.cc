@@ -6,7 +6,6 @@
 #include <openssl/pem.h>
 #include <openssl/sha.h>
 
-
 #include "absl/strings/str_cat.h"
 
 namespace net {
@@ -21,7 +20,8 @@ absl::StatusOr<std::vector<std::string>> ParsePemCertificates(
     if (!cert) break;
     uint8_t* der = nullptr;
     int len = i2d_X509(cert.get(), &der);
-    if (len <= 0) return absl::InvalidArgumentError("cannot encode certificate");
+    if (len <= 0)
+      return absl::InvalidArgumentError("cannot encode certificate");
     ders.emplace_back(reinterpret_cast<char*>(der), len);
     OPENSSL_free(der);
   }
@@ -32,7 +32,8 @@ absl::StatusOr<std::vector<std::string>> ParsePemCertificates(
                     ERR_GET_REASON(err) == PEM_R_NO_START_LINE)) {
     return absl::InvalidArgumentError("malformed PEM certificate");
   }
-  if (ders.empty()) return absl::InvalidArgumentError("no PEM certificate found");
+  if (ders.empty())
+    return absl::InvalidArgumentError("no PEM certificate found");
   return ders;
 }
 

@@ -45,7 +45,8 @@ namespace {
 bool IsValidHostname(const std::string& host) {
   if (host.empty() || host.size() > 253) return false;
   for (char c : host) {
-    if (!absl::ascii_isalnum(c) && c != '-' && c != '.' && c != '_') return false;
+    if (!absl::ascii_isalnum(c) && c != '-' && c != '.' && c != '_')
+      return false;
   }
   return true;
 }
@@ -65,8 +66,12 @@ class CaresHostResolver::SocketWatcher : public FdWatcher {
   void Update(bool read, bool write) {
     controller_.Watch(EventLoop::Current(), fd_, read, write, this);
   }
-  void OnFdReadable(int fd) override { resolver_->ProcessFd(fd_, ARES_SOCKET_BAD); }
-  void OnFdWritable(int fd) override { resolver_->ProcessFd(ARES_SOCKET_BAD, fd_); }
+  void OnFdReadable(int fd) override {
+    resolver_->ProcessFd(fd_, ARES_SOCKET_BAD);
+  }
+  void OnFdWritable(int fd) override {
+    resolver_->ProcessFd(ARES_SOCKET_BAD, fd_);
+  }
 
  private:
   CaresHostResolver* const resolver_;
@@ -77,11 +82,15 @@ class CaresHostResolver::SocketWatcher : public FdWatcher {
 // One request's view of a lookup.
 class CaresHostResolver::RequestImpl : public HostResolver::Request {
  public:
-  RequestImpl(Job* job, HostResolveResult* result, std::vector<std::string>* texts,
-              CompletionOnceCallback callback)
-      : job_(job), result_(result), texts_(texts), callback_(std::move(callback)) {}
+  RequestImpl(Job* job, HostResolveResult* result,
+              std::vector<std::string>* texts, CompletionOnceCallback callback)
+      : job_(job),
+        result_(result),
+        texts_(texts),
+        callback_(std::move(callback)) {}
   ~RequestImpl() override;
-  void Complete(int error, const HostCache::Entry& entry, const std::string& detail) {
+  void Complete(int error, const HostCache::Entry& entry,
+                const std::string& detail) {
     job_ = nullptr;
     if (result_) {
       result_->addresses = entry.addresses;
@@ -135,18 +144,22 @@ struct CaresHostResolver::QueryContext {
 };
 
 CaresHostResolver::CaresHostResolver(const CaresResolverConfig& config)
-    : config_(config), cache_(config.cache_size, config.clock, config.max_negative_ttl) {}
+    : config_(config),
+      cache_(config.cache_size, config.clock, config.max_negative_ttl) {}
 
 absl::StatusOr<std::unique_ptr<CaresHostResolver>> CaresHostResolver::Create(
     const CaresResolverConfig& config) {
   static int init = ares_library_init(ARES_LIB_INIT_ALL);
-  if (init != ARES_SUCCESS) return absl::InternalError("ares_library_init failed");
+  if (init != ARES_SUCCESS)
+    return absl::InternalError("ares_library_init failed");
   std::unique_ptr<CaresHostResolver> resolver(new CaresHostResolver(config));
   ares_options options{};
-  int mask = ARES_OPT_SOCK_STATE_CB | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES | ARES_OPT_FLAGS;
+  int mask = ARES_OPT_SOCK_STATE_CB | ARES_OPT_TIMEOUTMS | ARES_OPT_TRIES |
+             ARES_OPT_FLAGS;
   options.sock_state_cb = &CaresHostResolver::SockStateCallback;
   options.sock_state_cb_data = resolver.get();
-  options.timeout = static_cast<int>(absl::ToInt64Milliseconds(config.attempt_timeout));
+  options.timeout =
+      static_cast<int>(absl::ToInt64Milliseconds(config.attempt_timeout));
   options.tries = std::max(1, config.tries);
   options.flags = ARES_FLAG_NOSEARCH | ARES_FLAG_NOALIASES;
   if (config.edns) {
@@ -156,7 +169,8 @@ absl::StatusOr<std::unique_ptr<CaresHostResolver>> CaresHostResolver::Create(
   }
   int rv = ares_init_options(&resolver->channel_, &options, mask);
   if (rv != ARES_SUCCESS) {
-    return absl::InternalError(absl::StrCat("ares_init_options: ", ares_strerror(rv)));
+    return absl::InternalError(
+        absl::StrCat("ares_init_options: ", ares_strerror(rv)));
   }
   if (!config.servers.empty()) {
     std::string csv = absl::StrJoin(config.servers, ",");
@@ -179,8 +193,8 @@ CaresHostResolver::~CaresHostResolver() {
   sockets_.clear();
 }
 
-void CaresHostResolver::SockStateCallback(void* data, ares_socket_t fd, int readable,
-                                          int writable) {
+void CaresHostResolver::SockStateCallback(void* data, ares_socket_t fd,
+                                          int readable, int writable) {
   auto* self = static_cast<CaresHostResolver*>(data);
   if (self->destroying_) return;
   if (!readable && !writable) {
@@ -192,7 +206,8 @@ void CaresHostResolver::SockStateCallback(void* data, ares_socket_t fd, int read
   watcher->Update(readable, writable);
 }
 
-void CaresHostResolver::ProcessFd(ares_socket_t read_fd, ares_socket_t write_fd) {
+void CaresHostResolver::ProcessFd(ares_socket_t read_fd,
+                                  ares_socket_t write_fd) {
   ares_process_fd(channel_, read_fd, write_fd);
   ArmTimer();
 }
@@ -203,19 +218,22 @@ void CaresHostResolver::ArmTimer() {
     timer_.Stop();
     return;
   }
-  absl::Duration delay = absl::Seconds(tv.tv_sec) + absl::Microseconds(tv.tv_usec);
+  absl::Duration delay =
+      absl::Seconds(tv.tv_sec) + absl::Microseconds(tv.tv_usec);
   timer_.Start(delay, [this] { ProcessFd(ARES_SOCKET_BAD, ARES_SOCKET_BAD); });
 }
 
 int CaresHostResolver::Resolve(const std::string& host, uint16_t port,
-                               HostResolveResult* result, CompletionOnceCallback callback,
+                               HostResolveResult* result,
+                               CompletionOnceCallback callback,
                                std::unique_ptr<Request>* out_request) {
   if (overrides_.Lookup(host, port, result)) return OK;
   return StartOrJoin(host, HostCache::Kind::kAddresses, false, result, nullptr,
                      std::move(callback), out_request);
 }
 
-int CaresHostResolver::Prefetch(const std::string& host, HostResolveResult* result,
+int CaresHostResolver::Prefetch(const std::string& host,
+                                HostResolveResult* result,
                                 CompletionOnceCallback callback,
                                 std::unique_ptr<Request>* out_request) {
   if (overrides_.Lookup(host, 0, result)) return OK;
@@ -223,15 +241,17 @@ int CaresHostResolver::Prefetch(const std::string& host, HostResolveResult* resu
                      std::move(callback), out_request);
 }
 
-int CaresHostResolver::ResolveTxt(const std::string& name, std::vector<std::string>* records,
+int CaresHostResolver::ResolveTxt(const std::string& name,
+                                  std::vector<std::string>* records,
                                   CompletionOnceCallback callback,
                                   std::unique_ptr<Request>* out_request) {
-  return StartOrJoin(name, HostCache::Kind::kTxt, false, nullptr, records, std::move(callback),
-                     out_request);
+  return StartOrJoin(name, HostCache::Kind::kTxt, false, nullptr, records,
+                     std::move(callback), out_request);
 }
 
-int CaresHostResolver::StartOrJoin(const std::string& raw_name, HostCache::Kind kind,
-                                   bool prefetch, HostResolveResult* result,
+int CaresHostResolver::StartOrJoin(const std::string& raw_name,
+                                   HostCache::Kind kind, bool prefetch,
+                                   HostResolveResult* result,
                                    std::vector<std::string>* texts,
                                    CompletionOnceCallback callback,
                                    std::unique_ptr<Request>* out_request) {
@@ -242,12 +262,14 @@ int CaresHostResolver::StartOrJoin(const std::string& raw_name, HostCache::Kind 
     return ERR_NAME_NOT_RESOLVED;
   }
   bool was_prefetched = false;
-  if (const HostCache::Entry* entry = cache_.Lookup(name, kind, &was_prefetched)) {
+  if (const HostCache::Entry* entry =
+          cache_.Lookup(name, kind, &was_prefetched)) {
     if (result) {
       result->addresses = entry->addresses;
       // A prefetch's own re-lookup is a plain cache hit.
       result->source = was_prefetched && !prefetch ? "prefetch" : "cache";
-      if (entry->error != OK) result->detail = "negative cache entry (NXDOMAIN)";
+      if (entry->error != OK)
+        result->detail = "negative cache entry (NXDOMAIN)";
     }
     if (texts) *texts = entry->texts;
     return entry->error;
@@ -269,7 +291,8 @@ int CaresHostResolver::StartOrJoin(const std::string& raw_name, HostCache::Kind 
       queued_jobs_.push_back(key);
     }
   }
-  auto request = std::make_unique<RequestImpl>(job, result, texts, std::move(callback));
+  auto request =
+      std::make_unique<RequestImpl>(job, result, texts, std::move(callback));
   job->requests.push_back(request.get());
   *out_request = std::move(request);
   return ERR_IO_PENDING;
@@ -299,29 +322,32 @@ void CaresHostResolver::SendQuery(Job* job, int qtype) {
   ++job->pending_queries;
   ++queries_sent_;
   auto* context = new QueryContext{this, JobKey(job->name, job->kind), qtype};
-  ares_query(channel_, job->name.c_str(), 1 /* IN */, qtype, &CaresHostResolver::OnQueryComplete,
-             context);
+  ares_query(channel_, job->name.c_str(), 1 /* IN */, qtype,
+             &CaresHostResolver::OnQueryComplete, context);
 }
 
 void CaresHostResolver::OnQueryComplete(void* arg, int status, int timeouts,
                                         unsigned char* abuf, int alen) {
   std::unique_ptr<QueryContext> context(static_cast<QueryContext*>(arg));
   if (context->resolver->destroying_) return;
-  context->resolver->OnQueryResult(context->key, context->qtype, status, abuf, alen);
+  context->resolver->OnQueryResult(context->key, context->qtype, status, abuf,
+                                   alen);
 }
 
-void CaresHostResolver::OnQueryResult(const std::string& key, int qtype, int status,
-                                      const unsigned char* abuf, int alen) {
+void CaresHostResolver::OnQueryResult(const std::string& key, int qtype,
+                                      int status, const unsigned char* abuf,
+                                      int alen) {
   auto it = jobs_.find(key);
   if (it == jobs_.end()) return;
   Job* job = it->second.get();
   --job->pending_queries;
 
   // Parse whatever came back, success or NXDOMAIN (for the SOA).
-  absl::StatusOr<DnsResponse> response = absl::InvalidArgumentError("no answer");
+  absl::StatusOr<DnsResponse> response =
+      absl::InvalidArgumentError("no answer");
   if (abuf && alen > 0) {
-    response = ParseDnsResponse(
-        absl::string_view(reinterpret_cast<const char*>(abuf), static_cast<size_t>(alen)));
+    response = ParseDnsResponse(absl::string_view(
+        reinterpret_cast<const char*>(abuf), static_cast<size_t>(alen)));
   }
   if (status == ARES_SUCCESS && !response.ok()) {
     status = ARES_EBADRESP;
@@ -342,7 +368,8 @@ void CaresHostResolver::OnQueryResult(const std::string& key, int qtype, int sta
     }
     if (status == ARES_SUCCESS && !found) status = ARES_ENODATA;
     if (std::optional<uint32_t> neg = response->NegativeTtl())
-      job->negative_ttl = std::min(job->negative_ttl.value_or(UINT32_MAX), *neg);
+      job->negative_ttl =
+          std::min(job->negative_ttl.value_or(UINT32_MAX), *neg);
   }
   if (status == ARES_ENOTFOUND || status == ARES_ENODATA) {
     ++job->answered_empty;

@@ -57,18 +57,21 @@ int MapCaresError(int ares_status);
 
 class CaresHostResolver : public HostResolver {
  public:
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<CaresHostResolver>> Create(
-      const CaresResolverConfig& config);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<CaresHostResolver>>
+  Create(const CaresResolverConfig& config);
   ~CaresHostResolver() override;
 
   void AddOverride(const ResolveOverride& entry) { overrides_.Add(entry); }
 
   int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
-              CompletionOnceCallback callback, std::unique_ptr<Request>* out_request) override;
+              CompletionOnceCallback callback,
+              std::unique_ptr<Request>* out_request) override;
   int Prefetch(const std::string& host, HostResolveResult* result,
-               CompletionOnceCallback callback, std::unique_ptr<Request>* out_request) override;
+               CompletionOnceCallback callback,
+               std::unique_ptr<Request>* out_request) override;
   int ResolveTxt(const std::string& name, std::vector<std::string>* records,
-                 CompletionOnceCallback callback, std::unique_ptr<Request>* out_request) override;
+                 CompletionOnceCallback callback,
+                 std::unique_ptr<Request>* out_request) override;
 
   HostCache* host_cache() { return &cache_; }
   // Counters for tests: DNS queries sent, lookups joined by a later request,
@@ -88,17 +91,19 @@ class CaresHostResolver : public HostResolver {
   explicit CaresHostResolver(const CaresResolverConfig& config);
   int StartOrJoin(const std::string& name, HostCache::Kind kind, bool prefetch,
                   HostResolveResult* result, std::vector<std::string>* texts,
-                  CompletionOnceCallback callback, std::unique_ptr<Request>* out_request);
+                  CompletionOnceCallback callback,
+                  std::unique_ptr<Request>* out_request);
   void StartJob(Job* job);
   void StartQueuedJobs();
   void SendQuery(Job* job, int qtype);
-  static void OnQueryComplete(void* arg, int status, int timeouts, unsigned char* abuf,
-                              int alen);
-  void OnQueryResult(const std::string& key, int qtype, int status, const unsigned char* abuf,
-                     int alen);
+  static void OnQueryComplete(void* arg, int status, int timeouts,
+                              unsigned char* abuf, int alen);
+  void OnQueryResult(const std::string& key, int qtype, int status,
+                     const unsigned char* abuf, int alen);
   void FinishJob(const std::string& key);
 
-  static void SockStateCallback(void* data, ares_socket_t fd, int readable, int writable);
+  static void SockStateCallback(void* data, ares_socket_t fd, int readable,
+                                int writable);
   void ProcessFd(ares_socket_t read_fd, ares_socket_t write_fd);
   void ArmTimer();
 

@@ -21,7 +21,8 @@ long ResidentKb() {
   long pages_total = 0, pages_resident = 0;
   FILE* f = fopen("/proc/self/statm", "r");
   if (f) {
-    if (fscanf(f, "%ld %ld", &pages_total, &pages_resident) != 2) pages_resident = 0;
+    if (fscanf(f, "%ld %ld", &pages_total, &pages_resident) != 2)
+      pages_resident = 0;
     fclose(f);
   }
   return pages_resident * (sysconf(_SC_PAGESIZE) / 1024);
@@ -40,16 +41,18 @@ int OpenFdCount() {
 // for AAAA (NODATA).
 std::string Standard(const FakeDnsQuery& q) {
   if (q.name.size() > 8 && q.name.substr(q.name.size() - 8) == ".nx.test")
-    return FakeDnsServer::BuildResponse(q, 3, {}, /*soa_ttl=*/60, /*soa_minimum=*/10);
+    return FakeDnsServer::BuildResponse(q, 3, {}, /*soa_ttl=*/60,
+                                        /*soa_minimum=*/10);
   if (q.qtype == 1)
-    return FakeDnsServer::BuildResponse(q, 0, {{1, 30, FakeDnsServer::ARecord(127, 0, 0, 7)}});
+    return FakeDnsServer::BuildResponse(
+        q, 0, {{1, 30, FakeDnsServer::ARecord(127, 0, 0, 7)}});
   return FakeDnsServer::BuildResponse(q, 0, {}, 60, 10);
 }
 
 class CaresHostResolverTest : public ::testing::Test {
  protected:
-  std::unique_ptr<CaresHostResolver> MakeResolver(const std::string& server,
-                                                  absl::Duration timeout = absl::Seconds(1)) {
+  std::unique_ptr<CaresHostResolver> MakeResolver(
+      const std::string& server, absl::Duration timeout = absl::Seconds(1)) {
     CaresResolverConfig config;
     config.servers = {server};
     config.clock = &clock_;
@@ -59,7 +62,8 @@ class CaresHostResolverTest : public ::testing::Test {
     EXPECT_TRUE(resolver.ok()) << resolver.status();
     return std::move(*resolver);
   }
-  int Resolve(CaresHostResolver* r, const std::string& host, HostResolveResult* result) {
+  int Resolve(CaresHostResolver* r, const std::string& host,
+              HostResolveResult* result) {
     std::unique_ptr<HostResolver::Request> request;
     TestCompletionCallback cb;
     return cb.GetResult(r->Resolve(host, 443, result, cb.callback(), &request));
@@ -73,7 +77,8 @@ TEST_F(CaresHostResolverTest, ResolvesThenServesFromCacheUntilTheTtlExpires) {
   FakeDnsServer server(Standard);
   auto resolver = MakeResolver(server.address_string());
   HostResolveResult result;
-  ASSERT_EQ(OK, Resolve(resolver.get(), "www.ok.test", &result)) << result.detail;
+  ASSERT_EQ(OK, Resolve(resolver.get(), "www.ok.test", &result))
+      << result.detail;
   EXPECT_EQ(result.source, "network");
   ASSERT_EQ(result.addresses.size(), 1u);
   EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.7");
@@ -82,7 +87,8 @@ TEST_F(CaresHostResolverTest, ResolvesThenServesFromCacheUntilTheTtlExpires) {
 
   // Cached: answered synchronously, no query.
   std::unique_ptr<HostResolver::Request> request;
-  EXPECT_EQ(OK, resolver->Resolve("WWW.ok.test", 443, &result, [](int) {}, &request));
+  EXPECT_EQ(OK, resolver->Resolve(
+                    "WWW.ok.test", 443, &result, [](int) {}, &request));
   EXPECT_EQ(result.source, "cache");
   EXPECT_EQ(server.queries(), queries);
 
@@ -97,13 +103,16 @@ TEST_F(CaresHostResolverTest, NxdomainIsNamedAndNegativelyCachedPerSoaMinimum) {
   FakeDnsServer server(Standard);
   auto resolver = MakeResolver(server.address_string());
   HostResolveResult result;
-  EXPECT_EQ(ERR_NAME_NOT_RESOLVED, Resolve(resolver.get(), "gone.nx.test", &result));
+  EXPECT_EQ(ERR_NAME_NOT_RESOLVED,
+            Resolve(resolver.get(), "gone.nx.test", &result));
   int queries = server.queries();
-  EXPECT_EQ(ERR_NAME_NOT_RESOLVED, Resolve(resolver.get(), "gone.nx.test", &result));
+  EXPECT_EQ(ERR_NAME_NOT_RESOLVED,
+            Resolve(resolver.get(), "gone.nx.test", &result));
   EXPECT_EQ(result.source, "cache");
   EXPECT_EQ(server.queries(), queries);
   clock_.Advance(absl::Seconds(11));  // SOA minimum 10 < SOA TTL 60
-  EXPECT_EQ(ERR_NAME_NOT_RESOLVED, Resolve(resolver.get(), "gone.nx.test", &result));
+  EXPECT_EQ(ERR_NAME_NOT_RESOLVED,
+            Resolve(resolver.get(), "gone.nx.test", &result));
   EXPECT_GT(server.queries(), queries);
 }
 
@@ -113,8 +122,10 @@ TEST_F(CaresHostResolverTest, ConcurrentRequestsShareOneLookup) {
   HostResolveResult r1, r2;
   std::unique_ptr<HostResolver::Request> q1, q2;
   TestCompletionCallback c1, c2;
-  ASSERT_EQ(ERR_IO_PENDING, resolver->Resolve("a.ok.test", 1, &r1, c1.callback(), &q1));
-  ASSERT_EQ(ERR_IO_PENDING, resolver->Resolve("a.ok.test", 2, &r2, c2.callback(), &q2));
+  ASSERT_EQ(ERR_IO_PENDING,
+            resolver->Resolve("a.ok.test", 1, &r1, c1.callback(), &q1));
+  ASSERT_EQ(ERR_IO_PENDING,
+            resolver->Resolve("a.ok.test", 2, &r2, c2.callback(), &q2));
   EXPECT_EQ(resolver->active_jobs(), 1u);
   EXPECT_EQ(OK, c1.WaitForResult());
   EXPECT_EQ(OK, c2.GetResult(ERR_IO_PENDING));
@@ -128,10 +139,13 @@ TEST_F(CaresHostResolverTest, PrefetchedAnswerReportsPrefetchOnce) {
   HostResolveResult result;
   std::unique_ptr<HostResolver::Request> request;
   TestCompletionCallback cb;
-  ASSERT_EQ(OK, cb.GetResult(resolver->Prefetch("p.ok.test", &result, cb.callback(), &request)));
-  EXPECT_EQ(OK, resolver->Resolve("p.ok.test", 443, &result, [](int) {}, &request));
+  ASSERT_EQ(OK, cb.GetResult(resolver->Prefetch("p.ok.test", &result,
+                                                cb.callback(), &request)));
+  EXPECT_EQ(OK, resolver->Resolve(
+                    "p.ok.test", 443, &result, [](int) {}, &request));
   EXPECT_EQ(result.source, "prefetch");
-  EXPECT_EQ(OK, resolver->Resolve("p.ok.test", 443, &result, [](int) {}, &request));
+  EXPECT_EQ(OK, resolver->Resolve(
+                    "p.ok.test", 443, &result, [](int) {}, &request));
   EXPECT_EQ(result.source, "cache");
 }
 
@@ -141,8 +155,9 @@ TEST_F(CaresHostResolverTest, CancelledRequestNeverCallsBack) {
   HostResolveResult result;
   std::unique_ptr<HostResolver::Request> request;
   bool called = false;
-  ASSERT_EQ(ERR_IO_PENDING,
-            resolver->Resolve("c.ok.test", 1, &result, [&](int) { called = true; }, &request));
+  ASSERT_EQ(ERR_IO_PENDING, resolver->Resolve(
+                                "c.ok.test", 1, &result,
+                                [&](int) { called = true; }, &request));
   request.reset();
   // A second request for another name completes; the first never calls.
   EXPECT_EQ(OK, Resolve(resolver.get(), "d.ok.test", &result));
@@ -154,11 +169,14 @@ TEST_F(CaresHostResolverTest, MalformedAnswersAreCleanErrors) {
   std::vector<std::function<std::string(const FakeDnsQuery&)>> breakers = {
       // Truncated after the header.
       [](const FakeDnsQuery& q) {
-        return FakeDnsServer::BuildResponse(q, 0, {{1, 30, FakeDnsServer::ARecord(1, 2, 3, 4)}})
+        return FakeDnsServer::BuildResponse(
+                   q, 0, {{1, 30, FakeDnsServer::ARecord(1, 2, 3, 4)}})
             .substr(0, 14);
       },
       // A record with a 3-byte address.
-      [](const FakeDnsQuery& q) { return FakeDnsServer::BuildResponse(q, 0, {{1, 30, "abc"}}); },
+      [](const FakeDnsQuery& q) {
+        return FakeDnsServer::BuildResponse(q, 0, {{1, 30, "abc"}});
+      },
       // Answer count claims more records than there are.
       [](const FakeDnsQuery& q) {
         std::string r = FakeDnsServer::BuildResponse(q, 0, {});
@@ -169,16 +187,19 @@ TEST_F(CaresHostResolverTest, MalformedAnswersAreCleanErrors) {
   for (size_t i = 0; i < breakers.size(); ++i) {
     SCOPED_TRACE(i);
     FakeDnsServer server(breakers[i]);
-    auto resolver = MakeResolver(server.address_string(), absl::Milliseconds(300));
+    auto resolver =
+        MakeResolver(server.address_string(), absl::Milliseconds(300));
     HostResolveResult result;
     int rv = Resolve(resolver.get(), absl::StrCat("m", i, ".ok.test"), &result);
-    EXPECT_TRUE(rv == ERR_DNS_MALFORMED_RESPONSE || rv == ERR_DNS_TIMED_OUT) << ErrorToString(rv);
+    EXPECT_TRUE(rv == ERR_DNS_MALFORMED_RESPONSE || rv == ERR_DNS_TIMED_OUT)
+        << ErrorToString(rv);
   }
 }
 
 TEST_F(CaresHostResolverTest, SilentServerTimesOut) {
   FakeDnsServer server([](const FakeDnsQuery&) { return std::string(); });
-  auto resolver = MakeResolver(server.address_string(), absl::Milliseconds(200));
+  auto resolver =
+      MakeResolver(server.address_string(), absl::Milliseconds(200));
   HostResolveResult result;
   TimeTicks start = TimeTicks::Now();
   EXPECT_EQ(ERR_DNS_TIMED_OUT, Resolve(resolver.get(), "x.ok.test", &result));
@@ -195,13 +216,14 @@ TEST_F(CaresHostResolverTest, ThousandConcurrentLookupsLeaveNoDescriptors) {
     std::vector<std::unique_ptr<HostResolver::Request>> requests(1000);
     int done = 0, ok = 0;
     for (int i = 0; i < 1000; ++i) {
-      int rv = resolver->Resolve(absl::StrCat("h", round, "-", i, ".ok.test"), 443, &results[i],
-                                 [&](int rv) {
-                                   ++done;
-                                   ok += rv == OK;
-                                   if (done == 1000) loop_.Quit();
-                                 },
-                                 &requests[i]);
+      int rv = resolver->Resolve(
+          absl::StrCat("h", round, "-", i, ".ok.test"), 443, &results[i],
+          [&](int rv) {
+            ++done;
+            ok += rv == OK;
+            if (done == 1000) loop_.Quit();
+          },
+          &requests[i]);
       ASSERT_EQ(rv, ERR_IO_PENDING);
     }
     loop_.Run();
@@ -222,10 +244,12 @@ TEST_F(CaresHostResolverTest, OverridesAndBadNames) {
   resolver->AddOverride(*ResolveOverride::Parse("o.test:443:127.0.0.9"));
   HostResolveResult result;
   std::unique_ptr<HostResolver::Request> request;
-  EXPECT_EQ(OK, resolver->Resolve("o.test", 443, &result, [](int) {}, &request));
+  EXPECT_EQ(OK, resolver->Resolve(
+                    "o.test", 443, &result, [](int) {}, &request));
   EXPECT_EQ(result.source, "override");
   EXPECT_EQ(ERR_NAME_NOT_RESOLVED,
-            resolver->Resolve("bad name!", 443, &result, [](int) {}, &request));
+            resolver->Resolve(
+                "bad name!", 443, &result, [](int) {}, &request));
   EXPECT_EQ(server.queries(), 0);
 }
 

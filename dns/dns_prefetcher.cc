@@ -8,7 +8,8 @@
 namespace net {
 
 DnsPrefetcher::DnsPrefetcher(HostResolver* resolver, size_t max_concurrent)
-    : resolver_(resolver), max_concurrent_(std::max<size_t>(max_concurrent, 1)) {}
+    : resolver_(resolver),
+      max_concurrent_(std::max<size_t>(max_concurrent, 1)) {}
 
 DnsPrefetcher::~DnsPrefetcher() = default;
 
@@ -35,8 +36,9 @@ void DnsPrefetcher::StartMore() {
     in_flight_[host] = std::move(lookup);
     ++started_;
     max_in_flight_seen_ = std::max(max_in_flight_seen_, in_flight_.size());
-    int rv = resolver_->Prefetch(host, &raw->result,
-                                 [this, host](int rv) { OnDone(host, rv); }, &raw->request);
+    int rv = resolver_->Prefetch(
+        host, &raw->result, [this, host](int rv) { OnDone(host, rv); },
+        &raw->request);
     if (rv != ERR_IO_PENDING) {
       // Answered from the cache or an override: report it from a task, so
       // observers never run inside Prefetch().
@@ -51,7 +53,8 @@ void DnsPrefetcher::OnDone(const std::string& host, int result) {
   std::unique_ptr<Lookup> lookup = std::move(it->second);
   in_flight_.erase(it);
   ++completed_;
-  for (Observer* observer : observers_) observer->OnHostPrefetched(host, result, lookup->result);
+  for (Observer* observer : observers_)
+    observer->OnHostPrefetched(host, result, lookup->result);
   StartMore();
   MaybeIdle();
 }
@@ -63,12 +66,15 @@ void DnsPrefetcher::WhenIdle(absl::AnyInvocable<void()> callback) {
 
 void DnsPrefetcher::MaybeIdle() {
   if (!queue_.empty() || !in_flight_.empty() || idle_callbacks_.empty()) return;
-  std::vector<absl::AnyInvocable<void()>> callbacks = std::move(idle_callbacks_);
+  std::vector<absl::AnyInvocable<void()>> callbacks =
+      std::move(idle_callbacks_);
   idle_callbacks_.clear();
-  for (auto& callback : callbacks) EventLoop::Current()->PostTask(std::move(callback));
+  for (auto& callback : callbacks)
+    EventLoop::Current()->PostTask(std::move(callback));
 }
 
-std::vector<std::string> ExtractLinkHosts(absl::string_view html, const Url& base) {
+std::vector<std::string> ExtractLinkHosts(absl::string_view html,
+                                          const Url& base) {
   std::vector<std::string> hosts;
   std::string lower = absl::AsciiStrToLower(html);
   for (const char* attr : {"href", "src"}) {

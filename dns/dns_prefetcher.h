@@ -82,7 +82,8 @@ class DnsPrefetcher {
 // ExtractLinkHosts returns the distinct hosts of the http(s) links in an
 // HTML page (href links first, then src), resolved against |base|, in order
 // of appearance, without |base|'s own host.
-std::vector<std::string> ExtractLinkHosts(absl::string_view html, const Url& base);
+std::vector<std::string> ExtractLinkHosts(absl::string_view html,
+                                          const Url& base);
 
 }  // namespace net
 

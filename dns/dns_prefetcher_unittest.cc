@@ -10,7 +10,8 @@ namespace {
 
 std::string AnswerEverything(const FakeDnsQuery& q) {
   if (q.qtype == 1)
-    return FakeDnsServer::BuildResponse(q, 0, {{1, 60, FakeDnsServer::ARecord(127, 0, 0, 5)}});
+    return FakeDnsServer::BuildResponse(
+        q, 0, {{1, 60, FakeDnsServer::ARecord(127, 0, 0, 5)}});
   return FakeDnsServer::BuildResponse(q, 0, {}, 60, 60);
 }
 
@@ -50,7 +51,8 @@ TEST(DnsPrefetcherTest, DedupsLimitsConcurrencyAndTellsObservers) {
   // The answers are in the cache, tagged as prefetched.
   HostResolveResult result;
   std::unique_ptr<HostResolver::Request> request;
-  EXPECT_EQ(OK, resolver->Resolve("h7.test", 443, &result, [](int) {}, &request));
+  EXPECT_EQ(OK, resolver->Resolve(
+                    "h7.test", 443, &result, [](int) {}, &request));
   EXPECT_EQ(result.source, "prefetch");
 }
 
@@ -61,8 +63,8 @@ TEST(DnsPrefetcherTest, ExtractsLinkHosts) {
       <a href="relative.html">same host</a> <a href="https://a.example.test/again">dup</a>
       <a href="mailto:x@y.test">mail</a> <a href = "https://d.example.test">d</a>)";
   EXPECT_EQ(ExtractLinkHosts(html, base),
-            (std::vector<std::string>{"a.example.test", "b.example.test", "d.example.test",
-                                      "c.example.test"}));
+            (std::vector<std::string>{"a.example.test", "b.example.test",
+                                      "d.example.test", "c.example.test"}));
 }
 
 }  // namespace

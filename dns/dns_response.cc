@@ -14,7 +14,8 @@ constexpr int kMaxPointerHops = 32;
 constexpr size_t kMaxNameLength = 255;
 
 absl::Status Malformed(absl::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat("malformed DNS response: ", why));
+  return absl::InvalidArgumentError(
+      absl::StrCat("malformed DNS response: ", why));
 }
 
 // Reads a possibly compressed name at |cbs| (advanced past it) from the
@@ -29,7 +30,8 @@ absl::Status ReadName(const CBS& message, CBS* cbs, std::string* out) {
     if (!CBS_get_u8(&cursor, &len)) return Malformed("name runs past the end");
     if ((len & 0xc0) == 0xc0) {
       uint8_t low;
-      if (!CBS_get_u8(&cursor, &low)) return Malformed("truncated name pointer");
+      if (!CBS_get_u8(&cursor, &low))
+        return Malformed("truncated name pointer");
       if (++hops > kMaxPointerHops) return Malformed("name pointer loop");
       size_t offset = ((len & 0x3f) << 8) | low;
       if (!jumped) {
@@ -37,15 +39,18 @@ absl::Status ReadName(const CBS& message, CBS* cbs, std::string* out) {
         jumped = true;
       }
       cursor = message;
-      if (!CBS_skip(&cursor, offset)) return Malformed("name pointer out of range");
+      if (!CBS_skip(&cursor, offset))
+        return Malformed("name pointer out of range");
       continue;
     }
     if ((len & 0xc0) != 0) return Malformed("bad label type");
     if (len == 0) break;
     CBS label;
-    if (!CBS_get_bytes(&cursor, &label, len)) return Malformed("label runs past the end");
+    if (!CBS_get_bytes(&cursor, &label, len))
+      return Malformed("label runs past the end");
     if (!out->empty()) out->push_back('.');
-    out->append(reinterpret_cast<const char*>(CBS_data(&label)), CBS_len(&label));
+    out->append(reinterpret_cast<const char*>(CBS_data(&label)),
+                CBS_len(&label));
     if (out->size() > kMaxNameLength) return Malformed("name too long");
   }
   if (!jumped) *cbs = cursor;
@@ -59,7 +64,8 @@ absl::Status ReadRecord(const CBS& message, CBS* cbs, DnsRecord* record) {
   uint16_t klass;
   CBS rdata;
   if (!CBS_get_u16(cbs, &record->type) || !CBS_get_u16(cbs, &klass) ||
-      !CBS_get_u32(cbs, &record->ttl) || !CBS_get_u16_length_prefixed(cbs, &rdata)) {
+      !CBS_get_u32(cbs, &record->ttl) ||
+      !CBS_get_u16_length_prefixed(cbs, &rdata)) {
     return Malformed("truncated resource record");
   }
   // RFC 2181 8: a TTL with the top bit set counts as zero.
@@ -76,8 +82,10 @@ absl::Status ReadRecord(const CBS& message, CBS* cbs, DnsRecord* record) {
       if (CBS_len(&rdata) == 0) return Malformed("empty TXT record");
       while (CBS_len(&rdata) > 0) {
         CBS piece;
-        if (!CBS_get_u8_length_prefixed(&rdata, &piece)) return Malformed("bad TXT string");
-        record->text.append(reinterpret_cast<const char*>(CBS_data(&piece)), CBS_len(&piece));
+        if (!CBS_get_u8_length_prefixed(&rdata, &piece))
+          return Malformed("bad TXT string");
+        record->text.append(reinterpret_cast<const char*>(CBS_data(&piece)),
+                            CBS_len(&piece));
       }
       break;
     }
@@ -119,7 +127,8 @@ std::optional<uint32_t> DnsResponse::NegativeTtl() const {
 
 absl::StatusOr<DnsResponse> ParseDnsResponse(absl::string_view bytes) {
   CBS message;
-  CBS_init(&message, reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  CBS_init(&message, reinterpret_cast<const uint8_t*>(bytes.data()),
+           bytes.size());
   CBS cbs = message;
   DnsResponse response;
   uint16_t flags, qdcount, ancount, nscount, arcount;
@@ -142,7 +151,8 @@ absl::StatusOr<DnsResponse> ParseDnsResponse(absl::string_view bytes) {
     DnsRecord record;
     absl::Status status = ReadRecord(message, &cbs, &record);
     if (!status.ok()) return status;
-    (i < ancount ? response.answers : response.authority).push_back(std::move(record));
+    (i < ancount ? response.answers : response.authority)
+        .push_back(std::move(record));
   }
   // The additional section (EDNS OPT and glue) is not needed; it must
   // still be well-formed enough to skip.

@@ -34,8 +34,8 @@ struct DnsRecord {
   uint16_t type = 0;
   uint32_t ttl = 0;
   std::optional<IPAddress> address;  // A, AAAA
-  std::string text;                  // TXT: the record's strings joined; CNAME: target
-  uint32_t soa_minimum = 0;          // SOA
+  std::string text;          // TXT: the record's strings joined; CNAME: target
+  uint32_t soa_minimum = 0;  // SOA
 };
 
 struct DnsResponse {
@@ -53,7 +53,8 @@ struct DnsResponse {
 
 // Parses a whole DNS message. Records of types other than those above are
 // kept with only name, type and TTL.
-[[nodiscard]] absl::StatusOr<DnsResponse> ParseDnsResponse(absl::string_view message);
+[[nodiscard]] absl::StatusOr<DnsResponse> ParseDnsResponse(
+    absl::string_view message);
 
 }  // namespace net
 

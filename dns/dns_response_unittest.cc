@@ -15,9 +15,11 @@ FakeDnsQuery Query(const char* name, uint16_t type) {
 }
 
 TEST(DnsResponseTest, ParsesAnswersTxtAndSoa) {
-  std::string txt_rdata = std::string("\x06hello ", 7) + std::string("\x05world", 6);
+  std::string txt_rdata =
+      std::string("\x06hello ", 7) + std::string("\x05world", 6);
   std::string msg = FakeDnsServer::BuildResponse(
-      Query("t.example.test", 16), 0, {{16, 300, txt_rdata}, {16, 300, std::string("\x03two", 4)}});
+      Query("t.example.test", 16), 0,
+      {{16, 300, txt_rdata}, {16, 300, std::string("\x03two", 4)}});
   auto r = ParseDnsResponse(msg);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->id, 0x1234);
@@ -26,7 +28,8 @@ TEST(DnsResponseTest, ParsesAnswersTxtAndSoa) {
   EXPECT_EQ(r->answers[1].text, "two");
   EXPECT_EQ(r->answers[0].name, "t.example.test");
 
-  auto nx = ParseDnsResponse(FakeDnsServer::BuildResponse(Query("n.test", 1), 3, {}, 60, 10));
+  auto nx = ParseDnsResponse(
+      FakeDnsServer::BuildResponse(Query("n.test", 1), 3, {}, 60, 10));
   ASSERT_TRUE(nx.ok());
   EXPECT_EQ(nx->rcode, 3);
   EXPECT_EQ(nx->NegativeTtl(), 10u);
@@ -36,8 +39,16 @@ TEST(DnsResponseTest, FollowsCompressionPointersAndStopsLoops) {
   // Header + question "a.test" at offset 12, then an answer whose name is a
   // pointer to offset 12.
   std::string msg("\x12\x34\x81\x80\x00\x01\x00\x01\x00\x00\x00\x00", 12);
-  msg += std::string("\x01" "a" "\x04" "test" "\x00", 8) + std::string("\x00\x01\x00\x01", 4);
-  msg += std::string("\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x3c\x00\x04\x7f\x00\x00\x01", 16);
+  msg += std::string(
+             "\x01"
+             "a"
+             "\x04"
+             "test"
+             "\x00",
+             8) +
+         std::string("\x00\x01\x00\x01", 4);
+  msg += std::string(
+      "\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x3c\x00\x04\x7f\x00\x00\x01", 16);
   auto r = ParseDnsResponse(msg);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->answers[0].name, "a.test");
@@ -50,8 +61,8 @@ TEST(DnsResponseTest, FollowsCompressionPointersAndStopsLoops) {
 }
 
 TEST(DnsResponseTest, RejectsMalformed) {
-  std::string good = FakeDnsServer::BuildResponse(Query("a.test", 1), 0,
-                                                  {{1, 1, FakeDnsServer::ARecord(1, 2, 3, 4)}});
+  std::string good = FakeDnsServer::BuildResponse(
+      Query("a.test", 1), 0, {{1, 1, FakeDnsServer::ARecord(1, 2, 3, 4)}});
   for (size_t cut = 0; cut < good.size(); ++cut) {
     EXPECT_FALSE(ParseDnsResponse(good.substr(0, cut)).ok()) << cut;
   }

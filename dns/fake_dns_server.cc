@@ -15,15 +15,17 @@ bool ParseQuery(const std::string& raw, FakeDnsQuery* query) {
   CBS cbs;
   CBS_init(&cbs, reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
   uint16_t flags, qd, an, ns, ar;
-  if (!CBS_get_u16(&cbs, &query->id) || !CBS_get_u16(&cbs, &flags) || !CBS_get_u16(&cbs, &qd) ||
-      !CBS_get_u16(&cbs, &an) || !CBS_get_u16(&cbs, &ns) || !CBS_get_u16(&cbs, &ar) || qd != 1)
+  if (!CBS_get_u16(&cbs, &query->id) || !CBS_get_u16(&cbs, &flags) ||
+      !CBS_get_u16(&cbs, &qd) || !CBS_get_u16(&cbs, &an) ||
+      !CBS_get_u16(&cbs, &ns) || !CBS_get_u16(&cbs, &ar) || qd != 1)
     return false;
   for (;;) {
     CBS label;
     if (!CBS_get_u8_length_prefixed(&cbs, &label)) return false;
     if (CBS_len(&label) == 0) break;
     if (!query->name.empty()) query->name.push_back('.');
-    query->name.append(reinterpret_cast<const char*>(CBS_data(&label)), CBS_len(&label));
+    query->name.append(reinterpret_cast<const char*>(CBS_data(&label)),
+                       CBS_len(&label));
   }
   uint16_t qclass;
   return CBS_get_u16(&cbs, &query->qtype) && CBS_get_u16(&cbs, &qclass);
@@ -36,7 +38,8 @@ void AddName(CBB* cbb, const std::string& name) {
     if (dot == std::string::npos) dot = name.size();
     CBB label;
     CBB_add_u8_length_prefixed(cbb, &label);
-    CBB_add_bytes(&label, reinterpret_cast<const uint8_t*>(name.data() + start), dot - start);
+    CBB_add_bytes(&label, reinterpret_cast<const uint8_t*>(name.data() + start),
+                  dot - start);
     CBB_flush(cbb);
     start = dot + 1;
   }
@@ -48,7 +51,8 @@ void AddName(CBB* cbb, const std::string& name) {
 FakeDnsServer::FakeDnsServer(Handler handler) : handler_(std::move(handler)) {
   fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   sockaddr_storage storage;
-  socklen_t len = IPEndPoint(IPAddress::IPv4Localhost(), 0).ToSockAddr(&storage);
+  socklen_t len =
+      IPEndPoint(IPAddress::IPv4Localhost(), 0).ToSockAddr(&storage);
   bind(fd_, reinterpret_cast<sockaddr*>(&storage), len);
   len = sizeof(storage);
   getsockname(fd_, reinterpret_cast<sockaddr*>(&storage), &len);
@@ -73,7 +77,8 @@ void FakeDnsServer::Run() {
     char buf[4096];
     sockaddr_storage from;
     socklen_t from_len = sizeof(from);
-    ssize_t n = recvfrom(fd_, buf, sizeof(buf), 0, reinterpret_cast<sockaddr*>(&from), &from_len);
+    ssize_t n = recvfrom(fd_, buf, sizeof(buf), 0,
+                         reinterpret_cast<sockaddr*>(&from), &from_len);
     if (n <= 0) continue;
     ++queries_;
     FakeDnsQuery query;
@@ -81,18 +86,20 @@ void FakeDnsServer::Run() {
     if (!ParseQuery(query.raw, &query)) continue;
     std::string response = handler_(query);
     if (!response.empty())
-      sendto(fd_, response.data(), response.size(), 0, reinterpret_cast<sockaddr*>(&from), from_len);
+      sendto(fd_, response.data(), response.size(), 0,
+             reinterpret_cast<sockaddr*>(&from), from_len);
   }
 }
 
 std::string FakeDnsServer::ARecord(uint8_t a, uint8_t b, uint8_t c, uint8_t d) {
-  return std::string({static_cast<char>(a), static_cast<char>(b), static_cast<char>(c),
-                      static_cast<char>(d)});
+  return std::string({static_cast<char>(a), static_cast<char>(b),
+                      static_cast<char>(c), static_cast<char>(d)});
 }
 
-std::string FakeDnsServer::BuildResponse(const FakeDnsQuery& query, int rcode,
-                                         const std::vector<FakeDnsAnswer>& answers, int soa_ttl,
-                                         uint32_t soa_minimum) {
+std::string FakeDnsServer::BuildResponse(
+    const FakeDnsQuery& query, int rcode,
+    const std::vector<FakeDnsAnswer>& answers, int soa_ttl,
+    uint32_t soa_minimum) {
   bssl::ScopedCBB cbb;
   CBB_init(cbb.get(), 512);
   CBB_add_u16(cbb.get(), query.id);
@@ -111,7 +118,8 @@ std::string FakeDnsServer::BuildResponse(const FakeDnsQuery& query, int rcode,
     CBB_add_u32(cbb.get(), a.ttl);
     CBB rdata;
     CBB_add_u16_length_prefixed(cbb.get(), &rdata);
-    CBB_add_bytes(&rdata, reinterpret_cast<const uint8_t*>(a.rdata.data()), a.rdata.size());
+    CBB_add_bytes(&rdata, reinterpret_cast<const uint8_t*>(a.rdata.data()),
+                  a.rdata.size());
     CBB_flush(cbb.get());
   }
   if (soa_ttl >= 0) {

@@ -14,7 +14,8 @@ HostCache::HostCache(size_t max_entries, const TickClock* clock,
       max_negative_ttl_(max_negative_ttl) {}
 
 std::string HostCache::KeyFor(const std::string& name, Kind kind) {
-  return absl::StrCat(kind == Kind::kTxt ? "txt:" : "addr:", absl::AsciiStrToLower(name));
+  return absl::StrCat(kind == Kind::kTxt ? "txt:" : "addr:",
+                      absl::AsciiStrToLower(name));
 }
 
 const HostCache::Entry* HostCache::Lookup(const std::string& name, Kind kind,
@@ -37,7 +38,8 @@ const HostCache::Entry* HostCache::Lookup(const std::string& name, Kind kind,
   return &it->second.entry;
 }
 
-void HostCache::Set(const std::string& name, Kind kind, Entry entry, absl::Duration ttl) {
+void HostCache::Set(const std::string& name, Kind kind, Entry entry,
+                    absl::Duration ttl) {
   if (entry.error != OK) ttl = std::min(ttl, max_negative_ttl_);
   if (ttl <= absl::ZeroDuration()) return;  // TTL 0: do not cache.
   entry.expires = clock_->NowTicks() + ttl;

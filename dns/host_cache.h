@@ -40,7 +40,8 @@ class HostCache {
   // Lookup returns the live entry or null. It moves the entry to the front
   // of the LRU order and clears |from_prefetch| after reporting it through
   // |was_prefetched|.
-  const Entry* Lookup(const std::string& name, Kind kind, bool* was_prefetched = nullptr);
+  const Entry* Lookup(const std::string& name, Kind kind,
+                      bool* was_prefetched = nullptr);
   // Set stores |entry| for |ttl| (negative entries: capped by the bound).
   void Set(const std::string& name, Kind kind, Entry entry, absl::Duration ttl);
   void Clear();

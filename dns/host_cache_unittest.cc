@@ -12,7 +12,8 @@ TEST(HostCacheTest, ExpiresByTtlAndEvictsLeastRecentlyUsed) {
   entry.addresses = {IPAddress::IPv4Localhost()};
   cache.Set("a", HostCache::Kind::kAddresses, entry, absl::Seconds(10));
   cache.Set("b", HostCache::Kind::kAddresses, entry, absl::Seconds(10));
-  ASSERT_NE(cache.Lookup("a", HostCache::Kind::kAddresses), nullptr);  // a is now recent
+  ASSERT_NE(cache.Lookup("a", HostCache::Kind::kAddresses),
+            nullptr);  // a is now recent
   cache.Set("c", HostCache::Kind::kAddresses, entry, absl::Seconds(10));
   EXPECT_EQ(cache.Lookup("b", HostCache::Kind::kAddresses), nullptr);
   EXPECT_NE(cache.Lookup("a", HostCache::Kind::kAddresses), nullptr);
@@ -31,7 +32,8 @@ TEST(HostCacheTest, NegativeTtlIsBoundedAndZeroTtlIsNotCached) {
   ASSERT_NE(cache.Lookup("nx", HostCache::Kind::kAddresses), nullptr);
   clock.Advance(absl::Seconds(2));
   EXPECT_EQ(cache.Lookup("nx", HostCache::Kind::kAddresses), nullptr);
-  cache.Set("zero", HostCache::Kind::kAddresses, HostCache::Entry(), absl::ZeroDuration());
+  cache.Set("zero", HostCache::Kind::kAddresses, HostCache::Entry(),
+            absl::ZeroDuration());
   EXPECT_EQ(cache.size(), 0u);
 }
 

@@ -32,13 +32,17 @@ absl::StatusOr<HostHistory> HostHistory::Load(const std::string& path) {
   bytes << in.rdbuf();
   netstack::dns::HostHistory proto;
   if (!proto.ParseFromString(bytes.str()) || proto.version() != kVersion) {
-    return absl::DataLossError(absl::StrCat(
-        path, " is corrupt or of an unknown version; it was left untouched (move it away to "
-              "start a new history)"));
+    return absl::DataLossError(
+        absl::StrCat(path,
+                     " is corrupt or of an unknown version; it was left "
+                     "untouched (move it away to "
+                     "start a new history)"));
   }
   for (const auto& visit : proto.hosts()) {
-    if (visit.host().empty()) return absl::DataLossError(absl::StrCat(path, ": empty host"));
-    history.visits_[visit.host()] = Visits{visit.visits(), visit.last_visit_unix_seconds()};
+    if (visit.host().empty())
+      return absl::DataLossError(absl::StrCat(path, ": empty host"));
+    history.visits_[visit.host()] =
+        Visits{visit.visits(), visit.last_visit_unix_seconds()};
   }
   return history;
 }
@@ -54,7 +58,8 @@ absl::Status HostHistory::Save(const std::string& path) const {
     visit->set_last_visit_unix_seconds(v.last_unix);
   }
   std::string data;
-  if (!proto.SerializeToString(&data)) return absl::InternalError("serialize failed");
+  if (!proto.SerializeToString(&data))
+    return absl::InternalError("serialize failed");
   return WriteFileAtomically(path, data);
 }
 
@@ -65,14 +70,18 @@ void HostHistory::RecordVisit(const std::string& host, absl::Time when) {
 }
 
 std::vector<std::string> HostHistory::TopHosts(size_t n) const {
-  std::vector<std::pair<std::string, Visits>> all(visits_.begin(), visits_.end());
+  std::vector<std::pair<std::string, Visits>> all(visits_.begin(),
+                                                  visits_.end());
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
-    if (a.second.count != b.second.count) return a.second.count > b.second.count;
-    if (a.second.last_unix != b.second.last_unix) return a.second.last_unix > b.second.last_unix;
+    if (a.second.count != b.second.count)
+      return a.second.count > b.second.count;
+    if (a.second.last_unix != b.second.last_unix)
+      return a.second.last_unix > b.second.last_unix;
     return a.first < b.first;
   });
   std::vector<std::string> hosts;
-  for (size_t i = 0; i < all.size() && i < n; ++i) hosts.push_back(all[i].first);
+  for (size_t i = 0; i < all.size() && i < n; ++i)
+    hosts.push_back(all[i].first);
   return hosts;
 }
 

@@ -3,8 +3,8 @@
 // hosts at startup, as browsers do.
 //
 // Save goes through WriteFileAtomically (net/base/file_util.h): a crash
-// leaves either the old or the new history, never a torn one. Load reports a corrupt file as an error; it is never
-// silently replaced.
+// leaves either the old or the new history, never a torn one. Load reports a
+// corrupt file as an error; it is never silently replaced.
 
 #ifndef DNS_HOST_HISTORY_H_
 #define DNS_HOST_HISTORY_H_
@@ -23,7 +23,8 @@ class HostHistory {
   static constexpr char kFileName[] = "host_history.pb";
 
   // Load reads |path|; a missing file is an empty history.
-  [[nodiscard]] static absl::StatusOr<HostHistory> Load(const std::string& path);
+  [[nodiscard]] static absl::StatusOr<HostHistory> Load(
+      const std::string& path);
   absl::Status Save(const std::string& path) const;
 
   void RecordVisit(const std::string& host, absl::Time when);

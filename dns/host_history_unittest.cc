@@ -22,7 +22,8 @@ TEST(HostHistoryTest, RanksAndRoundTripsThroughAnAtomicSave) {
   ASSERT_TRUE(history.Save(path).ok());
   auto loaded = HostHistory::Load(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_EQ(loaded->TopHosts(2), (std::vector<std::string>{"a.test", "c.test"}));
+  EXPECT_EQ(loaded->TopHosts(2),
+            (std::vector<std::string>{"a.test", "c.test"}));
   EXPECT_EQ(loaded->visits("c.test"), 2u);
   // No temporary file is left behind.
   std::ifstream tmp(path + ".tmp");

@@ -11,7 +11,8 @@ namespace net {
 
 absl::StatusOr<ResolveOverride> ResolveOverride::Parse(absl::string_view text) {
   size_t first = text.find(':');
-  size_t second = first == absl::string_view::npos ? first : text.find(':', first + 1);
+  size_t second =
+      first == absl::string_view::npos ? first : text.find(':', first + 1);
   if (second == absl::string_view::npos) {
     return absl::InvalidArgumentError(
         absl::StrCat("bad --resolve '", text, "': expected host:port:address"));
@@ -19,9 +20,11 @@ absl::StatusOr<ResolveOverride> ResolveOverride::Parse(absl::string_view text) {
   ResolveOverride entry;
   entry.host = absl::AsciiStrToLower(text.substr(0, first));
   uint32_t port;
-  if (entry.host.empty() || !absl::SimpleAtoi(text.substr(first + 1, second - first - 1), &port) ||
+  if (entry.host.empty() ||
+      !absl::SimpleAtoi(text.substr(first + 1, second - first - 1), &port) ||
       port == 0 || port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat("bad --resolve '", text, "': bad host or port"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad --resolve '", text, "': bad host or port"));
   }
   entry.port = static_cast<uint16_t>(port);
   absl::string_view addr = text.substr(second + 1);
@@ -29,7 +32,8 @@ absl::StatusOr<ResolveOverride> ResolveOverride::Parse(absl::string_view text) {
     addr = addr.substr(1, addr.size() - 2);
   std::optional<IPAddress> ip = IPAddress::Parse(addr);
   if (!ip) {
-    return absl::InvalidArgumentError(absl::StrCat("bad --resolve '", text, "': bad address"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad --resolve '", text, "': bad address"));
   }
   entry.address = *ip;
   return entry;
@@ -58,11 +62,14 @@ void ResolveOverrides::Add(const ResolveOverride& entry) {
   overrides_.emplace(absl::StrCat(entry.host, ":", entry.port), entry.address);
 }
 
-void SystemHostResolver::AddOverride(const ResolveOverride& entry) { overrides_.Add(entry); }
+void SystemHostResolver::AddOverride(const ResolveOverride& entry) {
+  overrides_.Add(entry);
+}
 
 bool ResolveOverrides::Lookup(const std::string& host, uint16_t port,
                               HostResolveResult* result) const {
-  auto it = overrides_.find(absl::StrCat(absl::AsciiStrToLower(host), ":", port));
+  auto it =
+      overrides_.find(absl::StrCat(absl::AsciiStrToLower(host), ":", port));
   if (it != overrides_.end()) {
     result->addresses = {it->second};
     result->source = "override";
@@ -106,12 +113,14 @@ int SystemHostResolver::Resolve(const std::string& host, uint16_t port,
           IPEndPoint ep;
           if (ep.FromSockAddr(ai->ai_addr, ai->ai_addrlen)) {
             bool seen = false;
-            for (const IPAddress& a : outcome.result.addresses) seen |= a == ep.address();
+            for (const IPAddress& a : outcome.result.addresses)
+              seen |= a == ep.address();
             if (!seen) outcome.result.addresses.push_back(ep.address());
           }
         }
         freeaddrinfo(info);
-        if (outcome.result.addresses.empty()) outcome.error = ERR_NAME_NOT_RESOLVED;
+        if (outcome.result.addresses.empty())
+          outcome.error = ERR_NAME_NOT_RESOLVED;
         return outcome;
       },
       [weak](Outcome outcome) {

@@ -36,7 +36,8 @@ struct ResolveOverride {
   uint16_t port = 0;
   IPAddress address;
   // ParseResolveOverride parses "host:port:addr" (addr may be [v6]).
-  [[nodiscard]] static absl::StatusOr<ResolveOverride> Parse(absl::string_view text);
+  [[nodiscard]] static absl::StatusOr<ResolveOverride> Parse(
+      absl::string_view text);
 };
 
 class HostResolver {
@@ -48,19 +49,23 @@ class HostResolver {
   virtual ~HostResolver() = default;
   // Resolve looks up |host| for a connection to |port|.
   virtual int Resolve(const std::string& host, uint16_t port,
-                      HostResolveResult* result, CompletionOnceCallback callback,
+                      HostResolveResult* result,
+                      CompletionOnceCallback callback,
                       std::unique_ptr<Request>* out_request) = 0;
   // Prefetch resolves |host| ahead of use. A resolver with a cache tags the
   // answer so the first request that uses it reports source "prefetch".
   virtual int Prefetch(const std::string& host, HostResolveResult* result,
-                       CompletionOnceCallback callback, std::unique_ptr<Request>* out_request) {
+                       CompletionOnceCallback callback,
+                       std::unique_ptr<Request>* out_request) {
     return Resolve(host, 0, result, std::move(callback), out_request);
   }
   // ResolveTxt returns the TXT records of |name|, each record's strings
   // joined, records kept apart. Resolvers without DNS access return
   // ERR_NOT_IMPLEMENTED.
-  virtual int ResolveTxt(const std::string& name, std::vector<std::string>* records,
-                         CompletionOnceCallback callback, std::unique_ptr<Request>* out_request) {
+  virtual int ResolveTxt(const std::string& name,
+                         std::vector<std::string>* records,
+                         CompletionOnceCallback callback,
+                         std::unique_ptr<Request>* out_request) {
     return ERR_NOT_IMPLEMENTED;
   }
 };
@@ -72,12 +77,12 @@ class ResolveOverrides {
   // Add keeps the first entry for a host:port.
   void Add(const ResolveOverride& entry);
   // Lookup fills |result| and returns true if |host| needs no lookup.
-  bool Lookup(const std::string& host, uint16_t port, HostResolveResult* result) const;
+  bool Lookup(const std::string& host, uint16_t port,
+              HostResolveResult* result) const;
 
  private:
   absl::flat_hash_map<std::string, IPAddress> overrides_;  // "host:port"
 };
-
 
 class SystemHostResolver : public HostResolver {
  public:

@@ -15,7 +15,8 @@ namespace {
 
 std::string Answer(const FakeDnsQuery& q) {
   if (q.qtype == 1)
-    return FakeDnsServer::BuildResponse(q, 0, {{1, 3600, FakeDnsServer::ARecord(127, 0, 0, 1)}});
+    return FakeDnsServer::BuildResponse(
+        q, 0, {{1, 3600, FakeDnsServer::ARecord(127, 0, 0, 1)}});
   return FakeDnsServer::BuildResponse(q, 0, {}, 3600, 3600);
 }
 
@@ -30,19 +31,21 @@ void BM_ResolverCacheHit(benchmark::State& state) {
   std::vector<HostResolveResult> warm(hosts);
   std::vector<std::unique_ptr<HostResolver::Request>> requests(hosts);
   for (int i = 0; i < hosts; ++i) {
-    resolver->Resolve(absl::StrCat("h", i, ".bench.test"), 443, &warm[i],
-                      [&](int) {
-                        if (--pending == 0) loop.Quit();
-                      },
-                      &requests[i]);
+    resolver->Resolve(
+        absl::StrCat("h", i, ".bench.test"), 443, &warm[i],
+        [&](int) {
+          if (--pending == 0) loop.Quit();
+        },
+        &requests[i]);
   }
   loop.Run();
   HostResolveResult result;
   std::unique_ptr<HostResolver::Request> request;
   int i = 0;
   for (auto _ : state) {
-    int rv = resolver->Resolve(absl::StrCat("h", i, ".bench.test"), 443, &result, [](int) {},
-                               &request);
+    int rv = resolver->Resolve(
+        absl::StrCat("h", i, ".bench.test"), 443, &result, [](int) {},
+        &request);
     if (rv != OK) state.SkipWithError("not a cache hit");
     benchmark::DoNotOptimize(result);
     if (++i == hosts) i = 0;
@@ -57,12 +60,12 @@ void BM_HostCacheLookup(benchmark::State& state) {
   HostCache::Entry entry;
   entry.addresses = {IPAddress::IPv4Localhost()};
   for (int i = 0; i < 1000; ++i)
-    cache.Set(absl::StrCat("h", i, ".bench.test"), HostCache::Kind::kAddresses, entry,
-              absl::Hours(1));
+    cache.Set(absl::StrCat("h", i, ".bench.test"), HostCache::Kind::kAddresses,
+              entry, absl::Hours(1));
   int i = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(
-        cache.Lookup(absl::StrCat("h", i, ".bench.test"), HostCache::Kind::kAddresses));
+    benchmark::DoNotOptimize(cache.Lookup(absl::StrCat("h", i, ".bench.test"),
+                                          HostCache::Kind::kAddresses));
     if (++i == 1000) i = 0;
   }
   state.counters["lookups_per_s"] =

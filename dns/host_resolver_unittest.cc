@@ -15,10 +15,12 @@ TEST(HostResolverTest, OverridesAndLiteralsAnswerSynchronously) {
   resolver.AddOverride(*entry);
   HostResolveResult result;
   std::unique_ptr<HostResolver::Request> request;
-  EXPECT_EQ(OK, resolver.Resolve("www.example.test", 443, &result, [](int) {}, &request));
+  EXPECT_EQ(OK, resolver.Resolve(
+                    "www.example.test", 443, &result, [](int) {}, &request));
   EXPECT_EQ(result.source, "override");
   EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.11");
-  EXPECT_EQ(OK, resolver.Resolve("::1", 443, &result, [](int) {}, &request));
+  EXPECT_EQ(OK, resolver.Resolve(
+                    "::1", 443, &result, [](int) {}, &request));
   EXPECT_EQ(result.source, "literal");
 }
 
@@ -43,7 +45,8 @@ TEST(HostResolverTest, UnknownNameIsNameNotResolved) {
   HostResolveResult result;
   std::unique_ptr<HostResolver::Request> request;
   TestCompletionCallback cb;
-  int rv = resolver.Resolve("no-such-host.invalid", 80, &result, cb.callback(), &request);
+  int rv = resolver.Resolve("no-such-host.invalid", 80, &result, cb.callback(),
+                            &request);
   EXPECT_EQ(ERR_NAME_NOT_RESOLVED, cb.GetResult(rv));
 }
 
@@ -54,8 +57,9 @@ TEST(HostResolverTest, CancelledRequestNeverCallsBack) {
   HostResolveResult result;
   std::unique_ptr<HostResolver::Request> request;
   bool called = false;
-  ASSERT_EQ(ERR_IO_PENDING, resolver.Resolve("localhost", 80, &result,
-                                             [&](int) { called = true; }, &request));
+  ASSERT_EQ(ERR_IO_PENDING, resolver.Resolve(
+                                "localhost", 80, &result,
+                                [&](int) { called = true; }, &request));
   request.reset();
   loop.PostDelayedTask(absl::Milliseconds(200), [&] { loop.Quit(); });
   loop.Run();
@@ -63,7 +67,8 @@ TEST(HostResolverTest, CancelledRequestNeverCallsBack) {
 }
 
 TEST(HostResolverTest, BadOverridesAreRejected) {
-  for (const char* bad : {"", "host", "host:443", "host:0:1.2.3.4", "host:443:nope", ":443:1.2.3.4"}) {
+  for (const char* bad : {"", "host", "host:443", "host:0:1.2.3.4",
+                          "host:443:nope", ":443:1.2.3.4"}) {
     EXPECT_FALSE(ResolveOverride::Parse(bad).ok()) << bad;
   }
   EXPECT_TRUE(ResolveOverride::Parse("h:443:[::1]").ok());

@@ -21,7 +21,9 @@ class ObcClientCertProvider::RequestImpl : public ClientCertProvider::Request {
       : cert_(cert), callback_(std::move(callback)) {}
 
   OriginBoundCertStore::Result* result() { return &result_; }
-  std::unique_ptr<OriginBoundCertStore::Request>* store_request() { return &store_request_; }
+  std::unique_ptr<OriginBoundCertStore::Request>* store_request() {
+    return &store_request_;
+  }
 
   void OnStoreDone(int rv) {
     if (rv == OK) MoveToClientCert(&result_, cert_);
@@ -37,16 +39,16 @@ class ObcClientCertProvider::RequestImpl : public ClientCertProvider::Request {
   std::unique_ptr<OriginBoundCertStore::Request> store_request_;
 };
 
-int ObcClientCertProvider::GetClientCert(const Origin& origin, ClientCert* cert,
-                                         CompletionOnceCallback callback,
-                                         std::unique_ptr<Request>* out_request) {
+int ObcClientCertProvider::GetClientCert(
+    const Origin& origin, ClientCert* cert, CompletionOnceCallback callback,
+    std::unique_ptr<Request>* out_request) {
   auto request = std::make_unique<RequestImpl>(cert, std::move(callback));
   RequestImpl* raw = request.get();
   // The store request lives inside |request|: destroying |request| cancels
   // it, so the store never calls back into a destroyed RequestImpl.
   int rv = store_->GetOrCreate(
-      origin, algorithm_, raw->result(), [raw](int rv) { raw->OnStoreDone(rv); },
-      raw->store_request());
+      origin, algorithm_, raw->result(),
+      [raw](int rv) { raw->OnStoreDone(rv); }, raw->store_request());
   if (rv == ERR_IO_PENDING) {
     *out_request = std::move(request);
     return rv;

@@ -45,7 +45,8 @@ class ClientCertProvider {
   // later with OK (|*cert| filled) or an error. |*cert| must stay valid
   // until then or until |*out_request| is destroyed. The certificate is
   // always |origin|'s own: never one bound to another scope.
-  virtual int GetClientCert(const Origin& origin, ClientCert* cert, CompletionOnceCallback callback,
+  virtual int GetClientCert(const Origin& origin, ClientCert* cert,
+                            CompletionOnceCallback callback,
                             std::unique_ptr<Request>* out_request) = 0;
 };
 
@@ -58,7 +59,8 @@ class ObcClientCertProvider : public ClientCertProvider {
   ObcClientCertProvider(OriginBoundCertStore* store, KeyAlgorithm algorithm)
       : store_(store), algorithm_(algorithm) {}
 
-  int GetClientCert(const Origin& origin, ClientCert* cert, CompletionOnceCallback callback,
+  int GetClientCert(const Origin& origin, ClientCert* cert,
+                    CompletionOnceCallback callback,
                     std::unique_ptr<Request>* out_request) override;
 
   KeyAlgorithm algorithm() const { return algorithm_; }

@@ -58,7 +58,8 @@ void BM_MakeKeyMaterial(benchmark::State& state) {
   std::vector<double> ms;
   for (auto _ : state) {
     TimeTicks start = TimeTicks::Now();
-    absl::StatusOr<ObcKeyMaterial> material = MakeKeyMaterial(algorithm, absl::Now());
+    absl::StatusOr<ObcKeyMaterial> material =
+        MakeKeyMaterial(algorithm, absl::Now());
     ms.push_back(absl::ToDoubleMilliseconds(TimeTicks::Now() - start));
     if (!material.ok()) state.SkipWithError("generation failed");
     benchmark::DoNotOptimize(material);
@@ -91,7 +92,8 @@ void BM_GetOrCreatePooledKey(benchmark::State& state) {
   KeyPool pool(&workers, options);
   OriginBoundCertStore::Options store_options;
   store_options.private_profile = true;
-  auto store = OriginBoundCertStore::Open(store_options, &pool, &workers).value();
+  auto store =
+      OriginBoundCertStore::Open(store_options, &pool, &workers).value();
   auto wait_full = [&] {
     bool full = false;
     if (pool.WaitUntilFull([&](int) {
@@ -113,8 +115,9 @@ void BM_GetOrCreatePooledKey(benchmark::State& state) {
     OriginBoundCertStore::Result result;
     std::unique_ptr<OriginBoundCertStore::Request> request;
     ObcScope scope =
-        ObcScope::ForOrigin(Origin("https", absl::StrCat("h", n++, ".bench.test"), 443),
-                            ScopeMode::kOrigin)
+        ObcScope::ForOrigin(
+            Origin("https", absl::StrCat("h", n++, ".bench.test"), 443),
+            ScopeMode::kOrigin)
             .value();
     TimeTicks start = TimeTicks::Now();
     int rv = store->GetOrCreate(
@@ -135,8 +138,11 @@ void BM_GetOrCreateCachedCert(benchmark::State& state) {
   KeyPool pool(&workers, KeyPool::Options());
   OriginBoundCertStore::Options store_options;
   store_options.private_profile = true;
-  auto store = OriginBoundCertStore::Open(store_options, &pool, &workers).value();
-  ObcScope scope = ObcScope::ForInput("https://www.example.test", ScopeMode::kOrigin).value();
+  auto store =
+      OriginBoundCertStore::Open(store_options, &pool, &workers).value();
+  ObcScope scope =
+      ObcScope::ForInput("https://www.example.test", ScopeMode::kOrigin)
+          .value();
   OriginBoundCertStore::Result result;
   std::unique_ptr<OriginBoundCertStore::Request> request;
   bool done = false;
@@ -162,10 +168,13 @@ void BM_LoadStore(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   std::vector<std::shared_ptr<const ObcRecord>> records;
   for (int i = 0; i < n; ++i) {
-    ObcKeyMaterial m = MakeKeyMaterial(KeyAlgorithm::kEcdsaP256, absl::Now()).value();
+    ObcKeyMaterial m =
+        MakeKeyMaterial(KeyAlgorithm::kEcdsaP256, absl::Now()).value();
     auto record = std::make_shared<ObcRecord>();
     record->scope =
-        ObcScope::ForInput(absl::StrCat("https://h", i, ".bench.test"), ScopeMode::kOrigin).value();
+        ObcScope::ForInput(absl::StrCat("https://h", i, ".bench.test"),
+                           ScopeMode::kOrigin)
+            .value();
     record->cert_der = m.cert_der;
     record->key_pkcs8 = m.key_pkcs8;
     record->key = std::move(m.key);
@@ -173,7 +182,8 @@ void BM_LoadStore(benchmark::State& state) {
   }
   const std::string bytes = ObcStoreFile::Serialize(records);
   for (auto _ : state) {
-    absl::StatusOr<std::vector<ObcRecord>> loaded = ObcStoreFile::Parse(bytes, "bench");
+    absl::StatusOr<std::vector<ObcRecord>> loaded =
+        ObcStoreFile::Parse(bytes, "bench");
     if (!loaded.ok()) state.SkipWithError("parse failed");
     benchmark::DoNotOptimize(loaded);
   }
@@ -181,13 +191,22 @@ void BM_LoadStore(benchmark::State& state) {
 }
 
 void AllAlgorithms(benchmark::internal::Benchmark* b) {
-  for (size_t i = 0; i < kAllKeyAlgorithms.size(); ++i) b->Arg(static_cast<int>(i));
+  for (size_t i = 0; i < kAllKeyAlgorithms.size(); ++i)
+    b->Arg(static_cast<int>(i));
 }
 
 // RSA keys vary a lot; give every algorithm a few seconds of samples.
-BENCHMARK(BM_GenerateKey)->Apply(AllAlgorithms)->Unit(benchmark::kMillisecond)->MinTime(5);
-BENCHMARK(BM_MakeKeyMaterial)->Apply(AllAlgorithms)->Unit(benchmark::kMillisecond)->MinTime(5);
-BENCHMARK(BM_MintCertificate)->Apply(AllAlgorithms)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GenerateKey)
+    ->Apply(AllAlgorithms)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(5);
+BENCHMARK(BM_MakeKeyMaterial)
+    ->Apply(AllAlgorithms)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(5);
+BENCHMARK(BM_MintCertificate)
+    ->Apply(AllAlgorithms)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_GetOrCreatePooledKey)
     ->Apply(AllAlgorithms)
     ->Unit(benchmark::kMicrosecond)

@@ -43,7 +43,8 @@ KeyPool::KeyPool(WorkerPool* workers, Options options)
     };
   }
   for (KeyAlgorithm a : kAllKeyAlgorithms) {
-    state(a).target = std::max(0, options_.target_depth[static_cast<size_t>(a)]);
+    state(a).target =
+        std::max(0, options_.target_depth[static_cast<size_t>(a)]);
     StartJobs(a);
   }
 }
@@ -54,7 +55,8 @@ KeyPool::~KeyPool() {
   }
 }
 
-int KeyPool::Take(KeyAlgorithm algorithm, TakeResult* result, CompletionOnceCallback callback,
+int KeyPool::Take(KeyAlgorithm algorithm, TakeResult* result,
+                  CompletionOnceCallback callback,
                   std::unique_ptr<Request>* out_request) {
   AlgorithmState& s = state(algorithm);
   if (!s.pooled.empty()) {
@@ -67,8 +69,8 @@ int KeyPool::Take(KeyAlgorithm algorithm, TakeResult* result, CompletionOnceCall
     return OK;
   }
   ++stats_.misses;
-  auto request = std::make_unique<RequestImpl>(this, algorithm, result, std::move(callback),
-                                               options_.clock->NowTicks());
+  auto request = std::make_unique<RequestImpl>(
+      this, algorithm, result, std::move(callback), options_.clock->NowTicks());
   s.waiters.push_back(request.get());
   *out_request = std::move(request);
   StartJobs(algorithm);
@@ -101,8 +103,10 @@ void KeyPool::StartJobs(KeyAlgorithm algorithm) {
     Generator generator = options_.generator;
     workers_->PostTaskAndReplyWithResult<absl::StatusOr<ObcKeyMaterial>>(
         [generator, algorithm] { return generator(algorithm); },
-        [weak = weak_factory_.GetWeakPtr(), algorithm](absl::StatusOr<ObcKeyMaterial> material) {
-          if (KeyPool* pool = weak.get()) pool->OnKeyMade(algorithm, std::move(material));
+        [weak = weak_factory_.GetWeakPtr(),
+         algorithm](absl::StatusOr<ObcKeyMaterial> material) {
+          if (KeyPool* pool = weak.get())
+            pool->OnKeyMade(algorithm, std::move(material));
         });
   };
   // Every waiting request gets a job of its own at once (a running refill
@@ -115,7 +119,8 @@ void KeyPool::StartJobs(KeyAlgorithm algorithm) {
   }
 }
 
-void KeyPool::OnKeyMade(KeyAlgorithm algorithm, absl::StatusOr<ObcKeyMaterial> material) {
+void KeyPool::OnKeyMade(KeyAlgorithm algorithm,
+                        absl::StatusOr<ObcKeyMaterial> material) {
   AlgorithmState& s = state(algorithm);
   --s.in_flight;
   std::vector<std::pair<CompletionOnceCallback, int>> to_run;
@@ -146,7 +151,8 @@ void KeyPool::OnKeyMade(KeyAlgorithm algorithm, absl::StatusOr<ObcKeyMaterial> m
   // spin the workers. The next Take() tries again.
   if (material.ok() || !s.waiters.empty()) StartJobs(algorithm);
   if (IsFull()) {
-    for (CompletionOnceCallback& cb : full_waiters_) to_run.emplace_back(std::move(cb), OK);
+    for (CompletionOnceCallback& cb : full_waiters_)
+      to_run.emplace_back(std::move(cb), OK);
     full_waiters_.clear();
   }
   // Callbacks last, each guarded: any of them may destroy the pool.

@@ -95,7 +95,8 @@ class KeyPool {
   // later runs with OK (|*result| filled) or ERR_FAILED (generation failed).
   // |*result| must stay valid until then or until |*out_request| is
   // destroyed.
-  int Take(KeyAlgorithm algorithm, TakeResult* result, CompletionOnceCallback callback,
+  int Take(KeyAlgorithm algorithm, TakeResult* result,
+           CompletionOnceCallback callback,
            std::unique_ptr<Request>* out_request);
 
   // SetTargetDepth changes how many keys of |algorithm| are kept ready and
@@ -107,12 +108,16 @@ class KeyPool {
   // benchmarks and tests that want a warm pool.
   int WaitUntilFull(CompletionOnceCallback callback);
 
-  int target_depth(KeyAlgorithm algorithm) const { return state(algorithm).target; }
+  int target_depth(KeyAlgorithm algorithm) const {
+    return state(algorithm).target;
+  }
   int pooled_count(KeyAlgorithm algorithm) const {
     return static_cast<int>(state(algorithm).pooled.size());
   }
   // in_flight_count is the number of keys of |algorithm| being generated.
-  int in_flight_count(KeyAlgorithm algorithm) const { return state(algorithm).in_flight; }
+  int in_flight_count(KeyAlgorithm algorithm) const {
+    return state(algorithm).in_flight;
+  }
   const Stats& stats() const { return stats_; }
 
  private:
@@ -124,12 +129,17 @@ class KeyPool {
     std::deque<RequestImpl*> waiters;
   };
 
-  AlgorithmState& state(KeyAlgorithm a) { return states_[static_cast<size_t>(a)]; }
-  const AlgorithmState& state(KeyAlgorithm a) const { return states_[static_cast<size_t>(a)]; }
+  AlgorithmState& state(KeyAlgorithm a) {
+    return states_[static_cast<size_t>(a)];
+  }
+  const AlgorithmState& state(KeyAlgorithm a) const {
+    return states_[static_cast<size_t>(a)];
+  }
   bool IsFull() const;
   // StartJobs starts one job per waiter without one, then refills.
   void StartJobs(KeyAlgorithm algorithm);
-  void OnKeyMade(KeyAlgorithm algorithm, absl::StatusOr<ObcKeyMaterial> material);
+  void OnKeyMade(KeyAlgorithm algorithm,
+                 absl::StatusOr<ObcKeyMaterial> material);
   void CancelRequest(RequestImpl* request);
 
   WorkerPool* const workers_;

@@ -39,11 +39,13 @@ TEST_F(KeyPoolTest, FillsToDepthAndAnswersSynchronously) {
   KeyPool::TakeResult result;
   std::unique_ptr<KeyPool::Request> request;
   TestCompletionCallback cb;
-  EXPECT_EQ(OK, pool.Take(KeyAlgorithm::kEcdsaP256, &result, cb.callback(), &request));
+  EXPECT_EQ(OK, pool.Take(KeyAlgorithm::kEcdsaP256, &result, cb.callback(),
+                          &request));
   EXPECT_FALSE(request);
   EXPECT_TRUE(result.pooled);
   EXPECT_EQ(result.wait, absl::ZeroDuration());
-  EXPECT_EQ(KeyAlgorithmOf(result.material.key.get()), KeyAlgorithm::kEcdsaP256);
+  EXPECT_EQ(KeyAlgorithmOf(result.material.key.get()),
+            KeyAlgorithm::kEcdsaP256);
   EXPECT_GT(result.material.generation_time, absl::ZeroDuration());
   EXPECT_EQ(pool.stats().hits, 1u);
   // The take started a refill.
@@ -68,8 +70,10 @@ TEST_F(KeyPoolTest, MissGeneratesOnAWorkerNeverOnTheNetworkThread) {
   EXPECT_GE(result.wait, result.material.generation_time);
   EXPECT_EQ(KeyAlgorithmOf(result.material.key.get()), KeyAlgorithm::kRsa1024);
   EXPECT_EQ(pool.stats().misses, 1u);
-  EXPECT_EQ(pool.pooled_count(KeyAlgorithm::kRsa1024), 0);  // Depth 0: no refill.
-  for (std::thread::id id : generator_.threads()) EXPECT_NE(id, std::this_thread::get_id());
+  EXPECT_EQ(pool.pooled_count(KeyAlgorithm::kRsa1024),
+            0);  // Depth 0: no refill.
+  for (std::thread::id id : generator_.threads())
+    EXPECT_NE(id, std::this_thread::get_id());
 }
 
 TEST_F(KeyPoolTest, EachWaiterGetsItsOwnJobAtOnce) {
@@ -79,8 +83,8 @@ TEST_F(KeyPoolTest, EachWaiterGetsItsOwnJobAtOnce) {
   std::unique_ptr<KeyPool::Request> requests[3];
   TestCompletionCallback cbs[3];
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(ERR_IO_PENDING,
-              pool.Take(KeyAlgorithm::kEcdsaP256, &results[i], cbs[i].callback(), &requests[i]));
+    EXPECT_EQ(ERR_IO_PENDING, pool.Take(KeyAlgorithm::kEcdsaP256, &results[i],
+                                        cbs[i].callback(), &requests[i]));
   }
   EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256), 3);
   generator_.Open();
@@ -99,7 +103,8 @@ TEST_F(KeyPoolTest, MissClaimsTheRunningRefill) {
   KeyPool::TakeResult result;
   std::unique_ptr<KeyPool::Request> request;
   TestCompletionCallback cb;
-  ASSERT_EQ(ERR_IO_PENDING, pool.Take(KeyAlgorithm::kEcdsaP256, &result, cb.callback(), &request));
+  ASSERT_EQ(ERR_IO_PENDING, pool.Take(KeyAlgorithm::kEcdsaP256, &result,
+                                      cb.callback(), &request));
   // No job of its own: the running refill serves the request, and one more
   // refill restores the depth (2 in flight, not 3).
   EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256), 2);
@@ -118,9 +123,9 @@ TEST_F(KeyPoolTest, CancelledTakeLeavesTheKeyInThePool) {
   KeyPool::TakeResult result;
   std::unique_ptr<KeyPool::Request> request;
   bool ran = false;
-  ASSERT_EQ(ERR_IO_PENDING,
-            pool.Take(
-                KeyAlgorithm::kEcdsaP256, &result, [&ran](int) { ran = true; }, &request));
+  ASSERT_EQ(ERR_IO_PENDING, pool.Take(
+                                KeyAlgorithm::kEcdsaP256, &result,
+                                [&ran](int) { ran = true; }, &request));
   request.reset();
   generator_.Open();
   while (pool.pooled_count(KeyAlgorithm::kEcdsaP256) == 0) {
@@ -137,9 +142,9 @@ TEST_F(KeyPoolTest, DestroyingThePoolCancelsRequests) {
   KeyPool::TakeResult result;
   std::unique_ptr<KeyPool::Request> request;
   bool ran = false;
-  ASSERT_EQ(ERR_IO_PENDING,
-            pool->Take(
-                KeyAlgorithm::kEcdsaP256, &result, [&ran](int) { ran = true; }, &request));
+  ASSERT_EQ(ERR_IO_PENDING, pool->Take(
+                                KeyAlgorithm::kEcdsaP256, &result,
+                                [&ran](int) { ran = true; }, &request));
   pool.reset();
   generator_.Open();
   generator_.WaitForStarted(1);
@@ -155,17 +160,20 @@ TEST_F(KeyPoolTest, GenerationFailureFailsTheWaiter) {
   KeyPool::TakeResult result;
   std::unique_ptr<KeyPool::Request> request;
   TestCompletionCallback cb;
-  ASSERT_EQ(ERR_IO_PENDING, pool.Take(KeyAlgorithm::kEcdsaP256, &result, cb.callback(), &request));
+  ASSERT_EQ(ERR_IO_PENDING, pool.Take(KeyAlgorithm::kEcdsaP256, &result,
+                                      cb.callback(), &request));
   EXPECT_EQ(ERR_FAILED, cb.WaitForResult());
   EXPECT_EQ(pool.stats().failures, 1u);
-  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256), 0);  // No retry storm.
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256),
+            0);  // No retry storm.
 }
 
 TEST_F(KeyPoolTest, SetTargetDepthStartsRefilling) {
   KeyPool pool(&workers_, OptionsWith({0, 0, 0, 0}));
   EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kRsa2048), 0);
   pool.SetTargetDepth(KeyAlgorithm::kEd25519, 2);
-  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEd25519), 1);  // max_refill_jobs
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEd25519),
+            1);  // max_refill_jobs
   TestCompletionCallback full;
   EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
   EXPECT_EQ(pool.pooled_count(KeyAlgorithm::kEd25519), 2);

@@ -26,7 +26,9 @@ absl::Status CryptoError(absl::string_view what) {
   return absl::InternalError(absl::StrCat("BoringSSL: ", what, " failed"));
 }
 
-const uint8_t* Bytes(absl::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+const uint8_t* Bytes(absl::string_view s) {
+  return reinterpret_cast<const uint8_t*>(s.data());
+}
 
 // ParseCertificate parses exactly one DER certificate.
 bssl::UniquePtr<X509> ParseCertificate(absl::string_view der) {
@@ -51,14 +53,18 @@ bssl::UniquePtr<EVP_PKEY> GenerateP256() {
   bssl::UniquePtr<EC_KEY> ec(EC_KEY_new_by_curve_name(NID_X9_62_prime256v1));
   if (!ec || !EC_KEY_generate_key(ec.get())) return nullptr;
   bssl::UniquePtr<EVP_PKEY> pkey(EVP_PKEY_new());
-  if (!pkey || !EVP_PKEY_assign_EC_KEY(pkey.get(), ec.release())) return nullptr;
+  if (!pkey || !EVP_PKEY_assign_EC_KEY(pkey.get(), ec.release()))
+    return nullptr;
   return pkey;
 }
 
 bssl::UniquePtr<EVP_PKEY> GenerateEd25519() {
-  bssl::UniquePtr<EVP_PKEY_CTX> ctx(EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nullptr));
+  bssl::UniquePtr<EVP_PKEY_CTX> ctx(
+      EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nullptr));
   EVP_PKEY* raw = nullptr;
-  if (!ctx || !EVP_PKEY_keygen_init(ctx.get()) || !EVP_PKEY_keygen(ctx.get(), &raw)) return nullptr;
+  if (!ctx || !EVP_PKEY_keygen_init(ctx.get()) ||
+      !EVP_PKEY_keygen(ctx.get(), &raw))
+    return nullptr;
   return bssl::UniquePtr<EVP_PKEY>(raw);
 }
 
@@ -78,18 +84,24 @@ bool AddExtensions(X509* x509) {
   bssl::UniquePtr<BASIC_CONSTRAINTS> bc(BASIC_CONSTRAINTS_new());
   if (!bc) return false;
   bc->ca = 0;
-  if (!X509_add1_ext_i2d(x509, NID_basic_constraints, bc.get(), /*crit=*/1, X509V3_ADD_DEFAULT))
+  if (!X509_add1_ext_i2d(x509, NID_basic_constraints, bc.get(), /*crit=*/1,
+                         X509V3_ADD_DEFAULT))
     return false;
 
   bssl::UniquePtr<ASN1_BIT_STRING> usage(ASN1_BIT_STRING_new());
-  if (!usage || !ASN1_BIT_STRING_set_bit(usage.get(), 0 /*digitalSignature*/, 1) ||
-      !X509_add1_ext_i2d(x509, NID_key_usage, usage.get(), /*crit=*/1, X509V3_ADD_DEFAULT))
+  if (!usage ||
+      !ASN1_BIT_STRING_set_bit(usage.get(), 0 /*digitalSignature*/, 1) ||
+      !X509_add1_ext_i2d(x509, NID_key_usage, usage.get(), /*crit=*/1,
+                         X509V3_ADD_DEFAULT))
     return false;
 
   bssl::UniquePtr<EXTENDED_KEY_USAGE> eku(sk_ASN1_OBJECT_new_null());
   ASN1_OBJECT* client_auth = OBJ_nid2obj(NID_client_auth);
-  if (!eku || client_auth == nullptr || !sk_ASN1_OBJECT_push(eku.get(), client_auth)) return false;
-  bool ok = X509_add1_ext_i2d(x509, NID_ext_key_usage, eku.get(), /*crit=*/0, X509V3_ADD_DEFAULT);
+  if (!eku || client_auth == nullptr ||
+      !sk_ASN1_OBJECT_push(eku.get(), client_auth))
+    return false;
+  bool ok = X509_add1_ext_i2d(x509, NID_ext_key_usage, eku.get(), /*crit=*/0,
+                              X509V3_ADD_DEFAULT);
   // OBJ_nid2obj returns a static object; do not let the stack free it.
   sk_ASN1_OBJECT_pop(eku.get());
   return ok;
@@ -113,13 +125,16 @@ absl::StatusOr<bssl::UniquePtr<EVP_PKEY>> GenerateKey(KeyAlgorithm algorithm) {
       key = GenerateEd25519();
       break;
   }
-  if (!key) return CryptoError(absl::StrCat(KeyAlgorithmToString(algorithm), " key generation"));
+  if (!key)
+    return CryptoError(
+        absl::StrCat(KeyAlgorithmToString(algorithm), " key generation"));
   return key;
 }
 
 absl::StatusOr<std::string> MintCertificate(EVP_PKEY* key, absl::Time now) {
   std::optional<KeyAlgorithm> algorithm = KeyAlgorithmOf(key);
-  if (!algorithm.has_value()) return absl::InvalidArgumentError("unsupported key type");
+  if (!algorithm.has_value())
+    return absl::InvalidArgumentError("unsupported key type");
 
   // Whole UTC days: the validity then says nothing finer about when this
   // key was made than the day before, shared by everyone minting that day.
@@ -132,19 +147,23 @@ absl::StatusOr<std::string> MintCertificate(EVP_PKEY* key, absl::Time now) {
   bssl::UniquePtr<X509_NAME> name(X509_NAME_new());
   bssl::UniquePtr<ASN1_TIME> start(ASN1_TIME_set(nullptr, not_before));
   bssl::UniquePtr<ASN1_TIME> end(ASN1_TIME_set(nullptr, not_after));
-  if (!x509 || !serial || !name || !start || !end) return CryptoError("allocation");
+  if (!x509 || !serial || !name || !start || !end)
+    return CryptoError("allocation");
   if (!X509_set_version(x509.get(), X509_VERSION_3) ||
       !X509_set_serialNumber(x509.get(), serial.get()) ||
-      !X509_NAME_add_entry_by_txt(name.get(), "CN", MBSTRING_UTF8,
-                                  reinterpret_cast<const uint8_t*>(kObcSubjectCommonName), -1, -1,
-                                  0) ||
+      !X509_NAME_add_entry_by_txt(
+          name.get(), "CN", MBSTRING_UTF8,
+          reinterpret_cast<const uint8_t*>(kObcSubjectCommonName), -1, -1, 0) ||
       !X509_set_subject_name(x509.get(), name.get()) ||
       !X509_set_issuer_name(x509.get(), name.get()) ||
-      !X509_set1_notBefore(x509.get(), start.get()) || !X509_set1_notAfter(x509.get(), end.get()) ||
+      !X509_set1_notBefore(x509.get(), start.get()) ||
+      !X509_set1_notAfter(x509.get(), end.get()) ||
       !X509_set_pubkey(x509.get(), key) || !AddExtensions(x509.get()))
     return CryptoError("certificate assembly");
-  const EVP_MD* digest = *algorithm == KeyAlgorithm::kEd25519 ? nullptr : EVP_sha256();
-  if (!X509_sign(x509.get(), key, digest)) return CryptoError("certificate signing");
+  const EVP_MD* digest =
+      *algorithm == KeyAlgorithm::kEd25519 ? nullptr : EVP_sha256();
+  if (!X509_sign(x509.get(), key, digest))
+    return CryptoError("certificate signing");
 
   uint8_t* der = nullptr;
   int len = i2d_X509(x509.get(), &der);
@@ -154,7 +173,8 @@ absl::StatusOr<std::string> MintCertificate(EVP_PKEY* key, absl::Time now) {
   return out;
 }
 
-absl::StatusOr<ObcKeyMaterial> MakeKeyMaterial(KeyAlgorithm algorithm, absl::Time now) {
+absl::StatusOr<ObcKeyMaterial> MakeKeyMaterial(KeyAlgorithm algorithm,
+                                               absl::Time now) {
   TimeTicks start = TimeTicks::Now();
   ObcKeyMaterial material;
   material.algorithm = algorithm;
@@ -183,7 +203,8 @@ absl::StatusOr<std::string> MarshalPrivateKey(const EVP_PKEY* key) {
   return out;
 }
 
-absl::StatusOr<bssl::UniquePtr<EVP_PKEY>> ParsePrivateKey(absl::string_view der) {
+absl::StatusOr<bssl::UniquePtr<EVP_PKEY>> ParsePrivateKey(
+    absl::string_view der) {
   CBS cbs;
   CBS_init(&cbs, Bytes(der), der.size());
   bssl::UniquePtr<EVP_PKEY> key(EVP_parse_private_key(&cbs));
@@ -197,7 +218,8 @@ std::optional<KeyAlgorithm> KeyAlgorithmOf(const EVP_PKEY* key) {
   switch (EVP_PKEY_id(key)) {
     case EVP_PKEY_EC: {
       const EC_KEY* ec = EVP_PKEY_get0_EC_KEY(const_cast<EVP_PKEY*>(key));
-      if (ec != nullptr && EC_GROUP_get_curve_name(EC_KEY_get0_group(ec)) == NID_X9_62_prime256v1)
+      if (ec != nullptr && EC_GROUP_get_curve_name(EC_KEY_get0_group(ec)) ==
+                               NID_X9_62_prime256v1)
         return KeyAlgorithm::kEcdsaP256;
       return std::nullopt;
     }
@@ -228,7 +250,8 @@ absl::StatusOr<absl::Time> CertificateNotAfter(absl::string_view cert_der) {
   if (!cert) return absl::InvalidArgumentError("certificate does not parse");
   bssl::UniquePtr<ASN1_TIME> epoch(ASN1_TIME_set(nullptr, 0));
   int days = 0, seconds = 0;
-  if (!epoch || !ASN1_TIME_diff(&days, &seconds, epoch.get(), X509_get0_notAfter(cert.get())))
+  if (!epoch || !ASN1_TIME_diff(&days, &seconds, epoch.get(),
+                                X509_get0_notAfter(cert.get())))
     return absl::InvalidArgumentError("certificate has a bad notAfter");
   return absl::FromUnixSeconds(int64_t{days} * 86400 + seconds);
 }
@@ -239,7 +262,8 @@ absl::StatusOr<std::string> SpkiSha256(absl::string_view cert_der) {
   uint8_t* spki = nullptr;
   int len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert.get()), &spki);
   if (len <= 0) return CryptoError("SubjectPublicKeyInfo encoding");
-  std::string hash = Sha256(absl::string_view(reinterpret_cast<char*>(spki), len));
+  std::string hash =
+      Sha256(absl::string_view(reinterpret_cast<char*>(spki), len));
   OPENSSL_free(spki);
   return hash;
 }

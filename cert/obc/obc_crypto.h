@@ -49,25 +49,29 @@ struct ObcKeyMaterial {
 };
 
 // GenerateKey returns a fresh key pair of |algorithm|, or an Internal error.
-[[nodiscard]] absl::StatusOr<bssl::UniquePtr<EVP_PKEY>> GenerateKey(KeyAlgorithm algorithm);
+[[nodiscard]] absl::StatusOr<bssl::UniquePtr<EVP_PKEY>> GenerateKey(
+    KeyAlgorithm algorithm);
 
 // MintCertificate returns a self-signed X.509 v3 certificate (DER) for |key|:
 // subject = issuer = CN=anonymous.invalid, random serial, notBefore = start
 // of |now|'s UTC day minus one day, notAfter = notBefore + kObcValidity,
 // basicConstraints CA:FALSE, keyUsage digitalSignature, extendedKeyUsage
 // clientAuth. Signed with SHA-256 (ECDSA, RSA PKCS#1 v1.5) or Ed25519.
-[[nodiscard]] absl::StatusOr<std::string> MintCertificate(EVP_PKEY* key, absl::Time now);
+[[nodiscard]] absl::StatusOr<std::string> MintCertificate(EVP_PKEY* key,
+                                                          absl::Time now);
 
 // MakeKeyMaterial generates a key, mints its certificate and serializes the
 // private key, timing the whole.
-[[nodiscard]] absl::StatusOr<ObcKeyMaterial> MakeKeyMaterial(KeyAlgorithm algorithm,
-                                                             absl::Time now);
+[[nodiscard]] absl::StatusOr<ObcKeyMaterial> MakeKeyMaterial(
+    KeyAlgorithm algorithm, absl::Time now);
 
 // MarshalPrivateKey returns |key| as PKCS#8 PrivateKeyInfo DER.
-[[nodiscard]] absl::StatusOr<std::string> MarshalPrivateKey(const EVP_PKEY* key);
+[[nodiscard]] absl::StatusOr<std::string> MarshalPrivateKey(
+    const EVP_PKEY* key);
 // ParsePrivateKey parses PKCS#8 PrivateKeyInfo DER; trailing bytes are an
 // error.
-[[nodiscard]] absl::StatusOr<bssl::UniquePtr<EVP_PKEY>> ParsePrivateKey(absl::string_view der);
+[[nodiscard]] absl::StatusOr<bssl::UniquePtr<EVP_PKEY>> ParsePrivateKey(
+    absl::string_view der);
 
 // KeyAlgorithmOf returns which KeyAlgorithm |key| is, or nullopt for other
 // key types and sizes.
@@ -82,11 +86,13 @@ absl::Status CheckCertificateForKey(absl::string_view cert_der, EVP_PKEY* key,
                                     bool verify_signature = true);
 
 // CertificateNotAfter returns |cert_der|'s notAfter, or InvalidArgument.
-[[nodiscard]] absl::StatusOr<absl::Time> CertificateNotAfter(absl::string_view cert_der);
+[[nodiscard]] absl::StatusOr<absl::Time> CertificateNotAfter(
+    absl::string_view cert_der);
 
 // SpkiSha256 returns the SHA-256 of |cert_der|'s SubjectPublicKeyInfo (the
 // value channel-bound cookies bind to), or InvalidArgument.
-[[nodiscard]] absl::StatusOr<std::string> SpkiSha256(absl::string_view cert_der);
+[[nodiscard]] absl::StatusOr<std::string> SpkiSha256(
+    absl::string_view cert_der);
 // Sha256 returns the SHA-256 of |data| (32 raw bytes).
 std::string Sha256(absl::string_view data);
 

@@ -27,7 +27,8 @@ std::string NameToString(const X509_NAME* name) {
 }
 
 std::string Serial(X509* cert) {
-  bssl::UniquePtr<BIGNUM> bn(ASN1_INTEGER_to_BN(X509_get0_serialNumber(cert), nullptr));
+  bssl::UniquePtr<BIGNUM> bn(
+      ASN1_INTEGER_to_BN(X509_get0_serialNumber(cert), nullptr));
   char* hex = BN_bn2hex(bn.get());
   std::string out(hex);
   OPENSSL_free(hex);
@@ -37,19 +38,23 @@ std::string Serial(X509* cert) {
 class ObcCryptoTest : public testing::TestWithParam<KeyAlgorithm> {};
 
 TEST_P(ObcCryptoTest, MakesAValidSelfSignedCertificate) {
-  const absl::Time now = absl::FromUnixSeconds(1700000000);  // 2023-11-14 22:13:20 UTC
+  const absl::Time now =
+      absl::FromUnixSeconds(1700000000);  // 2023-11-14 22:13:20 UTC
   absl::StatusOr<ObcKeyMaterial> material = MakeKeyMaterial(GetParam(), now);
   ASSERT_TRUE(material.ok()) << material.status();
   EXPECT_EQ(material->algorithm, GetParam());
   EXPECT_EQ(KeyAlgorithmOf(material->key.get()), GetParam());
   EXPECT_GT(material->generation_time, absl::ZeroDuration());
-  EXPECT_TRUE(CheckCertificateForKey(material->cert_der, material->key.get()).ok());
+  EXPECT_TRUE(
+      CheckCertificateForKey(material->cert_der, material->key.get()).ok());
 
   bssl::UniquePtr<X509> cert = Parse(material->cert_der);
   ASSERT_TRUE(cert);
   EXPECT_EQ(X509_get_version(cert.get()), X509_VERSION_3);
-  EXPECT_EQ(NameToString(X509_get_subject_name(cert.get())), "/CN=anonymous.invalid");
-  EXPECT_EQ(NameToString(X509_get_issuer_name(cert.get())), "/CN=anonymous.invalid");
+  EXPECT_EQ(NameToString(X509_get_subject_name(cert.get())),
+            "/CN=anonymous.invalid");
+  EXPECT_EQ(NameToString(X509_get_issuer_name(cert.get())),
+            "/CN=anonymous.invalid");
   // notBefore is the start of the previous UTC day; a year and a day later
   // it expires.
   time_t expected_start = (1700000000 / 86400 - 1) * 86400;
@@ -66,7 +71,8 @@ TEST_P(ObcCryptoTest, MakesAValidSelfSignedCertificate) {
   EXPECT_EQ(X509_check_ca(cert.get()), 0);
 
   // PKCS#8 round trip.
-  absl::StatusOr<bssl::UniquePtr<EVP_PKEY>> parsed = ParsePrivateKey(material->key_pkcs8);
+  absl::StatusOr<bssl::UniquePtr<EVP_PKEY>> parsed =
+      ParsePrivateKey(material->key_pkcs8);
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   EXPECT_EQ(EVP_PKEY_cmp(parsed->get(), material->key.get()), 1);
   EXPECT_FALSE(ParsePrivateKey(material->key_pkcs8 + "x").ok());
@@ -77,14 +83,16 @@ TEST_P(ObcCryptoTest, CertificateForAnotherKeyIsRejected) {
   absl::Time now = absl::Now();
   ObcKeyMaterial a = MakeKeyMaterial(GetParam(), now).value();
   ObcKeyMaterial b = MakeKeyMaterial(GetParam(), now).value();
-  EXPECT_TRUE(absl::IsDataLoss(CheckCertificateForKey(a.cert_der, b.key.get())));
+  EXPECT_TRUE(
+      absl::IsDataLoss(CheckCertificateForKey(a.cert_der, b.key.get())));
   std::string flipped = a.cert_der;
   flipped[flipped.size() - 5] ^= 0x01;  // Inside the signature.
   EXPECT_FALSE(CheckCertificateForKey(flipped, a.key.get()).ok());
   EXPECT_FALSE(CheckCertificateForKey(a.cert_der + "x", a.key.get()).ok());
 }
 
-INSTANTIATE_TEST_SUITE_P(AllAlgorithms, ObcCryptoTest, testing::ValuesIn(kAllKeyAlgorithms),
+INSTANTIATE_TEST_SUITE_P(AllAlgorithms, ObcCryptoTest,
+                         testing::ValuesIn(kAllKeyAlgorithms),
                          [](const testing::TestParamInfo<KeyAlgorithm>& info) {
                            return std::string(KeyAlgorithmToString(info.param));
                          });
@@ -96,7 +104,8 @@ TEST(ObcCryptoTest, SerialsAreRandomAndKeysIndependent) {
     ObcKeyMaterial m = MakeKeyMaterial(KeyAlgorithm::kEcdsaP256, now).value();
     bssl::UniquePtr<X509> cert = Parse(m.cert_der);
     std::string serial = Serial(cert.get());
-    EXPECT_EQ(serial.size(), 32u) << serial;  // Always 16 bytes: no length pattern.
+    EXPECT_EQ(serial.size(), 32u)
+        << serial;  // Always 16 bytes: no length pattern.
     EXPECT_TRUE(serials.insert(serial).second);
     EXPECT_TRUE(spkis.insert(SpkiSha256(m.cert_der).value()).second);
   }
@@ -113,18 +122,19 @@ TEST(ObcCryptoTest, CertificatesOfOneDayDifferOnlyInKeySerialAndSignature) {
   EXPECT_EQ(NameToString(X509_get_subject_name(ca.get())),
             NameToString(X509_get_subject_name(cb.get())));
   int days = 1, secs = 1;
-  ASSERT_TRUE(
-      ASN1_TIME_diff(&days, &secs, X509_get0_notBefore(ca.get()), X509_get0_notBefore(cb.get())));
+  ASSERT_TRUE(ASN1_TIME_diff(&days, &secs, X509_get0_notBefore(ca.get()),
+                             X509_get0_notBefore(cb.get())));
   EXPECT_EQ(days, 0);
   EXPECT_EQ(secs, 0);
-  ASSERT_TRUE(
-      ASN1_TIME_diff(&days, &secs, X509_get0_notAfter(ca.get()), X509_get0_notAfter(cb.get())));
+  ASSERT_TRUE(ASN1_TIME_diff(&days, &secs, X509_get0_notAfter(ca.get()),
+                             X509_get0_notAfter(cb.get())));
   EXPECT_EQ(days, 0);
   EXPECT_EQ(secs, 0);
 }
 
 TEST(ObcTypesTest, NamesRoundTrip) {
-  for (KeyAlgorithm a : kAllKeyAlgorithms) EXPECT_EQ(ParseKeyAlgorithm(KeyAlgorithmToString(a)), a);
+  for (KeyAlgorithm a : kAllKeyAlgorithms)
+    EXPECT_EQ(ParseKeyAlgorithm(KeyAlgorithmToString(a)), a);
   EXPECT_EQ(ParseKeyAlgorithm("RSA2048"), KeyAlgorithm::kRsa2048);
   EXPECT_EQ(ParseKeyAlgorithm("dsa"), std::nullopt);
   EXPECT_EQ(ParseScopeMode("origin"), ScopeMode::kOrigin);

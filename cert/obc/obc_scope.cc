@@ -25,7 +25,8 @@ const psl_ctx_t* PslContext() {
 }
 
 bool IsHostChar(char c) {
-  return absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '-' || c == '_' || c == '.';
+  return absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '-' ||
+         c == '_' || c == '.';
 }
 
 // ValidateDomain checks |host| is a lower-case DNS-style name: 1..253 chars,
@@ -38,13 +39,16 @@ absl::Status ValidateDomain(absl::string_view host) {
   if (name.empty()) return absl::InvalidArgumentError("host is only a dot");
   for (char c : name) {
     if (!IsHostChar(c))
-      return absl::InvalidArgumentError(absl::StrCat("bad character in host '", host, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad character in host '", host, "'"));
   }
   for (absl::string_view label : absl::StrSplit(name, '.')) {
     if (label.empty())
-      return absl::InvalidArgumentError(absl::StrCat("empty label in '", host, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("empty label in '", host, "'"));
     if (label.size() > 63)
-      return absl::InvalidArgumentError(absl::StrCat("label too long in '", host, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("label too long in '", host, "'"));
   }
   return absl::OkStatus();
 }
@@ -54,7 +58,8 @@ absl::Status ValidateDomain(absl::string_view host) {
 // happily call "0.1" the registrable domain of 127.0.0.1.
 bool LastLabelLooksNumeric(absl::string_view name) {
   size_t dot = name.rfind('.');
-  absl::string_view last = dot == absl::string_view::npos ? name : name.substr(dot + 1);
+  absl::string_view last =
+      dot == absl::string_view::npos ? name : name.substr(dot + 1);
   if (last.empty()) return false;
   if (absl::StartsWith(last, "0x")) return true;
   for (char c : last) {
@@ -63,13 +68,17 @@ bool LastLabelLooksNumeric(absl::string_view name) {
   return true;
 }
 
-bool IsIpLiteral(absl::string_view host) { return IPAddress::Parse(host).has_value(); }
+bool IsIpLiteral(absl::string_view host) {
+  return IPAddress::Parse(host).has_value();
+}
 
 absl::Status ValidateScheme(absl::string_view scheme) {
   if (scheme.empty()) return absl::InvalidArgumentError("empty scheme");
   for (char c : scheme) {
-    if (!absl::ascii_islower(c) && !absl::ascii_isdigit(c) && c != '+' && c != '-' && c != '.')
-      return absl::InvalidArgumentError(absl::StrCat("bad scheme '", scheme, "'"));
+    if (!absl::ascii_islower(c) && !absl::ascii_isdigit(c) && c != '+' &&
+        c != '-' && c != '.')
+      return absl::InvalidArgumentError(
+          absl::StrCat("bad scheme '", scheme, "'"));
   }
   return absl::OkStatus();
 }
@@ -96,56 +105,71 @@ std::optional<std::string> RegistrableDomain(absl::string_view host) {
 
 std::string PublicSuffixListInfo() {
   const psl_ctx_t* context = PslContext();
-  return absl::StrCat(context == psl_builtin() ? "libpsl builtin list" : psl_dist_filename(),
-                      " (libpsl ", psl_get_version(), ", ", psl_suffix_count(context),
-                      " suffixes)");
+  return absl::StrCat(
+      context == psl_builtin() ? "libpsl builtin list" : psl_dist_filename(),
+      " (libpsl ", psl_get_version(), ", ", psl_suffix_count(context),
+      " suffixes)");
 }
 
-absl::StatusOr<ObcScope> ObcScope::ForOrigin(const Origin& origin, ScopeMode mode) {
+absl::StatusOr<ObcScope> ObcScope::ForOrigin(const Origin& origin,
+                                             ScopeMode mode) {
   if (absl::Status s = ValidateScheme(origin.scheme()); !s.ok()) return s;
   if (origin.port() == 0) return absl::InvalidArgumentError("port 0");
   const std::string& host = origin.host();
   if (host != absl::AsciiStrToLower(host))
-    return absl::InvalidArgumentError(absl::StrCat("host '", host, "' is not lower case"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("host '", host, "' is not lower case"));
   if (IsIpLiteral(host)) return ObcScope(ScopeMode::kOrigin, OriginKey(origin));
   if (absl::Status s = ValidateDomain(host); !s.ok()) return s;
-  if (mode == ScopeMode::kOrigin) return ObcScope(ScopeMode::kOrigin, OriginKey(origin));
+  if (mode == ScopeMode::kOrigin)
+    return ObcScope(ScopeMode::kOrigin, OriginKey(origin));
 
   absl::string_view name = host;
   if (absl::EndsWith(name, ".")) name.remove_suffix(1);
-  if (LastLabelLooksNumeric(name)) return ObcScope(ScopeMode::kOrigin, OriginKey(origin));
+  if (LastLabelLooksNumeric(name))
+    return ObcScope(ScopeMode::kOrigin, OriginKey(origin));
   std::optional<std::string> domain = RegistrableDomain(name);
   // A host that is itself a public suffix (github.io, localhost) has no
   // registrable domain; like cookies, it is its own site.
-  return ObcScope(ScopeMode::kRegistrableDomain, domain.has_value() ? *domain : std::string(name));
+  return ObcScope(ScopeMode::kRegistrableDomain,
+                  domain.has_value() ? *domain : std::string(name));
 }
 
-absl::StatusOr<ObcScope> ObcScope::ForInput(absl::string_view input, ScopeMode mode) {
+absl::StatusOr<ObcScope> ObcScope::ForInput(absl::string_view input,
+                                            ScopeMode mode) {
   std::string text(input);
-  if (text.find("://") == std::string::npos) text = absl::StrCat("https://", text);
+  if (text.find("://") == std::string::npos)
+    text = absl::StrCat("https://", text);
   absl::StatusOr<Url> url = Url::Parse(text);
   if (!url.ok()) return url.status();
   return ForOrigin(url->GetOrigin(), mode);
 }
 
-absl::StatusOr<ObcScope> ObcScope::FromStorage(ScopeMode mode, absl::string_view key) {
+absl::StatusOr<ObcScope> ObcScope::FromStorage(ScopeMode mode,
+                                               absl::string_view key) {
   if (mode == ScopeMode::kOrigin) {
     absl::StatusOr<Url> url = Url::Parse(key);
     if (!url.ok()) return url.status();
-    absl::StatusOr<ObcScope> scope = ForOrigin(url->GetOrigin(), ScopeMode::kOrigin);
+    absl::StatusOr<ObcScope> scope =
+        ForOrigin(url->GetOrigin(), ScopeMode::kOrigin);
     if (!scope.ok()) return scope.status();
     if (scope->key() != key)
-      return absl::InvalidArgumentError(absl::StrCat("origin scope '", key, "' is not canonical"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("origin scope '", key, "' is not canonical"));
     return scope;
   }
   if (mode != ScopeMode::kRegistrableDomain)
     return absl::InvalidArgumentError("unknown scope mode");
   if (absl::Status s = ValidateDomain(key); !s.ok()) return s;
-  if (absl::EndsWith(key, ".") || IsIpLiteral(key) || LastLabelLooksNumeric(key))
-    return absl::InvalidArgumentError(absl::StrCat("'", key, "' cannot be an eTLD+1 scope"));
+  if (absl::EndsWith(key, ".") || IsIpLiteral(key) ||
+      LastLabelLooksNumeric(key))
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", key, "' cannot be an eTLD+1 scope"));
   return ObcScope(ScopeMode::kRegistrableDomain, std::string(key));
 }
 
-std::string ObcScope::ToString() const { return absl::StrCat(ScopeModeToString(mode_), ":", key_); }
+std::string ObcScope::ToString() const {
+  return absl::StrCat(ScopeModeToString(mode_), ":", key_);
+}
 
 }  // namespace net

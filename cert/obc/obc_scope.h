@@ -37,14 +37,17 @@ class ObcScope {
   // ForOrigin returns |origin|'s scope under |mode|. Fails with
   // InvalidArgument on an empty or malformed host, a zero port or a bad
   // scheme.
-  [[nodiscard]] static absl::StatusOr<ObcScope> ForOrigin(const Origin& origin, ScopeMode mode);
+  [[nodiscard]] static absl::StatusOr<ObcScope> ForOrigin(const Origin& origin,
+                                                          ScopeMode mode);
   // ForInput accepts a URL ("https://h[:p]/path"), a serialized origin, or
   // "host[:port]" (https assumed), and returns its scope under |mode|.
-  [[nodiscard]] static absl::StatusOr<ObcScope> ForInput(absl::string_view input, ScopeMode mode);
+  [[nodiscard]] static absl::StatusOr<ObcScope> ForInput(
+      absl::string_view input, ScopeMode mode);
   // FromStorage rebuilds a scope from mode() and key() as persisted. It checks
   // the syntax only, not the Public Suffix List, so a list update never makes
   // a stored profile unreadable.
-  [[nodiscard]] static absl::StatusOr<ObcScope> FromStorage(ScopeMode mode, absl::string_view key);
+  [[nodiscard]] static absl::StatusOr<ObcScope> FromStorage(
+      ScopeMode mode, absl::string_view key);
 
   // mode is the mode the scope is in: kOrigin for IP literals even when
   // kRegistrableDomain was asked for.
@@ -56,7 +59,9 @@ class ObcScope {
   // store's map key.
   std::string ToString() const;
 
-  bool operator==(const ObcScope& o) const { return mode_ == o.mode_ && key_ == o.key_; }
+  bool operator==(const ObcScope& o) const {
+    return mode_ == o.mode_ && key_ == o.key_;
+  }
   bool operator!=(const ObcScope& o) const { return !(*this == o); }
   bool operator<(const ObcScope& o) const {
     return mode_ != o.mode_ ? mode_ < o.mode_ : key_ < o.key_;
@@ -67,7 +72,8 @@ class ObcScope {
   }
 
  private:
-  ObcScope(ScopeMode mode, std::string key) : mode_(mode), key_(std::move(key)) {}
+  ObcScope(ScopeMode mode, std::string key)
+      : mode_(mode), key_(std::move(key)) {}
   ScopeMode mode_ = ScopeMode::kOrigin;
   std::string key_;
 };

@@ -65,14 +65,18 @@ void Report(int fd, const std::string& line) {
     std::vector<OriginBoundCertStore::Result> batch(1 + rng() % 4);
     for (OriginBoundCertStore::Result& result : batch) {
       ++n;
-      ScopeMode mode = rng() % 3 == 0 ? ScopeMode::kRegistrableDomain : ScopeMode::kOrigin;
-      KeyAlgorithm algorithm = rng() % 8 == 0 ? KeyAlgorithm::kRsa1024 : KeyAlgorithm::kEcdsaP256;
+      ScopeMode mode =
+          rng() % 3 == 0 ? ScopeMode::kRegistrableDomain : ScopeMode::kOrigin;
+      KeyAlgorithm algorithm =
+          rng() % 8 == 0 ? KeyAlgorithm::kRsa1024 : KeyAlgorithm::kEcdsaP256;
       ObcScope scope =
-          ObcScope::ForInput(absl::StrCat("https://w.g", generation, "-", n, ".test"), mode)
+          ObcScope::ForInput(
+              absl::StrCat("https://w.g", generation, "-", n, ".test"), mode)
               .value();
       TestCompletionCallback cb;
       std::unique_ptr<OriginBoundCertStore::Request> request;
-      int rv = cb.GetResult(store->GetOrCreate(scope, algorithm, &result, cb.callback(), &request));
+      int rv = cb.GetResult(store->GetOrCreate(scope, algorithm, &result,
+                                               cb.callback(), &request));
       if (rv != OK) {
         Report(fd, absl::StrCat("E GetOrCreate: ", ErrorToString(rv)));
         _exit(1);
@@ -81,12 +85,14 @@ void Report(int fd, const std::string& line) {
     TestCompletionCallback flushed;
     int rv = flushed.GetResult(store->Flush(flushed.callback()));
     if (rv != OK) {
-      Report(fd, absl::StrCat("E flush: ", store->last_write_status().ToString()));
+      Report(fd,
+             absl::StrCat("E flush: ", store->last_write_status().ToString()));
       _exit(1);
     }
     for (const OriginBoundCertStore::Result& result : batch) {
       Report(fd, absl::StrCat("C ", result.scope.ToString(), " ",
-                              absl::BytesToHexString(SpkiSha256(result.cert_der).value())));
+                              absl::BytesToHexString(
+                                  SpkiSha256(result.cert_der).value())));
     }
   }
 }
@@ -124,7 +130,8 @@ TEST(ObcStoreCrashTest, SurvivesSigkillDuringWrites) {
       }
       pollfd p{fds[0], POLLIN, 0};
       int n = poll(&p, 1, timeout_ms);
-      if (n == 0 && !ready) FAIL() << "child " << generation << " never opened the store";
+      if (n == 0 && !ready)
+        FAIL() << "child " << generation << " never opened the store";
       if (n == 0 || (ready && !killed && TimeTicks::Now() >= kill_at)) {
         if (!killed) {
           ASSERT_EQ(kill(pid, SIGKILL), 0);
@@ -148,10 +155,12 @@ TEST(ObcStoreCrashTest, SurvivesSigkillDuringWrites) {
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
         << "child " << generation << " exited on its own: " << buffer;
-    if (access(absl::StrCat(path, ".tmp").c_str(), F_OK) == 0) ++killed_mid_write;
+    if (access(absl::StrCat(path, ".tmp").c_str(), F_OK) == 0)
+      ++killed_mid_write;
 
     int reported = 0;
-    for (absl::string_view line : absl::StrSplit(buffer, '\n', absl::SkipEmpty())) {
+    for (absl::string_view line :
+         absl::StrSplit(buffer, '\n', absl::SkipEmpty())) {
       std::vector<std::string> parts = absl::StrSplit(line, ' ');
       ASSERT_NE(parts[0], "E") << line;
       if (parts[0] == "R") {
@@ -169,7 +178,8 @@ TEST(ObcStoreCrashTest, SurvivesSigkillDuringWrites) {
 
     // The file loads, and holds every committed OBC with its own key.
     absl::StatusOr<std::vector<ObcRecord>> loaded = ObcStoreFile::Load(path);
-    ASSERT_TRUE(loaded.ok()) << "after kill " << generation << ": " << loaded.status();
+    ASSERT_TRUE(loaded.ok())
+        << "after kill " << generation << ": " << loaded.status();
     std::map<std::string, std::string> on_disk;
     for (const ObcRecord& record : *loaded) {
       on_disk[record.scope.ToString()] =
@@ -177,11 +187,14 @@ TEST(ObcStoreCrashTest, SurvivesSigkillDuringWrites) {
     }
     for (const auto& [scope, spki] : committed) {
       auto it = on_disk.find(scope);
-      ASSERT_NE(it, on_disk.end()) << "committed " << scope << " lost after kill " << generation;
-      ASSERT_EQ(it->second, spki) << scope << " changed key after kill " << generation;
+      ASSERT_NE(it, on_disk.end())
+          << "committed " << scope << " lost after kill " << generation;
+      ASSERT_EQ(it->second, spki)
+          << scope << " changed key after kill " << generation;
     }
-    std::cout << "kill " << generation << ": " << reported << " newly committed, "
-              << committed.size() << " committed in all, " << on_disk.size() << " on disk\n";
+    std::cout << "kill " << generation << ": " << reported
+              << " newly committed, " << committed.size()
+              << " committed in all, " << on_disk.size() << " on disk\n";
   }
   std::cout << kKills << " kills, " << killed_mid_write
             << " of them left a half-written temporary file behind\n";

@@ -27,12 +27,14 @@ absl::Status Errno(absl::string_view what, const std::string& path) {
 }
 
 pb::ScopeMode ToProto(ScopeMode mode) {
-  return mode == ScopeMode::kOrigin ? pb::SCOPE_MODE_ORIGIN : pb::SCOPE_MODE_REGISTRABLE_DOMAIN;
+  return mode == ScopeMode::kOrigin ? pb::SCOPE_MODE_ORIGIN
+                                    : pb::SCOPE_MODE_REGISTRABLE_DOMAIN;
 }
 
 std::optional<ScopeMode> FromProto(pb::ScopeMode mode) {
   if (mode == pb::SCOPE_MODE_ORIGIN) return ScopeMode::kOrigin;
-  if (mode == pb::SCOPE_MODE_REGISTRABLE_DOMAIN) return ScopeMode::kRegistrableDomain;
+  if (mode == pb::SCOPE_MODE_REGISTRABLE_DOMAIN)
+    return ScopeMode::kRegistrableDomain;
   return std::nullopt;
 }
 
@@ -70,13 +72,16 @@ absl::StatusOr<ObcRecord> ParseRecord(const pb::OriginBoundCert& proto) {
   if (!mode.has_value()) return absl::DataLossError("unknown scope mode");
   absl::StatusOr<ObcScope> scope = ObcScope::FromStorage(*mode, proto.scope());
   if (!scope.ok())
-    return absl::DataLossError(absl::StrCat("bad scope: ", scope.status().message()));
+    return absl::DataLossError(
+        absl::StrCat("bad scope: ", scope.status().message()));
   std::string where = absl::StrCat("scope ", scope->ToString(), ": ");
   std::optional<KeyAlgorithm> algorithm = FromProto(proto.algorithm());
   if (!algorithm.has_value())
     return absl::DataLossError(absl::StrCat(where, "unknown key algorithm"));
-  absl::StatusOr<bssl::UniquePtr<EVP_PKEY>> key = ParsePrivateKey(proto.private_key());
-  if (!key.ok()) return absl::DataLossError(absl::StrCat(where, key.status().message()));
+  absl::StatusOr<bssl::UniquePtr<EVP_PKEY>> key =
+      ParsePrivateKey(proto.private_key());
+  if (!key.ok())
+    return absl::DataLossError(absl::StrCat(where, key.status().message()));
   if (KeyAlgorithmOf(key->get()) != algorithm)
     return absl::DataLossError(
         absl::StrCat(where, "key is not ", KeyAlgorithmToString(*algorithm)));
@@ -96,7 +101,8 @@ absl::StatusOr<ObcRecord> ParseRecord(const pb::OriginBoundCert& proto) {
 
 }  // namespace
 
-std::string ObcStoreFile::Serialize(const std::vector<std::shared_ptr<const ObcRecord>>& records) {
+std::string ObcStoreFile::Serialize(
+    const std::vector<std::shared_ptr<const ObcRecord>>& records) {
   pb::OriginBoundCerts certs;
   for (const auto& record : records) {
     pb::OriginBoundCert* cert = certs.add_certs();
@@ -115,24 +121,28 @@ std::string ObcStoreFile::Serialize(const std::vector<std::shared_ptr<const ObcR
   return file.SerializeAsString();
 }
 
-absl::StatusOr<std::vector<ObcRecord>> ObcStoreFile::Parse(const std::string& bytes,
-                                                           const std::string& name) {
+absl::StatusOr<std::vector<ObcRecord>> ObcStoreFile::Parse(
+    const std::string& bytes, const std::string& name) {
   auto corrupt = [&name](absl::string_view why) {
-    return absl::DataLossError(
-        absl::StrCat(name, " is corrupt (", why,
-                     "); it was left untouched: move it away to start with no origin-bound "
-                     "certificates"));
+    return absl::DataLossError(absl::StrCat(
+        name, " is corrupt (", why,
+        "); it was left untouched: move it away to start with no origin-bound "
+        "certificates"));
   };
   pb::OriginBoundCertFile file;
   if (!file.ParseFromString(bytes)) return corrupt("not a protobuf frame");
   // Our writer emits the one canonical encoding of the frame; anything else
   // (appended bytes, repeated or unknown fields) did not come from it.
-  if (file.SerializeAsString() != bytes) return corrupt("frame is not in canonical form");
+  if (file.SerializeAsString() != bytes)
+    return corrupt("frame is not in canonical form");
   if (file.magic() != kMagic) return corrupt("bad magic");
-  if (file.version() != kVersion) return corrupt(absl::StrCat("unknown version ", file.version()));
-  if (file.payload_sha256() != Sha256(file.payload())) return corrupt("checksum mismatch");
+  if (file.version() != kVersion)
+    return corrupt(absl::StrCat("unknown version ", file.version()));
+  if (file.payload_sha256() != Sha256(file.payload()))
+    return corrupt("checksum mismatch");
   pb::OriginBoundCerts certs;
-  if (!certs.ParseFromString(file.payload())) return corrupt("payload does not parse");
+  if (!certs.ParseFromString(file.payload()))
+    return corrupt("payload does not parse");
 
   std::vector<ObcRecord> records;
   records.reserve(certs.certs_size());
@@ -141,13 +151,15 @@ absl::StatusOr<std::vector<ObcRecord>> ObcStoreFile::Parse(const std::string& by
     absl::StatusOr<ObcRecord> record = ParseRecord(cert);
     if (!record.ok()) return corrupt(record.status().message());
     if (!seen.insert(record->scope.ToString()).second)
-      return corrupt(absl::StrCat("duplicate scope ", record->scope.ToString()));
+      return corrupt(
+          absl::StrCat("duplicate scope ", record->scope.ToString()));
     records.push_back(*std::move(record));
   }
   return records;
 }
 
-absl::StatusOr<std::vector<ObcRecord>> ObcStoreFile::Load(const std::string& path) {
+absl::StatusOr<std::vector<ObcRecord>> ObcStoreFile::Load(
+    const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return std::vector<ObcRecord>();
@@ -170,12 +182,14 @@ absl::StatusOr<std::vector<ObcRecord>> ObcStoreFile::Load(const std::string& pat
   return Parse(bytes, path);
 }
 
-absl::Status ObcStoreFile::Save(const std::string& path,
-                                const std::vector<std::shared_ptr<const ObcRecord>>& records) {
+absl::Status ObcStoreFile::Save(
+    const std::string& path,
+    const std::vector<std::shared_ptr<const ObcRecord>>& records) {
   return WriteFileAtomically(path, Serialize(records));
 }
 
-absl::StatusOr<std::unique_ptr<ProfileLock>> ProfileLock::Acquire(const std::string& dir) {
+absl::StatusOr<std::unique_ptr<ProfileLock>> ProfileLock::Acquire(
+    const std::string& dir) {
   std::string path = absl::StrCat(dir, "/", kFileName);
   int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return Errno("open", path);
@@ -184,7 +198,8 @@ absl::StatusOr<std::unique_ptr<ProfileLock>> ProfileLock::Acquire(const std::str
     absl::Status status =
         errno == EWOULDBLOCK
             ? absl::FailedPreconditionError(absl::StrCat(
-                  "the profile ", dir, " is in use by another origin-bound certificate store"))
+                  "the profile ", dir,
+                  " is in use by another origin-bound certificate store"))
             : Errno("flock", path);
     close(fd);
     return status;
@@ -194,8 +209,9 @@ absl::StatusOr<std::unique_ptr<ProfileLock>> ProfileLock::Acquire(const std::str
 
 ProfileLock::~ProfileLock() { close(fd_); }
 
-absl::Status ObcFileWriter::Write(uint64_t seq,
-                                  const std::vector<std::shared_ptr<const ObcRecord>>& records) {
+absl::Status ObcFileWriter::Write(
+    uint64_t seq,
+    const std::vector<std::shared_ptr<const ObcRecord>>& records) {
   absl::MutexLock lock(&mu_);
   if (seq <= written_seq_) return absl::OkStatus();
   absl::Status status = ObcStoreFile::Save(path_, records);

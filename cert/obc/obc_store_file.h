@@ -52,18 +52,21 @@ class ObcStoreFile {
   // Load reads |path|. A missing file is an empty store. DataLoss if the
   // file is damaged in any way (the message says what); PermissionDenied or
   // Internal on I/O errors. The file is never modified.
-  [[nodiscard]] static absl::StatusOr<std::vector<ObcRecord>> Load(const std::string& path);
+  [[nodiscard]] static absl::StatusOr<std::vector<ObcRecord>> Load(
+      const std::string& path);
 
   // Save atomically replaces |path| with |records| (see above). The file and
   // its temporary are mode 0600. On error the old file is untouched.
-  static absl::Status Save(const std::string& path,
-                           const std::vector<std::shared_ptr<const ObcRecord>>& records);
+  static absl::Status Save(
+      const std::string& path,
+      const std::vector<std::shared_ptr<const ObcRecord>>& records);
 
   // Serialize returns the file bytes for |records| (Save's content).
-  static std::string Serialize(const std::vector<std::shared_ptr<const ObcRecord>>& records);
+  static std::string Serialize(
+      const std::vector<std::shared_ptr<const ObcRecord>>& records);
   // Parse is Load on bytes; |name| is used in error messages.
-  [[nodiscard]] static absl::StatusOr<std::vector<ObcRecord>> Parse(const std::string& bytes,
-                                                                    const std::string& name);
+  [[nodiscard]] static absl::StatusOr<std::vector<ObcRecord>> Parse(
+      const std::string& bytes, const std::string& name);
 };
 
 // ProfileLock holds an exclusive flock(2) on <dir>/origin_bound_certs.lock
@@ -74,7 +77,8 @@ class ProfileLock {
   static constexpr char kFileName[] = "origin_bound_certs.lock";
   // Acquire fails with FailedPrecondition if another ProfileLock (in this or
   // another process) holds |dir|, or with an I/O error.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<ProfileLock>> Acquire(const std::string& dir);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<ProfileLock>> Acquire(
+      const std::string& dir);
   ~ProfileLock();
   ProfileLock(const ProfileLock&) = delete;
   ProfileLock& operator=(const ProfileLock&) = delete;
@@ -97,7 +101,9 @@ class ObcFileWriter {
   // Write saves |records|, which reflect the store's mutation number |seq|.
   // A Write whose |seq| is not newer than the last written one returns OK
   // without writing.
-  absl::Status Write(uint64_t seq, const std::vector<std::shared_ptr<const ObcRecord>>& records);
+  absl::Status Write(
+      uint64_t seq,
+      const std::vector<std::shared_ptr<const ObcRecord>>& records);
   const std::string& path() const { return path_; }
 
  private:

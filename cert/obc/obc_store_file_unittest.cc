@@ -32,7 +32,8 @@ void WriteFile(const std::string& path, const std::string& data) {
   out << data;
 }
 
-std::shared_ptr<const ObcRecord> MakeRecord(const std::string& input, ScopeMode mode,
+std::shared_ptr<const ObcRecord> MakeRecord(const std::string& input,
+                                            ScopeMode mode,
                                             KeyAlgorithm algorithm) {
   ObcKeyMaterial material = MakeKeyMaterial(algorithm, absl::Now()).value();
   auto record = std::make_shared<ObcRecord>();
@@ -48,15 +49,19 @@ std::shared_ptr<const ObcRecord> MakeRecord(const std::string& input, ScopeMode 
 class ObcStoreFileTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = absl::StrCat(testing::TempDir(), "/obc_file_",
-                        testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = absl::StrCat(
+        testing::TempDir(), "/obc_file_",
+        testing::UnitTest::GetInstance()->current_test_info()->name());
     mkdir(dir_.c_str(), 0700);
     path_ = absl::StrCat(dir_, "/", ObcStoreFile::kFileName);
     unlink(path_.c_str());
     records_ = {
-        MakeRecord("https://a.example.test", ScopeMode::kOrigin, KeyAlgorithm::kEcdsaP256),
-        MakeRecord("https://b.example.test", ScopeMode::kRegistrableDomain, KeyAlgorithm::kRsa1024),
-        MakeRecord("https://[::1]:8443", ScopeMode::kOrigin, KeyAlgorithm::kEd25519),
+        MakeRecord("https://a.example.test", ScopeMode::kOrigin,
+                   KeyAlgorithm::kEcdsaP256),
+        MakeRecord("https://b.example.test", ScopeMode::kRegistrableDomain,
+                   KeyAlgorithm::kRsa1024),
+        MakeRecord("https://[::1]:8443", ScopeMode::kOrigin,
+                   KeyAlgorithm::kEd25519),
     };
   }
 
@@ -103,9 +108,10 @@ TEST_F(ObcStoreFileTest, EveryBitFlipIsDetected) {
     for (uint8_t mask : {0x01, 0x80, 0xff}) {
       std::string bad = good;
       bad[i] ^= mask;
-      absl::StatusOr<std::vector<ObcRecord>> parsed = ObcStoreFile::Parse(bad, "bad");
-      ASSERT_FALSE(parsed.ok()) << "flip " << int(mask) << " at byte " << i << " of " << good.size()
-                                << " went unnoticed";
+      absl::StatusOr<std::vector<ObcRecord>> parsed =
+          ObcStoreFile::Parse(bad, "bad");
+      ASSERT_FALSE(parsed.ok()) << "flip " << int(mask) << " at byte " << i
+                                << " of " << good.size() << " went unnoticed";
       EXPECT_TRUE(absl::IsDataLoss(parsed.status())) << parsed.status();
     }
   }
@@ -116,7 +122,8 @@ TEST_F(ObcStoreFileTest, EveryTruncationIsDetected) {
   for (size_t len = 0; len < good.size(); ++len) {
     absl::StatusOr<std::vector<ObcRecord>> parsed =
         ObcStoreFile::Parse(good.substr(0, len), "short");
-    ASSERT_FALSE(parsed.ok()) << "truncation to " << len << " bytes went unnoticed";
+    ASSERT_FALSE(parsed.ok())
+        << "truncation to " << len << " bytes went unnoticed";
     EXPECT_TRUE(absl::IsDataLoss(parsed.status()));
   }
   // Appended junk too.
@@ -143,7 +150,8 @@ TEST_F(ObcStoreFileTest, CorruptFileIsReportedAndLeftUntouched) {
 
 // Frames around a hand-made payload, to reach the record checks behind the
 // checksum.
-std::string Frame(const pb::OriginBoundCerts& certs, uint32_t magic = ObcStoreFile::kMagic,
+std::string Frame(const pb::OriginBoundCerts& certs,
+                  uint32_t magic = ObcStoreFile::kMagic,
                   uint32_t version = ObcStoreFile::kVersion) {
   pb::OriginBoundCertFile file;
   file.set_magic(magic);
@@ -162,12 +170,15 @@ pb::OriginBoundCerts PayloadOf(const std::string& file_bytes) {
 }
 
 TEST_F(ObcStoreFileTest, InconsistentRecordsAreDetected) {
-  const pb::OriginBoundCerts good = PayloadOf(ObcStoreFile::Serialize(records_));
+  const pb::OriginBoundCerts good =
+      PayloadOf(ObcStoreFile::Serialize(records_));
   ASSERT_TRUE(ObcStoreFile::Parse(Frame(good), "x").ok());
 
   auto expect_corrupt = [](const std::string& bytes, const char* what) {
-    absl::StatusOr<std::vector<ObcRecord>> parsed = ObcStoreFile::Parse(bytes, "x");
-    EXPECT_TRUE(absl::IsDataLoss(parsed.status())) << what << ": " << parsed.status();
+    absl::StatusOr<std::vector<ObcRecord>> parsed =
+        ObcStoreFile::Parse(bytes, "x");
+    EXPECT_TRUE(absl::IsDataLoss(parsed.status()))
+        << what << ": " << parsed.status();
   };
   expect_corrupt(Frame(good, 0x12345678), "magic");
   expect_corrupt(Frame(good, ObcStoreFile::kMagic, 2), "version");
@@ -189,7 +200,8 @@ TEST_F(ObcStoreFileTest, InconsistentRecordsAreDetected) {
   expect_corrupt(Frame(wrong_algorithm), "algorithm");
 
   pb::OriginBoundCerts unknown_algorithm = good;
-  unknown_algorithm.mutable_certs(0)->set_algorithm(pb::KEY_ALGORITHM_UNSPECIFIED);
+  unknown_algorithm.mutable_certs(0)->set_algorithm(
+      pb::KEY_ALGORITHM_UNSPECIFIED);
   expect_corrupt(Frame(unknown_algorithm), "unknown algorithm");
 
   pb::OriginBoundCerts bad_scope = good;
@@ -213,9 +225,11 @@ TEST_F(ObcStoreFileTest, FailedSaveLeavesTheOldFile) {
 }
 
 TEST_F(ObcStoreFileTest, ProfileLockIsExclusive) {
-  absl::StatusOr<std::unique_ptr<ProfileLock>> first = ProfileLock::Acquire(dir_);
+  absl::StatusOr<std::unique_ptr<ProfileLock>> first =
+      ProfileLock::Acquire(dir_);
   ASSERT_TRUE(first.ok()) << first.status();
-  absl::StatusOr<std::unique_ptr<ProfileLock>> second = ProfileLock::Acquire(dir_);
+  absl::StatusOr<std::unique_ptr<ProfileLock>> second =
+      ProfileLock::Acquire(dir_);
   EXPECT_TRUE(absl::IsFailedPrecondition(second.status())) << second.status();
   first->reset();
   EXPECT_TRUE(ProfileLock::Acquire(dir_).ok());

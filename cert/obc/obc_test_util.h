@@ -54,7 +54,9 @@ class GatedGenerator {
   }
   void WaitForStarted(int n) {
     absl::MutexLock lock(&mu_);
-    auto enough = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return started_ >= n; };
+    auto enough = [this, n]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return started_ >= n;
+    };
     mu_.Await(absl::Condition(&enough));
   }
   std::vector<std::thread::id> threads() {

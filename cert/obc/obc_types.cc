@@ -20,7 +20,8 @@ const char* KeyAlgorithmToString(KeyAlgorithm algorithm) {
 
 std::optional<KeyAlgorithm> ParseKeyAlgorithm(absl::string_view text) {
   std::string lower = absl::AsciiStrToLower(text);
-  if (lower == "ecdsa" || lower == "ecdsa-p256" || lower == "p256") return KeyAlgorithm::kEcdsaP256;
+  if (lower == "ecdsa" || lower == "ecdsa-p256" || lower == "p256")
+    return KeyAlgorithm::kEcdsaP256;
   if (lower == "rsa1024") return KeyAlgorithm::kRsa1024;
   if (lower == "rsa2048") return KeyAlgorithm::kRsa2048;
   if (lower == "ed25519") return KeyAlgorithm::kEd25519;
@@ -40,7 +41,8 @@ const char* ScopeModeToString(ScopeMode mode) {
 std::optional<ScopeMode> ParseScopeMode(absl::string_view text) {
   std::string lower = absl::AsciiStrToLower(text);
   if (lower == "origin") return ScopeMode::kOrigin;
-  if (lower == "etld" || lower == "etld+1" || lower == "site") return ScopeMode::kRegistrableDomain;
+  if (lower == "etld" || lower == "etld+1" || lower == "site")
+    return ScopeMode::kRegistrableDomain;
   return std::nullopt;
 }
 

@@ -49,17 +49,21 @@ class OriginBoundCertStore::RequestImpl : public OriginBoundCertStore::Request {
   const bool coalesced_;
 };
 
-absl::StatusOr<std::unique_ptr<OriginBoundCertStore>> OriginBoundCertStore::Open(
-    Options options, KeyPool* key_pool, WorkerPool* workers) {
+absl::StatusOr<std::unique_ptr<OriginBoundCertStore>>
+OriginBoundCertStore::Open(Options options, KeyPool* key_pool,
+                           WorkerPool* workers) {
   if (options.private_profile) {
-    return std::unique_ptr<OriginBoundCertStore>(
-        new OriginBoundCertStore(std::move(options), key_pool, workers, nullptr));
+    return std::unique_ptr<OriginBoundCertStore>(new OriginBoundCertStore(
+        std::move(options), key_pool, workers, nullptr));
   }
   if (options.profile_dir.empty())
-    return absl::InvalidArgumentError("a persistent profile needs a profile directory");
-  absl::StatusOr<std::unique_ptr<ProfileLock>> lock = ProfileLock::Acquire(options.profile_dir);
+    return absl::InvalidArgumentError(
+        "a persistent profile needs a profile directory");
+  absl::StatusOr<std::unique_ptr<ProfileLock>> lock =
+      ProfileLock::Acquire(options.profile_dir);
   if (!lock.ok()) return lock.status();
-  std::string path = absl::StrCat(options.profile_dir, "/", ObcStoreFile::kFileName);
+  std::string path =
+      absl::StrCat(options.profile_dir, "/", ObcStoreFile::kFileName);
   // A temporary left by a crashed write is nobody's now that we hold the
   // lock; the file it was going to replace is intact.
   unlink(absl::StrCat(path, ".tmp").c_str());
@@ -67,19 +71,21 @@ absl::StatusOr<std::unique_ptr<OriginBoundCertStore>> OriginBoundCertStore::Open
   if (!records.ok()) return records.status();
 
   auto writer = std::make_shared<ObcFileWriter>(path, *std::move(lock));
-  std::unique_ptr<OriginBoundCertStore> store(
-      new OriginBoundCertStore(std::move(options), key_pool, workers, std::move(writer)));
+  std::unique_ptr<OriginBoundCertStore> store(new OriginBoundCertStore(
+      std::move(options), key_pool, workers, std::move(writer)));
   for (ObcRecord& record : *records) {
     absl::StatusOr<absl::Time> not_after = CertificateNotAfter(record.cert_der);
     std::string id = record.scope.ToString();
-    store->records_[id] = Entry{std::make_shared<const ObcRecord>(std::move(record)),
-                                not_after.ok() ? *not_after : absl::InfinitePast()};
+    store->records_[id] =
+        Entry{std::make_shared<const ObcRecord>(std::move(record)),
+              not_after.ok() ? *not_after : absl::InfinitePast()};
   }
   return store;
 }
 
-OriginBoundCertStore::OriginBoundCertStore(Options options, KeyPool* key_pool, WorkerPool* workers,
-                                           std::shared_ptr<ObcFileWriter> writer)
+OriginBoundCertStore::OriginBoundCertStore(
+    Options options, KeyPool* key_pool, WorkerPool* workers,
+    std::shared_ptr<ObcFileWriter> writer)
     : options_(std::move(options)),
       key_pool_(key_pool),
       workers_(workers),
@@ -93,9 +99,11 @@ OriginBoundCertStore::~OriginBoundCertStore() {
     // The last changes still reach the disk: the worker pool finishes
     // queued work before it goes away. The writer drops this write if a
     // newer one wins the race, and holds the profile lock until done.
-    workers_->PostTask([writer = writer_, seq = mutation_seq_, snapshot = Snapshot()]() mutable {
+    workers_->PostTask([writer = writer_, seq = mutation_seq_,
+                        snapshot = Snapshot()]() mutable {
       (void)writer->Write(seq, snapshot);
-      writer.reset();  // Release the profile lock now, not when the task is freed.
+      writer.reset();  // Release the profile lock now, not when the task is
+                       // freed.
     });
   }
 }
@@ -113,32 +121,37 @@ void OriginBoundCertStore::Fill(const ObcRecord& record, Result* result) {
   result->facts.algorithm = record.algorithm;
 }
 
-int OriginBoundCertStore::GetOrCreate(const Origin& origin, KeyAlgorithm algorithm, Result* result,
+int OriginBoundCertStore::GetOrCreate(const Origin& origin,
+                                      KeyAlgorithm algorithm, Result* result,
                                       CompletionOnceCallback callback,
                                       std::unique_ptr<Request>* out_request) {
-  absl::StatusOr<ObcScope> scope = ObcScope::ForOrigin(origin, options_.scope_mode);
+  absl::StatusOr<ObcScope> scope =
+      ObcScope::ForOrigin(origin, options_.scope_mode);
   if (!scope.ok()) return ERR_INVALID_URL;
-  return GetOrCreate(*scope, algorithm, result, std::move(callback), out_request);
+  return GetOrCreate(*scope, algorithm, result, std::move(callback),
+                     out_request);
 }
 
-int OriginBoundCertStore::GetOrCreate(const ObcScope& scope, KeyAlgorithm algorithm, Result* result,
+int OriginBoundCertStore::GetOrCreate(const ObcScope& scope,
+                                      KeyAlgorithm algorithm, Result* result,
                                       CompletionOnceCallback callback,
                                       std::unique_ptr<Request>* out_request) {
   if (scope.key().empty()) return ERR_INVALID_ARGUMENT;
   std::string id = scope.ToString();
   if (auto it = records_.find(id); it != records_.end()) {
     ++stats_.cache_hits;
-    const ObcRecord& record =
-        it->second.not_after < Now() + kRenewBefore ? Put(it->second.record) : *it->second.record;
+    const ObcRecord& record = it->second.not_after < Now() + kRenewBefore
+                                  ? Put(it->second.record)
+                                  : *it->second.record;
     Fill(record, result);
     result->facts.source = ObcSource::kCachedCert;
     return OK;
   }
   if (auto it = jobs_.find(id); it != jobs_.end()) {
     ++stats_.coalesced_requests;
-    auto request = std::make_unique<RequestImpl>(this, id, result, std::move(callback),
-                                                 options_.tick_clock->NowTicks(),
-                                                 /*coalesced=*/true);
+    auto request = std::make_unique<RequestImpl>(
+        this, id, result, std::move(callback), options_.tick_clock->NowTicks(),
+        /*coalesced=*/true);
     it->second->waiters.push_back(request.get());
     *out_request = std::move(request);
     return ERR_IO_PENDING;
@@ -149,7 +162,8 @@ int OriginBoundCertStore::GetOrCreate(const ObcScope& scope, KeyAlgorithm algori
   // The pool request belongs to the job, which belongs to the store: the
   // callback cannot outlive |this|.
   int rv = key_pool_->Take(
-      algorithm, &job->taken, [this, id](int rv) { OnJobDone(id, rv); }, &job->pool_request);
+      algorithm, &job->taken, [this, id](int rv) { OnJobDone(id, rv); },
+      &job->pool_request);
   if (rv == OK) {
     ++stats_.pooled_keys;
     absl::Duration generation_time = job->taken.material.generation_time;
@@ -160,9 +174,9 @@ int OriginBoundCertStore::GetOrCreate(const ObcScope& scope, KeyAlgorithm algori
   }
   if (rv != ERR_IO_PENDING) return rv;
   ++stats_.jobs_started;
-  auto request = std::make_unique<RequestImpl>(this, id, result, std::move(callback),
-                                               options_.tick_clock->NowTicks(),
-                                               /*coalesced=*/false);
+  auto request = std::make_unique<RequestImpl>(
+      this, id, result, std::move(callback), options_.tick_clock->NowTicks(),
+      /*coalesced=*/false);
   job->waiters.push_back(request.get());
   jobs_[id] = std::move(job);
   *out_request = std::move(request);
@@ -203,15 +217,18 @@ void OriginBoundCertStore::CancelRequest(RequestImpl* request) {
   auto it = jobs_.find(request->job_id());
   if (it == jobs_.end()) return;
   std::vector<RequestImpl*>& waiters = it->second->waiters;
-  waiters.erase(std::remove(waiters.begin(), waiters.end(), request), waiters.end());
+  waiters.erase(std::remove(waiters.begin(), waiters.end(), request),
+                waiters.end());
   // The job keeps running with no waiters: its key is already being made,
   // and the scope will want the certificate on its next request.
 }
 
-const ObcRecord& OriginBoundCertStore::Insert(const ObcScope& scope, ObcKeyMaterial material) {
+const ObcRecord& OriginBoundCertStore::Insert(const ObcScope& scope,
+                                              ObcKeyMaterial material) {
   std::string id = scope.ToString();
   // Never replace a scope's key: that would break its channel-bound cookies.
-  if (auto it = records_.find(id); it != records_.end()) return *it->second.record;
+  if (auto it = records_.find(id); it != records_.end())
+    return *it->second.record;
   auto record = std::make_shared<ObcRecord>();
   record->scope = scope;
   record->algorithm = material.algorithm;
@@ -222,13 +239,15 @@ const ObcRecord& OriginBoundCertStore::Insert(const ObcScope& scope, ObcKeyMater
   return Put(std::move(record));
 }
 
-const ObcRecord& OriginBoundCertStore::Put(std::shared_ptr<const ObcRecord> record) {
+const ObcRecord& OriginBoundCertStore::Put(
+    std::shared_ptr<const ObcRecord> record) {
   absl::StatusOr<absl::Time> not_after = CertificateNotAfter(record->cert_der);
   if (!not_after.ok() || *not_after < Now() + kRenewBefore) {
     // A pooled key that waited very long, or a certificate near its end:
     // same key, new certificate. One signature on this thread, about once
     // a year per scope.
-    absl::StatusOr<std::string> cert = MintCertificate(record->key.get(), Now());
+    absl::StatusOr<std::string> cert =
+        MintCertificate(record->key.get(), Now());
     if (cert.ok()) {
       auto renewed = std::make_shared<ObcRecord>();
       renewed->scope = record->scope;
@@ -274,7 +293,8 @@ size_t OriginBoundCertStore::DeleteAll() {
 std::vector<ObcScope> OriginBoundCertStore::GetAllScopes() const {
   std::vector<ObcScope> scopes;
   scopes.reserve(records_.size());
-  for (const auto& [id, entry] : records_) scopes.push_back(entry.record->scope);
+  for (const auto& [id, entry] : records_)
+    scopes.push_back(entry.record->scope);
   std::sort(scopes.begin(), scopes.end());
   return scopes;
 }
@@ -292,7 +312,8 @@ void OriginBoundCertStore::ScheduleWrite() {
   if (!write_in_flight_) StartWrite();
 }
 
-std::vector<std::shared_ptr<const ObcRecord>> OriginBoundCertStore::Snapshot() const {
+std::vector<std::shared_ptr<const ObcRecord>> OriginBoundCertStore::Snapshot()
+    const {
   std::vector<std::shared_ptr<const ObcRecord>> snapshot;
   snapshot.reserve(records_.size());
   for (const auto& [id, entry] : records_) snapshot.push_back(entry.record);
@@ -316,7 +337,8 @@ void OriginBoundCertStore::StartWrite() {
         return status;
       },
       [weak = weak_factory_.GetWeakPtr(), seq](absl::Status status) {
-        if (OriginBoundCertStore* store = weak.get()) store->OnWriteDone(seq, std::move(status));
+        if (OriginBoundCertStore* store = weak.get())
+          store->OnWriteDone(seq, std::move(status));
       });
 }
 
@@ -332,15 +354,18 @@ void OriginBoundCertStore::OnWriteDone(uint64_t seq, absl::Status status) {
   last_write_status_ = std::move(status);
 
   std::vector<std::pair<CompletionOnceCallback, int>> to_run;
-  auto it = std::stable_partition(flush_waiters_.begin(), flush_waiters_.end(),
-                                  [seq](const auto& w) { return w.first > seq; });
+  auto it =
+      std::stable_partition(flush_waiters_.begin(), flush_waiters_.end(),
+                            [seq](const auto& w) { return w.first > seq; });
   for (auto done = it; done != flush_waiters_.end(); ++done)
-    to_run.emplace_back(std::move(done->second), ok ? OK : ERR_FILE_WRITE_FAILED);
+    to_run.emplace_back(std::move(done->second),
+                        ok ? OK : ERR_FILE_WRITE_FAILED);
   flush_waiters_.erase(it, flush_waiters_.end());
 
   // Newer changes go out next. After a failure, only if someone is waiting
   // for them: a broken disk must not spin the worker pool.
-  if (mutation_seq_ > written_seq_ && (ok || !flush_waiters_.empty())) StartWrite();
+  if (mutation_seq_ > written_seq_ && (ok || !flush_waiters_.empty()))
+    StartWrite();
 
   WeakPtr<OriginBoundCertStore> weak = weak_factory_.GetWeakPtr();
   for (auto& [callback, rv] : to_run) {

@@ -84,9 +84,9 @@ class OriginBoundCertStore {
   };
 
   struct Stats {
-    uint64_t cache_hits = 0;          // kCachedCert answers.
-    uint64_t pooled_keys = 0;         // kPooledKey answers.
-    uint64_t jobs_started = 0;        // Pool misses: scopes that waited for a key.
+    uint64_t cache_hits = 0;    // kCachedCert answers.
+    uint64_t pooled_keys = 0;   // kPooledKey answers.
+    uint64_t jobs_started = 0;  // Pool misses: scopes that waited for a key.
     uint64_t coalesced_requests = 0;  // Requests that joined a running job.
     uint64_t renewed_certs = 0;       // Certificates re-minted before expiry.
     uint64_t writes = 0;              // Completed file writes.
@@ -103,8 +103,8 @@ class OriginBoundCertStore {
   // corrupt (the file is left as it is), FailedPrecondition if another
   // store has the profile open, InvalidArgument for an empty profile_dir,
   // I/O errors. Synchronous: it reads one small file.
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<OriginBoundCertStore>> Open(
-      Options options, KeyPool* key_pool, WorkerPool* workers);
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<OriginBoundCertStore>>
+  Open(Options options, KeyPool* key_pool, WorkerPool* workers);
   ~OriginBoundCertStore();
   OriginBoundCertStore(const OriginBoundCertStore&) = delete;
   OriginBoundCertStore& operator=(const OriginBoundCertStore&) = delete;
@@ -116,11 +116,13 @@ class OriginBoundCertStore {
   // |*result| must stay valid until the callback runs or |*out_request| is
   // destroyed.
   int GetOrCreate(const ObcScope& scope, KeyAlgorithm algorithm, Result* result,
-                  CompletionOnceCallback callback, std::unique_ptr<Request>* out_request);
+                  CompletionOnceCallback callback,
+                  std::unique_ptr<Request>* out_request);
   // GetOrCreate for |origin| in the store's scope mode. ERR_INVALID_URL if
   // the origin has no valid scope.
   int GetOrCreate(const Origin& origin, KeyAlgorithm algorithm, Result* result,
-                  CompletionOnceCallback callback, std::unique_ptr<Request>* out_request);
+                  CompletionOnceCallback callback,
+                  std::unique_ptr<Request>* out_request);
 
   // Lookup fills |*result| (facts: kCachedCert) and returns true if |scope|
   // has a certificate; creates nothing.

@@ -56,24 +56,26 @@ class OriginBoundCertStoreTest : public testing::Test {
     TestCompletionCallback cb;
     ASSERT_EQ(OK, cb.GetResult(pool_->WaitUntilFull(cb.callback())));
   }
-  std::unique_ptr<OriginBoundCertStore> OpenStore(const std::string& dir,
-                                                  bool private_profile = false,
-                                                  WorkerPool* workers = nullptr) {
+  std::unique_ptr<OriginBoundCertStore> OpenStore(
+      const std::string& dir, bool private_profile = false,
+      WorkerPool* workers = nullptr) {
     OriginBoundCertStore::Options options;
     options.profile_dir = dir;
     options.private_profile = private_profile;
     options.now = [this] { return now_; };
     absl::StatusOr<std::unique_ptr<OriginBoundCertStore>> store =
-        OriginBoundCertStore::Open(options, pool_.get(), workers ? workers : &workers_);
+        OriginBoundCertStore::Open(options, pool_.get(),
+                                   workers ? workers : &workers_);
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() ? *std::move(store) : nullptr;
   }
   // Get runs GetOrCreate to completion.
-  int Get(OriginBoundCertStore* store, const ObcScope& scope, KeyAlgorithm algorithm,
-          OriginBoundCertStore::Result* result) {
+  int Get(OriginBoundCertStore* store, const ObcScope& scope,
+          KeyAlgorithm algorithm, OriginBoundCertStore::Result* result) {
     TestCompletionCallback cb;
     std::unique_ptr<OriginBoundCertStore::Request> request;
-    return cb.GetResult(store->GetOrCreate(scope, algorithm, result, cb.callback(), &request));
+    return cb.GetResult(
+        store->GetOrCreate(scope, algorithm, result, cb.callback(), &request));
   }
   int FlushStore(OriginBoundCertStore* store) {
     TestCompletionCallback cb;
@@ -96,8 +98,8 @@ TEST_F(OriginBoundCertStoreTest, PooledGeneratedAndCachedFacts) {
   OriginBoundCertStore::Result a;
   std::unique_ptr<OriginBoundCertStore::Request> request;
   ASSERT_EQ(OK, store->GetOrCreate(
-                    Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256, &a,
-                    [](int) { FAIL(); }, &request));
+                    Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256,
+                    &a, [](int) { FAIL(); }, &request));
   EXPECT_EQ(a.facts.source, ObcSource::kPooledKey);
   EXPECT_EQ(a.facts.algorithm, KeyAlgorithm::kEcdsaP256);
   EXPECT_EQ(a.facts.elapsed, absl::ZeroDuration());
@@ -109,8 +111,8 @@ TEST_F(OriginBoundCertStoreTest, PooledGeneratedAndCachedFacts) {
   // The same scope again: the cached certificate, whatever algorithm is asked.
   OriginBoundCertStore::Result again;
   ASSERT_EQ(OK, store->GetOrCreate(
-                    Scope("https://a.example.test"), KeyAlgorithm::kRsa2048, &again,
-                    [](int) { FAIL(); }, &request));
+                    Scope("https://a.example.test"), KeyAlgorithm::kRsa2048,
+                    &again, [](int) { FAIL(); }, &request));
   EXPECT_EQ(again.facts.source, ObcSource::kCachedCert);
   EXPECT_EQ(again.facts.algorithm, KeyAlgorithm::kEcdsaP256);
   EXPECT_EQ(again.facts.generation_time, absl::ZeroDuration());
@@ -120,9 +122,9 @@ TEST_F(OriginBoundCertStoreTest, PooledGeneratedAndCachedFacts) {
   // No RSA-2048 key pooled: the request waits for a worker.
   OriginBoundCertStore::Result b;
   TestCompletionCallback cb;
-  ASSERT_EQ(ERR_IO_PENDING,
-            store->GetOrCreate(Scope("https://b.example.test"), KeyAlgorithm::kRsa2048, &b,
-                               cb.callback(), &request));
+  ASSERT_EQ(ERR_IO_PENDING, store->GetOrCreate(Scope("https://b.example.test"),
+                                               KeyAlgorithm::kRsa2048, &b,
+                                               cb.callback(), &request));
   EXPECT_EQ(OK, cb.WaitForResult());
   EXPECT_EQ(b.facts.source, ObcSource::kGenerated);
   EXPECT_EQ(b.facts.algorithm, KeyAlgorithm::kRsa2048);
@@ -134,7 +136,8 @@ TEST_F(OriginBoundCertStoreTest, PooledGeneratedAndCachedFacts) {
   EXPECT_EQ(store->stats().pooled_keys, 1u);
   EXPECT_EQ(store->stats().cache_hits, 1u);
   EXPECT_EQ(store->stats().jobs_started, 1u);
-  for (std::thread::id id : generator_.threads()) EXPECT_NE(id, std::this_thread::get_id());
+  for (std::thread::id id : generator_.threads())
+    EXPECT_NE(id, std::this_thread::get_id());
 }
 
 TEST_F(OriginBoundCertStoreTest, ConcurrentRequestsForOneScopeJoinOneJob) {
@@ -143,30 +146,33 @@ TEST_F(OriginBoundCertStoreTest, ConcurrentRequestsForOneScopeJoinOneJob) {
   generator_.Close();
 
   // Five hosts of one site in eTLD+1 mode, and one of another site.
-  const char* hosts[] = {"https://a.example.test", "https://b.example.test", "https://example.test",
-                         "http://c.example.test:8080", "https://a.example.test/x"};
+  const char* hosts[] = {"https://a.example.test", "https://b.example.test",
+                         "https://example.test", "http://c.example.test:8080",
+                         "https://a.example.test/x"};
   OriginBoundCertStore::Result results[5];
   std::unique_ptr<OriginBoundCertStore::Request> requests[5];
   int rvs[5];
   bool done[5] = {};
   for (int i = 0; i < 5; ++i) {
     rvs[i] = -1;
-    ASSERT_EQ(ERR_IO_PENDING, store->GetOrCreate(
-                                  Scope(hosts[i], ScopeMode::kRegistrableDomain),
-                                  KeyAlgorithm::kEcdsaP256, &results[i],
-                                  [&, i](int rv) {
-                                    rvs[i] = rv;
-                                    done[i] = true;
-                                  },
-                                  &requests[i]));
+    ASSERT_EQ(ERR_IO_PENDING,
+              store->GetOrCreate(
+                  Scope(hosts[i], ScopeMode::kRegistrableDomain),
+                  KeyAlgorithm::kEcdsaP256, &results[i],
+                  [&, i](int rv) {
+                    rvs[i] = rv;
+                    done[i] = true;
+                  },
+                  &requests[i]));
   }
   OriginBoundCertStore::Result other;
   TestCompletionCallback other_cb;
   std::unique_ptr<OriginBoundCertStore::Request> other_request;
-  ASSERT_EQ(
-      ERR_IO_PENDING,
-      store->GetOrCreate(Scope("https://example2.test", ScopeMode::kRegistrableDomain),
-                         KeyAlgorithm::kEcdsaP256, &other, other_cb.callback(), &other_request));
+  ASSERT_EQ(ERR_IO_PENDING,
+            store->GetOrCreate(
+                Scope("https://example2.test", ScopeMode::kRegistrableDomain),
+                KeyAlgorithm::kEcdsaP256, &other, other_cb.callback(),
+                &other_request));
   EXPECT_EQ(store->stats().jobs_started, 2u);
   EXPECT_EQ(store->stats().coalesced_requests, 4u);
   EXPECT_EQ(pool_->stats().misses, 2u);
@@ -199,9 +205,10 @@ TEST_F(OriginBoundCertStoreTest, CancelledRequestStillStoresTheCertificate) {
   OriginBoundCertStore::Result result;
   std::unique_ptr<OriginBoundCertStore::Request> request;
   bool ran = false;
-  ASSERT_EQ(ERR_IO_PENDING, store->GetOrCreate(
-                                Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256, &result,
-                                [&ran](int) { ran = true; }, &request));
+  ASSERT_EQ(ERR_IO_PENDING,
+            store->GetOrCreate(
+                Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256,
+                &result, [&ran](int) { ran = true; }, &request));
   request.reset();
   while (store->size() == 0) {
     loop_.RunUntilIdle();
@@ -220,9 +227,10 @@ TEST_F(OriginBoundCertStoreTest, DestroyingTheStoreCancelsRequests) {
   OriginBoundCertStore::Result result;
   std::unique_ptr<OriginBoundCertStore::Request> request;
   bool ran = false;
-  ASSERT_EQ(ERR_IO_PENDING, store->GetOrCreate(
-                                Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256, &result,
-                                [&ran](int) { ran = true; }, &request));
+  ASSERT_EQ(ERR_IO_PENDING,
+            store->GetOrCreate(
+                Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256,
+                &result, [&ran](int) { ran = true; }, &request));
   store.reset();
   generator_.Open();
   absl::SleepFor(absl::Milliseconds(20));
@@ -236,8 +244,8 @@ TEST_F(OriginBoundCertStoreTest, GenerationFailureIsReported) {
   auto store = OpenStore("", /*private_profile=*/true);
   generator_.FailFromNowOn();
   OriginBoundCertStore::Result result;
-  EXPECT_EQ(ERR_FAILED,
-            Get(store.get(), Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256, &result));
+  EXPECT_EQ(ERR_FAILED, Get(store.get(), Scope("https://a.example.test"),
+                            KeyAlgorithm::kEcdsaP256, &result));
   EXPECT_EQ(store->size(), 0u);
 }
 
@@ -246,17 +254,20 @@ TEST_F(OriginBoundCertStoreTest, OriginOverloadUsesTheStoreMode) {
   OriginBoundCertStore::Options options;
   options.private_profile = true;
   options.scope_mode = ScopeMode::kRegistrableDomain;
-  auto store = OriginBoundCertStore::Open(options, pool_.get(), &workers_).value();
+  auto store =
+      OriginBoundCertStore::Open(options, pool_.get(), &workers_).value();
   OriginBoundCertStore::Result result;
   TestCompletionCallback cb;
   std::unique_ptr<OriginBoundCertStore::Request> request;
-  EXPECT_EQ(OK, cb.GetResult(store->GetOrCreate(Origin("https", "www.example.test", 443),
-                                                KeyAlgorithm::kEcdsaP256, &result, cb.callback(),
-                                                &request)));
+  EXPECT_EQ(OK,
+            cb.GetResult(store->GetOrCreate(
+                Origin("https", "www.example.test", 443),
+                KeyAlgorithm::kEcdsaP256, &result, cb.callback(), &request)));
   EXPECT_EQ(result.scope.ToString(), "etld:example.test");
-  EXPECT_EQ(ERR_INVALID_URL,
-            store->GetOrCreate(Origin("https", "a..b", 443), KeyAlgorithm::kEcdsaP256, &result,
-                               cb.callback(), &request));
+  EXPECT_EQ(
+      ERR_INVALID_URL,
+      store->GetOrCreate(Origin("https", "a..b", 443), KeyAlgorithm::kEcdsaP256,
+                         &result, cb.callback(), &request));
 }
 
 TEST_F(OriginBoundCertStoreTest, PersistenceRoundTrip) {
@@ -268,8 +279,10 @@ TEST_F(OriginBoundCertStoreTest, PersistenceRoundTrip) {
     ASSERT_TRUE(store);
     OriginBoundCertStore::Result r;
     for (auto [input, mode, algorithm] :
-         {std::tuple{"https://a.example.test", ScopeMode::kOrigin, KeyAlgorithm::kEcdsaP256},
-          std::tuple{"https://a.example.test:8443", ScopeMode::kOrigin, KeyAlgorithm::kRsa1024},
+         {std::tuple{"https://a.example.test", ScopeMode::kOrigin,
+                     KeyAlgorithm::kEcdsaP256},
+          std::tuple{"https://a.example.test:8443", ScopeMode::kOrigin,
+                     KeyAlgorithm::kRsa1024},
           std::tuple{"https://b.example.test", ScopeMode::kRegistrableDomain,
                      KeyAlgorithm::kEd25519},
           std::tuple{"https://foo.github.io", ScopeMode::kRegistrableDomain,
@@ -280,7 +293,8 @@ TEST_F(OriginBoundCertStoreTest, PersistenceRoundTrip) {
       fingerprints[r.scope.ToString()] = r.cert_der;
     }
     EXPECT_EQ(OK, FlushStore(store.get()));
-    EXPECT_EQ(OK, store->Flush([](int) { FAIL(); }));  // Nothing new: synchronous.
+    EXPECT_EQ(OK,
+              store->Flush([](int) { FAIL(); }));  // Nothing new: synchronous.
     EXPECT_GE(store->stats().writes, 1u);
     struct stat st;
     ASSERT_EQ(stat(store->file_path().c_str(), &st), 0);
@@ -321,7 +335,8 @@ TEST_F(OriginBoundCertStoreTest, ChangesAreWrittenEvenWithoutFlush) {
     WorkerPool workers(1);
     auto store = OpenStore(dir, false, &workers);
     OriginBoundCertStore::Result r;
-    ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256, &r));
+    ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"),
+                      KeyAlgorithm::kEcdsaP256, &r));
     cert = r.cert_der;
     store.reset();
     // ~WorkerPool finishes the queued write.
@@ -338,7 +353,8 @@ TEST_F(OriginBoundCertStoreTest, CorruptFileIsReportedNotReplaced) {
   {
     auto store = OpenStore(dir);
     OriginBoundCertStore::Result r;
-    ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256, &r));
+    ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"),
+                      KeyAlgorithm::kEcdsaP256, &r));
     ASSERT_EQ(OK, FlushStore(store.get()));
   }
   const std::string path = absl::StrCat(dir, "/", ObcStoreFile::kFileName);
@@ -352,7 +368,8 @@ TEST_F(OriginBoundCertStoreTest, CorruptFileIsReportedNotReplaced) {
       OriginBoundCertStore::Open(options, pool_.get(), &workers_);
   ASSERT_FALSE(store.ok());
   EXPECT_TRUE(absl::IsDataLoss(store.status())) << store.status();
-  EXPECT_NE(store.status().message().find(path), std::string::npos) << store.status();
+  EXPECT_NE(store.status().message().find(path), std::string::npos)
+      << store.status();
   EXPECT_EQ(ReadFile(path), bytes);
   EXPECT_NE(access(absl::StrCat(path, ".tmp").c_str(), F_OK), 0);
 }
@@ -380,7 +397,8 @@ TEST_F(OriginBoundCertStoreTest, FailedWriteIsReportedAndRetried) {
   const std::string tmp = absl::StrCat(store->file_path(), ".tmp");
   ASSERT_EQ(mkdir(tmp.c_str(), 0700), 0);
   OriginBoundCertStore::Result r;
-  ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256, &r));
+  ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"),
+                    KeyAlgorithm::kEcdsaP256, &r));
   EXPECT_EQ(ERR_FILE_WRITE_FAILED, FlushStore(store.get()));
   EXPECT_FALSE(store->last_write_status().ok());
   EXPECT_GE(store->stats().write_failures, 1u);
@@ -400,15 +418,17 @@ TEST_F(OriginBoundCertStoreTest, PrivateProfileWritesNothing) {
     EXPECT_EQ(store->file_path(), "");
     OriginBoundCertStore::Result r;
     for (int i = 0; i < 20; ++i) {
-      ASSERT_EQ(OK, Get(store.get(), Scope(absl::StrCat("https://h", i, ".example.test").c_str()),
-                        KeyAlgorithm::kEcdsaP256, &r));
+      ASSERT_EQ(
+          OK, Get(store.get(),
+                  Scope(absl::StrCat("https://h", i, ".example.test").c_str()),
+                  KeyAlgorithm::kEcdsaP256, &r));
     }
     EXPECT_EQ(store->size(), 20u);
     EXPECT_TRUE(store->Delete(Scope("https://h1.example.test")));
     EXPECT_EQ(OK, store->Flush([](int) { FAIL(); }));
     EXPECT_EQ(store->DeleteAll(), 19u);
-    ASSERT_EQ(OK,
-              Get(store.get(), Scope("https://last.example.test"), KeyAlgorithm::kEcdsaP256, &r));
+    ASSERT_EQ(OK, Get(store.get(), Scope("https://last.example.test"),
+                      KeyAlgorithm::kEcdsaP256, &r));
     EXPECT_EQ(store->stats().writes, 0u);
   }
   workers_.PostTask([] {});  // Anything queued has had its chance.
@@ -423,18 +443,20 @@ TEST_F(OriginBoundCertStoreTest, PrivateProfileDoesNotReadThePersistentOne) {
   {
     auto store = OpenStore(dir);
     OriginBoundCertStore::Result r;
-    ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256, &r));
+    ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"),
+                      KeyAlgorithm::kEcdsaP256, &r));
     ASSERT_EQ(OK, FlushStore(store.get()));
   }
   const std::string path = absl::StrCat(dir, "/", ObcStoreFile::kFileName);
   const std::string before = ReadFile(path);
-  auto persistent = OpenStore(dir);  // Holds the lock: a private store must not care.
+  auto persistent =
+      OpenStore(dir);  // Holds the lock: a private store must not care.
   auto incognito = OpenStore(dir, /*private_profile=*/true);
   ASSERT_TRUE(incognito);
   EXPECT_EQ(incognito->size(), 0u);
   OriginBoundCertStore::Result mine, theirs;
-  ASSERT_EQ(OK,
-            Get(incognito.get(), Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256, &mine));
+  ASSERT_EQ(OK, Get(incognito.get(), Scope("https://a.example.test"),
+                    KeyAlgorithm::kEcdsaP256, &mine));
   ASSERT_TRUE(persistent->Lookup(Scope("https://a.example.test"), &theirs));
   EXPECT_NE(Fingerprint(mine), Fingerprint(theirs));
   incognito.reset();
@@ -446,21 +468,22 @@ TEST_F(OriginBoundCertStoreTest, CertificateNearExpiryIsRenewedOnTheSameKey) {
   const std::string dir = FreshDirectory("obc_renewal");
   auto store = OpenStore(dir);
   OriginBoundCertStore::Result first;
-  ASSERT_EQ(OK,
-            Get(store.get(), Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256, &first));
+  ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"),
+                    KeyAlgorithm::kEcdsaP256, &first));
   now_ += absl::Hours(24 * 300);  // Still valid for two months: kept.
   OriginBoundCertStore::Result second;
-  ASSERT_EQ(OK,
-            Get(store.get(), Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256, &second));
+  ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"),
+                    KeyAlgorithm::kEcdsaP256, &second));
   EXPECT_EQ(second.cert_der, first.cert_der);
   now_ += absl::Hours(24 * 50);  // Two weeks left: re-minted, same key.
   OriginBoundCertStore::Result third;
-  ASSERT_EQ(OK,
-            Get(store.get(), Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256, &third));
+  ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"),
+                    KeyAlgorithm::kEcdsaP256, &third));
   EXPECT_EQ(third.facts.source, ObcSource::kCachedCert);
   EXPECT_NE(third.cert_der, first.cert_der);
   EXPECT_EQ(Fingerprint(third), Fingerprint(first));
-  EXPECT_GT(CertificateNotAfter(third.cert_der).value(), now_ + absl::Hours(24 * 300));
+  EXPECT_GT(CertificateNotAfter(third.cert_der).value(),
+            now_ + absl::Hours(24 * 300));
   EXPECT_EQ(store->stats().renewed_certs, 1u);
   ASSERT_EQ(OK, FlushStore(store.get()));
   store.reset();
@@ -478,12 +501,14 @@ TEST_F(OriginBoundCertStoreTest, ClientCertProviderPresentsTheOriginsOwnObc) {
   std::unique_ptr<ClientCertProvider::Request> request;
   TestCompletionCallback cb;
   const Origin origin("https", "www.example.test", 443);
-  ASSERT_EQ(ERR_IO_PENDING, provider.GetClientCert(origin, &cert, cb.callback(), &request));
+  ASSERT_EQ(ERR_IO_PENDING,
+            provider.GetClientCert(origin, &cert, cb.callback(), &request));
   EXPECT_EQ(OK, cb.WaitForResult());
   EXPECT_EQ(cert.facts.source, ObcSource::kGenerated);
   EXPECT_EQ(KeyAlgorithmOf(cert.key.get()), KeyAlgorithm::kRsa1024);
   OriginBoundCertStore::Result stored;
-  ASSERT_TRUE(store->Lookup(ObcScope::ForOrigin(origin, ScopeMode::kOrigin).value(), &stored));
+  ASSERT_TRUE(store->Lookup(
+      ObcScope::ForOrigin(origin, ScopeMode::kOrigin).value(), &stored));
   EXPECT_EQ(stored.cert_der, cert.cert_der);
 
   ClientCert again;
@@ -495,9 +520,9 @@ TEST_F(OriginBoundCertStoreTest, ClientCertProviderPresentsTheOriginsOwnObc) {
   // Cancelling a pending request: no callback.
   ClientCert other;
   bool ran = false;
-  ASSERT_EQ(ERR_IO_PENDING,
-            provider.GetClientCert(
-                Origin("https", "other.test", 443), &other, [&ran](int) { ran = true; }, &request));
+  ASSERT_EQ(ERR_IO_PENDING, provider.GetClientCert(
+                                Origin("https", "other.test", 443), &other,
+                                [&ran](int) { ran = true; }, &request));
   request.reset();
   while (store->size() < 2) {
     loop_.RunUntilIdle();
@@ -517,10 +542,12 @@ TEST_F(OriginBoundCertStoreTest, PropertyNoScopeEverGetsAnotherScopesObc) {
   auto store = OpenStore("", /*private_profile=*/true);
   std::mt19937 rng(20240501);
 
-  const char* kSites[] = {"example.test",  "example2.test", "foo.github.io",  "bar.github.io",
-                          "example.co.uk", "example.com",   "b.blogspot.com", "shop.test"};
+  const char* kSites[] = {"example.test",   "example2.test", "foo.github.io",
+                          "bar.github.io",  "example.co.uk", "example.com",
+                          "b.blogspot.com", "shop.test"};
   const char* kLabels[] = {"a", "b", "www", "x1", "api", "m"};
-  const char* kIps[] = {"127.0.0.1", "127.0.0.2", "10.0.0.7", "::1", "2001:db8::5"};
+  const char* kIps[] = {"127.0.0.1", "127.0.0.2", "10.0.0.7", "::1",
+                        "2001:db8::5"};
   struct Want {
     Origin origin;
     std::string origin_scope;
@@ -528,7 +555,8 @@ TEST_F(OriginBoundCertStoreTest, PropertyNoScopeEverGetsAnotherScopesObc) {
   };
   auto random_want = [&]() {
     std::string scheme = rng() % 4 == 0 ? "http" : "https";
-    uint16_t ports[] = {443, 80, 8443, static_cast<uint16_t>(1024 + rng() % 64)};
+    uint16_t ports[] = {443, 80, 8443,
+                        static_cast<uint16_t>(1024 + rng() % 64)};
     uint16_t port = ports[rng() % 4];
     std::string host;
     std::string site;
@@ -537,10 +565,14 @@ TEST_F(OriginBoundCertStoreTest, PropertyNoScopeEverGetsAnotherScopesObc) {
     } else {
       site = kSites[rng() % 8];
       host = site;
-      for (int n = rng() % 3; n > 0; --n) host = absl::StrCat(kLabels[rng() % 6], ".", host);
+      for (int n = rng() % 3; n > 0; --n)
+        host = absl::StrCat(kLabels[rng() % 6], ".", host);
     }
-    std::string shown = host.find(':') != std::string::npos ? absl::StrCat("[", host, "]") : host;
-    std::string origin_scope = absl::StrCat("origin:", scheme, "://", shown, ":", port);
+    std::string shown = host.find(':') != std::string::npos
+                            ? absl::StrCat("[", host, "]")
+                            : host;
+    std::string origin_scope =
+        absl::StrCat("origin:", scheme, "://", shown, ":", port);
     return Want{Origin(scheme, host, port), origin_scope,
                 site.empty() ? origin_scope : absl::StrCat("etld:", site)};
   };
@@ -551,13 +583,15 @@ TEST_F(OriginBoundCertStoreTest, PropertyNoScopeEverGetsAnotherScopesObc) {
     std::unique_ptr<OriginBoundCertStore::Request> request;
     int rv = ERR_IO_PENDING;
   };
-  absl::flat_hash_map<std::string, std::string> scope_to_spki;  // must be a function
+  absl::flat_hash_map<std::string, std::string>
+      scope_to_spki;  // must be a function
   absl::flat_hash_map<std::string, std::string> spki_to_scope;  // and injective
   int checked = 0, cancelled = 0;
   auto check = [&](Pending& p) {
     ASSERT_EQ(p.rv, OK);
     ASSERT_EQ(p.result.scope.ToString(), p.want_scope);
-    ASSERT_TRUE(CheckCertificateForKey(p.result.cert_der, p.result.key.get()).ok());
+    ASSERT_TRUE(
+        CheckCertificateForKey(p.result.cert_der, p.result.key.get()).ok());
     std::string spki = SpkiSha256(p.result.cert_der).value();
     auto [it, inserted] = scope_to_spki.try_emplace(p.want_scope, spki);
     ASSERT_EQ(it->second, spki) << p.want_scope << " got two different OBCs";
@@ -574,9 +608,11 @@ TEST_F(OriginBoundCertStoreTest, PropertyNoScopeEverGetsAnotherScopesObc) {
     int outstanding = 0;
     for (int i = 0; i < kBatch; ++i) {
       Want want = random_want();
-      for (ScopeMode mode : {ScopeMode::kOrigin, ScopeMode::kRegistrableDomain}) {
+      for (ScopeMode mode :
+           {ScopeMode::kOrigin, ScopeMode::kRegistrableDomain}) {
         Pending& p = batch.emplace_back();
-        p.want_scope = mode == ScopeMode::kOrigin ? want.origin_scope : want.etld_scope;
+        p.want_scope =
+            mode == ScopeMode::kOrigin ? want.origin_scope : want.etld_scope;
         absl::StatusOr<ObcScope> scope = ObcScope::ForOrigin(want.origin, mode);
         ASSERT_TRUE(scope.ok()) << scope.status();
         p.rv = store->GetOrCreate(
@@ -625,9 +661,10 @@ TEST_F(OriginBoundCertStoreTest, PropertyNoScopeEverGetsAnotherScopesObc) {
   EXPECT_GE(store->size(), scope_to_spki.size());
   EXPECT_EQ(spki_to_scope.size(), scope_to_spki.size());
   EXPECT_EQ(checked + cancelled, 2 * kOrigins);
-  std::cout << "property: " << checked << " answers, " << scope_to_spki.size() << " scopes, "
-            << cancelled << " cancelled, pool hits " << pool_->stats().hits << ", misses "
-            << pool_->stats().misses << ", coalesced " << store->stats().coalesced_requests << "\n";
+  std::cout << "property: " << checked << " answers, " << scope_to_spki.size()
+            << " scopes, " << cancelled << " cancelled, pool hits "
+            << pool_->stats().hits << ", misses " << pool_->stats().misses
+            << ", coalesced " << store->stats().coalesced_requests << "\n";
 }
 
 // While an RSA-2048 key is generated for an empty pool, a 10 ms repeating
@@ -635,7 +672,8 @@ TEST_F(OriginBoundCertStoreTest, PropertyNoScopeEverGetsAnotherScopesObc) {
 // the network thread, one firing would be late by a whole generation (about
 // 100 ms); the bound below is a fraction of that, loose enough for a loaded
 // 2-core machine running other tests.
-TEST_F(OriginBoundCertStoreTest, NetworkThreadStaysResponsiveDuringRsa2048Generation) {
+TEST_F(OriginBoundCertStoreTest,
+       NetworkThreadStaysResponsiveDuringRsa2048Generation) {
   MakePool({0, 0, 0, 0});  // Gated generator, left open: it records threads.
   auto store = OpenStore("", /*private_profile=*/true);
 
@@ -648,7 +686,8 @@ TEST_F(OriginBoundCertStoreTest, NetworkThreadStaysResponsiveDuringRsa2048Genera
     TimeTicks now = TimeTicks::Now();
     lateness.push_back(now - deadline);
     deadline += kPeriod;
-    timer = loop_.PostDelayedTask(std::max(absl::ZeroDuration(), deadline - now), [&] { tick(); });
+    timer = loop_.PostDelayedTask(
+        std::max(absl::ZeroDuration(), deadline - now), [&] { tick(); });
   };
   timer = loop_.PostDelayedTask(kPeriod, [&] { tick(); });
 
@@ -659,8 +698,9 @@ TEST_F(OriginBoundCertStoreTest, NetworkThreadStaysResponsiveDuringRsa2048Genera
     TestCompletionCallback cb;
     std::unique_ptr<OriginBoundCertStore::Request> request;
     ASSERT_EQ(ERR_IO_PENDING,
-              store->GetOrCreate(Scope(absl::StrCat("https://h", i, ".example.test").c_str()),
-                                 KeyAlgorithm::kRsa2048, &r, cb.callback(), &request));
+              store->GetOrCreate(
+                  Scope(absl::StrCat("https://h", i, ".example.test").c_str()),
+                  KeyAlgorithm::kRsa2048, &r, cb.callback(), &request));
     ASSERT_EQ(OK, cb.WaitForResult());
     EXPECT_EQ(r.facts.source, ObcSource::kGenerated);
     EXPECT_EQ(KeyAlgorithmOf(r.key.get()), KeyAlgorithm::kRsa2048);
@@ -668,7 +708,8 @@ TEST_F(OriginBoundCertStoreTest, NetworkThreadStaysResponsiveDuringRsa2048Genera
   }
   const absl::Duration total = TimeTicks::Now() - start;
   loop_.CancelDelayedTask(timer);
-  for (std::thread::id id : generator_.threads()) EXPECT_NE(id, std::this_thread::get_id());
+  for (std::thread::id id : generator_.threads())
+    EXPECT_NE(id, std::this_thread::get_id());
 
   ASSERT_FALSE(lateness.empty());
   std::vector<absl::Duration> sorted = lateness;
@@ -677,12 +718,14 @@ TEST_F(OriginBoundCertStoreTest, NetworkThreadStaysResponsiveDuringRsa2048Genera
   const absl::Duration max = sorted.back();
   // RSA key generation time varies a lot (a random search for primes).
   const absl::Duration mean_generation = generation / 3;
-  std::cout << "3 x RSA-2048 in " << absl::FormatDuration(total) << " (mean key "
-            << absl::FormatDuration(mean_generation) << "): timer fired " << sorted.size()
-            << " times, lateness median " << absl::FormatDuration(median) << ", max "
+  std::cout << "3 x RSA-2048 in " << absl::FormatDuration(total)
+            << " (mean key " << absl::FormatDuration(mean_generation)
+            << "): timer fired " << sorted.size() << " times, lateness median "
+            << absl::FormatDuration(median) << ", max "
             << absl::FormatDuration(max) << "\n";
   // The timer kept its rate through the whole generation...
-  EXPECT_GE(static_cast<int>(sorted.size()), static_cast<int>(total / kPeriod) - 1);
+  EXPECT_GE(static_cast<int>(sorted.size()),
+            static_cast<int>(total / kPeriod) - 1);
   // ...typically to well under a millisecond...
   EXPECT_LT(median, absl::Milliseconds(2));
   // ...and no firing waited for a key: the worst is far below one generation.

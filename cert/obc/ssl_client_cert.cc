@@ -11,13 +11,15 @@ namespace net {
 absl::Status InstallClientCert(SSL* ssl, const ClientCert& cert) {
   if (cert.key == nullptr || cert.cert_der.empty())
     return absl::InvalidArgumentError("empty client certificate");
-  bssl::UniquePtr<CRYPTO_BUFFER> buffer(CRYPTO_BUFFER_new(
-      reinterpret_cast<const uint8_t*>(cert.cert_der.data()), cert.cert_der.size(), nullptr));
+  bssl::UniquePtr<CRYPTO_BUFFER> buffer(
+      CRYPTO_BUFFER_new(reinterpret_cast<const uint8_t*>(cert.cert_der.data()),
+                        cert.cert_der.size(), nullptr));
   if (!buffer) return absl::ResourceExhaustedError("CRYPTO_BUFFER_new");
   CRYPTO_BUFFER* chain[] = {buffer.get()};
   // SSL_set_chain_and_key checks that the key matches the certificate.
   if (!SSL_set_chain_and_key(ssl, chain, 1, cert.key.get(), nullptr))
-    return absl::InvalidArgumentError("BoringSSL refused the client certificate and key");
+    return absl::InvalidArgumentError(
+        "BoringSSL refused the client certificate and key");
   return absl::OkStatus();
 }
 
@@ -26,8 +28,9 @@ absl::StatusOr<std::string> PeerLeafSpkiSha256(const SSL* ssl) {
   if (chain == nullptr || sk_CRYPTO_BUFFER_num(chain) == 0)
     return absl::NotFoundError("the peer sent no certificate");
   const CRYPTO_BUFFER* leaf = sk_CRYPTO_BUFFER_value(chain, 0);
-  return SpkiSha256(absl::string_view(reinterpret_cast<const char*>(CRYPTO_BUFFER_data(leaf)),
-                                      CRYPTO_BUFFER_len(leaf)));
+  return SpkiSha256(
+      absl::string_view(reinterpret_cast<const char*>(CRYPTO_BUFFER_data(leaf)),
+                        CRYPTO_BUFFER_len(leaf)));
 }
 
 }  // namespace net

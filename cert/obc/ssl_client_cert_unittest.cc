@@ -59,7 +59,9 @@ int ClientCertCallback(SSL* ssl, void* arg) {
   return InstallClientCert(ssl, state->cert).ok() ? 1 : 0;
 }
 
-enum ssl_verify_result_t AcceptAnyCertificate(SSL*, uint8_t*) { return ssl_verify_ok; }
+enum ssl_verify_result_t AcceptAnyCertificate(SSL*, uint8_t*) {
+  return ssl_verify_ok;
+}
 
 struct HandshakeOutcome {
   bool ok = false;
@@ -72,7 +74,8 @@ struct HandshakeOutcome {
 class TlsPair {
  public:
   TlsPair(uint16_t version, bool server_accepts_ed25519) {
-    server_material_ = MakeKeyMaterial(KeyAlgorithm::kEcdsaP256, absl::Now()).value();
+    server_material_ =
+        MakeKeyMaterial(KeyAlgorithm::kEcdsaP256, absl::Now()).value();
     server_ctx_.reset(SSL_CTX_new(TLS_method()));
     client_ctx_.reset(SSL_CTX_new(TLS_method()));
     for (SSL_CTX* ctx : {server_ctx_.get(), client_ctx_.get()}) {
@@ -85,16 +88,24 @@ class TlsPair {
     SSL_CTX_use_PrivateKey(server_ctx_.get(), server_material_.key.get());
     // Request a client certificate, accept any (OBC semantics), but do not
     // require one.
-    SSL_CTX_set_custom_verify(server_ctx_.get(), SSL_VERIFY_PEER, AcceptAnyCertificate);
+    SSL_CTX_set_custom_verify(server_ctx_.get(), SSL_VERIFY_PEER,
+                              AcceptAnyCertificate);
     if (server_accepts_ed25519) {
-      const uint16_t prefs[] = {
-          SSL_SIGN_ED25519,          SSL_SIGN_ECDSA_SECP256R1_SHA256, SSL_SIGN_RSA_PSS_RSAE_SHA256,
-          SSL_SIGN_RSA_PKCS1_SHA256, SSL_SIGN_ECDSA_SECP384R1_SHA384, SSL_SIGN_RSA_PSS_RSAE_SHA384,
-          SSL_SIGN_RSA_PKCS1_SHA384, SSL_SIGN_RSA_PSS_RSAE_SHA512,    SSL_SIGN_RSA_PKCS1_SHA512,
-          SSL_SIGN_RSA_PKCS1_SHA1};
-      SSL_CTX_set_verify_algorithm_prefs(server_ctx_.get(), prefs, std::size(prefs));
+      const uint16_t prefs[] = {SSL_SIGN_ED25519,
+                                SSL_SIGN_ECDSA_SECP256R1_SHA256,
+                                SSL_SIGN_RSA_PSS_RSAE_SHA256,
+                                SSL_SIGN_RSA_PKCS1_SHA256,
+                                SSL_SIGN_ECDSA_SECP384R1_SHA384,
+                                SSL_SIGN_RSA_PSS_RSAE_SHA384,
+                                SSL_SIGN_RSA_PKCS1_SHA384,
+                                SSL_SIGN_RSA_PSS_RSAE_SHA512,
+                                SSL_SIGN_RSA_PKCS1_SHA512,
+                                SSL_SIGN_RSA_PKCS1_SHA1};
+      SSL_CTX_set_verify_algorithm_prefs(server_ctx_.get(), prefs,
+                                         std::size(prefs));
     }
-    SSL_CTX_set_custom_verify(client_ctx_.get(), SSL_VERIFY_PEER, AcceptAnyCertificate);
+    SSL_CTX_set_custom_verify(client_ctx_.get(), SSL_VERIFY_PEER,
+                              AcceptAnyCertificate);
   }
 
   // Handshake runs one connection; the client's cert_cb uses |state|.
@@ -141,8 +152,9 @@ class TlsPair {
               absl::SleepFor(absl::Microseconds(200));
             }
           } else if (err != SSL_ERROR_WANT_READ) {
-            out.error = absl::StrCat("client: ", SSL_error_description(err), " ",
-                                     ERR_reason_error_string(ERR_peek_last_error()));
+            out.error =
+                absl::StrCat("client: ", SSL_error_description(err), " ",
+                             ERR_reason_error_string(ERR_peek_last_error()));
             ERR_clear_error();
             return out;
           }
@@ -156,8 +168,9 @@ class TlsPair {
         } else {
           int err = SSL_get_error(server.get(), rv);
           if (err != SSL_ERROR_WANT_READ) {
-            out.error = absl::StrCat("server: ", SSL_error_description(err), " ",
-                                     ERR_reason_error_string(ERR_peek_last_error()));
+            out.error =
+                absl::StrCat("server: ", SSL_error_description(err), " ",
+                             ERR_reason_error_string(ERR_peek_last_error()));
             ERR_clear_error();
             return out;
           }
@@ -171,12 +184,15 @@ class TlsPair {
     }
     out.ok = true;
     out.version = SSL_version(server.get());
-    const STACK_OF(CRYPTO_BUFFER)* chain = SSL_get0_peer_certificates(server.get());
+    const STACK_OF(CRYPTO_BUFFER)* chain =
+        SSL_get0_peer_certificates(server.get());
     if (chain != nullptr && sk_CRYPTO_BUFFER_num(chain) > 0) {
       const CRYPTO_BUFFER* leaf = sk_CRYPTO_BUFFER_value(chain, 0);
-      out.peer_cert_der.assign(reinterpret_cast<const char*>(CRYPTO_BUFFER_data(leaf)),
-                               CRYPTO_BUFFER_len(leaf));
-      EXPECT_EQ(PeerLeafSpkiSha256(server.get()).value(), SpkiSha256(out.peer_cert_der).value());
+      out.peer_cert_der.assign(
+          reinterpret_cast<const char*>(CRYPTO_BUFFER_data(leaf)),
+          CRYPTO_BUFFER_len(leaf));
+      EXPECT_EQ(PeerLeafSpkiSha256(server.get()).value(),
+                SpkiSha256(out.peer_cert_der).value());
     } else {
       EXPECT_TRUE(absl::IsNotFound(PeerLeafSpkiSha256(server.get()).status()));
     }
@@ -202,7 +218,8 @@ class SslClientCertTest : public testing::TestWithParam<Case> {
     pool_ = std::make_unique<KeyPool>(&workers_, options);
     OriginBoundCertStore::Options store_options;
     store_options.private_profile = true;
-    store_ = OriginBoundCertStore::Open(store_options, pool_.get(), &workers_).value();
+    store_ = OriginBoundCertStore::Open(store_options, pool_.get(), &workers_)
+                 .value();
   }
 
   EventLoop loop_;
@@ -243,27 +260,30 @@ TEST_P(SslClientCertTest, ServerSeesTheOriginsObc) {
   other.origin = Origin("https", "b.example.test", 443);
   HandshakeOutcome three = tls.Handshake(&other);
   ASSERT_TRUE(three.ok) << three.error;
-  EXPECT_NE(SpkiSha256(three.peer_cert_der).value(), SpkiSha256(one.peer_cert_der).value());
+  EXPECT_NE(SpkiSha256(three.peer_cert_der).value(),
+            SpkiSha256(one.peer_cert_der).value());
 
   // TLS 1.3 encrypts the client certificate; TLS 1.2 sends it in clear.
-  bool visible = one.client_to_server.find(one.peer_cert_der) != std::string::npos;
+  bool visible =
+      one.client_to_server.find(one.peer_cert_der) != std::string::npos;
   EXPECT_EQ(visible, c.version == TLS1_2_VERSION);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllAlgorithmsBothVersions, SslClientCertTest,
-                         testing::Values(Case{TLS1_2_VERSION, KeyAlgorithm::kEcdsaP256},
-                                         Case{TLS1_2_VERSION, KeyAlgorithm::kRsa1024},
-                                         Case{TLS1_2_VERSION, KeyAlgorithm::kRsa2048},
-                                         Case{TLS1_2_VERSION, KeyAlgorithm::kEd25519},
-                                         Case{TLS1_3_VERSION, KeyAlgorithm::kEcdsaP256},
-                                         Case{TLS1_3_VERSION, KeyAlgorithm::kRsa1024},
-                                         Case{TLS1_3_VERSION, KeyAlgorithm::kRsa2048},
-                                         Case{TLS1_3_VERSION, KeyAlgorithm::kEd25519}),
-                         [](const testing::TestParamInfo<Case>& info) {
-                           return absl::StrCat(
-                               info.param.version == TLS1_3_VERSION ? "tls13_" : "tls12_",
-                               KeyAlgorithmToString(info.param.algorithm));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    AllAlgorithmsBothVersions, SslClientCertTest,
+    testing::Values(Case{TLS1_2_VERSION, KeyAlgorithm::kEcdsaP256},
+                    Case{TLS1_2_VERSION, KeyAlgorithm::kRsa1024},
+                    Case{TLS1_2_VERSION, KeyAlgorithm::kRsa2048},
+                    Case{TLS1_2_VERSION, KeyAlgorithm::kEd25519},
+                    Case{TLS1_3_VERSION, KeyAlgorithm::kEcdsaP256},
+                    Case{TLS1_3_VERSION, KeyAlgorithm::kRsa1024},
+                    Case{TLS1_3_VERSION, KeyAlgorithm::kRsa2048},
+                    Case{TLS1_3_VERSION, KeyAlgorithm::kEd25519}),
+    [](const testing::TestParamInfo<Case>& info) {
+      return absl::StrCat(
+          info.param.version == TLS1_3_VERSION ? "tls13_" : "tls12_",
+          KeyAlgorithmToString(info.param.algorithm));
+    });
 
 class SslClientCertMiscTest : public SslClientCertTest {};
 
@@ -282,8 +302,8 @@ TEST_F(SslClientCertMiscTest, Ed25519NeedsAServerThatOffersIt) {
     HandshakeOutcome outcome = tls.Handshake(&state);
     EXPECT_FALSE(outcome.ok) << "version " << version;
     std::cout << "Ed25519 OBC, default BoringSSL server, "
-              << (version == TLS1_3_VERSION ? "TLS 1.3" : "TLS 1.2") << ": " << outcome.error
-              << "\n";
+              << (version == TLS1_3_VERSION ? "TLS 1.3" : "TLS 1.2") << ": "
+              << outcome.error << "\n";
   }
 }
 
@@ -297,8 +317,10 @@ TEST_F(SslClientCertMiscTest, ObcOffSendsNoCertificate) {
 }
 
 TEST_F(SslClientCertMiscTest, InstallRejectsAMismatchedKey) {
-  ObcKeyMaterial a = MakeKeyMaterial(KeyAlgorithm::kEcdsaP256, absl::Now()).value();
-  ObcKeyMaterial b = MakeKeyMaterial(KeyAlgorithm::kEcdsaP256, absl::Now()).value();
+  ObcKeyMaterial a =
+      MakeKeyMaterial(KeyAlgorithm::kEcdsaP256, absl::Now()).value();
+  ObcKeyMaterial b =
+      MakeKeyMaterial(KeyAlgorithm::kEcdsaP256, absl::Now()).value();
   bssl::UniquePtr<SSL_CTX> ctx(SSL_CTX_new(TLS_method()));
   bssl::UniquePtr<SSL> ssl(SSL_new(ctx.get()));
   ClientCert mismatched;

@@ -69,8 +69,7 @@ void EventLoop::PostTask(Task task) {
   (void)!write(wake_fd_, &one, sizeof(one));
 }
 
-EventLoop::TimerId EventLoop::PostDelayedTask(absl::Duration delay,
-                                              Task task) {
+EventLoop::TimerId EventLoop::PostDelayedTask(absl::Duration delay, Task task) {
   TimerId id = next_timer_id_++;
   int64_t deadline = NowUs() + absl::ToInt64Microseconds(delay);
   timers_.emplace(TimerKey{deadline, id}, std::move(task));
@@ -267,11 +266,10 @@ void FdWatchController::StopWatching() {
 void OneShotTimer::Start(absl::Duration delay, EventLoop::Task task) {
   Stop();
   loop_ = EventLoop::Current();
-  id_ = loop_->PostDelayedTask(
-      delay, [this, task = std::move(task)]() mutable {
-        id_ = 0;
-        task();
-      });
+  id_ = loop_->PostDelayedTask(delay, [this, task = std::move(task)]() mutable {
+    id_ = 0;
+    task();
+  });
 }
 
 void OneShotTimer::Stop() {

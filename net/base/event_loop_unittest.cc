@@ -30,8 +30,8 @@ TEST(EventLoopTest, DelayedTasksRunByDeadlineAndCancel) {
     loop.Quit();
   });
   loop.PostDelayedTask(absl::Milliseconds(10), [&] { order.push_back(10); });
-  EventLoop::TimerId cancelled =
-      loop.PostDelayedTask(absl::Milliseconds(20), [&] { order.push_back(20); });
+  EventLoop::TimerId cancelled = loop.PostDelayedTask(
+      absl::Milliseconds(20), [&] { order.push_back(20); });
   loop.CancelDelayedTask(cancelled);
   TimeTicks start = TimeTicks::Now();
   loop.Run();

@@ -50,14 +50,16 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
   return contents.str();
 }
 
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view data) {
+absl::Status WriteFileAtomically(const std::string& path,
+                                 absl::string_view data) {
   std::string tmp = absl::StrCat(path, ".tmp");
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Errno("create", tmp);
   absl::Status status = WriteAll(fd, data, tmp);
   if (status.ok() && fsync(fd) != 0) status = Errno("fsync", tmp);
   if (close(fd) != 0 && status.ok()) status = Errno("close", tmp);
-  if (status.ok() && rename(tmp.c_str(), path.c_str()) != 0) status = Errno("rename", tmp);
+  if (status.ok() && rename(tmp.c_str(), path.c_str()) != 0)
+    status = Errno("rename", tmp);
   if (!status.ok()) {
     unlink(tmp.c_str());
     return status;

@@ -20,10 +20,12 @@ TEST(FileUtilTest, WritesAtomicallyAndReadsBack) {
 TEST(FileUtilTest, FailuresNameTheFileAndLeaveTheOldContents) {
   auto missing = ReadFileToString("/nonexistent/dir/file");
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().message().find("/nonexistent/dir/file"), std::string::npos);
+  EXPECT_NE(missing.status().message().find("/nonexistent/dir/file"),
+            std::string::npos);
   absl::Status status = WriteFileAtomically("/nonexistent/dir/file", "x");
   ASSERT_FALSE(status.ok());
-  EXPECT_NE(status.message().find("/nonexistent/dir/file.tmp"), std::string::npos);
+  EXPECT_NE(status.message().find("/nonexistent/dir/file.tmp"),
+            std::string::npos);
 }
 
 }  // namespace

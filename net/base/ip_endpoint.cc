@@ -20,7 +20,8 @@ IPAddress IPAddress::IPv4(uint8_t a, uint8_t b, uint8_t c, uint8_t d) {
   return ip;
 }
 
-std::optional<IPAddress> IPAddress::FromBytes(const uint8_t* bytes, size_t size) {
+std::optional<IPAddress> IPAddress::FromBytes(const uint8_t* bytes,
+                                              size_t size) {
   if (size != 4 && size != 16) return std::nullopt;
   IPAddress ip;
   std::memcpy(ip.bytes_.data(), bytes, size);
@@ -53,7 +54,8 @@ std::string IPAddress::ToString() const {
 }
 
 bool IPAddress::operator==(const IPAddress& o) const {
-  return size_ == o.size_ && std::memcmp(bytes_.data(), o.bytes_.data(), size_) == 0;
+  return size_ == o.size_ &&
+         std::memcmp(bytes_.data(), o.bytes_.data(), size_) == 0;
 }
 
 bool IPAddress::operator<(const IPAddress& o) const {
@@ -130,7 +132,8 @@ bool IPEndPoint::FromSockAddr(const sockaddr* addr, socklen_t len) {
 }
 
 std::string IPEndPoint::ToString() const {
-  if (address_.IsIPv6()) return absl::StrCat("[", address_.ToString(), "]:", port_);
+  if (address_.IsIPv6())
+    return absl::StrCat("[", address_.ToString(), "]:", port_);
   return absl::StrCat(address_.ToString(), ":", port_);
 }
 

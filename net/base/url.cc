@@ -28,7 +28,9 @@ std::string Origin::Serialize() const {
   return absl::StrCat(scheme_, "://", host, ":", port_);
 }
 
-std::string Origin::HostPortKey() const { return absl::StrCat(host_, ":", port_); }
+std::string Origin::HostPortKey() const {
+  return absl::StrCat(host_, ":", port_);
+}
 
 uint16_t Url::DefaultPortForScheme(absl::string_view scheme) {
   if (scheme == "http") return 80;
@@ -43,7 +45,8 @@ absl::StatusOr<Url> Url::Parse(absl::string_view text) {
     return UrlError(text, "missing scheme");
   url.scheme_ = absl::AsciiStrToLower(text.substr(0, scheme_end));
   if (url.scheme_ != "http" && url.scheme_ != "https")
-    return UrlError(text, absl::StrCat("unsupported scheme '", url.scheme_, "'"));
+    return UrlError(text,
+                    absl::StrCat("unsupported scheme '", url.scheme_, "'"));
 
   absl::string_view rest = text.substr(scheme_end + 3);
   size_t fragment = rest.find('#');
@@ -107,8 +110,9 @@ absl::StatusOr<Url> Url::Parse(absl::string_view text) {
 }
 
 std::string Url::HostHeader() const {
-  std::string host =
-      host_.find(':') != std::string::npos ? absl::StrCat("[", host_, "]") : host_;
+  std::string host = host_.find(':') != std::string::npos
+                         ? absl::StrCat("[", host_, "]")
+                         : host_;
   if (port_ == DefaultPortForScheme(scheme_)) return host;
   return absl::StrCat(host, ":", port_);
 }
@@ -119,7 +123,8 @@ std::string Url::spec() const {
 
 absl::StatusOr<Url> Url::Resolve(absl::string_view reference) const {
   if (reference.find("://") != absl::string_view::npos) return Parse(reference);
-  if (reference.substr(0, 2) == "//") return Parse(absl::StrCat(scheme_, ":", reference));
+  if (reference.substr(0, 2) == "//")
+    return Parse(absl::StrCat(scheme_, ":", reference));
   std::string base = absl::StrCat(scheme_, "://", HostHeader());
   if (!reference.empty() && reference.front() == '/')
     return Parse(absl::StrCat(base, reference));

@@ -38,7 +38,8 @@ class Origin {
   }
   bool operator!=(const Origin& o) const { return !(*this == o); }
   bool operator<(const Origin& o) const {
-    return std::tie(scheme_, host_, port_) < std::tie(o.scheme_, o.host_, o.port_);
+    return std::tie(scheme_, host_, port_) <
+           std::tie(o.scheme_, o.host_, o.port_);
   }
   template <typename H>
   friend H AbslHashValue(H h, const Origin& o) {

@@ -34,16 +34,18 @@ TEST(UrlTest, ParsesIPv6Literal) {
 
 TEST(UrlTest, RejectsBadInput) {
   for (const char* bad :
-       {"", "www.example.test", "ftp://a.test/", "https://", "https://a.test:0/",
-        "https://a.test:99999/", "https://user@a.test/", "https://a b.test/",
-        "https://[::1/", "https://a.test/has space", "https://a.test:x/"}) {
+       {"", "www.example.test", "ftp://a.test/", "https://",
+        "https://a.test:0/", "https://a.test:99999/", "https://user@a.test/",
+        "https://a b.test/", "https://[::1/", "https://a.test/has space",
+        "https://a.test:x/"}) {
     EXPECT_FALSE(Url::Parse(bad).ok()) << bad;
   }
 }
 
 TEST(UrlTest, ResolvesReferences) {
   Url base = *Url::Parse("https://a.test/dir/page.html?x");
-  EXPECT_EQ(base.Resolve("other.html")->spec(), "https://a.test/dir/other.html");
+  EXPECT_EQ(base.Resolve("other.html")->spec(),
+            "https://a.test/dir/other.html");
   EXPECT_EQ(base.Resolve("/root")->spec(), "https://a.test/root");
   EXPECT_EQ(base.Resolve("//b.test/p")->spec(), "https://b.test/p");
   EXPECT_EQ(base.Resolve("http://c.test:81/")->spec(), "http://c.test:81/");

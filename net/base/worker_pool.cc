@@ -4,7 +4,8 @@ namespace net {
 
 WorkerPool::WorkerPool(int threads) {
   if (threads < 1) threads = 1;
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { WorkerMain(); });
+  for (int i = 0; i < threads; ++i)
+    threads_.emplace_back([this] { WorkerMain(); });
 }
 
 WorkerPool::~WorkerPool() {

@@ -42,13 +42,14 @@ class WorkerPool {
   void PostTaskAndReplyWithResult(absl::AnyInvocable<R()> work,
                                   absl::AnyInvocable<void(R)> reply) {
     EventLoop* loop = EventLoop::Current();
-    PostTask([loop, work = std::move(work), reply = std::move(reply)]() mutable {
-      R result = work();
-      loop->PostTask([reply = std::move(reply),
-                      result = std::move(result)]() mutable {
-        reply(std::move(result));
-      });
-    });
+    PostTask(
+        [loop, work = std::move(work), reply = std::move(reply)]() mutable {
+          R result = work();
+          loop->PostTask(
+              [reply = std::move(reply), result = std::move(result)]() mutable {
+                reply(std::move(result));
+              });
+        });
   }
 
   int thread_count() const { return static_cast<int>(threads_.size()); }

@@ -25,13 +25,17 @@ int HttpChunkedDecoder::ParseLine(const std::string& line) {
   }
   size_t end = line.find(';');
   std::string size_text = line.substr(0, end);
-  while (!size_text.empty() && (size_text.back() == ' ' || size_text.back() == '\t'))
+  while (!size_text.empty() &&
+         (size_text.back() == ' ' || size_text.back() == '\t'))
     size_text.pop_back();
-  if (size_text.empty() || size_text.size() > 15) return ERR_INVALID_CHUNKED_ENCODING;
+  if (size_text.empty() || size_text.size() > 15)
+    return ERR_INVALID_CHUNKED_ENCODING;
   int64_t size = 0;
   for (char c : size_text) {
     if (!absl::ascii_isxdigit(c)) return ERR_INVALID_CHUNKED_ENCODING;
-    size = size * 16 + (absl::ascii_isdigit(c) ? c - '0' : absl::ascii_tolower(c) - 'a' + 10);
+    size =
+        size * 16 +
+        (absl::ascii_isdigit(c) ? c - '0' : absl::ascii_tolower(c) - 'a' + 10);
   }
   if (size == 0) {
     reached_last_chunk_ = true;
@@ -59,7 +63,8 @@ int HttpChunkedDecoder::FilterBuf(char* buf, int len) {
       continue;
     }
     // Accumulate a line up to LF.
-    const char* lf = static_cast<const char*>(std::memchr(buf + pos, '\n', len - pos));
+    const char* lf =
+        static_cast<const char*>(std::memchr(buf + pos, '\n', len - pos));
     int take = lf ? static_cast<int>(lf - (buf + pos)) : len - pos;
     line_buf_.append(buf + pos, take);
     if (line_buf_.size() > kMaxLineLength) return ERR_INVALID_CHUNKED_ENCODING;

@@ -26,7 +26,8 @@ std::string Decode(const std::string& input, size_t piece, int* error = nullptr,
 }
 
 TEST(HttpChunkedDecoderTest, DecodesInAnySplit) {
-  std::string body = "5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\nTrailer: x\r\n\r\n";
+  std::string body =
+      "5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\nTrailer: x\r\n\r\n";
   for (size_t piece : {1u, 2u, 3u, 7u, 100u}) {
     HttpChunkedDecoder d;
     EXPECT_EQ(Decode(body, piece, nullptr, &d), "hello world") << piece;
@@ -35,7 +36,8 @@ TEST(HttpChunkedDecoderTest, DecodesInAnySplit) {
 }
 
 TEST(HttpChunkedDecoderTest, RejectsBadSizesAndTerminators) {
-  for (const char* bad : {"x\r\n", "5\r\nhelloXX\r\n", "-1\r\n", "ffffffffffffffff1\r\n"}) {
+  for (const char* bad :
+       {"x\r\n", "5\r\nhelloXX\r\n", "-1\r\n", "ffffffffffffffff1\r\n"}) {
     int error = OK;
     Decode(bad, 100, &error);
     EXPECT_EQ(error, ERR_INVALID_CHUNKED_ENCODING) << bad;

@@ -13,7 +13,8 @@ HttpNetworkSession::HttpNetworkSession(const HttpNetworkSessionParams& params,
 
 HttpNetworkSession::~HttpNetworkSession() = default;
 
-std::unique_ptr<StreamSocket> HttpNetworkSession::TakeIdleSocket(const std::string& key) {
+std::unique_ptr<StreamSocket> HttpNetworkSession::TakeIdleSocket(
+    const std::string& key) {
   auto it = idle_.find(key);
   if (it == idle_.end()) return nullptr;
   auto& sockets = it->second;
@@ -26,8 +27,8 @@ std::unique_ptr<StreamSocket> HttpNetworkSession::TakeIdleSocket(const std::stri
   return nullptr;
 }
 
-void HttpNetworkSession::ReturnIdleSocket(const std::string& key,
-                                          std::unique_ptr<StreamSocket> socket) {
+void HttpNetworkSession::ReturnIdleSocket(
+    const std::string& key, std::unique_ptr<StreamSocket> socket) {
   if (!params_.enable_connection_reuse) return;
   auto& sockets = idle_[key];
   if (sockets.size() >= params_.max_idle_per_origin) return;

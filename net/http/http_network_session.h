@@ -37,8 +37,10 @@ struct HttpNetworkSessionParams {
 
 class HttpNetworkSession {
  public:
-  HttpNetworkSession(const HttpNetworkSessionParams& params, HostResolver* resolver,
-                     ClientSocketFactory* socket_factory, CertVerifier* verifier);
+  HttpNetworkSession(const HttpNetworkSessionParams& params,
+                     HostResolver* resolver,
+                     ClientSocketFactory* socket_factory,
+                     CertVerifier* verifier);
   ~HttpNetworkSession();
 
   const HttpNetworkSessionParams& params() const { return params_; }
@@ -49,7 +51,8 @@ class HttpNetworkSession {
 
   // Idle pool, keyed by "scheme://host:port".
   std::unique_ptr<StreamSocket> TakeIdleSocket(const std::string& key);
-  void ReturnIdleSocket(const std::string& key, std::unique_ptr<StreamSocket> socket);
+  void ReturnIdleSocket(const std::string& key,
+                        std::unique_ptr<StreamSocket> socket);
   void CloseIdleSockets() { idle_.clear(); }
   size_t idle_socket_count() const;
 

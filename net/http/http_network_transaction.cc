@@ -35,7 +35,8 @@ int HttpNetworkTransaction::Start(const HttpRequestInfo& request,
   timing_.method = request_.method;
   timing_.https = request_.url.SchemeIsCryptographic();
   if (session_->params().request_timeout > absl::ZeroDuration()) {
-    request_timer_.Start(session_->params().request_timeout, [this] { OnRequestTimeout(); });
+    request_timer_.Start(session_->params().request_timeout,
+                         [this] { OnRequestTimeout(); });
   }
   next_state_ = STATE_INIT_CONNECTION;
   int rv = DoLoop(OK);
@@ -48,8 +49,9 @@ int HttpNetworkTransaction::Start(const HttpRequestInfo& request,
 }
 
 void HttpNetworkTransaction::OnRequestTimeout() {
-  error_detail_ = absl::StrCat("no response within ",
-                               absl::FormatDuration(session_->params().request_timeout));
+  error_detail_ =
+      absl::StrCat("no response within ",
+                   absl::FormatDuration(session_->params().request_timeout));
   // Drop everything in flight; no callback of theirs runs after this.
   resolve_request_.reset();
   parser_.reset();
@@ -65,7 +67,8 @@ void HttpNetworkTransaction::Finish(int result) {
   timing_.net_error = result;
   if (result < 0) {
     request_timer_.Stop();
-    if (timing_.failed_at.is_null()) timing_.failed_at = session_->clock()->NowTicks();
+    if (timing_.failed_at.is_null())
+      timing_.failed_at = session_->clock()->NowTicks();
   }
 }
 
@@ -133,14 +136,17 @@ std::string HttpNetworkTransaction::PoolKey() const {
 int HttpNetworkTransaction::DoInitConnection() {
   timing_.fetch_start = session_->clock()->NowTicks();
   if (!reused_socket_) {
-    if (std::unique_ptr<StreamSocket> idle = session_->TakeIdleSocket(PoolKey())) {
+    if (std::unique_ptr<StreamSocket> idle =
+            session_->TakeIdleSocket(PoolKey())) {
       socket_ = std::move(idle);
       reused_socket_ = true;
       timing_.socket_reused = true;
       timing_.dns_source = "reused";
-      if (auto* ssl = dynamic_cast<SSLClientSocket*>(socket_.get())) timing_.ssl = ssl->ssl_info();
+      if (auto* ssl = dynamic_cast<SSLClientSocket*>(socket_.get()))
+        timing_.ssl = ssl->ssl_info();
       IPEndPoint peer;
-      if (socket_->GetPeerAddress(&peer) == OK) timing_.remote_address = peer.ToString();
+      if (socket_->GetPeerAddress(&peer) == OK)
+        timing_.remote_address = peer.ToString();
       next_state_ = STATE_SEND_REQUEST;
       return OK;
     }
@@ -153,9 +159,9 @@ int HttpNetworkTransaction::DoInitConnection() {
 int HttpNetworkTransaction::DoResolveHost() {
   timing_.dns_start = session_->clock()->NowTicks();
   next_state_ = STATE_RESOLVE_HOST_COMPLETE;
-  int rv = session_->host_resolver()->Resolve(request_.url.host(), request_.url.port(),
-                                              &resolve_result_, IOCallback(),
-                                              &resolve_request_);
+  int rv = session_->host_resolver()->Resolve(
+      request_.url.host(), request_.url.port(), &resolve_result_, IOCallback(),
+      &resolve_request_);
   // An answer already at hand (cache, prefetch, override) costs no lookup
   // time on the critical path, as W3C reports cached lookups.
   resolved_synchronously_ = rv != ERR_IO_PENDING;
@@ -164,12 +170,13 @@ int HttpNetworkTransaction::DoResolveHost() {
 
 int HttpNetworkTransaction::DoResolveHostComplete(int result) {
   resolve_request_.reset();
-  timing_.dns_end = resolved_synchronously_ ? timing_.dns_start : session_->clock()->NowTicks();
+  timing_.dns_end = resolved_synchronously_ ? timing_.dns_start
+                                            : session_->clock()->NowTicks();
   timing_.dns_source = resolve_result_.source;
   if (result != OK) {
-    error_detail_ = absl::StrCat("could not resolve host '", request_.url.host(), "'",
-                                 resolve_result_.detail.empty() ? "" : ": ",
-                                 resolve_result_.detail);
+    error_detail_ = absl::StrCat(
+        "could not resolve host '", request_.url.host(), "'",
+        resolve_result_.detail.empty() ? "" : ": ", resolve_result_.detail);
     return result;
   }
   if (resolve_result_.addresses.empty()) return ERR_NAME_NOT_RESOLVED;
@@ -179,8 +186,10 @@ int HttpNetworkTransaction::DoResolveHostComplete(int result) {
 }
 
 int HttpNetworkTransaction::DoConnect() {
-  if (timing_.connect_start.is_null()) timing_.connect_start = session_->clock()->NowTicks();
-  IPEndPoint endpoint(resolve_result_.addresses[address_index_], request_.url.port());
+  if (timing_.connect_start.is_null())
+    timing_.connect_start = session_->clock()->NowTicks();
+  IPEndPoint endpoint(resolve_result_.addresses[address_index_],
+                      request_.url.port());
   timing_.remote_address = endpoint.ToString();
   socket_ = session_->socket_factory()->CreateTransportClientSocket(
       endpoint, session_->params().connect_timeout);
@@ -197,7 +206,8 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
       next_state_ = STATE_CONNECT;  // Try the next address.
       return OK;
     }
-    error_detail_ = absl::StrCat("could not connect to ", timing_.remote_address);
+    error_detail_ =
+        absl::StrCat("could not connect to ", timing_.remote_address);
     return result;
   }
   if (timing_.https) {
@@ -211,10 +221,9 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
 
 int HttpNetworkTransaction::DoSslConnect() {
   timing_.ssl_start = session_->clock()->NowTicks();
-  socket_ = std::make_unique<SSLClientSocket>(std::move(socket_), request_.url.host(),
-                                              request_.url.port(),
-                                              session_->params().ssl_config,
-                                              session_->ssl_client_context());
+  socket_ = std::make_unique<SSLClientSocket>(
+      std::move(socket_), request_.url.host(), request_.url.port(),
+      session_->params().ssl_config, session_->ssl_client_context());
   next_state_ = STATE_SSL_CONNECT_COMPLETE;
   return socket_->Connect(IOCallback());
 }
@@ -232,23 +241,27 @@ int HttpNetworkTransaction::DoSslConnectComplete(int result) {
 }
 
 std::string HttpNetworkTransaction::BuildRequest() const {
-  std::string request = absl::StrCat(request_.method, " ", request_.url.PathForRequest(),
-                                     " HTTP/1.1\r\n");
+  std::string request = absl::StrCat(
+      request_.method, " ", request_.url.PathForRequest(), " HTTP/1.1\r\n");
   auto has = [&](absl::string_view name) {
     for (const auto& [n, v] : request_.extra_headers) {
       if (absl::EqualsIgnoreCase(n, name)) return true;
     }
     return false;
   };
-  if (!has("host")) absl::StrAppend(&request, "Host: ", request_.url.HostHeader(), "\r\n");
-  if (!has("user-agent")) absl::StrAppend(&request, "User-Agent: netstack-fetch/0.1\r\n");
+  if (!has("host"))
+    absl::StrAppend(&request, "Host: ", request_.url.HostHeader(), "\r\n");
+  if (!has("user-agent"))
+    absl::StrAppend(&request, "User-Agent: netstack-fetch/0.1\r\n");
   if (!has("accept")) absl::StrAppend(&request, "Accept: */*\r\n");
-  if (!has("connection")) absl::StrAppend(&request, "Connection: keep-alive\r\n");
+  if (!has("connection"))
+    absl::StrAppend(&request, "Connection: keep-alive\r\n");
   for (const auto& [name, value] : request_.extra_headers) {
     absl::StrAppend(&request, name, ": ", value, "\r\n");
   }
   if (!request_.upload_body.empty() || request_.method == "POST") {
-    absl::StrAppend(&request, "Content-Length: ", request_.upload_body.size(), "\r\n");
+    absl::StrAppend(&request, "Content-Length: ", request_.upload_body.size(),
+                    "\r\n");
   }
   request += "\r\n";
   request += request_.upload_body;
@@ -257,9 +270,11 @@ std::string HttpNetworkTransaction::BuildRequest() const {
 
 int HttpNetworkTransaction::DoSendRequest() {
   timing_.request_start = TimeTicks();
-  parser_ = std::make_unique<HttpStreamParser>(socket_.get(), &timing_, session_->clock());
+  parser_ = std::make_unique<HttpStreamParser>(socket_.get(), &timing_,
+                                               session_->clock());
   next_state_ = STATE_SEND_REQUEST_COMPLETE;
-  return parser_->SendRequest(BuildRequest(), request_.method == "HEAD", IOCallback());
+  return parser_->SendRequest(BuildRequest(), request_.method == "HEAD",
+                              IOCallback());
 }
 
 bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {

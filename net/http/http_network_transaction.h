@@ -45,7 +45,8 @@ class HttpNetworkTransaction {
   // Start: OK, a net error, or ERR_IO_PENDING. |request| is copied.
   int Start(const HttpRequestInfo& request, CompletionOnceCallback callback);
   // Read reads the body: bytes (> 0), 0 at the end, an error, or pending.
-  int Read(std::shared_ptr<IOBuffer> buf, int len, CompletionOnceCallback callback);
+  int Read(std::shared_ptr<IOBuffer> buf, int len,
+           CompletionOnceCallback callback);
 
   const HttpResponseHeaders* response_headers() const;
   const LoadTiming& load_timing() const { return timing_; }

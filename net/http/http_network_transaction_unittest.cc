@@ -16,7 +16,8 @@ class FakeResolver : public HostResolver {
   int error = OK;
   int calls = 0;
   int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
-              CompletionOnceCallback callback, std::unique_ptr<Request>* out) override {
+              CompletionOnceCallback callback,
+              std::unique_ptr<Request>* out) override {
     ++calls;
     result->source = "network";
     if (error != OK) return error;
@@ -27,21 +28,23 @@ class FakeResolver : public HostResolver {
 
 class AcceptAllVerifier : public CertVerifier {
  public:
-  int Verify(const CertVerifyParams&, CertVerifyResult* result, CompletionOnceCallback,
-             std::unique_ptr<Request>*) override {
+  int Verify(const CertVerifyParams&, CertVerifyResult* result,
+             CompletionOnceCallback, std::unique_ptr<Request>*) override {
     result->error = OK;
     return OK;
   }
 };
 
 constexpr char kGet[] =
-    "GET /page HTTP/1.1\r\nHost: www.example.test\r\nUser-Agent: netstack-fetch/0.1\r\n"
+    "GET /page HTTP/1.1\r\nHost: www.example.test\r\nUser-Agent: "
+    "netstack-fetch/0.1\r\n"
     "Accept: */*\r\nConnection: keep-alive\r\n\r\n";
 
 class HttpNetworkTransactionTest : public ::testing::Test {
  protected:
   HttpNetworkTransactionTest()
-      : session_(HttpNetworkSessionParams(), &resolver_, &factory_, &verifier_) {}
+      : session_(HttpNetworkSessionParams(), &resolver_, &factory_,
+                 &verifier_) {}
 
   // Runs one GET of http://www.example.test/page; returns the body or sets
   // |*error|.
@@ -83,8 +86,9 @@ class HttpNetworkTransactionTest : public ::testing::Test {
 };
 
 TEST_F(HttpNetworkTransactionTest, ContentLengthBody) {
-  MockRead reads[] = {MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello"),
-                      MockRead(ASYNC, " world")};
+  MockRead reads[] = {
+      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello"),
+      MockRead(ASYNC, " world")};
   MockWrite writes[] = {MockWrite(ASYNC, kGet)};
   StaticSocketDataProvider data(reads, writes);
   factory_.AddSocketDataProvider(&data);
@@ -106,7 +110,9 @@ TEST_F(HttpNetworkTransactionTest, ContentLengthBody) {
 
 TEST_F(HttpNetworkTransactionTest, ChunkedBodyAndKeepAliveReuse) {
   MockRead reads[] = {
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n"),
+      MockRead(
+          ASYNC,
+          "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n"),
       MockRead(SYNC, "3\r\nefg\r\n0\r\n\r\n"),
       MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
       MockRead(SYNC, ERR_IO_PENDING)};
@@ -127,11 +133,13 @@ TEST_F(HttpNetworkTransactionTest, ChunkedBodyAndKeepAliveReuse) {
 TEST_F(HttpNetworkTransactionTest, StaleIdleConnectionIsRetriedOnANewOne) {
   // The first socket answers once, then the server has closed it: the
   // second request's headers read gets EOF.
-  MockRead reads1[] = {MockRead(SYNC, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na"),
-                       MockRead(ASYNC, OK)};
+  MockRead reads1[] = {
+      MockRead(SYNC, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na"),
+      MockRead(ASYNC, OK)};
   MockWrite writes1[] = {MockWrite(SYNC, kGet), MockWrite(SYNC, kGet)};
   StaticSocketDataProvider data1(reads1, writes1);
-  MockRead reads2[] = {MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb")};
+  MockRead reads2[] = {
+      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb")};
   MockWrite writes2[] = {MockWrite(SYNC, kGet)};
   StaticSocketDataProvider data2(reads2, writes2);
   factory_.AddSocketDataProvider(&data1);
@@ -158,8 +166,9 @@ TEST_F(HttpNetworkTransactionTest, CloseDelimitedBodyIsNotReused) {
 }
 
 TEST_F(HttpNetworkTransactionTest, HeadHasNoBody) {
-  MockRead reads[] = {MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"),
-                      MockRead(SYNC, ERR_IO_PENDING)};
+  MockRead reads[] = {
+      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"),
+      MockRead(SYNC, ERR_IO_PENDING)};
   std::string head = kGet;
   head.replace(0, 3, "HEAD");
   MockWrite writes[] = {MockWrite(SYNC, head)};
@@ -172,8 +181,10 @@ TEST_F(HttpNetworkTransactionTest, HeadHasNoBody) {
 }
 
 TEST_F(HttpNetworkTransactionTest, InterimResponsesAreSkipped) {
-  MockRead reads[] = {MockRead(ASYNC, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"
-                                      "Content-Length: 1\r\n\r\nz")};
+  MockRead reads[] = {
+      MockRead(ASYNC,
+               "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"
+               "Content-Length: 1\r\n\r\nz")};
   MockWrite writes[] = {MockWrite(SYNC, kGet)};
   StaticSocketDataProvider data(reads, writes);
   factory_.AddSocketDataProvider(&data);
@@ -205,23 +216,41 @@ TEST_P(HttpFailureTest, NamesTheError) {
 INSTANTIATE_TEST_SUITE_P(
     Malformed, HttpFailureTest,
     ::testing::Values(
-        FailureCase{"garbage", {MockRead(ASYNC, "SSH-2.0-OpenSSH\r\n\r\n")}, ERR_INVALID_HTTP_RESPONSE},
-        FailureCase{"bad_status", {MockRead(ASYNC, "HTTP/1.1 abc\r\n\r\n")}, ERR_INVALID_HTTP_RESPONSE},
-        FailureCase{"empty", {MockRead(ASYNC, OK)}, ERR_EMPTY_RESPONSE},
-        FailureCase{"closed_in_headers", {MockRead(ASYNC, "HTTP/1.1 200 OK\r\nA: b"), MockRead(ASYNC, OK)},
+        FailureCase{"garbage",
+                    {MockRead(ASYNC, "SSH-2.0-OpenSSH\r\n\r\n")},
                     ERR_INVALID_HTTP_RESPONSE},
-        FailureCase{"truncated_body",
-                    {MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"), MockRead(ASYNC, OK)},
-                    ERR_CONTENT_LENGTH_MISMATCH},
+        FailureCase{"bad_status",
+                    {MockRead(ASYNC, "HTTP/1.1 abc\r\n\r\n")},
+                    ERR_INVALID_HTTP_RESPONSE},
+        FailureCase{"empty", {MockRead(ASYNC, OK)}, ERR_EMPTY_RESPONSE},
+        FailureCase{
+            "closed_in_headers",
+            {MockRead(ASYNC, "HTTP/1.1 200 OK\r\nA: b"), MockRead(ASYNC, OK)},
+            ERR_INVALID_HTTP_RESPONSE},
+        FailureCase{
+            "truncated_body",
+            {MockRead(ASYNC,
+                      "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"),
+             MockRead(ASYNC, OK)},
+            ERR_CONTENT_LENGTH_MISMATCH},
         FailureCase{"truncated_chunked",
-                    {MockRead(ASYNC, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab"),
+                    {MockRead(ASYNC,
+                              "HTTP/1.1 200 OK\r\nTransfer-Encoding: "
+                              "chunked\r\n\r\n5\r\nab"),
                      MockRead(ASYNC, OK)},
                     ERR_INCOMPLETE_CHUNKED_ENCODING},
-        FailureCase{"bad_chunk",
-                    {MockRead(ASYNC, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")},
-                    ERR_INVALID_CHUNKED_ENCODING},
-        FailureCase{"reset", {MockRead(ASYNC, ERR_CONNECTION_RESET)}, ERR_CONNECTION_RESET}),
-    [](const ::testing::TestParamInfo<FailureCase>& info) { return info.param.name; });
+        FailureCase{
+            "bad_chunk",
+            {MockRead(
+                ASYNC,
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")},
+            ERR_INVALID_CHUNKED_ENCODING},
+        FailureCase{"reset",
+                    {MockRead(ASYNC, ERR_CONNECTION_RESET)},
+                    ERR_CONNECTION_RESET}),
+    [](const ::testing::TestParamInfo<FailureCase>& info) {
+      return info.param.name;
+    });
 
 // A resolver that answers asynchronously once the test clock has moved
 // 40 ms.
@@ -229,13 +258,15 @@ class SlowFakeResolver : public HostResolver {
  public:
   explicit SlowFakeResolver(SimpleTestTickClock* clock) : clock_(clock) {}
   int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
-              CompletionOnceCallback callback, std::unique_ptr<Request>* out) override {
-    EventLoop::Current()->PostTask([this, result, callback = std::move(callback)]() mutable {
-      clock_->Advance(absl::Milliseconds(40));
-      result->source = "network";
-      result->addresses = {IPAddress::IPv4Localhost()};
-      std::move(callback)(OK);
-    });
+              CompletionOnceCallback callback,
+              std::unique_ptr<Request>* out) override {
+    EventLoop::Current()->PostTask(
+        [this, result, callback = std::move(callback)]() mutable {
+          clock_->Advance(absl::Milliseconds(40));
+          result->source = "network";
+          result->addresses = {IPAddress::IPv4Localhost()};
+          std::move(callback)(OK);
+        });
     return ERR_IO_PENDING;
   }
 
@@ -250,7 +281,8 @@ TEST_F(HttpNetworkTransactionTest, TraceReadsTheInjectedClock) {
   params.clock = &clock;
   params.request_timeout = absl::ZeroDuration();
   HttpNetworkSession session(params, &resolver, &factory_, &verifier_);
-  MockRead reads[] = {MockRead(SYNC, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")};
+  MockRead reads[] = {
+      MockRead(SYNC, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")};
   MockWrite writes[] = {MockWrite(SYNC, kGet)};
   StaticSocketDataProvider data(reads, writes);
   factory_.AddSocketDataProvider(&data);
@@ -274,7 +306,8 @@ TEST_F(HttpNetworkTransactionTest, SynchronousAnswersCostNoLookupTime) {
   HttpNetworkSessionParams params;
   params.clock = &clock;
   HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
-  MockRead reads[] = {MockRead(SYNC, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")};
+  MockRead reads[] = {
+      MockRead(SYNC, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")};
   MockWrite writes[] = {MockWrite(SYNC, kGet)};
   StaticSocketDataProvider data(reads, writes);
   factory_.AddSocketDataProvider(&data);

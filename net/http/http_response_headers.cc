@@ -19,17 +19,21 @@ bool IsToken(absl::string_view s) {
 }
 
 absl::Status Malformed(absl::string_view why) {
-  return absl::InvalidArgumentError(absl::StrCat("malformed HTTP response: ", why));
+  return absl::InvalidArgumentError(
+      absl::StrCat("malformed HTTP response: ", why));
 }
 
 }  // namespace
 
-absl::StatusOr<HttpResponseHeaders> HttpResponseHeaders::Parse(absl::string_view raw) {
+absl::StatusOr<HttpResponseHeaders> HttpResponseHeaders::Parse(
+    absl::string_view raw) {
   HttpResponseHeaders h;
   h.raw_ = std::string(raw);
   std::vector<absl::string_view> lines = absl::StrSplit(raw, '\n');
   if (lines.empty()) return Malformed("empty");
-  auto strip_cr = [](absl::string_view line) { return absl::StripSuffix(line, "\r"); };
+  auto strip_cr = [](absl::string_view line) {
+    return absl::StripSuffix(line, "\r");
+  };
 
   absl::string_view status = strip_cr(lines[0]);
   if (absl::StartsWith(status, "HTTP/1.1 ")) {
@@ -37,11 +41,13 @@ absl::StatusOr<HttpResponseHeaders> HttpResponseHeaders::Parse(absl::string_view
   } else if (absl::StartsWith(status, "HTTP/1.0 ")) {
     h.version_ = 10;
   } else {
-    return Malformed(absl::StrCat("bad status line '", status.substr(0, 40), "'"));
+    return Malformed(
+        absl::StrCat("bad status line '", status.substr(0, 40), "'"));
   }
   absl::string_view rest = status.substr(9);
-  if (rest.size() < 3 || !absl::ascii_isdigit(rest[0]) || !absl::ascii_isdigit(rest[1]) ||
-      !absl::ascii_isdigit(rest[2]) || (rest.size() > 3 && rest[3] != ' ')) {
+  if (rest.size() < 3 || !absl::ascii_isdigit(rest[0]) ||
+      !absl::ascii_isdigit(rest[1]) || !absl::ascii_isdigit(rest[2]) ||
+      (rest.size() > 3 && rest[3] != ' ')) {
     return Malformed("bad status code");
   }
   absl::SimpleAtoi(rest.substr(0, 3), &h.status_code_);
@@ -51,17 +57,21 @@ absl::StatusOr<HttpResponseHeaders> HttpResponseHeaders::Parse(absl::string_view
   for (size_t i = 1; i < lines.size(); ++i) {
     absl::string_view line = strip_cr(lines[i]);
     if (line.empty()) {
-      if (i + 1 != lines.size() && !(i + 2 == lines.size() && lines[i + 1].empty())) {
+      if (i + 1 != lines.size() &&
+          !(i + 2 == lines.size() && lines[i + 1].empty())) {
         return Malformed("data after the header block");
       }
       break;
     }
-    if (line.front() == ' ' || line.front() == '\t') return Malformed("obsolete line folding");
+    if (line.front() == ' ' || line.front() == '\t')
+      return Malformed("obsolete line folding");
     size_t colon = line.find(':');
-    if (colon == absl::string_view::npos) return Malformed("header line without colon");
+    if (colon == absl::string_view::npos)
+      return Malformed("header line without colon");
     absl::string_view name = line.substr(0, colon);
     if (!IsToken(name)) return Malformed("bad header name");
-    absl::string_view value = absl::StripAsciiWhitespace(line.substr(colon + 1));
+    absl::string_view value =
+        absl::StripAsciiWhitespace(line.substr(colon + 1));
     h.headers_.emplace_back(std::string(name), std::string(value));
   }
 
@@ -81,7 +91,8 @@ absl::StatusOr<HttpResponseHeaders> HttpResponseHeaders::Parse(absl::string_view
       if (absl::EqualsIgnoreCase(last, "chunked")) {
         h.chunked_ = true;
       } else {
-        return Malformed(absl::StrCat("unsupported Transfer-Encoding '", value, "'"));
+        return Malformed(
+            absl::StrCat("unsupported Transfer-Encoding '", value, "'"));
       }
     }
   }
@@ -90,7 +101,8 @@ absl::StatusOr<HttpResponseHeaders> HttpResponseHeaders::Parse(absl::string_view
   return h;
 }
 
-std::optional<std::string> HttpResponseHeaders::GetHeader(absl::string_view name) const {
+std::optional<std::string> HttpResponseHeaders::GetHeader(
+    absl::string_view name) const {
   for (const auto& [n, v] : headers_) {
     if (absl::EqualsIgnoreCase(n, name)) return v;
   }

@@ -22,7 +22,8 @@ class HttpResponseHeaders {
  public:
   // Parse takes the raw block including the status line, up to and
   // including the blank line (CRLF or bare LF line ends).
-  [[nodiscard]] static absl::StatusOr<HttpResponseHeaders> Parse(absl::string_view raw);
+  [[nodiscard]] static absl::StatusOr<HttpResponseHeaders> Parse(
+      absl::string_view raw);
 
   int status_code() const { return status_code_; }
   const std::string& reason() const { return reason_; }

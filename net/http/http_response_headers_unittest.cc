@@ -18,14 +18,20 @@ TEST(HttpResponseHeadersTest, ParsesStatusAndHeaders) {
 }
 
 TEST(HttpResponseHeadersTest, KeepAliveRules) {
-  EXPECT_FALSE(HttpResponseHeaders::Parse("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")->IsKeepAlive());
-  EXPECT_FALSE(HttpResponseHeaders::Parse("HTTP/1.0 200 OK\r\n\r\n")->IsKeepAlive());
-  EXPECT_TRUE(HttpResponseHeaders::Parse("HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\n\r\n")->IsKeepAlive());
+  EXPECT_FALSE(
+      HttpResponseHeaders::Parse("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
+          ->IsKeepAlive());
+  EXPECT_FALSE(
+      HttpResponseHeaders::Parse("HTTP/1.0 200 OK\r\n\r\n")->IsKeepAlive());
+  EXPECT_TRUE(HttpResponseHeaders::Parse(
+                  "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\n\r\n")
+                  ->IsKeepAlive());
 }
 
 TEST(HttpResponseHeadersTest, ChunkedOverridesContentLength) {
   auto h = HttpResponseHeaders::Parse(
-      "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n");
+      "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: "
+      "chunked\r\n\r\n");
   ASSERT_TRUE(h.ok());
   EXPECT_TRUE(h->IsChunked());
   EXPECT_EQ(h->content_length(), -1);

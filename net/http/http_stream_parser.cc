@@ -13,7 +13,10 @@ constexpr int kReadChunk = 16 * 1024;
 
 HttpStreamParser::HttpStreamParser(StreamSocket* socket, LoadTiming* timing,
                                    const TickClock* clock)
-    : socket_(socket), timing_(timing), clock_(clock), read_buf_(std::make_shared<GrowableIOBuffer>()) {}
+    : socket_(socket),
+      timing_(timing),
+      clock_(clock),
+      read_buf_(std::make_shared<GrowableIOBuffer>()) {}
 
 HttpStreamParser::~HttpStreamParser() = default;
 
@@ -90,9 +93,11 @@ int HttpStreamParser::DoLoop(int result) {
 }
 
 int HttpStreamParser::DoSendRequest() {
-  if (timing_->request_start.is_null()) timing_->request_start = clock_->NowTicks();
+  if (timing_->request_start.is_null())
+    timing_->request_start = clock_->NowTicks();
   next_state_ = STATE_SEND_REQUEST_COMPLETE;
-  return socket_->Write(request_buf_, static_cast<int>(request_buf_->BytesRemaining()),
+  return socket_->Write(request_buf_,
+                        static_cast<int>(request_buf_->BytesRemaining()),
                         [weak = weak_factory_.GetWeakPtr()](int rv) {
                           if (weak) weak->OnIOComplete(rv);
                         });
@@ -109,7 +114,8 @@ int HttpStreamParser::FindHeadersEnd() const {
   absl::string_view data = read_buf_->Filled();
   for (size_t i = 0; i < data.size(); ++i) {
     if (data[i] != '\n') continue;
-    if (i + 1 < data.size() && data[i + 1] == '\n') return static_cast<int>(i + 2);
+    if (i + 1 < data.size() && data[i + 1] == '\n')
+      return static_cast<int>(i + 2);
     if (i + 2 < data.size() && data[i + 1] == '\r' && data[i + 2] == '\n')
       return static_cast<int>(i + 3);
   }
@@ -135,13 +141,16 @@ int HttpStreamParser::DoReadHeadersComplete(int result) {
   }
   if (result == 0) {
     if (read_buf_->offset() == 0) {
-      error_detail_ = "the server closed the connection without sending anything";
+      error_detail_ =
+          "the server closed the connection without sending anything";
       return ERR_EMPTY_RESPONSE;
     }
-    error_detail_ = "the server closed the connection inside the response headers";
+    error_detail_ =
+        "the server closed the connection inside the response headers";
     return ERR_INVALID_HTTP_RESPONSE;
   }
-  if (timing_->response_start.is_null()) timing_->response_start = clock_->NowTicks();
+  if (timing_->response_start.is_null())
+    timing_->response_start = clock_->NowTicks();
   read_buf_->set_offset(read_buf_->offset() + result);
   // Reject non-HTTP early rather than waiting for a blank line that may
   // never come.
@@ -153,7 +162,8 @@ int HttpStreamParser::DoReadHeadersComplete(int result) {
   }
   int end = FindHeadersEnd();
   if (end < 0) {
-    if (read_buf_->offset() > kMaxHeaderBytes) return ERR_RESPONSE_HEADERS_TOO_BIG;
+    if (read_buf_->offset() > kMaxHeaderBytes)
+      return ERR_RESPONSE_HEADERS_TOO_BIG;
     next_state_ = STATE_READ_HEADERS;
     return OK;
   }
@@ -201,23 +211,27 @@ int HttpStreamParser::ParseHeaders(int end) {
   } else {
     close_delimited_ = true;
   }
-  if (body_complete_ && timing_->response_end.is_null()) timing_->response_end = clock_->NowTicks();
+  if (body_complete_ && timing_->response_end.is_null())
+    timing_->response_end = clock_->NowTicks();
   return OK;
 }
 
 int HttpStreamParser::DoReadBody() {
   next_state_ = STATE_READ_BODY_COMPLETE;
   if (!body_leftover_.empty()) {
-    int n = static_cast<int>(std::min<size_t>(user_len_, body_leftover_.size()));
+    int n =
+        static_cast<int>(std::min<size_t>(user_len_, body_leftover_.size()));
     std::memcpy(user_buf_->data(), body_leftover_.data(), n);
     body_leftover_.erase(0, n);
     return n;
   }
   int len = user_len_;
-  if (body_remaining_ >= 0) len = static_cast<int>(std::min<int64_t>(len, body_remaining_));
-  return socket_->Read(user_buf_, len, [weak = weak_factory_.GetWeakPtr()](int rv) {
-    if (weak) weak->OnIOComplete(rv);
-  });
+  if (body_remaining_ >= 0)
+    len = static_cast<int>(std::min<int64_t>(len, body_remaining_));
+  return socket_->Read(user_buf_, len,
+                       [weak = weak_factory_.GetWeakPtr()](int rv) {
+                         if (weak) weak->OnIOComplete(rv);
+                       });
 }
 
 int HttpStreamParser::DoReadBodyComplete(int result) {
@@ -238,7 +252,8 @@ int HttpStreamParser::DoReadBodyComplete(int result) {
       return ERR_CONTENT_LENGTH_MISMATCH;
     }
     body_complete_ = true;
-    if (timing_->response_end.is_null()) timing_->response_end = clock_->NowTicks();
+    if (timing_->response_end.is_null())
+      timing_->response_end = clock_->NowTicks();
     return 0;
   }
   int n = result;
@@ -261,14 +276,16 @@ int HttpStreamParser::DoReadBodyComplete(int result) {
     if (body_remaining_ == 0) body_complete_ = true;
   }
   timing_->body_bytes += n;
-  if (body_complete_ && timing_->response_end.is_null()) timing_->response_end = clock_->NowTicks();
+  if (body_complete_ && timing_->response_end.is_null())
+    timing_->response_end = clock_->NowTicks();
   if (n == 0 && body_complete_) return 0;
   return n;
 }
 
 bool HttpStreamParser::CanReuseConnection() const {
   return body_complete_ && !close_delimited_ && !extra_data_ && headers_ &&
-         headers_->IsKeepAlive() && body_leftover_.empty() && socket_->IsConnectedAndIdle();
+         headers_->IsKeepAlive() && body_leftover_.empty() &&
+         socket_->IsConnectedAndIdle();
 }
 
 }  // namespace net

@@ -9,7 +9,8 @@ namespace net {
 
 StaticSocketDataProvider::StaticSocketDataProvider(
     absl::Span<const MockRead> reads, absl::Span<const MockWrite> writes)
-    : reads_(reads.begin(), reads.end()), writes_(writes.begin(), writes.end()) {}
+    : reads_(reads.begin(), reads.end()),
+      writes_(writes.begin(), writes.end()) {}
 
 MockRead StaticSocketDataProvider::NextRead() {
   if (read_index_ >= reads_.size()) return MockRead(SYNC, OK);
@@ -30,8 +31,8 @@ MockWrite StaticSocketDataProvider::NextWrite(absl::string_view data) {
       absl::string_view(step.data).substr(write_offset_);
   if (data.size() > expected.size()) data = data.substr(0, expected.size());
   if (expected.substr(0, data.size()) != data) {
-    mismatches_.push_back(
-        absl::StrCat("write mismatch: expected '", expected, "' got '", data, "'"));
+    mismatches_.push_back(absl::StrCat("write mismatch: expected '", expected,
+                                       "' got '", data, "'"));
     ++write_index_;
     return MockWrite(step.mode, ERR_UNEXPECTED);
   }
@@ -50,11 +51,11 @@ MockTCPClientSocket::MockTCPClientSocket(StaticSocketDataProvider* data,
 
 void MockTCPClientSocket::PostResult(CompletionOnceCallback callback,
                                      int result) {
-  EventLoop::Current()->PostTask(
-      [weak = weak_factory_.GetWeakPtr(), callback = std::move(callback),
-       result]() mutable {
-        if (weak) std::move(callback)(result);
-      });
+  EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr(),
+                                  callback = std::move(callback),
+                                  result]() mutable {
+    if (weak) std::move(callback)(result);
+  });
 }
 
 int MockTCPClientSocket::Connect(CompletionOnceCallback callback) {
@@ -88,7 +89,8 @@ int MockTCPClientSocket::Read(std::shared_ptr<IOBuffer> buf, int len,
   if (step.data.empty() && step.result == ERR_IO_PENDING) return ERR_IO_PENDING;
   if (step.mode == SYNC) return CompleteRead(buf, len, step);
   EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr(), buf, len,
-                                  step, callback = std::move(callback)]() mutable {
+                                  step,
+                                  callback = std::move(callback)]() mutable {
     if (!weak) return;
     int rv = weak->CompleteRead(buf, len, step);
     std::move(callback)(rv);
@@ -105,7 +107,8 @@ int MockTCPClientSocket::Write(std::shared_ptr<IOBuffer> buf, int len,
   return ERR_IO_PENDING;
 }
 
-std::unique_ptr<StreamSocket> MockClientSocketFactory::CreateTransportClientSocket(
+std::unique_ptr<StreamSocket>
+MockClientSocketFactory::CreateTransportClientSocket(
     const IPEndPoint& address, absl::Duration connect_timeout) {
   if (providers_.empty()) return nullptr;
   StaticSocketDataProvider* data = providers_.front();

@@ -52,7 +52,8 @@ struct MockRead {
 // MockWrite is one expected write: the bytes, or a result to return.
 struct MockWrite {
   MockWrite(IoMode mode, const char* data) : mode(mode), data(data) {}
-  MockWrite(IoMode mode, std::string data) : mode(mode), data(std::move(data)) {}
+  MockWrite(IoMode mode, std::string data)
+      : mode(mode), data(std::move(data)) {}
   MockWrite(IoMode mode, int result) : mode(mode), result(result) {}
   IoMode mode;
   int result = OK;

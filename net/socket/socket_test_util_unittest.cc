@@ -36,7 +36,8 @@ TEST(SocketTestUtilTest, WrongWriteIsReported) {
   StaticSocketDataProvider data({}, writes);
   MockClientSocketFactory factory;
   factory.AddSocketDataProvider(&data);
-  auto socket = factory.CreateTransportClientSocket(IPEndPoint(), absl::Seconds(1));
+  auto socket =
+      factory.CreateTransportClientSocket(IPEndPoint(), absl::Seconds(1));
   TestCompletionCallback cb;
   ASSERT_EQ(OK, socket->Connect(cb.callback()));
   auto out = std::make_shared<IOBuffer>(absl::string_view("different"));

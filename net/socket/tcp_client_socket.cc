@@ -56,8 +56,9 @@ int TCPClientSocket::Connect(CompletionOnceCallback callback) {
   connect_callback_ = std::move(callback);
   UpdateWatch();
   if (connect_timeout_ > absl::ZeroDuration()) {
-    connect_timer_.Start(connect_timeout_,
-                         [this] { OnConnectComplete(ERR_CONNECTION_TIMED_OUT); });
+    connect_timer_.Start(connect_timeout_, [this] {
+      OnConnectComplete(ERR_CONNECTION_TIMED_OUT);
+    });
   }
   return ERR_IO_PENDING;
 }

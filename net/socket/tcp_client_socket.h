@@ -20,8 +20,8 @@ class TCPClientSocket : public StreamSocket, public FdWatcher {
   // Zero |connect_timeout| means no timeout beyond the kernel's.
   TCPClientSocket(const IPEndPoint& peer, absl::Duration connect_timeout);
   // AdoptConnected wraps an accepted, connected descriptor.
-  static std::unique_ptr<TCPClientSocket> AdoptConnected(int fd,
-                                                         const IPEndPoint& peer);
+  static std::unique_ptr<TCPClientSocket> AdoptConnected(
+      int fd, const IPEndPoint& peer);
   ~TCPClientSocket() override;
 
   int Connect(CompletionOnceCallback callback) override;

@@ -13,7 +13,8 @@ namespace {
 class TCPSocketTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_EQ(OK, server_.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 16));
+    ASSERT_EQ(OK,
+              server_.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 16));
     ASSERT_EQ(OK, server_.GetLocalAddress(&server_address_));
   }
   EventLoop loop_;
@@ -63,7 +64,8 @@ TEST_F(TCPSocketTest, RefusedPortGivesConnectionRefused) {
 
   TCPClientSocket client(closed, absl::Seconds(5));
   TestCompletionCallback cb;
-  EXPECT_EQ(ERR_CONNECTION_REFUSED, cb.GetResult(client.Connect(cb.callback())));
+  EXPECT_EQ(ERR_CONNECTION_REFUSED,
+            cb.GetResult(client.Connect(cb.callback())));
   EXPECT_FALSE(client.IsConnected());
 }
 
@@ -86,12 +88,14 @@ TEST_F(TCPSocketTest, ConnectTimesOutWhenSynsAreDropped) {
   TCPClientSocket client(address, absl::Milliseconds(300));
   TestCompletionCallback cb;
   TimeTicks start = TimeTicks::Now();
-  EXPECT_EQ(ERR_CONNECTION_TIMED_OUT, cb.GetResult(client.Connect(cb.callback())));
+  EXPECT_EQ(ERR_CONNECTION_TIMED_OUT,
+            cb.GetResult(client.Connect(cb.callback())));
   EXPECT_GE(TimeTicks::Now() - start, absl::Milliseconds(300));
 }
 
 TEST_F(TCPSocketTest, DestroyingASocketWithPendingReadIsSafe) {
-  auto client = std::make_unique<TCPClientSocket>(server_address_, absl::Seconds(5));
+  auto client =
+      std::make_unique<TCPClientSocket>(server_address_, absl::Seconds(5));
   TestCompletionCallback connect_cb;
   std::unique_ptr<StreamSocket> accepted;
   TestCompletionCallback accept_cb;
@@ -102,7 +106,8 @@ TEST_F(TCPSocketTest, DestroyingASocketWithPendingReadIsSafe) {
   auto buf = std::make_shared<IOBuffer>(8);
   EXPECT_EQ(ERR_IO_PENDING, client->Read(buf, 8, [&](int) { called = true; }));
   client.reset();
-  accepted->Write(std::make_shared<IOBuffer>(absl::string_view("x")), 1, [](int) {});
+  accepted->Write(std::make_shared<IOBuffer>(absl::string_view("x")), 1,
+                  [](int) {});
   loop_.RunUntilIdle();
   EXPECT_FALSE(called);
   EXPECT_EQ(loop_.watched_fd_count(), 0u);

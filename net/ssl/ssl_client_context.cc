@@ -9,8 +9,8 @@ namespace net {
 SSLClientContext::SSLClientContext(CertVerifier* verifier)
     : ssl_ctx_(SSL_CTX_new(TLS_method())), verifier_(verifier) {
   // Sessions live in our cache, not BoringSSL's internal one.
-  SSL_CTX_set_session_cache_mode(ssl_ctx_.get(),
-                                 SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL);
+  SSL_CTX_set_session_cache_mode(
+      ssl_ctx_.get(), SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL);
 }
 
 SSLClientContext::~SSLClientContext() = default;
@@ -45,7 +45,8 @@ void SSLClientContext::OnLeaderHandshakeDone(const std::string& key,
   it->second.grace_timer->Start(grace, [this, key] { WakeAll(key); });
 }
 
-void SSLClientContext::OnLeaderGone(const std::string& key, uint64_t connection_id) {
+void SSLClientContext::OnLeaderGone(const std::string& key,
+                                    uint64_t connection_id) {
   auto it = groups_.find(key);
   if (it == groups_.end() || it->second.leader_id != connection_id) return;
   // A leader that finished its handshake keeps the group open for its
@@ -54,11 +55,13 @@ void SSLClientContext::OnLeaderGone(const std::string& key, uint64_t connection_
   WakeAll(key);
 }
 
-void SSLClientContext::CancelWait(const std::string& key, uint64_t connection_id) {
+void SSLClientContext::CancelWait(const std::string& key,
+                                  uint64_t connection_id) {
   auto it = groups_.find(key);
   if (it == groups_.end()) return;
-  it->second.waiters.remove_if(
-      [connection_id](const Waiter& w) { return w.connection_id == connection_id; });
+  it->second.waiters.remove_if([connection_id](const Waiter& w) {
+    return w.connection_id == connection_id;
+  });
 }
 
 void SSLClientContext::OnNewSession(const std::string& key,
@@ -74,7 +77,8 @@ void SSLClientContext::WakeAll(const std::string& key) {
   groups_.erase(it);
   // Post, so no waiter runs inside BoringSSL's callback or the leader's
   // stack, and each one re-decides (resume, lead or wait again).
-  for (Waiter& waiter : waiters) EventLoop::Current()->PostTask(std::move(waiter.wake));
+  for (Waiter& waiter : waiters)
+    EventLoop::Current()->PostTask(std::move(waiter.wake));
 }
 
 }  // namespace net

@@ -57,7 +57,8 @@ class SSLClientContext {
   void CancelWait(const std::string& key, uint64_t connection_id);
 
   // Called by BoringSSL's new-session callback through the socket.
-  void OnNewSession(const std::string& key, bssl::UniquePtr<SSL_SESSION> session);
+  void OnNewSession(const std::string& key,
+                    bssl::UniquePtr<SSL_SESSION> session);
 
   size_t coalesced_waits() const { return coalesced_waits_; }
 

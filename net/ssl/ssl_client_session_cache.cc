@@ -37,7 +37,8 @@ bssl::UniquePtr<SSL_SESSION> SSLClientSessionCache::Lookup(
   lru_.splice(lru_.begin(), lru_, entry.lru);
   ++hits_;
   bssl::UniquePtr<SSL_SESSION>& newest = entry.sessions.back();
-  if (SSL_SESSION_should_be_single_use(newest.get()) && entry.sessions.size() > 1) {
+  if (SSL_SESSION_should_be_single_use(newest.get()) &&
+      entry.sessions.size() > 1) {
     bssl::UniquePtr<SSL_SESSION> session = std::move(newest);
     entry.sessions.pop_back();
     return session;
@@ -71,7 +72,8 @@ void SSLClientSessionCache::Insert(const std::string& key,
   // A reusable (TLS 1.2) session supersedes everything before it.
   if (!SSL_SESSION_should_be_single_use(session.get())) entry.sessions.clear();
   entry.sessions.push_back(std::move(session));
-  while (entry.sessions.size() > max_sessions_per_key_) entry.sessions.pop_front();
+  while (entry.sessions.size() > max_sessions_per_key_)
+    entry.sessions.pop_front();
 }
 
 void SSLClientSessionCache::Flush() {

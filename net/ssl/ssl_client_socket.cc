@@ -3,20 +3,22 @@
 #include <openssl/err.h>
 
 #include "absl/time/clock.h"
-#include "net/base/event_loop.h"
 #include "cert/obc/ssl_client_cert.h"
+#include "net/base/event_loop.h"
 #include "net/base/ip_endpoint.h"
 
 namespace net {
 namespace {
 
 int SocketExDataIndex() {
-  static int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  static int index =
+      SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
   return index;
 }
 
 SSLClientSocket* FromSSL(const SSL* ssl) {
-  return static_cast<SSLClientSocket*>(SSL_get_ex_data(ssl, SocketExDataIndex()));
+  return static_cast<SSLClientSocket*>(
+      SSL_get_ex_data(ssl, SocketExDataIndex()));
 }
 
 int NewSessionCallback(SSL* ssl, SSL_SESSION* session) {
@@ -48,7 +50,8 @@ uint8_t AlertForCertError(int error) {
 
 SSLClientSocket::SSLClientSocket(std::unique_ptr<StreamSocket> transport,
                                  std::string host, uint16_t port,
-                                 const SSLConfig& config, SSLClientContext* context)
+                                 const SSLConfig& config,
+                                 SSLClientContext* context)
     : SSLSocketBase(std::move(transport)),
       host_(std::move(host)),
       port_(port),
@@ -96,12 +99,14 @@ int SSLClientSocket::InitializeSSL() {
       wire.push_back(static_cast<char>(proto.size()));
       wire += proto;
     }
-    if (SSL_set_alpn_protos(ssl(), reinterpret_cast<const uint8_t*>(wire.data()),
+    if (SSL_set_alpn_protos(ssl(),
+                            reinterpret_cast<const uint8_t*>(wire.data()),
                             wire.size()) != 0) {
       return ERR_INVALID_ARGUMENT;
     }
   }
-  if (config_.false_start_enabled) SSL_set_mode(ssl(), SSL_MODE_ENABLE_FALSE_START);
+  if (config_.false_start_enabled)
+    SSL_set_mode(ssl(), SSL_MODE_ENABLE_FALSE_START);
   SSL_enable_ocsp_stapling(ssl());
   SSL_set_custom_verify(ssl(), SSL_VERIFY_PEER, VerifyCallback);
   // BoringSSL calls this only when the server sent a CertificateRequest.
@@ -186,7 +191,8 @@ int SSLClientSocket::DoWaitForSession() {
 
 int SSLClientSocket::DoWaitForSessionComplete() {
   waiting_for_session_ = false;
-  if (ssl_info_.waited_for_session) ssl_info_.session_wait = TimeTicks::Now() - wait_start_;
+  if (ssl_info_.waited_for_session)
+    ssl_info_.session_wait = TimeTicks::Now() - wait_start_;
   bssl::UniquePtr<SSL_SESSION> session =
       context_->session_cache()->Lookup(session_key_, absl::Now());
   if (session) SSL_set_session(ssl(), session.get());
@@ -255,7 +261,9 @@ int SSLClientSocket::DoVerifyCert() {
   const uint8_t* ocsp = nullptr;
   size_t ocsp_len = 0;
   SSL_get0_ocsp_response(ssl(), &ocsp, &ocsp_len);
-  if (ocsp_len > 0) params.stapled_ocsp_response.assign(reinterpret_cast<const char*>(ocsp), ocsp_len);
+  if (ocsp_len > 0)
+    params.stapled_ocsp_response.assign(reinterpret_cast<const char*>(ocsp),
+                                        ocsp_len);
   return context_->cert_verifier()->Verify(
       params, &ssl_info_.cert_verify,
       [weak = weak_factory_.GetWeakPtr()](int result) {

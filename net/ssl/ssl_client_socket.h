@@ -34,7 +34,8 @@ class SSLClientSocket : public SSLSocketBase {
   // |host| is the SNI and verification name; |port| completes the session
   // key.
   SSLClientSocket(std::unique_ptr<StreamSocket> transport, std::string host,
-                  uint16_t port, const SSLConfig& config, SSLClientContext* context);
+                  uint16_t port, const SSLConfig& config,
+                  SSLClientContext* context);
   ~SSLClientSocket() override;
 
   // StreamSocket: Connect runs the TLS handshake (transport already

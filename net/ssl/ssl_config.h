@@ -40,12 +40,12 @@ struct SSLConfig {
 
 // SSLInfo describes a finished client or server handshake.
 struct SSLInfo {
-  std::string version;        // "TLSv1.3"
-  std::string cipher;         // IANA name, "TLS_AES_128_GCM_SHA256"
-  std::string group;          // key exchange group, "X25519"
-  std::string alpn;           // negotiated protocol, or empty
+  std::string version;  // "TLSv1.3"
+  std::string cipher;   // IANA name, "TLS_AES_128_GCM_SHA256"
+  std::string group;    // key exchange group, "X25519"
+  std::string alpn;     // negotiated protocol, or empty
   bool resumed = false;
-  bool false_start = false;   // client: handshake completed in False Start
+  bool false_start = false;  // client: handshake completed in False Start
   // Handshake coalescing: this connection waited for another one's session.
   bool waited_for_session = false;
   absl::Duration session_wait = absl::ZeroDuration();

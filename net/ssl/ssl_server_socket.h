@@ -19,7 +19,8 @@ namespace net {
 
 class SSLServerSocket : public SSLSocketBase {
  public:
-  SSLServerSocket(std::unique_ptr<StreamSocket> transport, SSLServerContext* context);
+  SSLServerSocket(std::unique_ptr<StreamSocket> transport,
+                  SSLServerContext* context);
   ~SSLServerSocket() override;
 
   // Handshake runs the TLS server handshake: OK, a net error, or
@@ -41,7 +42,9 @@ class SSLServerSocket : public SSLSocketBase {
   // The connection's session after the handshake (new or resumed; owned by
   // the SSL object, valid while the socket lives), for
   // SSLServerContext::SetNextConnect. Null before the handshake.
-  SSL_SESSION* session() const { return handshake_done_ ? SSL_get_session(ssl()) : nullptr; }
+  SSL_SESSION* session() const {
+    return handshake_done_ ? SSL_get_session(ssl()) : nullptr;
+  }
 
  private:
   void OnHandshakeIOReady() override;

@@ -17,8 +17,9 @@ void SSLSocketBase::AttachSSL(bssl::UniquePtr<SSL> ssl) {
 
 int SSLSocketBase::MapError(int ssl_rv, bool in_handshake) {
   int ssl_error = SSL_get_error(ssl_.get(), ssl_rv);
-  int error = MapOpenSSLError(ssl_error, adapter_.read_error(), adapter_.read_eof(),
-                              in_handshake, &error_detail_);
+  int error =
+      MapOpenSSLError(ssl_error, adapter_.read_error(), adapter_.read_eof(),
+                      in_handshake, &error_detail_);
   adapter_.Pump();  // Send the fatal alert BoringSSL queued, if any.
   return error;
 }
@@ -29,7 +30,8 @@ void SSLSocketBase::FillNegotiatedInfo(SSLInfo* info) const {
   if (const SSL_CIPHER* cipher = SSL_get_current_cipher(s))
     info->cipher = SSL_CIPHER_standard_name(cipher);
   uint16_t group = SSL_get_curve_id(s);
-  if (group != 0 && SSL_get_curve_name(group)) info->group = SSL_get_curve_name(group);
+  if (group != 0 && SSL_get_curve_name(group))
+    info->group = SSL_get_curve_name(group);
   const uint8_t* alpn = nullptr;
   unsigned alpn_len = 0;
   SSL_get0_alpn_selected(s, &alpn, &alpn_len);
@@ -149,7 +151,8 @@ bool SSLSocketBase::IsConnected() const {
 bool SSLSocketBase::IsConnectedAndIdle() const {
   // The adapter reads ahead, so check what it has buffered as well as what
   // SSL has decrypted but not handed out.
-  return IsConnected() && adapter_.buffered_input() == 0 && SSL_pending(ssl_.get()) == 0;
+  return IsConnected() && adapter_.buffered_input() == 0 &&
+         SSL_pending(ssl_.get()) == 0;
 }
 
 int SSLSocketBase::GetPeerAddress(IPEndPoint* address) const {

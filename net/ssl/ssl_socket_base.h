@@ -21,7 +21,8 @@
 
 namespace net {
 
-class SSLSocketBase : public StreamSocket, public SSLTransportAdapter::Delegate {
+class SSLSocketBase : public StreamSocket,
+                      public SSLTransportAdapter::Delegate {
  public:
   ~SSLSocketBase() override;
 

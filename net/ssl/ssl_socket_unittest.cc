@@ -27,7 +27,8 @@ class EchoServer {
     auto context = SSLServerContext::Create(config);
     EXPECT_TRUE(context.ok()) << context.status();
     context_ = std::move(*context);
-    EXPECT_EQ(OK, listener_.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 64));
+    EXPECT_EQ(OK,
+              listener_.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 64));
     listener_.GetLocalAddress(&address_);
     Accept();
   }
@@ -50,10 +51,11 @@ class EchoServer {
     }
   }
   void OnAccepted() {
-    connections_.push_back(std::make_unique<SSLServerSocket>(std::move(accepted_),
-                                                             context_.get()));
+    connections_.push_back(std::make_unique<SSLServerSocket>(
+        std::move(accepted_), context_.get()));
     SSLServerSocket* socket = connections_.back().get();
-    int rv = socket->Handshake([this, socket](int rv) { OnHandshake(socket, rv); });
+    int rv =
+        socket->Handshake([this, socket](int rv) { OnHandshake(socket, rv); });
     if (rv != ERR_IO_PENDING) OnHandshake(socket, rv);
   }
   void OnHandshake(SSLServerSocket* socket, int rv) {
@@ -95,7 +97,8 @@ SSLServerConfig ServerConfig(const char* chain = "good_leaf_chain.pem",
 class SSLSocketTest : public ::testing::Test {
  protected:
   SSLSocketTest() {
-    auto verifier = BasicCertVerifier::Create({Fixture("good_root.pem")}, false);
+    auto verifier =
+        BasicCertVerifier::Create({Fixture("good_root.pem")}, false);
     EXPECT_TRUE(verifier.ok());
     verifier_ = std::move(*verifier);
     context_ = std::make_unique<SSLClientContext>(verifier_.get());
@@ -103,13 +106,14 @@ class SSLSocketTest : public ::testing::Test {
 
   // Connects TCP then TLS; returns the TLS result.
   int ConnectTLS(const IPEndPoint& address, const std::string& host,
-                 const SSLConfig& config, std::unique_ptr<SSLClientSocket>* out) {
+                 const SSLConfig& config,
+                 std::unique_ptr<SSLClientSocket>* out) {
     auto tcp = std::make_unique<TCPClientSocket>(address, absl::Seconds(5));
     TestCompletionCallback cb;
     int rv = cb.GetResult(tcp->Connect(cb.callback()));
     if (rv != OK) return rv;
-    *out = std::make_unique<SSLClientSocket>(std::move(tcp), host, address.port(),
-                                             config, context_.get());
+    *out = std::make_unique<SSLClientSocket>(
+        std::move(tcp), host, address.port(), config, context_.get());
     return cb.GetResult((*out)->Connect(cb.callback()));
   }
 
@@ -136,7 +140,8 @@ class SSLSocketTest : public ::testing::Test {
 TEST_F(SSLSocketTest, Tls13HandshakeAndData) {
   EchoServer server(ServerConfig());
   std::unique_ptr<SSLClientSocket> socket;
-  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", SSLConfig(), &socket))
+  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", SSLConfig(),
+                           &socket))
       << (socket ? socket->error_detail() : "");
   EXPECT_EQ(socket->ssl_info().version, "TLSv1.3");
   EXPECT_EQ(socket->ssl_info().alpn, "http/1.1");
@@ -148,13 +153,16 @@ TEST_F(SSLSocketTest, Tls13HandshakeAndData) {
 }
 
 TEST_F(SSLSocketTest, Tls12FalseStartWithEcdheAead) {
-  EchoServer server(ServerConfig("good_ecdsa_leaf_chain.pem", "good_ecdsa_leaf.key"));
+  EchoServer server(
+      ServerConfig("good_ecdsa_leaf_chain.pem", "good_ecdsa_leaf.key"));
   SSLConfig config;
   config.version_max = TLS1_2_VERSION;
   std::unique_ptr<SSLClientSocket> socket;
-  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", config, &socket));
+  ASSERT_EQ(OK,
+            ConnectTLS(server.address(), "www.example.test", config, &socket));
   EXPECT_EQ(socket->ssl_info().version, "TLSv1.2");
-  EXPECT_EQ(socket->ssl_info().cipher, "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256");
+  EXPECT_EQ(socket->ssl_info().cipher,
+            "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256");
   EXPECT_TRUE(socket->ssl_info().false_start);
   EXPECT_EQ(RoundTrip(socket.get(), "early data"), "early data");
 }
@@ -165,7 +173,8 @@ TEST_F(SSLSocketTest, NoFalseStartWhenDisabledOrWithoutAlpn) {
   config.version_max = TLS1_2_VERSION;
   config.false_start_enabled = false;
   std::unique_ptr<SSLClientSocket> socket;
-  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", config, &socket));
+  ASSERT_EQ(OK,
+            ConnectTLS(server.address(), "www.example.test", config, &socket));
   EXPECT_FALSE(socket->ssl_info().false_start);
   EXPECT_EQ(RoundTrip(socket.get(), "x"), "x");
 
@@ -174,7 +183,8 @@ TEST_F(SSLSocketTest, NoFalseStartWhenDisabledOrWithoutAlpn) {
   no_alpn.version_max = TLS1_2_VERSION;
   no_alpn.alpn_protos.clear();
   no_alpn.session_resumption_enabled = false;
-  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", no_alpn, &socket));
+  ASSERT_EQ(OK,
+            ConnectTLS(server.address(), "www.example.test", no_alpn, &socket));
   EXPECT_FALSE(socket->ssl_info().false_start);
 }
 
@@ -185,10 +195,12 @@ TEST_F(SSLSocketTest, ResumesTls12AndTls13Sessions) {
     SSLConfig config;
     config.version_max = version;
     std::unique_ptr<SSLClientSocket> first, second;
-    ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", config, &first));
+    ASSERT_EQ(OK,
+              ConnectTLS(server.address(), "www.example.test", config, &first));
     // Reading lets the client process the TLS 1.3 tickets.
     EXPECT_EQ(RoundTrip(first.get(), "one"), "one");
-    ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", config, &second));
+    ASSERT_EQ(
+        OK, ConnectTLS(server.address(), "www.example.test", config, &second));
     EXPECT_TRUE(second->ssl_info().resumed);
     EXPECT_EQ(RoundTrip(second.get(), "two"), "two");
     EXPECT_EQ(server.full_handshakes(), 1);
@@ -207,7 +219,8 @@ TEST_F(SSLSocketTest, ParallelConnectionsCoalesceIntoOneFullHandshake) {
     std::vector<int> results(6, 1);
     int done = 0;
     for (int i = 0; i < 6; ++i) {
-      auto tcp = std::make_unique<TCPClientSocket>(server.address(), absl::Seconds(5));
+      auto tcp =
+          std::make_unique<TCPClientSocket>(server.address(), absl::Seconds(5));
       TestCompletionCallback cb;
       ASSERT_EQ(OK, cb.GetResult(tcp->Connect(cb.callback())));
       sockets.push_back(std::make_unique<SSLClientSocket>(
@@ -253,17 +266,19 @@ TEST_F(SSLSocketTest, ParallelConnectionsCoalesceIntoOneFullHandshake) {
 TEST_F(SSLSocketTest, LateConnectionsWaitForAFinishedLeadersSession) {
   EchoServer server(ServerConfig());
   std::unique_ptr<SSLClientSocket> leader;
-  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", SSLConfig(), &leader));
+  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", SSLConfig(),
+                           &leader));
   EXPECT_FALSE(leader->ssl_info().resumed);
   std::vector<std::unique_ptr<SSLClientSocket>> late;
   int done = 0;
   for (int i = 0; i < 5; ++i) {
-    auto tcp = std::make_unique<TCPClientSocket>(server.address(), absl::Seconds(5));
+    auto tcp =
+        std::make_unique<TCPClientSocket>(server.address(), absl::Seconds(5));
     TestCompletionCallback cb;
     ASSERT_EQ(OK, cb.GetResult(tcp->Connect(cb.callback())));
-    late.push_back(std::make_unique<SSLClientSocket>(std::move(tcp), "www.example.test",
-                                                     server.address().port(), SSLConfig(),
-                                                     context_.get()));
+    late.push_back(std::make_unique<SSLClientSocket>(
+        std::move(tcp), "www.example.test", server.address().port(),
+        SSLConfig(), context_.get()));
     ASSERT_EQ(ERR_IO_PENDING, late.back()->Connect([&](int rv) {
       EXPECT_EQ(rv, OK);
       ++done;
@@ -286,21 +301,26 @@ TEST_F(SSLSocketTest, CertificateErrorsAreNamed) {
     const char* host;
     int expected;
   } cases[] = {
-      {"expired_leaf_chain.pem", "expired_leaf.key", "www.example.test", ERR_CERT_DATE_INVALID},
-      {"good_leaf_chain.pem", "good_leaf.key", "wrong.example.test", ERR_CERT_COMMON_NAME_INVALID},
-      {"untrusted_leaf_chain.pem", "untrusted_leaf.key", "www.example.test", ERR_CERT_AUTHORITY_INVALID},
+      {"expired_leaf_chain.pem", "expired_leaf.key", "www.example.test",
+       ERR_CERT_DATE_INVALID},
+      {"good_leaf_chain.pem", "good_leaf.key", "wrong.example.test",
+       ERR_CERT_COMMON_NAME_INVALID},
+      {"untrusted_leaf_chain.pem", "untrusted_leaf.key", "www.example.test",
+       ERR_CERT_AUTHORITY_INVALID},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.chain);
     EchoServer server(ServerConfig(c.chain, c.key));
     std::unique_ptr<SSLClientSocket> socket;
-    EXPECT_EQ(c.expected, ConnectTLS(server.address(), c.host, SSLConfig(), &socket));
+    EXPECT_EQ(c.expected,
+              ConnectTLS(server.address(), c.host, SSLConfig(), &socket));
     EXPECT_FALSE(socket->error_detail().empty());
     // The server is told why: it fails on our fatal alert.
     loop_.PostDelayedTask(absl::Milliseconds(20), [&] { loop_.Quit(); });
     loop_.Run();
     ASSERT_FALSE(server.connections().empty());
-    EXPECT_NE(server.connections().back()->error_detail().find("ALERT"), std::string::npos)
+    EXPECT_NE(server.connections().back()->error_detail().find("ALERT"),
+              std::string::npos)
         << server.connections().back()->error_detail();
   }
 }
@@ -342,13 +362,14 @@ TEST_F(SSLSocketTest, GarbageFromServerIsAProtocolError) {
   IPEndPoint address;
   listener.GetLocalAddress(&address);
   std::unique_ptr<StreamSocket> accepted;
-  auto junk = std::make_shared<IOBuffer>(absl::string_view("HTTP/1.1 400 Bad\r\n\r\n"));
-  listener.Accept(&accepted, [&](int rv) {
-    accepted->Write(junk, 20, [](int) {});
-  });
+  auto junk =
+      std::make_shared<IOBuffer>(absl::string_view("HTTP/1.1 400 Bad\r\n\r\n"));
+  listener.Accept(&accepted,
+                  [&](int rv) { accepted->Write(junk, 20, [](int) {}); });
   std::unique_ptr<SSLClientSocket> socket;
   int rv = ConnectTLS(address, "www.example.test", SSLConfig(), &socket);
-  EXPECT_TRUE(rv == ERR_SSL_PROTOCOL_ERROR || rv == ERR_SSL_VERSION_OR_CIPHER_MISMATCH)
+  EXPECT_TRUE(rv == ERR_SSL_PROTOCOL_ERROR ||
+              rv == ERR_SSL_VERSION_OR_CIPHER_MISMATCH)
       << ErrorToString(rv);
 }
 

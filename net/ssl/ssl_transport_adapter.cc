@@ -55,11 +55,11 @@ bool SSLTransportAdapter::DoSend() {
       bytes.resize(n);
       send_buf_ = std::make_shared<DrainableIOBuffer>(bytes);
     }
-    int rv = transport_->Write(
-        send_buf_, static_cast<int>(send_buf_->BytesRemaining()),
-        [weak = weak_factory_.GetWeakPtr()](int result) {
-          if (weak) weak->OnSendComplete(result);
-        });
+    int rv = transport_->Write(send_buf_,
+                               static_cast<int>(send_buf_->BytesRemaining()),
+                               [weak = weak_factory_.GetWeakPtr()](int result) {
+                                 if (weak) weak->OnSendComplete(result);
+                               });
     if (rv == ERR_IO_PENDING) {
       send_pending_ = true;
       break;

@@ -23,7 +23,9 @@ struct Point {
 
 std::vector<Point> OrderedPoints(const LoadTiming& t) {
   TimeTicks fetch = t.fetch_start.is_null() ? t.start : t.fetch_start;
-  auto or_fetch = [&](TimeTicks v) { return v.is_null() && t.socket_reused ? fetch : v; };
+  auto or_fetch = [&](TimeTicks v) {
+    return v.is_null() && t.socket_reused ? fetch : v;
+  };
   std::vector<Point> points = {
       {"startTime", t.start},
       {"fetchStart", fetch},
@@ -31,7 +33,8 @@ std::vector<Point> OrderedPoints(const LoadTiming& t) {
       {"domainLookupEnd", or_fetch(t.dns_end)},
       {"connectStart", or_fetch(t.connect_start)},
   };
-  if (t.https) points.push_back({"secureConnectionStart", or_fetch(t.ssl_start)});
+  if (t.https)
+    points.push_back({"secureConnectionStart", or_fetch(t.ssl_start)});
   points.push_back({"connectEnd", or_fetch(t.connect_end)});
   points.push_back({"requestStart", t.request_start});
   points.push_back({"responseStart", t.response_start});
@@ -45,11 +48,21 @@ std::string JsonEscape(const std::string& s) {
   std::string out;
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           out += absl::StrFormat("\\u%04x", c);
@@ -76,46 +89,54 @@ std::string LoadTimingToJson(const LoadTiming& t) {
     absl::StrAppend(&json, ",\"failedAt\":", Ms(t.failed_at - t.start));
   absl::StrAppend(&json, ",\"method\":\"", t.method, "\"");
   absl::StrAppend(&json, ",\"status\":", t.status_code);
-  absl::StrAppend(&json, ",\"error\":\"", ErrorToShortString(t.net_error), "\"");
+  absl::StrAppend(&json, ",\"error\":\"", ErrorToShortString(t.net_error),
+                  "\"");
   absl::StrAppend(&json, ",\"dns\":{\"source\":\"", t.dns_source, "\"}");
-  absl::StrAppend(&json, ",\"remoteAddress\":\"", JsonEscape(t.remote_address), "\"");
-  absl::StrAppend(&json, ",\"socketReused\":", t.socket_reused ? "true" : "false");
+  absl::StrAppend(&json, ",\"remoteAddress\":\"", JsonEscape(t.remote_address),
+                  "\"");
+  absl::StrAppend(&json,
+                  ",\"socketReused\":", t.socket_reused ? "true" : "false");
   absl::StrAppend(&json, ",\"encodedBodySize\":", t.body_bytes);
   absl::StrAppend(&json, ",\"headerSize\":", t.header_bytes);
   if (t.https) {
     const SSLInfo& s = t.ssl;
-    absl::StrAppend(&json, ",\"tls\":{\"version\":\"", s.version, "\",\"cipher\":\"",
-                    s.cipher, "\",\"group\":\"", s.group, "\",\"alpn\":\"",
-                    JsonEscape(s.alpn), "\",\"resumed\":", s.resumed ? "true" : "false",
-                    ",\"falseStart\":", s.false_start ? "true" : "false",
-                    ",\"waitedForSession\":", s.waited_for_session ? "true" : "false",
-                    ",\"sessionWaitMs\":", Ms(s.session_wait), "}");
-    absl::StrAppend(&json, ",\"obc\":{\"source\":\"", ObcSourceToString(s.obc.source),
-                    "\"");
+    absl::StrAppend(
+        &json, ",\"tls\":{\"version\":\"", s.version, "\",\"cipher\":\"",
+        s.cipher, "\",\"group\":\"", s.group, "\",\"alpn\":\"",
+        JsonEscape(s.alpn), "\",\"resumed\":", s.resumed ? "true" : "false",
+        ",\"falseStart\":", s.false_start ? "true" : "false",
+        ",\"waitedForSession\":", s.waited_for_session ? "true" : "false",
+        ",\"sessionWaitMs\":", Ms(s.session_wait), "}");
+    absl::StrAppend(&json, ",\"obc\":{\"source\":\"",
+                    ObcSourceToString(s.obc.source), "\"");
     if (s.obc.source != ObcSource::kNone) {
-      absl::StrAppend(&json, ",\"algorithm\":\"", KeyAlgorithmToString(s.obc.algorithm),
-                      "\",\"ms\":", Ms(s.obc.elapsed), ",\"generationMs\":",
-                      Ms(s.obc.generation_time));
+      absl::StrAppend(&json, ",\"algorithm\":\"",
+                      KeyAlgorithmToString(s.obc.algorithm),
+                      "\",\"ms\":", Ms(s.obc.elapsed),
+                      ",\"generationMs\":", Ms(s.obc.generation_time));
     }
     json += "}";
     const CertVerifyResult& v = s.cert_verify;
     absl::StrAppend(
         &json, ",\"cert\":{\"source\":\"", s.resumed ? "session" : "handshake",
-        "\",\"verifyResult\":\"", ErrorToShortString(v.error), "\",\"verifyMs\":",
-        Ms(v.verify_duration), ",\"revocation\":{\"source\":\"",
+        "\",\"verifyResult\":\"", ErrorToShortString(v.error),
+        "\",\"verifyMs\":", Ms(v.verify_duration),
+        ",\"revocation\":{\"source\":\"",
         RevocationSourceToString(v.revocation_source), "\",\"outcome\":\"",
-        RevocationOutcomeToString(v.revocation_outcome), "\",\"ms\":",
-        Ms(v.revocation_duration), ",\"checks\":[");
+        RevocationOutcomeToString(v.revocation_outcome),
+        "\",\"ms\":", Ms(v.revocation_duration), ",\"checks\":[");
     bool first_check = true;
     for (const RevocationCheck& c : v.revocation_checks) {
-      absl::StrAppend(&json, first_check ? "" : ",", "{\"depth\":", c.depth, ",\"method\":\"",
-                      c.method, "\",\"source\":\"", RevocationSourceToString(c.source),
-                      "\",\"outcome\":\"", RevocationOutcomeToString(c.outcome), "\"");
+      absl::StrAppend(&json, first_check ? "" : ",", "{\"depth\":", c.depth,
+                      ",\"method\":\"", c.method, "\",\"source\":\"",
+                      RevocationSourceToString(c.source), "\",\"outcome\":\"",
+                      RevocationOutcomeToString(c.outcome), "\"");
       if (!c.start.is_null() && !c.end.is_null()) {
-        absl::StrAppend(&json, ",\"startMs\":", Ms(c.start - t.start), ",\"endMs\":",
-                        Ms(c.end - t.start));
+        absl::StrAppend(&json, ",\"startMs\":", Ms(c.start - t.start),
+                        ",\"endMs\":", Ms(c.end - t.start));
       }
-      if (!c.detail.empty()) absl::StrAppend(&json, ",\"detail\":\"", JsonEscape(c.detail), "\"");
+      if (!c.detail.empty())
+        absl::StrAppend(&json, ",\"detail\":\"", JsonEscape(c.detail), "\"");
       json += "}";
       first_check = false;
     }
@@ -130,7 +151,8 @@ std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings) {
   // earliest request, so parallel requests line up.
   TimeTicks origin;
   for (const LoadTiming& t : timings) {
-    if (!t.start.is_null() && (origin.is_null() || t.start < origin)) origin = t.start;
+    if (!t.start.is_null() && (origin.is_null() || t.start < origin))
+      origin = t.start;
   }
   std::string out = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
   bool first = true;
@@ -139,37 +161,45 @@ std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings) {
     if (begin.is_null() || end.is_null() || end < begin) return;
     if (!first) out += ",";
     first = false;
-    absl::StrAppend(&out, "{\"name\":\"", name, "\",\"cat\":\"net\",\"ph\":\"X\",\"pid\":1,\"tid\":",
-                    tid, ",\"ts\":", (begin - origin) / absl::Microseconds(1),
-                    ",\"dur\":", (end - begin) / absl::Microseconds(1), ",\"args\":{",
-                    args, "}}");
+    absl::StrAppend(&out, "{\"name\":\"", name,
+                    "\",\"cat\":\"net\",\"ph\":\"X\",\"pid\":1,\"tid\":", tid,
+                    ",\"ts\":", (begin - origin) / absl::Microseconds(1),
+                    ",\"dur\":", (end - begin) / absl::Microseconds(1),
+                    ",\"args\":{", args, "}}");
   };
   int tid = 0;
   for (const LoadTiming& t : timings) {
     ++tid;
     if (!first) out += ",";
     first = false;
-    absl::StrAppend(&out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":", tid,
-                    ",\"args\":{\"name\":\"", JsonEscape(t.url), "\"}}");
+    absl::StrAppend(
+        &out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":", tid,
+        ",\"args\":{\"name\":\"", JsonEscape(t.url), "\"}}");
     TimeTicks end = !t.response_end.is_null() ? t.response_end
-                    : !t.failed_at.is_null() ? t.failed_at
-                                             : t.response_start;
+                    : !t.failed_at.is_null()  ? t.failed_at
+                                              : t.response_start;
     event(tid, "request", t.start, end,
-          absl::StrCat("\"url\":\"", JsonEscape(t.url), "\",\"status\":", t.status_code,
-                       ",\"error\":\"", ErrorToShortString(t.net_error), "\""));
+          absl::StrCat("\"url\":\"", JsonEscape(t.url),
+                       "\",\"status\":", t.status_code, ",\"error\":\"",
+                       ErrorToShortString(t.net_error), "\""));
     event(tid, "dns", t.dns_start, t.dns_end,
           absl::StrCat("\"source\":\"", t.dns_source, "\""));
     // A phase cut short by a failure ends where the request failed.
-    auto end_or_failed = [&](TimeTicks v) { return v.is_null() ? t.failed_at : v; };
+    auto end_or_failed = [&](TimeTicks v) {
+      return v.is_null() ? t.failed_at : v;
+    };
     event(tid, "tcp_connect", t.connect_start,
-          end_or_failed(t.ssl_start.is_null() ? t.connect_end : t.ssl_start), "");
+          end_or_failed(t.ssl_start.is_null() ? t.connect_end : t.ssl_start),
+          "");
     if (t.https) {
       event(tid, "tls_handshake", t.ssl_start, end_or_failed(t.connect_end),
-            absl::StrCat("\"version\":\"", t.ssl.version, "\",\"resumed\":",
-                         t.ssl.resumed ? "true" : "false", ",\"falseStart\":",
-                         t.ssl.false_start ? "true" : "false"));
+            absl::StrCat(
+                "\"version\":\"", t.ssl.version,
+                "\",\"resumed\":", t.ssl.resumed ? "true" : "false",
+                ",\"falseStart\":", t.ssl.false_start ? "true" : "false"));
     }
-    event(tid, "request_sent_to_first_byte", t.request_start, t.response_start, "");
+    event(tid, "request_sent_to_first_byte", t.request_start, t.response_start,
+          "");
     event(tid, "response_body", t.response_start, t.response_end,
           absl::StrCat("\"bytes\":", t.body_bytes));
   }

@@ -20,16 +20,16 @@ namespace net {
 
 struct LoadTiming {
   // W3C Resource Timing points.
-  TimeTicks start;            // startTime: the request was created
-  TimeTicks fetch_start;      // fetchStart: about to look for a connection
-  TimeTicks dns_start;        // domainLookupStart
-  TimeTicks dns_end;          // domainLookupEnd
-  TimeTicks connect_start;    // connectStart: TCP connect begins
-  TimeTicks ssl_start;        // secureConnectionStart: TLS handshake begins
-  TimeTicks connect_end;      // connectEnd: transport (and TLS) ready
-  TimeTicks request_start;    // requestStart: first request byte written
-  TimeTicks response_start;   // responseStart: first response byte read
-  TimeTicks response_end;     // responseEnd: last body byte read
+  TimeTicks start;           // startTime: the request was created
+  TimeTicks fetch_start;     // fetchStart: about to look for a connection
+  TimeTicks dns_start;       // domainLookupStart
+  TimeTicks dns_end;         // domainLookupEnd
+  TimeTicks connect_start;   // connectStart: TCP connect begins
+  TimeTicks ssl_start;       // secureConnectionStart: TLS handshake begins
+  TimeTicks connect_end;     // connectEnd: transport (and TLS) ready
+  TimeTicks request_start;   // requestStart: first request byte written
+  TimeTicks response_start;  // responseStart: first response byte read
+  TimeTicks response_end;    // responseEnd: last body byte read
   // When the request failed (null if it did not). Not a W3C point: the
   // trace-event export ends the request's slice there.
   TimeTicks failed_at;
@@ -39,7 +39,8 @@ struct LoadTiming {
   std::string method = "GET";
   int status_code = 0;
   int net_error = 0;  // OK or the failure
-  std::string dns_source;  // network, cache, prefetch, override, literal, reused
+  std::string
+      dns_source;  // network, cache, prefetch, override, literal, reused
   std::string remote_address;
   bool socket_reused = false;
   bool https = false;

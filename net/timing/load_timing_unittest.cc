@@ -5,7 +5,9 @@
 namespace net {
 namespace {
 
-TimeTicks At(int ms) { return TimeTicks::FromMicroseconds(1'000'000 + ms * 1000); }
+TimeTicks At(int ms) {
+  return TimeTicks::FromMicroseconds(1'000'000 + ms * 1000);
+}
 
 LoadTiming HttpsTiming() {
   LoadTiming t;
@@ -29,9 +31,11 @@ LoadTiming HttpsTiming() {
 
 TEST(LoadTimingTest, JsonHasEveryPointInOrder) {
   std::string json = LoadTimingToJson(HttpsTiming());
-  const char* names[] = {"startTime", "fetchStart", "domainLookupStart",
-                         "domainLookupEnd", "connectStart", "secureConnectionStart",
-                         "connectEnd", "requestStart", "responseStart", "responseEnd"};
+  const char* names[] = {"startTime",         "fetchStart",
+                         "domainLookupStart", "domainLookupEnd",
+                         "connectStart",      "secureConnectionStart",
+                         "connectEnd",        "requestStart",
+                         "responseStart",     "responseEnd"};
   size_t last = 0;
   for (const char* name : names) {
     size_t pos = json.find(std::string("\"") + name + "\":");
@@ -63,7 +67,8 @@ TEST(LoadTimingTest, ReusedConnectionCollapsesOntoFetchStart) {
   t.response_end = At(5);
   std::string json = LoadTimingToJson(t);
   EXPECT_NE(json.find("\"connectEnd\":2.000"), std::string::npos) << json;
-  EXPECT_NE(json.find("\"secureConnectionStart\":2.000"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"secureConnectionStart\":2.000"), std::string::npos)
+      << json;
 }
 
 TEST(LoadTimingTest, FailedRequestHasNullPointsAndARequestSlice) {
@@ -84,19 +89,22 @@ TEST(LoadTimingTest, FailedRequestHasNullPointsAndARequestSlice) {
       << json;
   EXPECT_NE(json.find("\"failedAt\":3.000"), std::string::npos);
   std::string events = LoadTimingsToTraceEvents({t});
-  EXPECT_NE(events.find("\"name\":\"request\",\"cat\":\"net\",\"ph\":\"X\",\"pid\":1,"
-                        "\"tid\":1,\"ts\":0,\"dur\":3000"),
-            std::string::npos)
+  EXPECT_NE(
+      events.find("\"name\":\"request\",\"cat\":\"net\",\"ph\":\"X\",\"pid\":1,"
+                  "\"tid\":1,\"ts\":0,\"dur\":3000"),
+      std::string::npos)
       << events;
 }
 
 TEST(LoadTimingTest, TraceEventsAreCompleteEvents) {
   std::string json = LoadTimingsToTraceEvents({HttpsTiming(), HttpsTiming()});
   EXPECT_EQ(json.rfind("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", 0), 0u);
-  EXPECT_NE(json.find("\"name\":\"tls_handshake\",\"cat\":\"net\",\"ph\":\"X\""),
-            std::string::npos);
+  EXPECT_NE(
+      json.find("\"name\":\"tls_handshake\",\"cat\":\"net\",\"ph\":\"X\""),
+      std::string::npos);
   EXPECT_NE(json.find("\"tid\":2"), std::string::npos);
-  EXPECT_NE(json.find("\"ts\":141000,\"dur\":200000"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"ts\":141000,\"dur\":200000"), std::string::npos)
+      << json;
 }
 
 TEST(LoadTimingTest, EscapesStrings) {

@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
   std::mt19937_64 rng(20261121);
   const int kIterations = 20000;
   for (const std::string& seed : seeds) {
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(seed.data()), seed.size());
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(seed.data()),
+                           seed.size());
   }
   for (int i = 0; i < kIterations; ++i) {
     std::string input = seeds[rng() % seeds.size()];
@@ -33,11 +34,13 @@ int main(int argc, char** argv) {
     for (int m = 0; m < mutations; ++m) {
       switch (rng() % 4) {
         case 0:  // flip a byte
-          if (!input.empty()) input[rng() % input.size()] = static_cast<char>(rng());
+          if (!input.empty())
+            input[rng() % input.size()] = static_cast<char>(rng());
           break;
         case 1:  // insert a byte
-          input.insert(input.begin() + (input.empty() ? 0 : rng() % input.size()),
-                       static_cast<char>(rng()));
+          input.insert(
+              input.begin() + (input.empty() ? 0 : rng() % input.size()),
+              static_cast<char>(rng()));
           break;
         case 2:  // truncate
           if (!input.empty()) input.resize(rng() % input.size());
@@ -51,8 +54,10 @@ int main(int argc, char** argv) {
         }
       }
     }
-    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()), input.size());
+    LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(input.data()),
+                           input.size());
   }
-  std::printf("fuzz smoke: %zu seeds, %d mutated inputs, no crash\n", seeds.size(), kIterations);
+  std::printf("fuzz smoke: %zu seeds, %d mutated inputs, no crash\n",
+              seeds.size(), kIterations);
   return 0;
 }

@@ -1,16 +1,18 @@
-#include <openssl/ssl.h>
-#include <openssl/is_boringssl.h>
 #include <ares.h>
-#include <zlib.h>
 #include <libpsl.h>
-#include "absl/strings/str_cat.h"
+#include <openssl/is_boringssl.h>
+#include <openssl/ssl.h>
+#include <zlib.h>
+
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "third_party/tests/deps_probe.pb.h"
 
 // The include path must put BoringSSL ahead of OpenSSL 3's /usr/include.
 #if !defined(OPENSSL_IS_BORINGSSL)
-#error "openssl/ssl.h is not BoringSSL: an OpenSSL 3 header leaked onto the include path"
+#error \
+    "openssl/ssl.h is not BoringSSL: an OpenSSL 3 header leaked onto the include path"
 #endif
 // Proves every Debian dependency compiles and links through its wrapper.
 TEST(ThirdPartyTest, EveryDependencyLinks) {
@@ -19,7 +21,9 @@ TEST(ThirdPartyTest, EveryDependencyLinks) {
   absl::StatusOr<int> s = 3;
   EXPECT_EQ(absl::StrCat("a", *s), "a3");
   EXPECT_EQ(ares_library_init(ARES_LIB_INIT_ALL), ARES_SUCCESS);
-  netstack_probe::M m; m.set_s("x"); EXPECT_EQ(m.s(), "x");
+  netstack_probe::M m;
+  m.set_s("x");
+  EXPECT_EQ(m.s(), "x");
   EXPECT_NE(zlibVersion(), nullptr);
   // Debian's publicsuffix list, through libpsl.
   psl_ctx_t* psl = psl_latest(nullptr);

@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
       }
       config.attempt_timeout = absl::Seconds(s);
     } else if (flag == "--help" || flag == "-h" || flag[0] == '-') {
-      std::cerr << "usage: dnslookup [--server ADDR:PORT]... [--no-edns] [--timeout SEC] "
+      std::cerr << "usage: dnslookup [--server ADDR:PORT]... [--no-edns] "
+                   "[--timeout SEC] "
                    "[--txt] NAME...\n";
       return flag == "--help" || flag == "-h" ? 0 : 2;
     } else {
@@ -68,7 +69,8 @@ int main(int argc, char** argv) {
       loop.Run();
     }
     std::cerr << name << ": " << net::ErrorToShortString(rv) << " in "
-              << absl::ToDoubleMilliseconds(net::TimeTicks::Now() - start) << " ms\n";
+              << absl::ToDoubleMilliseconds(net::TimeTicks::Now() - start)
+              << " ms\n";
     if (rv != net::OK) {
       exit_code = 6;
       continue;
@@ -76,7 +78,8 @@ int main(int argc, char** argv) {
     if (txt) {
       for (const std::string& r : records) std::cout << r << "\n";
     } else {
-      for (const net::IPAddress& a : result.addresses) std::cout << a.ToString() << "\n";
+      for (const net::IPAddress& a : result.addresses)
+        std::cout << a.ToString() << "\n";
     }
   }
   return exit_code;

@@ -24,7 +24,6 @@
 #include "cert/obc/origin_bound_cert_store.h"
 #include "cert/prevalidator.h"
 #include "cert/revocation_checker.h"
-#include "net/ssl/ssl_client_socket.h"
 #include "dns/cares_host_resolver.h"
 #include "dns/dns_prefetcher.h"
 #include "dns/host_history.h"
@@ -33,6 +32,7 @@
 #include "net/base/worker_pool.h"
 #include "net/http/http_network_session.h"
 #include "net/http/http_network_transaction.h"
+#include "net/ssl/ssl_client_socket.h"
 #include "net/timing/load_timing.h"
 #include "tools/fetch/fetch_options.h"
 #include "tools/netem/connect_delay_socket_factory.h"
@@ -75,8 +75,10 @@ int ExitCodeForError(int error) {
   }
   if (error <= -200 && error > -300) return 60;  // Certificate errors.
   if (error <= -500 && error > -600) return 35;  // TLS.
-  if (error == ERR_SSL_PROTOCOL_ERROR || error == ERR_SSL_VERSION_OR_CIPHER_MISMATCH ||
-      error == ERR_SSL_HANDSHAKE_CLOSED || error == ERR_SSL_BAD_RECORD_MAC_ALERT ||
+  if (error == ERR_SSL_PROTOCOL_ERROR ||
+      error == ERR_SSL_VERSION_OR_CIPHER_MISMATCH ||
+      error == ERR_SSL_HANDSHAKE_CLOSED ||
+      error == ERR_SSL_BAD_RECORD_MAC_ALERT ||
       error == ERR_SSL_CLIENT_AUTH_CERT_NEEDED)
     return 35;
   return 1;
@@ -95,10 +97,12 @@ struct Fetch {
 
 class FetchRunner {
  public:
-  explicit FetchRunner(const FetchOptions& options) : options_(options), pool_(2) {}
+  explicit FetchRunner(const FetchOptions& options)
+      : options_(options), pool_(2) {}
 
   int Run() {
-    auto verifier = BasicCertVerifier::Create(options_.trust_anchors, options_.system_trust_store);
+    auto verifier = BasicCertVerifier::Create(options_.trust_anchors,
+                                              options_.system_trust_store);
     bool needs_verifier = false;
     for (const std::string& u : options_.urls) {
       absl::StatusOr<Url> url = Url::Parse(u);
@@ -111,8 +115,9 @@ class FetchRunner {
     }
     if (!verifier.ok()) {
       if (needs_verifier) {
-        std::cerr << "fetch: trust anchors: " << verifier.status().message()
-                  << " (give --trust-anchor FILE, --system-trust or --world FILE)\n";
+        std::cerr
+            << "fetch: trust anchors: " << verifier.status().message()
+            << " (give --trust-anchor FILE, --system-trust or --world FILE)\n";
         return 2;
       }
     } else {
@@ -128,12 +133,14 @@ class FetchRunner {
     params.ssl_config.false_start_enabled = options_.false_start;
     params.ssl_config.coalesce_handshakes = options_.coalesce_handshakes;
     params.ssl_config.cipher_list = options_.ciphers;
-    socket_factory_ =
-        std::make_unique<ConnectDelaySocketFactory>(ClientSocketFactory::GetDefaultFactory());
+    socket_factory_ = std::make_unique<ConnectDelaySocketFactory>(
+        ClientSocketFactory::GetDefaultFactory());
     if (options_.emulate_connect_rtt) {
       for (const WorldLink& link : options_.links) {
         std::optional<IPAddress> ip = IPAddress::Parse(link.address);
-        if (ip) socket_factory_->AddLink(IPEndPoint(*ip, link.port), absl::Milliseconds(link.rtt_ms));
+        if (ip)
+          socket_factory_->AddLink(IPEndPoint(*ip, link.port),
+                                   absl::Milliseconds(link.rtt_ms));
       }
     }
     SetUpRevocation(params);
@@ -141,10 +148,11 @@ class FetchRunner {
     if (verifier_) {
       verifier_->set_worker_pool(&pool_);
       prevalidator_ = std::make_unique<Prevalidator>(verifier_.get());
-      session_verifier_ =
-          std::make_unique<PrevalidatedCertVerifier>(prevalidator_.get(), verifier_.get());
+      session_verifier_ = std::make_unique<PrevalidatedCertVerifier>(
+          prevalidator_.get(), verifier_.get());
     }
-    session_ = std::make_unique<HttpNetworkSession>(params, resolver_.get(), socket_factory_.get(),
+    session_ = std::make_unique<HttpNetworkSession>(params, resolver_.get(),
+                                                    socket_factory_.get(),
                                                     session_verifier_.get());
 
     if (!options_.output_file.empty()) {
@@ -167,7 +175,8 @@ class FetchRunner {
       }
       history = std::move(*loaded);
       revocation_cache_path_ = options_.profile_dir + "/revocation_cache";
-      absl::StatusOr<RevocationCache> cache = RevocationCache::Load(revocation_cache_path_);
+      absl::StatusOr<RevocationCache> cache =
+          RevocationCache::Load(revocation_cache_path_);
       if (!cache.ok()) {
         std::cerr << "fetch: profile: " << cache.status().message() << "\n";
         return 2;
@@ -178,7 +187,8 @@ class FetchRunner {
     prefetcher_->AddObserver(&prefetch_log_);
     // Startup list (the profile's most visited hosts), then explicit hosts.
     std::vector<std::string> startup = history.TopHosts(kStartupHosts);
-    startup.insert(startup.end(), options_.prefetch_hosts.begin(), options_.prefetch_hosts.end());
+    startup.insert(startup.end(), options_.prefetch_hosts.begin(),
+                   options_.prefetch_hosts.end());
     RunPrefetch(startup, "startup/--prefetch");
     for (const std::string& host : options_.prevalidate_hosts) {
       if (!Prevalidate(host)) return 2;
@@ -188,7 +198,8 @@ class FetchRunner {
     std::vector<bool> printed(urls_.size(), false);
     for (int round = 0; round < options_.repeat; ++round) {
       if (round > 0 && options_.repeat_interval > absl::ZeroDuration()) {
-        loop_.PostDelayedTask(options_.repeat_interval, [this] { loop_.Quit(); });
+        loop_.PostDelayedTask(options_.repeat_interval,
+                              [this] { loop_.Quit(); });
         loop_.Run();
       }
       // Each repetition opens new connections, so it shows resumption.
@@ -199,7 +210,8 @@ class FetchRunner {
           int code = Report(fetch, round, &printed);
           if (exit_code == 0) exit_code = code;
           all_timings_.push_back(fetch.timing);
-          if (fetch.result >= 0) history.RecordVisit(urls_[u].host(), absl::Now());
+          if (fetch.result >= 0)
+            history.RecordVisit(urls_[u].host(), absl::Now());
         }
         if (options_.prefetch_links && round == 0 && current_[0].result >= 0) {
           RunPrefetch(ExtractLinkHosts(current_[0].body, urls_[u]),
@@ -212,7 +224,8 @@ class FetchRunner {
     FlushObcs();
     if (!history_path.empty() && !options_.private_profile) {
       absl::Status saved = history.Save(history_path);
-      if (saved.ok() && revocation_checker_) saved = revocation_cache_.Save(revocation_cache_path_);
+      if (saved.ok() && revocation_checker_)
+        saved = revocation_cache_.Save(revocation_cache_path_);
       if (!saved.ok()) {
         std::cerr << "fetch: profile: " << saved.message() << "\n";
         if (exit_code == 0) exit_code = 23;
@@ -233,8 +246,8 @@ class FetchRunner {
                           const HostResolveResult& answer) override {
       if (!verbose) return;
       std::cerr << "* prefetched " << host << ": "
-                << (result == OK ? "OK" : ErrorToShortString(result)) << " (" << answer.source
-                << ")\n";
+                << (result == OK ? "OK" : ErrorToShortString(result)) << " ("
+                << answer.source << ")\n";
     }
   };
 
@@ -242,7 +255,8 @@ class FetchRunner {
   // response never itself needs a revocation check), a per-profile cache in
   // memory, and the checker behind the verifier.
   void SetUpRevocation(const HttpNetworkSessionParams& params) {
-    std::optional<RevocationPolicy::Mode> mode = ParseRevocationMode(options_.revocation);
+    std::optional<RevocationPolicy::Mode> mode =
+        ParseRevocationMode(options_.revocation);
     if (!verifier_ || !mode || *mode == RevocationPolicy::Mode::kOff) return;
     RevocationPolicy policy;
     policy.mode = *mode;
@@ -270,20 +284,27 @@ class FetchRunner {
         *algorithm == KeyAlgorithm::kEcdsaP256 ? 4 : 2;
     key_pool_ = std::make_unique<KeyPool>(&pool_, pool_options);
     OriginBoundCertStore::Options store_options;
-    store_options.private_profile = options_.private_profile || options_.profile_dir.empty();
+    store_options.private_profile =
+        options_.private_profile || options_.profile_dir.empty();
     store_options.profile_dir = options_.profile_dir;
     store_options.scope_mode = *mode;
-    if (!store_options.private_profile) mkdir(options_.profile_dir.c_str(), 0700);
-    auto store = OriginBoundCertStore::Open(store_options, key_pool_.get(), &pool_);
+    if (!store_options.private_profile)
+      mkdir(options_.profile_dir.c_str(), 0700);
+    auto store =
+        OriginBoundCertStore::Open(store_options, key_pool_.get(), &pool_);
     if (!store.ok()) {
-      std::cerr << "fetch: origin-bound certificates: " << store.status().message() << "\n";
+      std::cerr << "fetch: origin-bound certificates: "
+                << store.status().message() << "\n";
       return false;
     }
     obc_store_ = std::move(*store);
-    obc_provider_ = std::make_unique<ObcClientCertProvider>(obc_store_.get(), *algorithm);
+    obc_provider_ =
+        std::make_unique<ObcClientCertProvider>(obc_store_.get(), *algorithm);
     params->ssl_config.client_cert_provider = obc_provider_.get();
     if (options_.obc_warm) {
-      if (key_pool_->WaitUntilFull([this](int) { loop_.Quit(); }) == ERR_IO_PENDING) loop_.Run();
+      if (key_pool_->WaitUntilFull([this](int) { loop_.Quit(); }) ==
+          ERR_IO_PENDING)
+        loop_.Run();
     }
     return true;
   }
@@ -291,7 +312,8 @@ class FetchRunner {
   // Makes sure every OBC made in this run is on disk before exit.
   void FlushObcs() {
     if (!obc_store_) return;
-    if (obc_store_->Flush([this](int) { loop_.Quit(); }) == ERR_IO_PENDING) loop_.Run();
+    if (obc_store_->Flush([this](int) { loop_.Quit(); }) == ERR_IO_PENDING)
+      loop_.Run();
   }
 
   bool SetUpResolver() {
@@ -300,17 +322,20 @@ class FetchRunner {
       config.servers = options_.dns_servers;
       config.edns = options_.edns;
       config.attempt_timeout = options_.dns_timeout;
-      absl::StatusOr<std::unique_ptr<CaresHostResolver>> cares = CaresHostResolver::Create(config);
+      absl::StatusOr<std::unique_ptr<CaresHostResolver>> cares =
+          CaresHostResolver::Create(config);
       if (!cares.ok()) {
         std::cerr << "fetch: " << cares.status().message() << "\n";
         return false;
       }
-      for (const ResolveOverride& entry : options_.resolve) (*cares)->AddOverride(entry);
+      for (const ResolveOverride& entry : options_.resolve)
+        (*cares)->AddOverride(entry);
       resolver_ = std::move(*cares);
     } else {
       auto system = std::make_unique<SystemHostResolver>(&pool_);
       // Explicit --resolve entries come first and win over the world's.
-      for (const ResolveOverride& entry : options_.resolve) system->AddOverride(entry);
+      for (const ResolveOverride& entry : options_.resolve)
+        system->AddOverride(entry);
       resolver_ = std::move(system);
     }
     prefetch_log_.verbose = options_.verbose;
@@ -322,8 +347,8 @@ class FetchRunner {
   class ChainRecorder : public CertVerifier {
    public:
     std::vector<std::string> chain;
-    int Verify(const CertVerifyParams& params, CertVerifyResult* result, CompletionOnceCallback,
-               std::unique_ptr<Request>*) override {
+    int Verify(const CertVerifyParams& params, CertVerifyResult* result,
+               CompletionOnceCallback, std::unique_ptr<Request>*) override {
       chain = params.chain_der;
       result->error = OK;
       return OK;
@@ -361,7 +386,8 @@ class FetchRunner {
       }
       return rv;
     };
-    int rv = wait(resolver_->Resolve(host, port, &resolved, done, &resolve_request));
+    int rv =
+        wait(resolver_->Resolve(host, port, &resolved, done, &resolve_request));
     if (rv == OK && resolved.addresses.empty()) rv = ERR_NAME_NOT_RESOLVED;
     if (rv == OK) {
       socket = socket_factory_->CreateTransportClientSocket(
@@ -371,30 +397,35 @@ class FetchRunner {
     if (rv == OK) {
       SSLConfig config;
       config.session_resumption_enabled = false;
-      socket = std::make_unique<SSLClientSocket>(std::move(socket), host, port, config,
-                                                 &probe_context);
+      socket = std::make_unique<SSLClientSocket>(std::move(socket), host, port,
+                                                 config, &probe_context);
       rv = wait(socket->Connect(done));
     }
     socket.reset();
     if (rv != OK || recorder.chain.empty()) {
-      std::cerr << "fetch: --prevalidate " << host << ": probe failed: " << ErrorToShortString(rv)
-                << "\n";
+      std::cerr << "fetch: --prevalidate " << host
+                << ": probe failed: " << ErrorToShortString(rv) << "\n";
       return true;
     }
     TimeTicks start = TimeTicks::Now();
     prevalidator_->Prevalidate(recorder.chain, host, done);
     rv = wait(ERR_IO_PENDING);
     if (options_.verbose || rv != OK) {
-      std::cerr << "* prevalidated " << host << ": " << ErrorToShortString(rv) << " in "
-                << absl::ToDoubleMilliseconds(TimeTicks::Now() - start) << " ms\n";
+      std::cerr << "* prevalidated " << host << ": " << ErrorToShortString(rv)
+                << " in "
+                << absl::ToDoubleMilliseconds(TimeTicks::Now() - start)
+                << " ms\n";
     }
     return true;
   }
 
   // Prefetches |hosts| and waits until every lookup has finished.
-  void RunPrefetch(const std::vector<std::string>& hosts, const std::string& why) {
+  void RunPrefetch(const std::vector<std::string>& hosts,
+                   const std::string& why) {
     if (hosts.empty()) return;
-    if (options_.verbose) std::cerr << "* prefetching " << hosts.size() << " host(s): " << why << "\n";
+    if (options_.verbose)
+      std::cerr << "* prefetching " << hosts.size() << " host(s): " << why
+                << "\n";
     prefetcher_->Prefetch(hosts);
     prefetcher_->WhenIdle([this] { loop_.Quit(); });
     loop_.Run();
@@ -405,13 +436,15 @@ class FetchRunner {
     current_.resize(options_.parallel);
     for (Fetch& fetch : current_) {
       fetch.url_index = url_index;
-      fetch.transaction = std::make_unique<HttpNetworkTransaction>(session_.get());
+      fetch.transaction =
+          std::make_unique<HttpNetworkTransaction>(session_.get());
       HttpRequestInfo request;
       request.url = urls_[url_index];
       request.method = options_.head ? "HEAD" : "GET";
       request.extra_headers = options_.headers;
       Fetch* f = &fetch;
-      int rv = fetch.transaction->Start(request, [this, f](int rv) { OnStarted(f, rv); });
+      int rv = fetch.transaction->Start(
+          request, [this, f](int rv) { OnStarted(f, rv); });
       if (rv != ERR_IO_PENDING) OnStarted(f, rv);
     }
     if (pending_ > 0) loop_.Run();
@@ -422,7 +455,8 @@ class FetchRunner {
       Done(f, rv);
       return;
     }
-    if (const HttpResponseHeaders* h = f->transaction->response_headers()) f->headers = h->raw();
+    if (const HttpResponseHeaders* h = f->transaction->response_headers())
+      f->headers = h->raw();
     ReadBody(f);
   }
 
@@ -461,27 +495,34 @@ class FetchRunner {
     if (options_.verbose) {
       std::cerr << "* " << t.url << " (round " << round + 1 << ")\n";
       if (!t.remote_address.empty())
-        std::cerr << "* " << (t.socket_reused ? "Reusing" : "Connected to") << " "
-                  << t.remote_address << " (dns: " << t.dns_source << ")\n";
+        std::cerr << "* " << (t.socket_reused ? "Reusing" : "Connected to")
+                  << " " << t.remote_address << " (dns: " << t.dns_source
+                  << ")\n";
       if (t.https && !t.ssl.version.empty()) {
         std::cerr << "* TLS " << t.ssl.version << " " << t.ssl.cipher
-                  << (t.ssl.group.empty() ? "" : " " + t.ssl.group) << " alpn="
-                  << (t.ssl.alpn.empty() ? "-" : t.ssl.alpn)
+                  << (t.ssl.group.empty() ? "" : " " + t.ssl.group)
+                  << " alpn=" << (t.ssl.alpn.empty() ? "-" : t.ssl.alpn)
                   << (t.ssl.resumed ? " resumed" : " full-handshake")
                   << (t.ssl.false_start ? " false-start" : "")
-                  << (t.ssl.waited_for_session ? " (waited for a coalesced session)" : "") << "\n";
+                  << (t.ssl.waited_for_session
+                          ? " (waited for a coalesced session)"
+                          : "")
+                  << "\n";
         if (t.ssl.obc.source != ObcSource::kNone) {
           std::cerr << "* OBC " << ObcSourceToString(t.ssl.obc.source) << " "
-                    << KeyAlgorithmToString(t.ssl.obc.algorithm) << " " << t.ssl.obc.ElapsedMs()
-                    << " ms\n";
+                    << KeyAlgorithmToString(t.ssl.obc.algorithm) << " "
+                    << t.ssl.obc.ElapsedMs() << " ms\n";
         }
       }
-      if (!f.headers.empty()) std::cerr << "< " << absl::StrReplaceAll(f.headers, {{"\n", "\n< "}}) << "\n";
+      if (!f.headers.empty())
+        std::cerr << "< " << absl::StrReplaceAll(f.headers, {{"\n", "\n< "}})
+                  << "\n";
       std::cerr << "* trace " << LoadTimingToJson(t) << "\n";
     }
     if (f.result < 0) {
-      std::cerr << "fetch: " << t.url << ": " << ErrorToShortString(f.result) << " ("
-                << f.result << ")" << (f.error_detail.empty() ? "" : ": ") << f.error_detail
+      std::cerr << "fetch: " << t.url << ": " << ErrorToShortString(f.result)
+                << " (" << f.result << ")"
+                << (f.error_detail.empty() ? "" : ": ") << f.error_detail
                 << "\n";
       return ExitCodeForError(f.result);
     }
@@ -493,7 +534,8 @@ class FetchRunner {
       fflush(out);
     }
     if (options_.fail_on_http_error && t.status_code >= 400) {
-      std::cerr << "fetch: " << t.url << ": HTTP status " << t.status_code << "\n";
+      std::cerr << "fetch: " << t.url << ": HTTP status " << t.status_code
+                << "\n";
       return 22;
     }
     return 0;
@@ -502,14 +544,16 @@ class FetchRunner {
   bool WriteTraces() {
     if (!options_.trace_json_file.empty()) {
       std::string lines;
-      for (const LoadTiming& t : all_timings_) lines += LoadTimingToJson(t) + "\n";
+      for (const LoadTiming& t : all_timings_)
+        lines += LoadTimingToJson(t) + "\n";
       if (options_.trace_json_file == "-") {
         std::cout << lines << std::flush;
       } else {
         std::ofstream file(options_.trace_json_file);
         file << lines;
         if (!file) {
-          std::cerr << "fetch: cannot write " << options_.trace_json_file << "\n";
+          std::cerr << "fetch: cannot write " << options_.trace_json_file
+                    << "\n";
           return false;
         }
       }
@@ -518,7 +562,8 @@ class FetchRunner {
       std::ofstream file(options_.trace_events_file);
       file << LoadTimingsToTraceEvents(all_timings_) << "\n";
       if (!file) {
-        std::cerr << "fetch: cannot write " << options_.trace_events_file << "\n";
+        std::cerr << "fetch: cannot write " << options_.trace_events_file
+                  << "\n";
         return false;
       }
     }
@@ -565,7 +610,8 @@ int main(int argc, char** argv) {
   }
   absl::StatusOr<net::FetchOptions> options = net::ParseFetchOptions(args);
   if (!options.ok()) {
-    std::cerr << "fetch: " << options.status().message() << "\n" << net::kFetchUsage;
+    std::cerr << "fetch: " << options.status().message() << "\n"
+              << net::kFetchUsage;
     return 2;
   }
   net::FetchRunner runner(*options);

@@ -66,7 +66,8 @@ absl::Status FlagError(absl::string_view flag, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat(flag, ": ", why));
 }
 
-absl::StatusOr<uint16_t> ParseTlsVersion(absl::string_view flag, absl::string_view v) {
+absl::StatusOr<uint16_t> ParseTlsVersion(absl::string_view flag,
+                                         absl::string_view v) {
   if (v == "1.2") return uint16_t{0x0303};
   if (v == "1.3") return uint16_t{0x0304};
   return FlagError(flag, absl::StrCat("expected 1.2 or 1.3, got '", v, "'"));
@@ -80,7 +81,8 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
   google::protobuf::Struct root;
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = true;
-  auto status = google::protobuf::util::JsonStringToMessage(*text, &root, options);
+  auto status =
+      google::protobuf::util::JsonStringToMessage(*text, &root, options);
   if (!status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": not valid JSON: ", status.message().as_string()));
@@ -89,7 +91,8 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
   const auto& fields = root.fields();
   auto string_field = [&](const char* name) -> std::string {
     auto it = fields.find(name);
-    if (it == fields.end() || it->second.kind_case() != google::protobuf::Value::kStringValue)
+    if (it == fields.end() ||
+        it->second.kind_case() != google::protobuf::Value::kStringValue)
       return "";
     return it->second.string_value();
   };
@@ -103,7 +106,8 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
     }
   }
   auto dns = fields.find("dns");
-  if (dns != fields.end() && dns->second.kind_case() == google::protobuf::Value::kStructValue) {
+  if (dns != fields.end() &&
+      dns->second.kind_case() == google::protobuf::Value::kStructValue) {
     auto server = dns->second.struct_value().fields().find("server");
     if (server != dns->second.struct_value().fields().end() &&
         server->second.kind_case() == google::protobuf::Value::kStringValue)
@@ -111,7 +115,8 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
   }
   world.default_url = string_field("default_url");
   auto it = fields.find("resolve");
-  if (it != fields.end() && it->second.kind_case() == google::protobuf::Value::kListValue) {
+  if (it != fields.end() &&
+      it->second.kind_case() == google::protobuf::Value::kListValue) {
     for (const auto& v : it->second.list_value().values()) {
       if (v.kind_case() == google::protobuf::Value::kStringValue)
         world.resolve.push_back(v.string_value());
@@ -125,19 +130,21 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
       const auto& f = origin.struct_value().fields();
       auto num = [&](const char* key) {
         auto i = f.find(key);
-        return i != f.end() && i->second.kind_case() == google::protobuf::Value::kNumberValue
+        return i != f.end() && i->second.kind_case() ==
+                                   google::protobuf::Value::kNumberValue
                    ? i->second.number_value()
                    : 0.0;
       };
       auto str = [&](const char* key) {
         auto i = f.find(key);
-        return i != f.end() && i->second.kind_case() == google::protobuf::Value::kStringValue
+        return i != f.end() && i->second.kind_case() ==
+                                   google::protobuf::Value::kStringValue
                    ? i->second.string_value()
                    : std::string();
       };
       if (num("rtt_ms") > 0 && !str("address").empty() && num("port") > 0) {
-        world.links.push_back(WorldLink{str("address"), static_cast<uint16_t>(num("port")),
-                                        num("rtt_ms")});
+        world.links.push_back(WorldLink{
+            str("address"), static_cast<uint16_t>(num("port")), num("rtt_ms")});
       }
     }
   }
@@ -146,7 +153,8 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
   return world;
 }
 
-absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& args) {
+absl::StatusOr<FetchOptions> ParseFetchOptions(
+    const std::vector<std::string>& args) {
   FetchOptions o;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
@@ -165,7 +173,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
       absl::StatusOr<std::string> v = value();
       if (!v.ok()) return v.status();
       double s;
-      if (!absl::SimpleAtod(*v, &s) || s <= 0) return FlagError(flag, "expected seconds > 0");
+      if (!absl::SimpleAtod(*v, &s) || s <= 0)
+        return FlagError(flag, "expected seconds > 0");
       *out = absl::Seconds(s);
       return absl::OkStatus();
     };
@@ -185,12 +194,14 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
       if (!v.ok()) return v.status();
       size_t colon = v->find(':');
       if (colon == std::string::npos || colon == 0)
-        return FlagError(flag, absl::StrCat("expected 'Name: value', got '", *v, "'"));
+        return FlagError(
+            flag, absl::StrCat("expected 'Name: value', got '", *v, "'"));
       std::string name = v->substr(0, colon);
       std::string val(absl::StripLeadingAsciiWhitespace(v->substr(colon + 1)));
       if (name.find_first_of(" \t\r\n") != std::string::npos ||
           val.find_first_of("\r\n") != std::string::npos)
-        return FlagError(flag, "header name or value contains whitespace or a line break");
+        return FlagError(
+            flag, "header name or value contains whitespace or a line break");
       o.headers.emplace_back(name, val);
     } else if (flag == "--resolve") {
       auto v = value();
@@ -241,8 +252,9 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
       if (!v.ok()) return v.status();
       size_t eq = v->find('=');
       double ms;
-      absl::StatusOr<IPEndPoint> ep =
-          eq == std::string::npos ? absl::InvalidArgumentError("") : IPEndPoint::Parse(v->substr(0, eq));
+      absl::StatusOr<IPEndPoint> ep = eq == std::string::npos
+                                          ? absl::InvalidArgumentError("")
+                                          : IPEndPoint::Parse(v->substr(0, eq));
       if (!ep.ok() || !absl::SimpleAtod(v->substr(eq + 1), &ms) || ms < 0)
         return FlagError(flag, "expected ADDR:PORT=MS");
       o.links.push_back(WorldLink{ep->address().ToString(), ep->port(), ms});
@@ -251,7 +263,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
     } else if (flag == "--dns-server") {
       auto v = value();
       if (!v.ok()) return v.status();
-      if (!IPEndPoint::Parse(*v).ok()) return FlagError(flag, "expected ADDR:PORT");
+      if (!IPEndPoint::Parse(*v).ok())
+        return FlagError(flag, "expected ADDR:PORT");
       o.dns_servers.push_back(*v);
     } else if (flag == "--no-world-dns") {
       o.use_world_dns = false;
@@ -281,7 +294,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
     } else if (flag == "--obc-scope") {
       auto v = value();
       if (!v.ok()) return v.status();
-      if (*v != "origin" && *v != "etld") return FlagError(flag, "expected origin or etld");
+      if (*v != "origin" && *v != "etld")
+        return FlagError(flag, "expected origin or etld");
       o.obc_scope = *v;
     } else if (flag == "--obc-warm") {
       o.obc_warm = true;
@@ -307,13 +321,15 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
     }
     if (!status.ok()) return status;
   }
-  if (o.tls_min > o.tls_max) return FlagError("--tls-min", "is above --tls-max");
+  if (o.tls_min > o.tls_max)
+    return FlagError("--tls-min", "is above --tls-max");
   if (!o.world_file.empty()) {
     absl::StatusOr<WorldFile> world = LoadWorldFile(o.world_file);
     if (!world.ok()) return world.status();
     o.trust_anchors.push_back(world->trust_anchors);
     o.url_rewrites = world->url_rewrites;
-    bool world_dns = o.use_world_dns && !world->dns_server.empty() && o.dns_servers.empty();
+    bool world_dns =
+        o.use_world_dns && !world->dns_server.empty() && o.dns_servers.empty();
     if (world_dns) {
       // Names go through the world's DNS server; its static entries would
       // bypass it.
@@ -326,7 +342,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& a
         o.resolve.push_back(*entry);
       }
     }
-    if (o.urls.empty() && !world->default_url.empty()) o.urls.push_back(world->default_url);
+    if (o.urls.empty() && !world->default_url.empty())
+      o.urls.push_back(world->default_url);
     for (const WorldLink& link : world->links) o.links.push_back(link);
   }
   if (o.urls.empty()) return absl::InvalidArgumentError("no URL given");

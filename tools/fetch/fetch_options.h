@@ -24,23 +24,23 @@ struct WorldLink {
 
 struct FetchOptions {
   std::vector<std::string> urls;
-  std::string output_file;  // -o; empty: stdout
-  bool head = false;        // -I
-  bool verbose = false;     // -v
+  std::string output_file;          // -o; empty: stdout
+  bool head = false;                // -I
+  bool verbose = false;             // -v
   bool fail_on_http_error = false;  // --fail
   std::vector<std::pair<std::string, std::string>> headers;  // -H
   std::vector<ResolveOverride> resolve;                      // --resolve
   std::vector<std::string> trust_anchors;                    // --trust-anchor
   bool system_trust_store = false;                           // --system-trust
-  uint16_t tls_min = 0x0303;  // TLS 1.2
-  uint16_t tls_max = 0x0304;  // TLS 1.3
+  uint16_t tls_min = 0x0303;                                 // TLS 1.2
+  uint16_t tls_max = 0x0304;                                 // TLS 1.3
   bool false_start = true;
   bool coalesce_handshakes = true;
   std::string ciphers;
   int repeat = 1;
   absl::Duration repeat_interval = absl::ZeroDuration();  // --repeat-interval
   int parallel = 1;
-  std::string trace_json_file;    // "-" = stdout
+  std::string trace_json_file;  // "-" = stdout
   std::string trace_events_file;
   std::string world_file;
   // DNS: servers (ADDR:PORT) for the c-ares resolver; empty = the system
@@ -72,7 +72,8 @@ struct FetchOptions {
 // ParseFetchOptions parses argv (without argv[0]). A world file's trust
 // anchors and resolve entries are merged in (explicit flags win). Errors
 // say which flag is wrong.
-[[nodiscard]] absl::StatusOr<FetchOptions> ParseFetchOptions(const std::vector<std::string>& args);
+[[nodiscard]] absl::StatusOr<FetchOptions> ParseFetchOptions(
+    const std::vector<std::string>& args);
 
 // WorldFile is what fetch reads from tools/world's world.json.
 struct WorldFile {

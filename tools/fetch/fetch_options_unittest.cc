@@ -9,8 +9,9 @@ namespace net {
 namespace {
 
 TEST(FetchOptionsTest, ParsesFlags) {
-  auto o = ParseFetchOptions({"-v", "-H", "X-A: b", "--resolve", "a.test:443:127.0.0.1",
-                              "--tls-max", "1.2", "--repeat", "3", "--parallel", "6",
+  auto o = ParseFetchOptions({"-v", "-H", "X-A: b", "--resolve",
+                              "a.test:443:127.0.0.1", "--tls-max", "1.2",
+                              "--repeat", "3", "--parallel", "6",
                               "--no-false-start", "https://a.test/"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_TRUE(o->verbose);
@@ -41,7 +42,8 @@ TEST(FetchOptionsTest, RejectsBadFlagsWithTheirName) {
   for (const Case& c : cases) {
     auto o = ParseFetchOptions(c.args);
     ASSERT_FALSE(o.ok());
-    EXPECT_NE(o.status().message().find(c.mentions), std::string::npos) << o.status();
+    EXPECT_NE(o.status().message().find(c.mentions), std::string::npos)
+        << o.status();
   }
 }
 

@@ -10,7 +10,8 @@ namespace {
 // Connect reports completion one emulated round trip later.
 class DelayedConnectSocket : public StreamSocket {
  public:
-  DelayedConnectSocket(std::unique_ptr<StreamSocket> socket, absl::Duration delay)
+  DelayedConnectSocket(std::unique_ptr<StreamSocket> socket,
+                       absl::Duration delay)
       : socket_(std::move(socket)), delay_(delay) {}
 
   int Connect(CompletionOnceCallback callback) override {
@@ -26,10 +27,12 @@ class DelayedConnectSocket : public StreamSocket {
     OnConnected(OK);
     return ERR_IO_PENDING;
   }
-  int Read(std::shared_ptr<IOBuffer> buf, int len, CompletionOnceCallback cb) override {
+  int Read(std::shared_ptr<IOBuffer> buf, int len,
+           CompletionOnceCallback cb) override {
     return socket_->Read(std::move(buf), len, std::move(cb));
   }
-  int Write(std::shared_ptr<IOBuffer> buf, int len, CompletionOnceCallback cb) override {
+  int Write(std::shared_ptr<IOBuffer> buf, int len,
+            CompletionOnceCallback cb) override {
     return socket_->Write(std::move(buf), len, std::move(cb));
   }
   void Disconnect() override {
@@ -37,9 +40,15 @@ class DelayedConnectSocket : public StreamSocket {
     socket_->Disconnect();
   }
   bool IsConnected() const override { return socket_->IsConnected(); }
-  bool IsConnectedAndIdle() const override { return socket_->IsConnectedAndIdle(); }
-  int GetPeerAddress(IPEndPoint* a) const override { return socket_->GetPeerAddress(a); }
-  int GetLocalAddress(IPEndPoint* a) const override { return socket_->GetLocalAddress(a); }
+  bool IsConnectedAndIdle() const override {
+    return socket_->IsConnectedAndIdle();
+  }
+  int GetPeerAddress(IPEndPoint* a) const override {
+    return socket_->GetPeerAddress(a);
+  }
+  int GetLocalAddress(IPEndPoint* a) const override {
+    return socket_->GetLocalAddress(a);
+  }
 
  private:
   void OnConnected(int rv) {
@@ -59,7 +68,8 @@ class DelayedConnectSocket : public StreamSocket {
 
 }  // namespace
 
-std::unique_ptr<StreamSocket> ConnectDelaySocketFactory::CreateTransportClientSocket(
+std::unique_ptr<StreamSocket>
+ConnectDelaySocketFactory::CreateTransportClientSocket(
     const IPEndPoint& address, absl::Duration connect_timeout) {
   std::unique_ptr<StreamSocket> socket =
       base_->CreateTransportClientSocket(address, connect_timeout);

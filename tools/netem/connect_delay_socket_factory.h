@@ -24,7 +24,9 @@ class ConnectDelaySocketFactory : public ClientSocketFactory {
   explicit ConnectDelaySocketFactory(ClientSocketFactory* base) : base_(base) {}
 
   // Connections to |endpoint| complete |rtt| after the transport connects.
-  void AddLink(const IPEndPoint& endpoint, absl::Duration rtt) { links_[endpoint] = rtt; }
+  void AddLink(const IPEndPoint& endpoint, absl::Duration rtt) {
+    links_[endpoint] = rtt;
+  }
   size_t link_count() const { return links_.size(); }
 
   std::unique_ptr<StreamSocket> CreateTransportClientSocket(

@@ -27,7 +27,8 @@ TEST(ConnectDelaySocketFactoryTest, DelaysOnlyConfiguredEndpoints) {
   auto plain = factory.CreateTransportClientSocket(other, absl::Seconds(1));
   start = TimeTicks::Now();
   // A refused connection is reported as is, without the emulated delay.
-  EXPECT_EQ(ERR_CONNECTION_REFUSED, cb.GetResult(plain->Connect(cb.callback())));
+  EXPECT_EQ(ERR_CONNECTION_REFUSED,
+            cb.GetResult(plain->Connect(cb.callback())));
   EXPECT_LT(TimeTicks::Now() - start, absl::Milliseconds(50));
 }
 

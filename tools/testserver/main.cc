@@ -1,8 +1,8 @@
 // testserver: HTTP and HTTPS origin for tests, demos and experiments.
 // See test_server.h for routes and `testserver --help` for flags.
 
-#include <signal.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -97,7 +97,8 @@ int main(int argc, char** argv) {
     auto number = [&]() {
       std::string v = value();
       int64_t n;
-      if (!absl::SimpleAtoi(v, &n) || n < 0) BadFlag(flag + " needs a non-negative number");
+      if (!absl::SimpleAtoi(v, &n) || n < 0)
+        BadFlag(flag + " needs a non-negative number");
       return n;
     };
     if (flag == "--help" || flag == "-h") {
@@ -120,7 +121,8 @@ int main(int argc, char** argv) {
     } else if (flag == "--alpn") {
       std::string v = value();
       config.ssl.alpn_protos.clear();
-      if (v != "none") config.ssl.alpn_protos = absl::StrSplit(v, ',', absl::SkipEmpty());
+      if (v != "none")
+        config.ssl.alpn_protos = absl::StrSplit(v, ',', absl::SkipEmpty());
     } else if (flag == "--no-tickets") {
       config.ssl.tickets = false;
       tickets_given = true;

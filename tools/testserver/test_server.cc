@@ -27,7 +27,8 @@ constexpr int64_t kMaxGeneratedBody = int64_t{1} << 30;
 constexpr size_t kMaxRequestHeaders = 64 * 1024;
 
 std::string GeneratedBody(int64_t size) {
-  static const char kPattern[] = "netstack test body 0123456789 abcdefghijklmnopqrstuvwxyz\n";
+  static const char kPattern[] =
+      "netstack test body 0123456789 abcdefghijklmnopqrstuvwxyz\n";
   std::string body;
   body.reserve(size);
   while (static_cast<int64_t>(body.size()) < size) body += kPattern;
@@ -38,7 +39,8 @@ std::string GeneratedBody(int64_t size) {
 std::string ContentTypeFor(const std::string& path) {
   if (absl::EndsWith(path, ".html")) return "text/html; charset=utf-8";
   if (absl::EndsWith(path, ".json")) return "application/json";
-  if (absl::EndsWith(path, ".pem") || absl::EndsWith(path, ".txt")) return "text/plain";
+  if (absl::EndsWith(path, ".pem") || absl::EndsWith(path, ".txt"))
+    return "text/plain";
   return "application/octet-stream";
 }
 
@@ -57,14 +59,18 @@ struct TestServer::Listener {
 // client closes or asks to.
 class TestServer::Connection {
  public:
-  Connection(TestServer* server, std::unique_ptr<StreamSocket> transport, bool tls,
-             SSLServerContext* ssl_context, const std::string& local)
-      : server_(server), id_(server->NextConnectionId()), tls_(tls), local_(local) {
+  Connection(TestServer* server, std::unique_ptr<StreamSocket> transport,
+             bool tls, SSLServerContext* ssl_context, const std::string& local)
+      : server_(server),
+        id_(server->NextConnectionId()),
+        tls_(tls),
+        local_(local) {
     IPEndPoint peer;
     transport->GetPeerAddress(&peer);
     peer_ = peer.ToString();
     if (tls) {
-      auto ssl = std::make_unique<SSLServerSocket>(std::move(transport), ssl_context);
+      auto ssl =
+          std::make_unique<SSLServerSocket>(std::move(transport), ssl_context);
       ssl_ = ssl.get();
       socket_ = std::move(ssl);
     } else {
@@ -85,9 +91,10 @@ class TestServer::Connection {
   void OnHandshake(int rv) {
     if (rv != OK) {
       server_->Log(absl::StrCat(
-          "{\"event\":\"handshake_failed\",\"conn\":", id_, ",\"local\":\"", local_,
-          "\",\"peer\":\"", peer_, "\",\"error\":\"", ErrorToShortString(rv),
-          "\",\"detail\":\"", JsonEscape(ssl_->error_detail()), "\"}"));
+          "{\"event\":\"handshake_failed\",\"conn\":", id_, ",\"local\":\"",
+          local_, "\",\"peer\":\"", peer_, "\",\"error\":\"",
+          ErrorToShortString(rv), "\",\"detail\":\"",
+          JsonEscape(ssl_->error_detail()), "\"}"));
       Close();
       return;
     }
@@ -98,9 +105,10 @@ class TestServer::Connection {
   void LogConnection() {
     if (logged_connection_) return;
     logged_connection_ = true;
-    std::string line = absl::StrCat("{\"event\":\"connection\",\"conn\":", id_,
-                                    ",\"scheme\":\"", tls_ ? "https" : "http",
-                                    "\",\"local\":\"", local_, "\",\"peer\":\"", peer_, "\"");
+    std::string line =
+        absl::StrCat("{\"event\":\"connection\",\"conn\":", id_,
+                     ",\"scheme\":\"", tls_ ? "https" : "http",
+                     "\",\"local\":\"", local_, "\",\"peer\":\"", peer_, "\"");
     if (tls_) {
       const SSLInfo& info = ssl_->ssl_info();
       absl::StrAppend(
@@ -109,10 +117,12 @@ class TestServer::Connection {
           "\",\"group\":\"", info.group, "\",\"alpn\":\"", info.alpn, "\"",
           absl::StrFormat(",\"handshake_ms\":%.3f",
                           Ms(ssl_->handshake_end() - ssl_->handshake_start())),
-          ",\"app_data_with_finished\":", ssl_->app_data_with_finished() ? "true" : "false");
+          ",\"app_data_with_finished\":",
+          ssl_->app_data_with_finished() ? "true" : "false");
       if (!first_data_.is_null()) {
-        absl::StrAppend(&line, absl::StrFormat(",\"first_data_after_handshake_ms\":%.3f",
-                                               Ms(first_data_ - ssl_->handshake_end())));
+        absl::StrAppend(
+            &line, absl::StrFormat(",\"first_data_after_handshake_ms\":%.3f",
+                                   Ms(first_data_ - ssl_->handshake_end())));
       }
     }
     line += "}";
@@ -121,7 +131,8 @@ class TestServer::Connection {
 
   void ReadRequest() {
     auto buf = std::make_shared<IOBuffer>(16 * 1024);
-    int rv = socket_->Read(buf, 16 * 1024, [this, buf](int rv) { OnRead(buf, rv); });
+    int rv =
+        socket_->Read(buf, 16 * 1024, [this, buf](int rv) { OnRead(buf, rv); });
     if (rv != ERR_IO_PENDING) OnRead(buf, rv);
   }
 
@@ -136,8 +147,8 @@ class TestServer::Connection {
     size_t end = pending_.find("\r\n\r\n");
     if (end == std::string::npos) {
       if (pending_.size() > kMaxRequestHeaders) {
-        Respond(431, "Request Header Fields Too Large", "text/plain", "headers too large\n",
-                false, "", "");
+        Respond(431, "Request Header Fields Too Large", "text/plain",
+                "headers too large\n", false, "", "");
         return;
       }
       ReadRequest();
@@ -153,7 +164,8 @@ class TestServer::Connection {
     std::vector<std::string> lines = absl::StrSplit(head, "\r\n");
     std::vector<std::string> parts = absl::StrSplit(lines[0], ' ');
     if (parts.size() != 3 || !absl::StartsWith(parts[2], "HTTP/1.")) {
-      Respond(400, "Bad Request", "text/plain", "bad request line\n", false, "?", "?");
+      Respond(400, "Bad Request", "text/plain", "bad request line\n", false,
+              "?", "?");
       return;
     }
     const std::string& method = parts[0];
@@ -182,8 +194,8 @@ class TestServer::Connection {
       pending_.erase(0, drop);
     }
     if (method != "GET" && method != "HEAD") {
-      Respond(405, "Method Not Allowed", "text/plain", "only GET and HEAD\n", keep_alive,
-              method, path);
+      Respond(405, "Method Not Allowed", "text/plain", "only GET and HEAD\n",
+              keep_alive, method, path);
       return;
     }
     bool head_only = method == "HEAD";
@@ -201,37 +213,48 @@ class TestServer::Connection {
   // The outcome goes into the request's log line.
   void NoteNextConnect(const std::string& value) {
     double seconds = 0;
-    if (!absl::SimpleAtod(value, &seconds) || !(seconds >= 0) || seconds > 86400) {
+    if (!absl::SimpleAtod(value, &seconds) || !(seconds >= 0) ||
+        seconds > 86400) {
       next_connect_note_ = ",\"next_connect\":\"bad\"";
       return;
     }
     std::optional<SessionIndex::PutOutcome> outcome;
     SSLServerContext* context = server_->ssl_context();
-    if (tls_ && context) outcome = context->SetNextConnect(ssl_->session(), absl::Seconds(seconds));
+    if (tls_ && context)
+      outcome =
+          context->SetNextConnect(ssl_->session(), absl::Seconds(seconds));
     const char* result = "ignored";  // no external cache, or no session ID
     if (outcome) {
       switch (*outcome) {
-        case SessionIndex::PutOutcome::kInserted: result = "inserted"; break;
-        case SessionIndex::PutOutcome::kUpdated: result = "updated"; break;
-        case SessionIndex::PutOutcome::kRejected: result = "rejected"; break;
+        case SessionIndex::PutOutcome::kInserted:
+          result = "inserted";
+          break;
+        case SessionIndex::PutOutcome::kUpdated:
+          result = "updated";
+          break;
+        case SessionIndex::PutOutcome::kRejected:
+          result = "rejected";
+          break;
       }
     }
-    next_connect_note_ = absl::StrFormat(",\"next_connect_s\":%g,\"session_cache\":\"%s\"",
-                                         seconds, result);
+    next_connect_note_ = absl::StrFormat(
+        ",\"next_connect_s\":%g,\"session_cache\":\"%s\"", seconds, result);
   }
 
-  void Route(const std::string& method, const std::string& raw_path, bool keep_alive,
-             bool head_only) {
+  void Route(const std::string& method, const std::string& raw_path,
+             bool keep_alive, bool head_only) {
     std::string path = raw_path.substr(0, raw_path.find('?'));
     int64_t n = 0;
-    if (absl::StartsWith(path, "/size/") && absl::SimpleAtoi(path.substr(6), &n) && n >= 0 &&
+    if (absl::StartsWith(path, "/size/") &&
+        absl::SimpleAtoi(path.substr(6), &n) && n >= 0 &&
         n <= kMaxGeneratedBody) {
-      Respond(200, "OK", "application/octet-stream", GeneratedBody(n), keep_alive, method,
-              raw_path, head_only);
+      Respond(200, "OK", "application/octet-stream", GeneratedBody(n),
+              keep_alive, method, raw_path, head_only);
       return;
     }
-    if (absl::StartsWith(path, "/chunked/") && absl::SimpleAtoi(path.substr(9), &n) &&
-        n >= 0 && n <= kMaxGeneratedBody) {
+    if (absl::StartsWith(path, "/chunked/") &&
+        absl::SimpleAtoi(path.substr(9), &n) && n >= 0 &&
+        n <= kMaxGeneratedBody) {
       RespondChunked(GeneratedBody(n), keep_alive, method, raw_path, head_only);
       return;
     }
@@ -239,81 +262,94 @@ class TestServer::Connection {
       SSLServerContext* context = server_->ssl_context();
       auto* cache = context ? context->external_session_cache() : nullptr;
       if (!cache) {
-        Respond(404, "Not Found", "text/plain", "no external session cache\n", keep_alive,
-                method, raw_path, head_only);
+        Respond(404, "Not Found", "text/plain", "no external session cache\n",
+                keep_alive, method, raw_path, head_only);
         return;
       }
       const SessionCacheConfig& c = cache->config();
       SessionCacheStats st = cache->stats();
       std::string json = absl::StrCat(
-          "{\"policy\":\"", EvictionPolicyName(c.policy), "\",\"capacity\":", c.capacity,
-          ",\"ways\":", c.ways_per_set(), ",\"sets\":", cache->set_count(),
+          "{\"policy\":\"", EvictionPolicyName(c.policy),
+          "\",\"capacity\":", c.capacity, ",\"ways\":", c.ways_per_set(),
+          ",\"sets\":", cache->set_count(),
           ",\"shards\":", cache->shard_count(), ",\"size\":", cache->size(),
-          ",\"lookups\":", st.lookups, ",\"hits\":", st.hits, ",\"inserts\":", st.inserts,
-          ",\"updates\":", st.updates, ",\"evictions\":", st.evictions,
-          ",\"expired_evictions\":", st.expired_evictions, ",\"rejections\":", st.rejections,
-          ",\"removals\":", st.removals, "}\n");
-      Respond(200, "OK", "application/json", json, keep_alive, method, raw_path, head_only);
+          ",\"lookups\":", st.lookups, ",\"hits\":", st.hits,
+          ",\"inserts\":", st.inserts, ",\"updates\":", st.updates,
+          ",\"evictions\":", st.evictions,
+          ",\"expired_evictions\":", st.expired_evictions,
+          ",\"rejections\":", st.rejections, ",\"removals\":", st.removals,
+          "}\n");
+      Respond(200, "OK", "application/json", json, keep_alive, method, raw_path,
+              head_only);
       return;
     }
     if (path == "/tls") {
       std::string json = "{\"tls\":false}\n";
       if (tls_) {
         const SSLInfo& info = ssl_->ssl_info();
-        json = absl::StrCat("{\"version\":\"", info.version, "\",\"cipher\":\"", info.cipher,
-                            "\",\"resumed\":", info.resumed ? "true" : "false",
-                            ",\"alpn\":\"", info.alpn, "\",\"conn\":", id_, "}\n");
+        json = absl::StrCat(
+            "{\"version\":\"", info.version, "\",\"cipher\":\"", info.cipher,
+            "\",\"resumed\":", info.resumed ? "true" : "false", ",\"alpn\":\"",
+            info.alpn, "\",\"conn\":", id_, "}\n");
       }
-      Respond(200, "OK", "application/json", json, keep_alive, method, raw_path, head_only);
+      Respond(200, "OK", "application/json", json, keep_alive, method, raw_path,
+              head_only);
       return;
     }
     const std::string& docroot = server_->config().docroot;
     if (!docroot.empty()) {
       if (path.find("..") != std::string::npos) {
-        Respond(403, "Forbidden", "text/plain", "forbidden\n", keep_alive, method, raw_path,
-                head_only);
+        Respond(403, "Forbidden", "text/plain", "forbidden\n", keep_alive,
+                method, raw_path, head_only);
         return;
       }
       std::string file = docroot + path;
       struct stat st;
-      if (stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) file += "/index.html";
+      if (stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        file += "/index.html";
       std::ifstream in(file, std::ios::binary);
       if (!in) {
-        Respond(404, "Not Found", "text/plain", "not found\n", keep_alive, method, raw_path,
-                head_only);
+        Respond(404, "Not Found", "text/plain", "not found\n", keep_alive,
+                method, raw_path, head_only);
         return;
       }
       std::ostringstream body;
       body << in.rdbuf();
-      Respond(200, "OK", ContentTypeFor(file), body.str(), keep_alive, method, raw_path,
-              head_only);
+      Respond(200, "OK", ContentTypeFor(file), body.str(), keep_alive, method,
+              raw_path, head_only);
       return;
     }
-    Respond(200, "OK", "text/plain", GeneratedBody(server_->config().response_size), keep_alive,
-            method, raw_path, head_only);
+    Respond(200, "OK", "text/plain",
+            GeneratedBody(server_->config().response_size), keep_alive, method,
+            raw_path, head_only);
   }
 
-  void Respond(int status, const char* reason, const std::string& type, const std::string& body,
-               bool keep_alive, const std::string& method, const std::string& path,
+  void Respond(int status, const char* reason, const std::string& type,
+               const std::string& body, bool keep_alive,
+               const std::string& method, const std::string& path,
                bool head_only = false) {
-    std::string out = absl::StrCat("HTTP/1.1 ", status, " ", reason, "\r\nServer: netstack-testserver\r\n",
-                                   "Content-Type: ", type, "\r\nContent-Length: ", body.size(),
-                                   "\r\n", keep_alive ? "" : "Connection: close\r\n", "\r\n");
+    std::string out = absl::StrCat(
+        "HTTP/1.1 ", status, " ", reason, "\r\nServer: netstack-testserver\r\n",
+        "Content-Type: ", type, "\r\nContent-Length: ", body.size(), "\r\n",
+        keep_alive ? "" : "Connection: close\r\n", "\r\n");
     if (!head_only) out += body;
     LogRequest(method, path, status, body.size());
     Send(std::move(out), keep_alive);
   }
 
-  void RespondChunked(const std::string& body, bool keep_alive, const std::string& method,
-                      const std::string& path, bool head_only) {
-    std::string out = absl::StrCat("HTTP/1.1 200 OK\r\nServer: netstack-testserver\r\n",
-                                   "Content-Type: application/octet-stream\r\n",
-                                   "Transfer-Encoding: chunked\r\n",
-                                   keep_alive ? "" : "Connection: close\r\n", "\r\n");
+  void RespondChunked(const std::string& body, bool keep_alive,
+                      const std::string& method, const std::string& path,
+                      bool head_only) {
+    std::string out =
+        absl::StrCat("HTTP/1.1 200 OK\r\nServer: netstack-testserver\r\n",
+                     "Content-Type: application/octet-stream\r\n",
+                     "Transfer-Encoding: chunked\r\n",
+                     keep_alive ? "" : "Connection: close\r\n", "\r\n");
     if (!head_only) {
       for (size_t i = 0; i < body.size(); i += 4096) {
         std::string chunk = body.substr(i, 4096);
-        absl::StrAppend(&out, absl::StrFormat("%x", chunk.size()), "\r\n", chunk, "\r\n");
+        absl::StrAppend(&out, absl::StrFormat("%x", chunk.size()), "\r\n",
+                        chunk, "\r\n");
       }
       out += "0\r\n\r\n";
     }
@@ -321,10 +357,12 @@ class TestServer::Connection {
     Send(std::move(out), keep_alive);
   }
 
-  void LogRequest(const std::string& method, const std::string& path, int status, size_t bytes) {
+  void LogRequest(const std::string& method, const std::string& path,
+                  int status, size_t bytes) {
     server_->OnRequest();
-    server_->Log(absl::StrCat("{\"event\":\"request\",\"conn\":", id_, ",\"method\":\"",
-                              JsonEscape(method), "\",\"path\":\"", JsonEscape(path),
+    server_->Log(absl::StrCat("{\"event\":\"request\",\"conn\":", id_,
+                              ",\"method\":\"", JsonEscape(method),
+                              "\",\"path\":\"", JsonEscape(path),
                               "\",\"status\":", status, ",\"bytes\":", bytes,
                               next_connect_note_, "}"));
   }
@@ -408,20 +446,24 @@ TestServer::~TestServer() {
 absl::Status TestServer::Start() {
   if (!config_.log_file.empty()) {
     log_ = fopen(config_.log_file.c_str(), "a");
-    if (!log_) return absl::NotFoundError(absl::StrCat("cannot open log ", config_.log_file));
+    if (!log_)
+      return absl::NotFoundError(
+          absl::StrCat("cannot open log ", config_.log_file));
   }
   if (!config_.https_listen.empty()) {
     auto context = SSLServerContext::Create(config_.ssl);
     if (!context.ok()) return context.status();
     ssl_context_ = std::move(*context);
   }
-  auto listen = [&](const IPEndPoint& address, const char* scheme) -> absl::Status {
+  auto listen = [&](const IPEndPoint& address,
+                    const char* scheme) -> absl::Status {
     auto listener = std::make_unique<Listener>();
     listener->scheme = scheme;
     int rv = listener->socket.Listen(address, 128);
     if (rv != OK) {
-      return absl::UnavailableError(
-          absl::StrCat("cannot listen on ", address.ToString(), ": ", ErrorToShortString(rv)));
+      return absl::UnavailableError(absl::StrCat("cannot listen on ",
+                                                 address.ToString(), ": ",
+                                                 ErrorToShortString(rv)));
     }
     listener->socket.GetLocalAddress(&listener->address);
     bound_.emplace_back(scheme, listener->address);
@@ -442,10 +484,11 @@ absl::Status TestServer::Start() {
 
 void TestServer::Accept(Listener* listener) {
   for (;;) {
-    int rv = listener->socket.Accept(&listener->accepted, [this, listener](int rv) {
-      OnAccept(listener, rv);
-      if (rv == OK) Accept(listener);
-    });
+    int rv =
+        listener->socket.Accept(&listener->accepted, [this, listener](int rv) {
+          OnAccept(listener, rv);
+          if (rv == OK) Accept(listener);
+        });
     if (rv == ERR_IO_PENDING) return;
     OnAccept(listener, rv);
     if (rv != OK) return;
@@ -460,7 +503,8 @@ void TestServer::OnAccept(Listener* listener, int rv) {
         listener->address.ToString()));
     connections_.back()->Start();
   } else {
-    Log(absl::StrCat("{\"event\":\"accept_failed\",\"error\":\"", ErrorToShortString(rv), "\"}"));
+    Log(absl::StrCat("{\"event\":\"accept_failed\",\"error\":\"",
+                     ErrorToShortString(rv), "\"}"));
   }
 }
 

@@ -55,7 +55,9 @@ class TestServer {
   // Start binds every listener. Errors name the address.
   absl::Status Start();
   // Bound addresses (port 0 resolved), https first.
-  const std::vector<std::pair<std::string, IPEndPoint>>& bound() const { return bound_; }
+  const std::vector<std::pair<std::string, IPEndPoint>>& bound() const {
+    return bound_;
+  }
 
   // Counters for in-process tests.
   int full_handshakes() const { return full_handshakes_; }
@@ -64,7 +66,9 @@ class TestServer {
 
   class Connection;
   void Log(const std::string& json_line);
-  void OnHandshake(bool resumed) { (resumed ? resumed_handshakes_ : full_handshakes_)++; }
+  void OnHandshake(bool resumed) {
+    (resumed ? resumed_handshakes_ : full_handshakes_)++;
+  }
   void OnRequest() { ++requests_; }
   SSLServerContext* ssl_context() { return ssl_context_.get(); }
   void RemoveConnection(Connection* connection);
