@@ -53,6 +53,11 @@ struct SSLInfo {
   CertVerifyResult cert_verify;  // client only; default when resumed
   // Client side: the OBC presented (source kNone if none was asked for).
   ObcFacts obc;
+  // Snap Start (net/snap_start): "" when not used, else "learned" (a normal
+  // handshake that offered the extension), "attempted", "accepted",
+  // "recovered" or "rejected"; the detail says why.
+  std::string snap_start;
+  std::string snap_start_detail;
 };
 
 }  // namespace net

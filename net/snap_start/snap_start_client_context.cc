@@ -1,0 +1,174 @@
+#include "net/snap_start/snap_start_client_context.h"
+
+#include <openssl/bytestring.h>
+#include <openssl/mem.h>
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "net/base/file_util.h"
+
+namespace net {
+namespace {
+
+constexpr char kMagic[] = "netstack-snap-start-v1";
+
+bool AddBytes24(CBB* cbb, absl::string_view bytes) {
+  CBB child;
+  return CBB_add_u24_length_prefixed(cbb, &child) &&
+         CBB_add_bytes(&child, reinterpret_cast<const uint8_t*>(bytes.data()),
+                       bytes.size()) &&
+         CBB_flush(cbb);
+}
+
+std::string ToString(const CBS& cbs) {
+  return std::string(reinterpret_cast<const char*>(CBS_data(&cbs)),
+                     CBS_len(&cbs));
+}
+
+}  // namespace
+
+SnapStartClientContext::SnapStartClientContext(
+    CertVerifier* verifier, const SnapStartClientOptions& options)
+    : verifier_(verifier), options_(options) {}
+
+absl::StatusOr<std::unique_ptr<SnapStartClientContext>>
+SnapStartClientContext::Create(CertVerifier* verifier,
+                               const SnapStartClientOptions& options) {
+  std::unique_ptr<SnapStartClientContext> context(
+      new SnapStartClientContext(verifier, options));
+  if (!options.state_file.empty()) {
+    absl::StatusOr<std::string> data = ReadFileToString(options.state_file);
+    if (data.ok()) {
+      absl::StatusOr<std::map<std::string, SnapStartInfo>> infos = Parse(*data);
+      if (!infos.ok()) {
+        return absl::DataLossError(absl::StrCat(
+            "Snap Start state ", options.state_file, " is corrupt: ",
+            infos.status().message(), " (delete it to start over)"));
+      }
+      context->infos_ = std::move(*infos);
+    } else if (!absl::IsNotFound(data.status())) {
+      return data.status();
+    }
+  }
+  return context;
+}
+
+const SnapStartInfo* SnapStartClientContext::GetInfo(
+    const std::string& key) const {
+  auto it = infos_.find(key);
+  return it == infos_.end() ? nullptr : &it->second;
+}
+
+void SnapStartClientContext::PutInfo(const std::string& key,
+                                     SnapStartInfo info) {
+  infos_[key] = std::move(info);
+  Persist();
+}
+
+void SnapStartClientContext::MarkVerified(const std::string& key) {
+  auto it = infos_.find(key);
+  if (it != infos_.end()) it->second.verified = true;
+}
+
+void SnapStartClientContext::RemoveInfo(const std::string& key) {
+  if (infos_.erase(key) > 0) Persist();
+}
+
+const Tls12ClientSession* SnapStartClientContext::GetSession(
+    const std::string& key) const {
+  auto it = sessions_.find(key);
+  return it == sessions_.end() ? nullptr : &it->second;
+}
+
+void SnapStartClientContext::PutSession(const std::string& key,
+                                        Tls12ClientSession session) {
+  sessions_[key] = std::move(session);
+}
+
+void SnapStartClientContext::RemoveSession(const std::string& key) {
+  sessions_.erase(key);
+}
+
+void SnapStartClientContext::Persist() {
+  if (options_.state_file.empty()) return;
+  absl::Status status =
+      WriteFileAtomically(options_.state_file, Serialize(infos_));
+  persist_error_ = status.ok() ? std::string() : status.ToString();
+}
+
+std::string SnapStartClientContext::Serialize(
+    const std::map<std::string, SnapStartInfo>& m) {
+  CBB cbb;
+  CBB_init(&cbb, 4096);
+  bool ok = CBB_add_bytes(&cbb, reinterpret_cast<const uint8_t*>(kMagic),
+                          strlen(kMagic)) &&
+            CBB_add_u16(&cbb, static_cast<uint16_t>(m.size()));
+  for (const auto& [key, info] : m) {
+    CBB child;
+    ok = ok && CBB_add_u16_length_prefixed(&cbb, &child) &&
+         CBB_add_bytes(&child, reinterpret_cast<const uint8_t*>(key.data()),
+                       key.size()) &&
+         CBB_add_u16(&cbb, info.cipher_suite) &&
+         CBB_add_bytes(&cbb, info.orbit.data(), info.orbit.size()) &&
+         AddBytes24(&cbb, info.server_hello) &&
+         CBB_add_u8(&cbb, static_cast<uint8_t>(info.chain_der.size()));
+    for (const std::string& der : info.chain_der) {
+      ok = ok && AddBytes24(&cbb, der);
+    }
+  }
+  uint8_t* data = nullptr;
+  size_t len = 0;
+  if (!ok || !CBB_finish(&cbb, &data, &len)) {
+    CBB_cleanup(&cbb);
+    return std::string();
+  }
+  std::string out(reinterpret_cast<char*>(data), len);
+  OPENSSL_free(data);
+  return out;
+}
+
+absl::StatusOr<std::map<std::string, SnapStartInfo>>
+SnapStartClientContext::Parse(absl::string_view data) {
+  CBS cbs, magic;
+  CBS_init(&cbs, reinterpret_cast<const uint8_t*>(data.data()), data.size());
+  uint16_t count;
+  if (!CBS_get_bytes(&cbs, &magic, strlen(kMagic)) ||
+      memcmp(CBS_data(&magic), kMagic, strlen(kMagic)) != 0 ||
+      !CBS_get_u16(&cbs, &count)) {
+    return absl::InvalidArgumentError("bad header");
+  }
+  std::map<std::string, SnapStartInfo> out;
+  for (uint16_t i = 0; i < count; ++i) {
+    CBS key, orbit, hello;
+    SnapStartInfo info;
+    uint8_t certs;
+    if (!CBS_get_u16_length_prefixed(&cbs, &key) ||
+        !CBS_get_u16(&cbs, &info.cipher_suite) ||
+        !CBS_get_bytes(&cbs, &orbit, kOrbitSize) ||
+        !CBS_get_u24_length_prefixed(&cbs, &hello) ||
+        !CBS_get_u8(&cbs, &certs) || certs == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("truncated or malformed entry ", i));
+    }
+    memcpy(info.orbit.data(), CBS_data(&orbit), kOrbitSize);
+    info.server_hello = ToString(hello);
+    for (uint8_t c = 0; c < certs; ++c) {
+      CBS der;
+      if (!CBS_get_u24_length_prefixed(&cbs, &der) || CBS_len(&der) == 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("truncated certificate in entry ", i));
+      }
+      info.chain_der.push_back(ToString(der));
+    }
+    if (!ParseServerHello(info.server_hello).ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("entry ", i, " has a malformed ServerHello"));
+    }
+    out[ToString(key)] = std::move(info);
+  }
+  if (CBS_len(&cbs) != 0) return absl::InvalidArgumentError("trailing bytes");
+  return out;
+}
+
+}  // namespace net
