@@ -98,31 +98,46 @@ bool KeyPool::IsFull() const {
 void KeyPool::StartJobs(KeyAlgorithm algorithm) {
   AlgorithmState& s = state(algorithm);
   const int waiting = static_cast<int>(s.waiters.size());
-  auto start_job = [this, algorithm, &s] {
+  WorkerPool* const refill_pool = options_.refill_workers;
+  auto start_job = [this, algorithm, &s](bool background) {
     ++s.in_flight;
+    if (background) ++s.in_flight_background;
     Generator generator = options_.generator;
-    workers_->PostTaskAndReplyWithResult<absl::StatusOr<ObcKeyMaterial>>(
+    WorkerPool* pool = background ? options_.refill_workers : workers_;
+    pool->PostTaskAndReplyWithResult<absl::StatusOr<ObcKeyMaterial>>(
         [generator, algorithm] { return generator(algorithm); },
-        [weak = weak_factory_.GetWeakPtr(),
-         algorithm](absl::StatusOr<ObcKeyMaterial> material) {
+        [weak = weak_factory_.GetWeakPtr(), algorithm,
+         background](absl::StatusOr<ObcKeyMaterial> material) {
           if (KeyPool* pool = weak.get())
-            pool->OnKeyMade(algorithm, std::move(material));
+            pool->OnKeyMade(algorithm, background, std::move(material));
         });
   };
-  // Every waiting request gets a job of its own at once (a running refill
-  // counts: it will finish first), so a miss never queues behind refills.
-  while (s.in_flight < waiting) start_job();
-  // Refill up to the target, a bounded number of jobs at a time.
+  if (refill_pool == nullptr) {
+    // Every waiting request gets a job of its own at once (a running refill
+    // counts: it will finish first), so a miss never queues behind refills.
+    while (s.in_flight < waiting) start_job(false);
+    // Refill up to the target, a bounded number of jobs at a time.
+    while (static_cast<int>(s.pooled.size()) + s.in_flight <
+               s.target + waiting &&
+           s.in_flight < waiting + options_.max_refill_jobs) {
+      start_job(false);
+    }
+    return;
+  }
+  // Background refills do not count for waiters: a waiter must not depend
+  // on a low-priority job. Whichever key comes first serves it.
+  while (s.in_flight - s.in_flight_background < waiting) start_job(false);
   while (static_cast<int>(s.pooled.size()) + s.in_flight < s.target + waiting &&
-         s.in_flight < waiting + options_.max_refill_jobs) {
-    start_job();
+         s.in_flight_background < options_.max_refill_jobs) {
+    start_job(true);
   }
 }
 
-void KeyPool::OnKeyMade(KeyAlgorithm algorithm,
+void KeyPool::OnKeyMade(KeyAlgorithm algorithm, bool background,
                         absl::StatusOr<ObcKeyMaterial> material) {
   AlgorithmState& s = state(algorithm);
   --s.in_flight;
+  if (background) --s.in_flight_background;
   std::vector<std::pair<CompletionOnceCallback, int>> to_run;
   if (material.ok()) {
     ++stats_.generated;

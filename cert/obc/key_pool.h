@@ -10,6 +10,12 @@
 // tops the pool back up, with at most |max_refill_jobs| refill jobs per
 // algorithm at once so refills do not monopolise the worker pool.
 //
+// Refills may run on a separate |refill_workers| pool whose threads run at
+// background priority: the key a page load just took is replaced without
+// competing with that page load for the CPU (an RSA-2048 refill is tens of
+// ms of CPU). A waiting request then always gets a job of its own on
+// |workers| instead of waiting for a background refill.
+//
 // Pooled keys live in memory only. Persisting unused keys would let a crash
 // between "key presented to site A" and "A's certificate saved" hand the
 // same key to site B on the next start, linking A and B.
@@ -55,6 +61,10 @@ class KeyPool {
     // Refill jobs per algorithm that may run at once (on top of one job per
     // waiting request).
     int max_refill_jobs = 1;
+    // Where refill jobs (keys no request is waiting for yet) run; null:
+    // |workers|. Jobs for waiting requests always run on |workers|. Not
+    // owned; must outlive the pool.
+    WorkerPool* refill_workers = nullptr;
     // Null means MakeKeyMaterial(algorithm, absl::Now()).
     Generator generator;
     // Measures how long requests wait. Not owned; must outlive the pool.
@@ -125,6 +135,8 @@ class KeyPool {
   struct AlgorithmState {
     int target = 0;
     int in_flight = 0;
+    // Of |in_flight|, the jobs on |refill_workers|.
+    int in_flight_background = 0;
     std::deque<ObcKeyMaterial> pooled;
     std::deque<RequestImpl*> waiters;
   };
@@ -138,7 +150,7 @@ class KeyPool {
   bool IsFull() const;
   // StartJobs starts one job per waiter without one, then refills.
   void StartJobs(KeyAlgorithm algorithm);
-  void OnKeyMade(KeyAlgorithm algorithm,
+  void OnKeyMade(KeyAlgorithm algorithm, bool background,
                  absl::StatusOr<ObcKeyMaterial> material);
   void CancelRequest(RequestImpl* request);
 

@@ -117,6 +117,66 @@ TEST_F(KeyPoolTest, MissClaimsTheRunningRefill) {
   EXPECT_EQ(generator_.started(), 2);
 }
 
+// Refills on a separate (background-priority) pool: a waiting request gets a
+// job on the main pool at once instead of waiting for a held refill, and
+// the refill after a hit runs on the refill pool.
+thread_local bool tls_refill_thread = false;
+
+TEST_F(KeyPoolTest, RefillWorkersServeRefillsButNeverAWaiter) {
+  WorkerPool refill_workers(1);
+  refill_workers.PostTask([] { tls_refill_thread = true; });
+  absl::Mutex mu;
+  bool refills_open = false;
+  int refill_jobs = 0, waiter_jobs = 0;
+  KeyPool::Options options;
+  options.target_depth = {1, 0, 0, 0};
+  options.refill_workers = &refill_workers;
+  options.generator = [&](KeyAlgorithm algorithm)
+      -> absl::StatusOr<ObcKeyMaterial> {
+    {
+      absl::MutexLock lock(&mu);
+      if (tls_refill_thread) {
+        ++refill_jobs;
+        mu.Await(absl::Condition(&refills_open));
+      } else {
+        ++waiter_jobs;
+      }
+    }
+    return MakeKeyMaterial(algorithm, absl::Now());
+  };
+  KeyPool pool(&workers_, options);
+  // The initial fill is a refill: on the refill pool, held there.
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256), 1);
+  KeyPool::TakeResult result;
+  std::unique_ptr<KeyPool::Request> request;
+  TestCompletionCallback cb;
+  ASSERT_EQ(ERR_IO_PENDING, pool.Take(KeyAlgorithm::kEcdsaP256, &result,
+                                      cb.callback(), &request));
+  // A job of its own, beside the held refill.
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256), 2);
+  EXPECT_EQ(OK, cb.WaitForResult());
+  EXPECT_FALSE(result.pooled);
+  {
+    absl::MutexLock lock(&mu);
+    // The held refill has started (or is about to) on the refill thread.
+    mu.Await(absl::Condition(+[](int* n) { return *n >= 1; }, &refill_jobs));
+    EXPECT_EQ(waiter_jobs, 1);
+    EXPECT_EQ(refill_jobs, 1);
+    refills_open = true;
+  }
+  TestCompletionCallback full;
+  EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
+  // A hit starts the next refill on the refill pool.
+  KeyPool::TakeResult hit;
+  ASSERT_EQ(OK, pool.Take(KeyAlgorithm::kEcdsaP256, &hit, cb.callback(),
+                          &request));
+  EXPECT_TRUE(hit.pooled);
+  EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
+  absl::MutexLock lock(&mu);
+  EXPECT_EQ(refill_jobs, 2);
+  EXPECT_EQ(waiter_jobs, 1);
+}
+
 TEST_F(KeyPoolTest, CancelledTakeLeavesTheKeyInThePool) {
   KeyPool pool(&workers_, OptionsWith({0, 0, 0, 0}));
   generator_.Close();

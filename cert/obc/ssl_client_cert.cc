@@ -23,14 +23,28 @@ absl::Status InstallClientCert(SSL* ssl, const ClientCert& cert) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> PeerLeafSpkiSha256(const SSL* ssl) {
-  const STACK_OF(CRYPTO_BUFFER)* chain = SSL_get0_peer_certificates(ssl);
+namespace {
+
+absl::StatusOr<std::string> LeafSpkiSha256(
+    const STACK_OF(CRYPTO_BUFFER) * chain) {
   if (chain == nullptr || sk_CRYPTO_BUFFER_num(chain) == 0)
     return absl::NotFoundError("the peer sent no certificate");
   const CRYPTO_BUFFER* leaf = sk_CRYPTO_BUFFER_value(chain, 0);
   return SpkiSha256(
       absl::string_view(reinterpret_cast<const char*>(CRYPTO_BUFFER_data(leaf)),
                         CRYPTO_BUFFER_len(leaf)));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> PeerLeafSpkiSha256(const SSL* ssl) {
+  return LeafSpkiSha256(SSL_get0_peer_certificates(ssl));
+}
+
+absl::StatusOr<std::string> PeerLeafSpkiSha256FromSession(
+    const SSL_SESSION* session) {
+  if (session == nullptr) return absl::NotFoundError("no session");
+  return LeafSpkiSha256(SSL_SESSION_get0_peer_certificates(session));
 }
 
 }  // namespace net

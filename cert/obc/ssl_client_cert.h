@@ -33,6 +33,13 @@ absl::Status InstallClientCert(SSL* ssl, const ClientCert& cert);
 // or NotFound if the peer sent no certificate. For the test server.
 absl::StatusOr<std::string> PeerLeafSpkiSha256(const SSL* ssl);
 
+// PeerLeafSpkiSha256FromSession is the same for an established session
+// (SSL_get_session on a server after its handshake, new or resumed: a
+// resumed session keeps the certificate the client sent when it was made).
+// NotFound if |session| is null or holds no peer certificate.
+absl::StatusOr<std::string> PeerLeafSpkiSha256FromSession(
+    const SSL_SESSION* session);
+
 }  // namespace net
 
 #endif  // CERT_OBC_SSL_CLIENT_CERT_H_

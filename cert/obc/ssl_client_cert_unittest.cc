@@ -193,8 +193,14 @@ class TlsPair {
           CRYPTO_BUFFER_len(leaf));
       EXPECT_EQ(PeerLeafSpkiSha256(server.get()).value(),
                 SpkiSha256(out.peer_cert_der).value());
+      EXPECT_EQ(
+          PeerLeafSpkiSha256FromSession(SSL_get_session(server.get())).value(),
+          SpkiSha256(out.peer_cert_der).value());
     } else {
       EXPECT_TRUE(absl::IsNotFound(PeerLeafSpkiSha256(server.get()).status()));
+      EXPECT_TRUE(absl::IsNotFound(
+          PeerLeafSpkiSha256FromSession(SSL_get_session(server.get()))
+              .status()));
     }
     return out;
   }

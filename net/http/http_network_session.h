@@ -22,6 +22,9 @@
 
 namespace net {
 
+class CookieJar;
+class SnapStartClientContext;
+
 struct HttpNetworkSessionParams {
   absl::Duration connect_timeout = absl::Seconds(10);
   // Whole-request deadline (resolve to last body byte); zero = none.
@@ -30,6 +33,14 @@ struct HttpNetworkSessionParams {
   // Reuse idle keep-alive connections.
   bool enable_connection_reuse = true;
   size_t max_idle_per_origin = 6;
+  // Cookies: transactions send the jar's Cookie header and store the
+  // response's Set-Cookie headers. Null: no cookies. Not owned; must outlive
+  // the session.
+  CookieJar* cookie_jar = nullptr;
+  // TLS Snap Start: when set, https connections use net/snap_start's TLS 1.2
+  // core (static RSA; Snap Start when the context knows the server, else a
+  // handshake that learns its orbit). Not owned; must outlive the session.
+  SnapStartClientContext* snap_start_context = nullptr;
   // The clock every trace timestamp is read from; tests substitute a
   // SimpleTestTickClock. Not owned; must outlive the session.
   const TickClock* clock = DefaultTickClock::GetInstance();
@@ -46,6 +57,7 @@ class HttpNetworkSession {
   const HttpNetworkSessionParams& params() const { return params_; }
   HostResolver* host_resolver() { return resolver_; }
   const TickClock* clock() const { return params_.clock; }
+  CookieJar* cookie_jar() { return params_.cookie_jar; }
   ClientSocketFactory* socket_factory() { return socket_factory_; }
   SSLClientContext* ssl_client_context() { return &ssl_context_; }
 

@@ -3,6 +3,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "net/http/cookie_jar.h"
+#include "net/snap_start/snap_start_client_socket.h"
 #include "net/ssl/ssl_client_socket.h"
 
 namespace net {
@@ -142,8 +145,7 @@ int HttpNetworkTransaction::DoInitConnection() {
       reused_socket_ = true;
       timing_.socket_reused = true;
       timing_.dns_source = "reused";
-      if (auto* ssl = dynamic_cast<SSLClientSocket*>(socket_.get()))
-        timing_.ssl = ssl->ssl_info();
+      if (const SSLInfo* info = SocketSSLInfo()) timing_.ssl = *info;
       IPEndPoint peer;
       if (socket_->GetPeerAddress(&peer) == OK)
         timing_.remote_address = peer.ToString();
@@ -221,18 +223,26 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
 
 int HttpNetworkTransaction::DoSslConnect() {
   timing_.ssl_start = session_->clock()->NowTicks();
-  socket_ = std::make_unique<SSLClientSocket>(
-      std::move(socket_), request_.url.host(), request_.url.port(),
-      session_->params().ssl_config, session_->ssl_client_context());
+  if (SnapStartClientContext* snap = session_->params().snap_start_context) {
+    socket_ = std::make_unique<SnapStartClientSocket>(
+        std::move(socket_), request_.url.host(), request_.url.port(), snap);
+  } else {
+    socket_ = std::make_unique<SSLClientSocket>(
+        std::move(socket_), request_.url.host(), request_.url.port(),
+        session_->params().ssl_config, session_->ssl_client_context());
+  }
   next_state_ = STATE_SSL_CONNECT_COMPLETE;
   return socket_->Connect(IOCallback());
 }
 
 int HttpNetworkTransaction::DoSslConnectComplete(int result) {
-  auto* ssl = static_cast<SSLClientSocket*>(socket_.get());
-  timing_.ssl = ssl->ssl_info();
+  timing_.ssl = *SocketSSLInfo();
+  NoteSnapStartRejection();
   if (result != OK) {
-    error_detail_ = ssl->error_detail();
+    auto* snap = dynamic_cast<SnapStartClientSocket*>(socket_.get());
+    error_detail_ = snap ? snap->error_detail()
+                         : static_cast<SSLClientSocket*>(socket_.get())
+                               ->error_detail();
     return result;
   }
   timing_.connect_end = session_->clock()->NowTicks();
@@ -240,25 +250,28 @@ int HttpNetworkTransaction::DoSslConnectComplete(int result) {
   return OK;
 }
 
+bool HttpNetworkTransaction::HasExtraHeader(absl::string_view name) const {
+  for (const auto& [n, v] : request_.extra_headers) {
+    if (absl::EqualsIgnoreCase(n, name)) return true;
+  }
+  return false;
+}
+
 std::string HttpNetworkTransaction::BuildRequest() const {
   std::string request = absl::StrCat(
       request_.method, " ", request_.url.PathForRequest(), " HTTP/1.1\r\n");
-  auto has = [&](absl::string_view name) {
-    for (const auto& [n, v] : request_.extra_headers) {
-      if (absl::EqualsIgnoreCase(n, name)) return true;
-    }
-    return false;
-  };
-  if (!has("host"))
+  if (!HasExtraHeader("host"))
     absl::StrAppend(&request, "Host: ", request_.url.HostHeader(), "\r\n");
-  if (!has("user-agent"))
+  if (!HasExtraHeader("user-agent"))
     absl::StrAppend(&request, "User-Agent: netstack-fetch/0.1\r\n");
-  if (!has("accept")) absl::StrAppend(&request, "Accept: */*\r\n");
-  if (!has("connection"))
+  if (!HasExtraHeader("accept")) absl::StrAppend(&request, "Accept: */*\r\n");
+  if (!HasExtraHeader("connection"))
     absl::StrAppend(&request, "Connection: keep-alive\r\n");
   for (const auto& [name, value] : request_.extra_headers) {
     absl::StrAppend(&request, name, ": ", value, "\r\n");
   }
+  if (!cookie_header_.empty())
+    absl::StrAppend(&request, "Cookie: ", cookie_header_, "\r\n");
   if (!request_.upload_body.empty() || request_.method == "POST") {
     absl::StrAppend(&request, "Content-Length: ", request_.upload_body.size(),
                     "\r\n");
@@ -270,6 +283,10 @@ std::string HttpNetworkTransaction::BuildRequest() const {
 
 int HttpNetworkTransaction::DoSendRequest() {
   timing_.request_start = TimeTicks();
+  // RFC 6265 5.4: one Cookie header; a caller's own wins over the jar's.
+  cookie_header_.clear();
+  if (CookieJar* jar = session_->cookie_jar(); jar && !HasExtraHeader("cookie"))
+    cookie_header_ = jar->CookieHeaderFor(request_.url, absl::Now());
   parser_ = std::make_unique<HttpStreamParser>(socket_.get(), &timing_,
                                                session_->clock());
   next_state_ = STATE_SEND_REQUEST_COMPLETE;
@@ -277,7 +294,39 @@ int HttpNetworkTransaction::DoSendRequest() {
                               IOCallback());
 }
 
+const SSLInfo* HttpNetworkTransaction::SocketSSLInfo() const {
+  if (auto* ssl = dynamic_cast<SSLClientSocket*>(socket_.get()))
+    return &ssl->ssl_info();
+  if (auto* snap = dynamic_cast<SnapStartClientSocket*>(socket_.get()))
+    return &snap->ssl_info();
+  return nullptr;
+}
+
+void HttpNetworkTransaction::NoteSnapStartRejection() {
+  if (snap_start_rejection_.empty()) return;
+  timing_.ssl.snap_start = "rejected";
+  timing_.ssl.snap_start_detail = absl::StrCat(
+      snap_start_rejection_, "; retried on a new connection (",
+      timing_.ssl.snap_start_detail.empty() ? "normal handshake"
+                                            : timing_.ssl.snap_start_detail,
+      ")");
+}
+
 bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
+  if (error == ERR_SNAP_START_REJECTED && snap_start_rejection_.empty()) {
+    // The server refused the Snap Start ClientHello outright (an alert or a
+    // close); the socket has forgotten the server's information, so a new
+    // connection does a normal handshake. Once only.
+    snap_start_rejection_ = SocketSSLInfo() ? SocketSSLInfo()->snap_start_detail
+                                            : "rejected";
+    parser_.reset();
+    socket_.reset();
+    reused_socket_ = false;
+    timing_.request_start = TimeTicks();
+    timing_.response_start = TimeTicks();
+    next_state_ = STATE_CONNECT;
+    return true;
+  }
   if (!reused_socket_ || !IsRetriableOnReusedSocket(error)) return false;
   // The server closed the idle connection before answering: start over on
   // a new one, as if there had been no idle socket.
@@ -323,9 +372,26 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
     return result;
   }
   timing_.status_code = parser_->response_headers()->status_code();
+  // A Snap Start attempt's outcome is known only once the server answered.
+  if (auto* snap = dynamic_cast<SnapStartClientSocket*>(socket_.get())) {
+    timing_.ssl = snap->ssl_info();
+    NoteSnapStartRejection();
+  }
+  SaveCookies();
   // Headers-only responses (HEAD, 204, 304) may already be complete.
   if (parser_->IsResponseBodyComplete()) OnBodyDone(OK);
   return OK;
+}
+
+void HttpNetworkTransaction::SaveCookies() {
+  CookieJar* jar = session_->cookie_jar();
+  if (!jar) return;
+  absl::Time now = absl::Now();
+  for (const auto& [name, value] : parser_->response_headers()->headers()) {
+    if (!absl::EqualsIgnoreCase(name, "set-cookie")) continue;
+    absl::Status status = jar->SetCookie(request_.url, value, now);
+    if (!status.ok()) rejected_cookies_.emplace_back(status.message());
+  }
 }
 
 int HttpNetworkTransaction::Read(std::shared_ptr<IOBuffer> buf, int len,

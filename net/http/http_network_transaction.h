@@ -5,7 +5,9 @@
 //   -> SSL_CONNECT (https) -> SEND_REQUEST -> READ_HEADERS
 // and completes when the response headers are in; Read() then streams the
 // body. Every step stamps the LoadTiming. An idle keep-alive connection, if
-// the session has one for the origin, replaces resolve and connect.
+// the session has one for the origin, replaces resolve and connect. With a
+// cookie jar in the session, the request carries its Cookie header (unless
+// the caller set one) and the response's Set-Cookie headers go into it.
 //
 // The session must outlive the transaction. Destroying the transaction
 // cancels it; no callback runs afterwards.
@@ -52,6 +54,12 @@ class HttpNetworkTransaction {
   const LoadTiming& load_timing() const { return timing_; }
   // A human-readable explanation of the last error.
   const std::string& error_detail() const { return error_detail_; }
+  // The Cookie header value the jar supplied ("" if none).
+  const std::string& cookie_header_sent() const { return cookie_header_; }
+  // Why each ignored Set-Cookie header of the response was ignored.
+  const std::vector<std::string>& rejected_cookies() const {
+    return rejected_cookies_;
+  }
 
  private:
   enum State {
@@ -85,12 +93,18 @@ class HttpNetworkTransaction {
   void OnRequestTimeout();
   // A reused idle connection failed before any response: retry on a new
   // connection. Returns false (and changes nothing) otherwise.
+  // The TLS facts of the current socket (BoringSSL or Snap Start core).
+  const SSLInfo* SocketSSLInfo() const;
+  void NoteSnapStartRejection();
   bool MaybeRetryOnNewConnection(int error);
   // The body is complete (|result| >= 0) or failed: stop the deadline, and
   // return a reusable connection to the idle pool.
   void OnBodyDone(int result);
   void Finish(int result);
+  bool HasExtraHeader(absl::string_view name) const;
   std::string BuildRequest() const;
+  // Stores the response's Set-Cookie headers in the session's jar.
+  void SaveCookies();
   std::string PoolKey() const;
   CompletionOnceCallback IOCallback();
 
@@ -100,6 +114,8 @@ class HttpNetworkTransaction {
   CompletionOnceCallback callback_;
   LoadTiming timing_;
   std::string error_detail_;
+  std::string cookie_header_;
+  std::vector<std::string> rejected_cookies_;
 
   HostResolveResult resolve_result_;
   std::unique_ptr<HostResolver::Request> resolve_request_;
@@ -110,6 +126,8 @@ class HttpNetworkTransaction {
   bool reused_socket_ = false;
   std::unique_ptr<HttpStreamParser> parser_;
   OneShotTimer request_timer_;
+  // Set when a Snap Start attempt was rejected and the request retried.
+  std::string snap_start_rejection_;
   WeakPtrFactory<HttpNetworkTransaction> weak_factory_{this};
 };
 

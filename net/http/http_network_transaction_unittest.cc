@@ -4,6 +4,7 @@
 #include "net/http/http_network_transaction.h"
 
 #include "gtest/gtest.h"
+#include "net/http/cookie_jar.h"
 #include "net/base/test_completion_callback.h"
 #include "net/socket/socket_test_util.h"
 
@@ -351,6 +352,71 @@ TEST_F(HttpNetworkTransactionTest, StalledServerHitsTheRequestTimeout) {
   request.url = *Url::Parse("http://www.example.test/page");
   TestCompletionCallback cb;
   EXPECT_EQ(ERR_TIMED_OUT, cb.GetResult(trans.Start(request, cb.callback())));
+}
+
+// Set-Cookie headers go into the session's jar; the next request carries
+// the Cookie header; a caller's own Cookie header replaces the jar's.
+TEST_F(HttpNetworkTransactionTest, CookiesFromTheJar) {
+  CookieJar jar;
+  HttpNetworkSessionParams params;
+  params.cookie_jar = &jar;
+  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+  const std::string get_with_cookie =
+      absl::StrCat(absl::string_view(kGet, sizeof(kGet) - 3),
+                   "Cookie: a=1\r\n\r\n");
+  const std::string get_with_own_cookie =
+      absl::StrCat(absl::string_view(kGet, sizeof(kGet) - 3),
+                   "Cookie: mine=2\r\n\r\n");
+  MockRead reads1[] = {MockRead(
+      ASYNC,
+      "HTTP/1.1 200 OK\r\nSet-Cookie: a=1; HttpOnly\r\nset-cookie: s=2; "
+      "Secure\r\nSet-Cookie: junk\r\nContent-Length: 2\r\nConnection: "
+      "close\r\n\r\nok")};
+  MockWrite writes1[] = {MockWrite(ASYNC, kGet)};
+  StaticSocketDataProvider data1(reads1, writes1);
+  MockRead reads2[] = {MockRead(
+      ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")};
+  MockWrite writes2[] = {MockWrite(ASYNC, get_with_cookie.c_str())};
+  StaticSocketDataProvider data2(reads2, writes2);
+  MockWrite writes3[] = {MockWrite(ASYNC, get_with_own_cookie.c_str())};
+  StaticSocketDataProvider data3(reads2, writes3);
+  factory_.AddSocketDataProvider(&data1);
+  factory_.AddSocketDataProvider(&data2);
+  factory_.AddSocketDataProvider(&data3);
+
+  auto run = [&](HttpNetworkTransaction* trans,
+                 std::vector<std::pair<std::string, std::string>> headers) -> int {
+    HttpRequestInfo request;
+    request.url = *Url::Parse("http://www.example.test/page");
+    request.extra_headers = std::move(headers);
+    TestCompletionCallback cb;
+    int rv = cb.GetResult(trans->Start(request, cb.callback()));
+    while (rv > 0 || rv == OK) {
+      auto buf = std::make_shared<IOBuffer>(64);
+      rv = cb.GetResult(trans->Read(buf, 64, cb.callback()));
+      if (rv == 0) return OK;
+    }
+    return rv;
+  };
+  HttpNetworkTransaction first(&session);
+  ASSERT_EQ(run(&first, {}), OK);
+  EXPECT_EQ(first.cookie_header_sent(), "");
+  // Secure from http and the unparsable line are refused, and say why.
+  ASSERT_EQ(first.rejected_cookies().size(), 2u);
+  EXPECT_NE(first.rejected_cookies()[0].find("Secure"), std::string::npos);
+  EXPECT_NE(first.rejected_cookies()[1].find("'='"), std::string::npos);
+  ASSERT_EQ(jar.size(), 1u);
+
+  HttpNetworkTransaction second(&session);
+  ASSERT_EQ(run(&second, {}), OK);
+  EXPECT_EQ(second.cookie_header_sent(), "a=1");
+  HttpNetworkTransaction third(&session);
+  ASSERT_EQ(run(&third, {{"Cookie", "mine=2"}}), OK);
+  EXPECT_EQ(third.cookie_header_sent(), "");
+  for (auto* d : {&data1, &data2, &data3}) {
+    EXPECT_TRUE(d->AllWriteDataConsumed());
+    EXPECT_TRUE(d->write_mismatches().empty()) << d->write_mismatches()[0];
+  }
 }
 
 }  // namespace

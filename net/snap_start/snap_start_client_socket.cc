@@ -196,6 +196,7 @@ void SnapStartClientSocket::OnHandshakeIOComplete(int result) {
   if (was_writing_first && snap_outcome_pending_) {
     // The Snap Start ClientHello, and with it the first Write, went out.
     CompletionOnceCallback callback = std::move(pending_write_callback_);
+    pending_write_callback_ = nullptr;
     pending_write_buf_.reset();
     std::move(callback)(snap_write_len_);
     if (!weak) return;
@@ -206,7 +207,9 @@ void SnapStartClientSocket::OnHandshakeIOComplete(int result) {
 
 void SnapStartClientSocket::OnHandshakeDone(int result) {
   if (connect_callback_) {
-    std::move(connect_callback_)(result);
+    CompletionOnceCallback callback = std::move(connect_callback_);
+    connect_callback_ = nullptr;
+    std::move(callback)(result);
     return;
   }
   WeakPtr<SnapStartClientSocket> weak = weak_factory_.GetWeakPtr();
@@ -215,6 +218,7 @@ void SnapStartClientSocket::OnHandshakeDone(int result) {
   if (pending_write_callback_) {
     auto callback = std::make_shared<CompletionOnceCallback>(
         std::move(pending_write_callback_));
+    pending_write_callback_ = nullptr;
     std::shared_ptr<IOBuffer> buf = std::move(pending_write_buf_);
     int rv = result;
     if (result == OK) {
@@ -227,6 +231,7 @@ void SnapStartClientSocket::OnHandshakeDone(int result) {
   if (pending_read_callback_) {
     auto callback = std::make_shared<CompletionOnceCallback>(
         std::move(pending_read_callback_));
+    pending_read_callback_ = nullptr;
     std::shared_ptr<IOBuffer> buf = std::move(pending_read_buf_);
     int rv = result;
     if (result == OK) {

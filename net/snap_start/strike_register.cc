@@ -60,7 +60,12 @@ absl::StatusOr<std::unique_ptr<StrikeRegister>> StrikeRegister::Create(
       // Everything accepted before the restart had a time <= mark.
       reg->horizon_ = mark;
       reg->persisted_mark_ = mark;
-    } else if (!absl::IsNotFound(state.status())) {
+    } else if (absl::IsNotFound(state.status())) {
+      // No state file yet: the operator names a fresh file for a fresh
+      // orbit, so nothing was accepted before. (Deleting the file of a live
+      // orbit would void the guarantee; a corrupt file stops the server.)
+      reg->horizon_ = 0;
+    } else {
       return state.status();
     }
   }

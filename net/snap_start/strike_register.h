@@ -15,7 +15,8 @@
 // high-water mark, fsynced before any random at or past the persisted mark is
 // accepted, and a restart sets the horizon there: nothing accepted before the
 // restart can be accepted again, and the startup period is at most one
-// high-water step.
+// high-water step. A state file that does not exist yet means a fresh orbit:
+// no startup period.
 //
 // A rejection is not an error: the handshake goes to recovery. Owned by the
 // server's Snap Start context; thread-safe.

@@ -106,7 +106,13 @@ std::string LoadTimingToJson(const LoadTiming& t) {
         JsonEscape(s.alpn), "\",\"resumed\":", s.resumed ? "true" : "false",
         ",\"falseStart\":", s.false_start ? "true" : "false",
         ",\"waitedForSession\":", s.waited_for_session ? "true" : "false",
-        ",\"sessionWaitMs\":", Ms(s.session_wait), "}");
+        ",\"sessionWaitMs\":", Ms(s.session_wait),
+        s.snap_start.empty()
+            ? std::string()
+            : absl::StrCat(",\"snapStart\":\"", s.snap_start,
+                           "\",\"snapStartDetail\":\"",
+                           JsonEscape(s.snap_start_detail), "\""),
+        "}");
     absl::StrAppend(&json, ",\"obc\":{\"source\":\"",
                     ObcSourceToString(s.obc.source), "\"");
     if (s.obc.source != ObcSource::kNone) {
@@ -196,7 +202,11 @@ std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings) {
             absl::StrCat(
                 "\"version\":\"", t.ssl.version,
                 "\",\"resumed\":", t.ssl.resumed ? "true" : "false",
-                ",\"falseStart\":", t.ssl.false_start ? "true" : "false"));
+                ",\"falseStart\":", t.ssl.false_start ? "true" : "false",
+                t.ssl.snap_start.empty()
+                    ? std::string()
+                    : absl::StrCat(",\"snapStart\":\"", t.ssl.snap_start,
+                                   "\"")));
     }
     event(tid, "request_sent_to_first_byte", t.request_start, t.response_start,
           "");

@@ -6,7 +6,10 @@
 // first successful response per URL, and the trace if asked.
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -30,6 +33,9 @@
 #include "dns/host_resolver.h"
 #include "net/base/event_loop.h"
 #include "net/base/worker_pool.h"
+#include "net/http/cookie_jar.h"
+#include "net/snap_start/snap_start_client_context.h"
+#include "net/snap_start/snap_start_probe.h"
 #include "net/http/http_network_session.h"
 #include "net/http/http_network_transaction.h"
 #include "net/ssl/ssl_client_socket.h"
@@ -144,6 +150,7 @@ class FetchRunner {
       }
     }
     SetUpRevocation(params);
+    if (!SetUpCookies(&params)) return 2;
     if (!SetUpObc(&params)) return 2;
     if (verifier_) {
       verifier_->set_worker_pool(&pool_);
@@ -151,6 +158,8 @@ class FetchRunner {
       session_verifier_ = std::make_unique<PrevalidatedCertVerifier>(
           prevalidator_.get(), verifier_.get());
     }
+    if (options_.snap_start_probe) return RunSnapStartProbes();
+    if (!SetUpSnapStart(&params)) return 2;
     session_ = std::make_unique<HttpNetworkSession>(params, resolver_.get(),
                                                     socket_factory_.get(),
                                                     session_verifier_.get());
@@ -226,6 +235,9 @@ class FetchRunner {
       absl::Status saved = history.Save(history_path);
       if (saved.ok() && revocation_checker_)
         saved = revocation_cache_.Save(revocation_cache_path_);
+      if (saved.ok() && cookie_jar_ && !cookie_path_.empty() &&
+          cookie_jar_->changed())
+        saved = cookie_jar_->Save(cookie_path_, absl::Now());
       if (!saved.ok()) {
         std::cerr << "fetch: profile: " << saved.message() << "\n";
         if (exit_code == 0) exit_code = 23;
@@ -262,6 +274,7 @@ class FetchRunner {
     policy.mode = *mode;
     HttpNetworkSessionParams plain = params;
     plain.request_timeout = absl::Seconds(10);
+    plain.cookie_jar = nullptr;  // OCSP and CRL fetches carry no cookies.
     revocation_session_ = std::make_unique<HttpNetworkSession>(
         plain, resolver_.get(), socket_factory_.get(), verifier_.get());
     revocation_fetcher_ = std::make_unique<HttpRevocationFetcher>(
@@ -269,6 +282,117 @@ class FetchRunner {
     revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(
         policy, revocation_fetcher_.get(), &revocation_cache_, &pool_);
     verifier_->set_revocation_checker(revocation_checker_.get());
+  }
+
+  // Snap Start: one client context per run; its server information persists
+  // in <profile>/snap_start unless the profile is private. Chains loaded from
+  // disk are re-verified before a socket predicts with them.
+  bool SetUpSnapStart(HttpNetworkSessionParams* params) {
+    if (!options_.snap_start) return true;
+    if (!session_verifier_) {
+      std::cerr << "fetch: --snap-start needs certificate verification\n";
+      return false;
+    }
+    SnapStartClientOptions snap_options;
+    if (!options_.profile_dir.empty() && !options_.private_profile) {
+      mkdir(options_.profile_dir.c_str(), 0700);
+      snap_options.state_file = options_.profile_dir + "/snap_start";
+    }
+    absl::StatusOr<std::unique_ptr<SnapStartClientContext>> context =
+        SnapStartClientContext::Create(session_verifier_.get(), snap_options);
+    if (!context.ok()) {
+      std::cerr << "fetch: snap start: " << context.status().message() << "\n";
+      return false;
+    }
+    snap_start_context_ = std::move(*context);
+    params->snap_start_context = snap_start_context_.get();
+    return true;
+  }
+
+  // --snap-start-probe: per URL, resolve, connect, run the truncated
+  // handshake and print one JSON object. Exit 0 if every probe succeeded.
+  int RunSnapStartProbes() {
+    int exit_code = 0;
+    for (const Url& url : urls_) {
+      int rv = ERR_IO_PENDING;
+      auto done = [this, &rv](int result) {
+        rv = result;
+        loop_.Quit();
+      };
+      HostResolveResult resolved;
+      std::unique_ptr<HostResolver::Request> request;
+      int r = resolver_->Resolve(url.host(), url.port(), &resolved, done,
+                                 &request);
+      if (r == ERR_IO_PENDING) {
+        loop_.Run();
+        r = rv;
+      }
+      std::string detail;
+      SnapStartProbeResult result;
+      if (r == OK && resolved.addresses.empty()) r = ERR_NAME_NOT_RESOLVED;
+      if (r == OK) {
+        std::unique_ptr<StreamSocket> tcp =
+            socket_factory_->CreateTransportClientSocket(
+                IPEndPoint(resolved.addresses[0], url.port()),
+                options_.connect_timeout);
+        rv = ERR_IO_PENDING;
+        r = tcp->Connect(done);
+        if (r == ERR_IO_PENDING) {
+          loop_.Run();
+          r = rv;
+        }
+        if (r == OK) {
+          SnapStartProbe probe(std::move(tcp), url.host());
+          rv = ERR_IO_PENDING;
+          r = probe.Run(done);
+          if (r == ERR_IO_PENDING) {
+            loop_.Run();
+            r = rv;
+          }
+          detail = probe.error_detail();
+          result = probe.result();
+        }
+      }
+      std::string json = absl::StrCat("{\"url\":\"", JsonEscape(url.spec()),
+                                      "\",\"result\":\"",
+                                      ErrorToShortString(r), "\"");
+      if (r == OK) {
+        absl::StrAppend(&json, ",\"chain_length\":", result.chain_der.size(),
+                        absl::StrFormat(",\"cipher_suite\":\"0x%04x\"",
+                                        result.cipher_suite));
+        if (result.orbit)
+          absl::StrAppend(&json, ",\"orbit\":\"", OrbitToHex(*result.orbit),
+                          "\"");
+      } else {
+        absl::StrAppend(&json, ",\"detail\":\"", JsonEscape(detail), "\"");
+        std::cerr << "fetch: probe " << url.spec() << ": "
+                  << ErrorToShortString(r) << " " << detail << "\n";
+        exit_code = 35;
+      }
+      std::cout << json << "}\n";
+    }
+    return exit_code;
+  }
+
+  // Cookies: the profile's jar, read from <profile>/cookies.pb and written
+  // back at exit; in memory only for --private or without --profile; none
+  // with --no-cookies. A damaged file stops the run (exit 2) and is left as
+  // it is, as the OBC store does.
+  bool SetUpCookies(HttpNetworkSessionParams* params) {
+    if (!options_.cookies) return true;
+    if (!options_.profile_dir.empty() && !options_.private_profile) {
+      cookie_path_ = options_.profile_dir + "/" + CookieJar::kFileName;
+      absl::StatusOr<CookieJar> jar = CookieJar::Load(cookie_path_, absl::Now());
+      if (!jar.ok()) {
+        std::cerr << "fetch: cookies: " << jar.status().message() << "\n";
+        return false;
+      }
+      cookie_jar_ = std::make_unique<CookieJar>(*std::move(jar));
+    } else {
+      cookie_jar_ = std::make_unique<CookieJar>();
+    }
+    params->cookie_jar = cookie_jar_.get();
+    return true;
   }
 
   // OBCs: one key pool per process, one store per profile (memory only for
@@ -279,9 +403,21 @@ class FetchRunner {
     std::optional<ScopeMode> mode = ParseScopeMode(options_.obc_scope);
     if (!algorithm || !mode) return false;
     KeyPool::Options pool_options;
+    // Refills run on a thread of their own at background priority (nice 10,
+    // as Chromium's background threads): replacing the key a page load just
+    // took must not compete with that page load for the CPU. Raising one's
+    // own niceness needs no privilege; if it fails, refills just run at
+    // normal priority.
+    refill_pool_ = std::make_unique<WorkerPool>(1);
+    refill_pool_->PostTask([] {
+      setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+    });
+    pool_options.refill_workers = refill_pool_.get();
     pool_options.target_depth = {0, 0, 0, 0};
     pool_options.target_depth[static_cast<size_t>(*algorithm)] =
-        *algorithm == KeyAlgorithm::kEcdsaP256 ? 4 : 2;
+        options_.obc_pool >= 0                      ? options_.obc_pool
+        : *algorithm == KeyAlgorithm::kEcdsaP256 ? 4
+                                                    : 2;
     key_pool_ = std::make_unique<KeyPool>(&pool_, pool_options);
     OriginBoundCertStore::Options store_options;
     store_options.private_profile =
@@ -514,9 +650,14 @@ class FetchRunner {
                     << t.ssl.obc.ElapsedMs() << " ms\n";
         }
       }
+      if (!f.transaction->cookie_header_sent().empty())
+        std::cerr << "> Cookie: " << f.transaction->cookie_header_sent()
+                  << "\n";
       if (!f.headers.empty())
         std::cerr << "< " << absl::StrReplaceAll(f.headers, {{"\n", "\n< "}})
                   << "\n";
+      for (const std::string& why : f.transaction->rejected_cookies())
+        std::cerr << "* cookie ignored: " << why << "\n";
       std::cerr << "* trace " << LoadTimingToJson(t) << "\n";
     }
     if (f.result < 0) {
@@ -586,9 +727,13 @@ class FetchRunner {
   std::string revocation_cache_path_;
   std::unique_ptr<OcspCrlRevocationChecker> revocation_checker_;
   std::unique_ptr<Prevalidator> prevalidator_;
+  std::unique_ptr<WorkerPool> refill_pool_;  // outlives key_pool_
   std::unique_ptr<KeyPool> key_pool_;
   std::unique_ptr<OriginBoundCertStore> obc_store_;
   std::unique_ptr<ObcClientCertProvider> obc_provider_;
+  std::unique_ptr<CookieJar> cookie_jar_;
+  std::unique_ptr<SnapStartClientContext> snap_start_context_;
+  std::string cookie_path_;  // empty: the jar is not saved
   std::unique_ptr<PrevalidatedCertVerifier> session_verifier_;
   std::vector<Fetch> current_;
   int pending_ = 0;

@@ -41,18 +41,37 @@ const char kFetchUsage[] = R"(usage: fetch [flags] URL...
   --dns-timeout SEC       per-attempt DNS timeout (default 2)
   --prefetch HOST,...     resolve these hosts first (then fetch)
   --prefetch-links        after fetching a page, prefetch the hosts it links to
-  --profile DIR           keep this profile's host history in DIR; its top hosts are
-                          prefetched at startup
+  --profile DIR           keep this profile's state in DIR: host history (its top hosts are
+                          prefetched at startup), revocation cache, origin-bound
+                          certificates and cookies (DIR/cookies.pb)
   --revocation off|soft|hard  revocation checking (OCSP, then CRL) of every chain element
                           in parallel; soft (default) proceeds when status is unavailable
   --prevalidate HOST,...  fetch these hosts' chains first and verify + check revocation off the
                           critical path; the fetch then reuses the prevalidated result
   --private               private profile: nothing is written to disk (no history, no OBCs,
-                          no revocation cache)
+                          no cookies, no revocation cache) and the profile's files are not
+                          read; OBCs and cookies live in memory for this run
   --obc off|ecdsa|rsa1024|rsa2048  present an origin-bound certificate when a server asks
                           for a client certificate (default off); kept in --profile DIR
   --obc-scope origin|etld  one OBC per origin (default) or per eTLD+1 (legacy mode)
   --obc-warm              wait until the key pool is full before fetching
+  --obc-pool N            keys kept ready for the --obc algorithm (default 4 for ecdsa, 2 for
+                          rsa1024/rsa2048); 0 = none, each new scope waits for its key to be
+                          generated (what browsers did before key pools)
+  --snap-start            TLS Snap Start (TLS 1.2, static RSA, AES-128-GCM, no forward
+                          secrecy): with a server's orbit known (learned by an earlier
+                          handshake, kept in DIR/snap_start with --profile) the request
+                          travels inside the ClientHello; otherwise the handshake learns
+                          the orbit. The trace's tls.snapStart says learned / accepted /
+                          recovered / rejected
+  --snap-start-probe      instead of fetching, run a truncated TLS 1.2 handshake to each
+                          URL's server and print its certificate chain length, cipher
+                          suite and Snap Start orbit as JSON (unverified)
+  --no-cookies            neither send nor store cookies (DIR/cookies.pb is not read or
+                          written). Otherwise Set-Cookie responses are stored (RFC 6265:
+                          host-only unless Domain=, Secure only over https) and sent on
+                          later requests of this run and, with --profile, of later runs;
+                          a -H 'Cookie: ...' replaces the jar's Cookie header
   --connect-timeout SEC   TCP connect timeout (default 10)
   --max-time SEC          whole-request timeout (default 60)
 Exit codes: 0 ok, 2 bad usage or config, 3 bad URL, 6 name not resolved,
@@ -299,6 +318,18 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       o.obc_scope = *v;
     } else if (flag == "--obc-warm") {
       o.obc_warm = true;
+    } else if (flag == "--obc-pool") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (!absl::SimpleAtoi(*v, &o.obc_pool) || o.obc_pool < 0 ||
+          o.obc_pool > 64)
+        return FlagError(flag, "expected a number from 0 to 64");
+    } else if (flag == "--snap-start") {
+      o.snap_start = true;
+    } else if (flag == "--snap-start-probe") {
+      o.snap_start_probe = true;
+    } else if (flag == "--no-cookies") {
+      o.cookies = false;
     } else if (flag == "--private") {
       o.private_profile = true;
     } else if (flag == "--prevalidate") {

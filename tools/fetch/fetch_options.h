@@ -61,6 +61,19 @@ struct FetchOptions {
   std::string obc = "off";
   std::string obc_scope = "origin";
   bool obc_warm = false;  // --obc-warm: wait for a full key pool first
+  // --obc-pool N: keys kept ready for the --obc algorithm; -1: the default
+  // (4 ECDSA, 2 RSA); 0: every new scope waits for its key to be made.
+  int obc_pool = -1;
+  // Cookies: kept in <profile>/cookies.pb (memory only with --private or
+  // without --profile); --no-cookies turns them off.
+  bool cookies = true;
+  // --snap-start: https through net/snap_start's TLS 1.2 core; the server
+  // information learned persists in <profile>/snap_start (memory only with
+  // --private or without --profile).
+  bool snap_start = false;
+  // --snap-start-probe: a truncated handshake to each URL's server instead
+  // of a fetch; prints what it learned as JSON.
+  bool snap_start_probe = false;
   // Emulated TCP handshake round trips, from the world file or
   // --emulate-connect-rtt ADDR:PORT=MS.
   std::vector<WorldLink> links;

@@ -24,6 +24,19 @@ TEST(FetchOptionsTest, ParsesFlags) {
   EXPECT_EQ(o->urls.size(), 1u);
 }
 
+TEST(FetchOptionsTest, CookieAndObcPoolFlags) {
+  auto o = ParseFetchOptions({"https://a.test/"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_TRUE(o->cookies);
+  EXPECT_EQ(o->obc_pool, -1);
+  o = ParseFetchOptions(
+      {"--no-cookies", "--obc", "rsa2048", "--obc-pool", "0", "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_FALSE(o->cookies);
+  EXPECT_EQ(o->obc, "rsa2048");
+  EXPECT_EQ(o->obc_pool, 0);
+}
+
 TEST(FetchOptionsTest, RejectsBadFlagsWithTheirName) {
   struct Case {
     std::vector<std::string> args;
@@ -38,6 +51,8 @@ TEST(FetchOptionsTest, RejectsBadFlagsWithTheirName) {
       {{"--tls-min", "1.3", "--tls-max", "1.2", "https://a/"}, "--tls-min"},
       {{}, "no URL"},
       {{"-o"}, "-o"},
+      {{"--obc-pool", "-1", "https://a/"}, "--obc-pool"},
+      {{"--obc-pool", "x", "https://a/"}, "--obc-pool"},
   };
   for (const Case& c : cases) {
     auto o = ParseFetchOptions(c.args);

@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "net/base/event_loop.h"
+#include "net/snap_start/tls12_messages.h"
 #include "net/session_cache/session_cache_config.h"
 #include "tools/testserver/test_server.h"
 
@@ -43,6 +44,23 @@ constexpr char kUsage[] = R"(usage: testserver [flags]
   --docroot DIR             serve files from DIR
   --response-size N         generated body size when no docroot (default 1024)
   --delay-ms N              wait N ms before each response
+  --request-client-cert     send a CertificateRequest (TLS 1.2 and 1.3) and accept any
+                            client certificate, self-signed included, or none: origin-bound
+                            certificates. The SPKI SHA-256 (hex) is the X-OBC-SPKI-SHA256
+                            response header and obc_spki_sha256 in the log; /obc/login
+                            issues a cookie bound to it, /obc/whoami checks it, and any
+                            request whose obc_session cookie is bound to another OBC
+                            gets 403
+  --snap-start-orbit HEX    TLS Snap Start with this 8-byte orbit (16 hex digits):
+                            ClientHellos carrying the extension go to net/snap_start
+                            (TLS 1.2, static RSA, AES-128-GCM; needs an RSA key), all
+                            others to BoringSSL untouched. /snap-start shows counters
+  --snap-start-window-s N   accepted clock skew of a Snap Start random (default 10)
+  --snap-start-state FILE   persist the strike register's high-water mark here, so no
+                            random is accepted twice across restarts (without it, every
+                            attempt recovers for one window after start-up)
+  --snap-start-core-only    send every TLS connection to the Snap Start core (interop
+                            tests of the TLS 1.2 core with any client)
   --log FILE                append JSON log lines to FILE
   --quiet                   no log lines on stderr
 Prints "listening https|http ADDR:PORT" per listener, then "ready".
@@ -123,6 +141,21 @@ int main(int argc, char** argv) {
       config.ssl.alpn_protos.clear();
       if (v != "none")
         config.ssl.alpn_protos = absl::StrSplit(v, ',', absl::SkipEmpty());
+    } else if (flag == "--snap-start-orbit") {
+      auto orbit = net::OrbitFromHex(value());
+      if (!orbit.ok()) BadFlag("--snap-start-orbit: " + std::string(orbit.status().message()));
+      if (!config.snap_start) config.snap_start.emplace();
+      config.snap_start->orbit = *orbit;
+    } else if (flag == "--snap-start-window-s") {
+      int64_t n = number();
+      if (n == 0) BadFlag("--snap-start-window-s must be positive");
+      if (!config.snap_start) config.snap_start.emplace();
+      config.snap_start->window = absl::Seconds(n);
+    } else if (flag == "--snap-start-state") {
+      if (!config.snap_start) config.snap_start.emplace();
+      config.snap_start->strike_state_file = value();
+    } else if (flag == "--snap-start-core-only") {
+      config.snap_start_core_only = true;
     } else if (flag == "--no-tickets") {
       config.ssl.tickets = false;
       tickets_given = true;
@@ -153,10 +186,14 @@ int main(int argc, char** argv) {
       config.log_file = value();
     } else if (flag == "--quiet") {
       config.quiet = true;
+    } else if (flag == "--request-client-cert") {
+      config.request_client_cert = true;
     } else {
       BadFlag("unknown flag '" + flag + "'");
     }
   }
+  if (config.snap_start_core_only && !config.snap_start)
+    config.snap_start.emplace();  // the core without an orbit: plain TLS 1.2
   if (config.https_listen.empty() && config.http_listen.empty())
     BadFlag("give at least one --listen or --http-listen");
   if (!config.https_listen.empty() &&

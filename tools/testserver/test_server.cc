@@ -14,9 +14,13 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "cert/obc/ssl_client_cert.h"
 #include "net/base/event_loop.h"
 #include "net/base/weak_ptr.h"
 #include "net/session_cache/session_cache.h"
+#include "net/snap_start/client_hello_router.h"
+#include "net/snap_start/snap_start_server_socket.h"
+#include "net/socket/prefixed_stream_socket.h"
 #include "net/ssl/ssl_server_socket.h"
 #include "net/timing/load_timing.h"
 
@@ -46,6 +50,13 @@ std::string ContentTypeFor(const std::string& path) {
 
 double Ms(absl::Duration d) { return absl::ToDoubleMilliseconds(d); }
 
+// --request-client-cert: any client certificate is acceptable, self-signed
+// included; it is an identity (origin-bound certificate), not a credential
+// checked against a CA. Clients that send none are accepted too.
+ssl_verify_result_t AcceptAnyClientCertificate(SSL*, uint8_t*) {
+  return ssl_verify_ok;
+}
+
 }  // namespace
 
 struct TestServer::Listener {
@@ -68,11 +79,9 @@ class TestServer::Connection {
     IPEndPoint peer;
     transport->GetPeerAddress(&peer);
     peer_ = peer.ToString();
+    ssl_context_ = ssl_context;
     if (tls) {
-      auto ssl =
-          std::make_unique<SSLServerSocket>(std::move(transport), ssl_context);
-      ssl_ = ssl.get();
-      socket_ = std::move(ssl);
+      transport_ = std::move(transport);
     } else {
       socket_ = std::move(transport);
     }
@@ -83,22 +92,101 @@ class TestServer::Connection {
       ReadRequest();
       return;
     }
-    int rv = ssl_->Handshake([this](int rv) { OnHandshake(rv); });
-    if (rv != ERR_IO_PENDING) OnHandshake(rv);
+    SnapStartServerContext* snap = server_->snap_start_context();
+    if (!snap) {
+      StartHandshake(ClientHelloRouter::Route::kOther, std::move(transport_),
+                     std::string());
+      return;
+    }
+    if (server_->config().snap_start_core_only) {
+      StartHandshake(ClientHelloRouter::Route::kSnapStartCore,
+                     std::move(transport_), std::string());
+      return;
+    }
+    // Every ClientHello is looked at first: one with the Snap Start
+    // extension stays in net/snap_start, any other goes to BoringSSL as is.
+    router_ = std::make_unique<ClientHelloRouter>(
+        std::move(transport_),
+        [this](ClientHelloRouter::Route route,
+               std::unique_ptr<StreamSocket> transport, std::string bytes) {
+          StartHandshake(route, std::move(transport), std::move(bytes));
+        });
+    router_->Start();
   }
 
  private:
+  void StartHandshake(ClientHelloRouter::Route route,
+                      std::unique_ptr<StreamSocket> transport,
+                      std::string bytes) {
+    int rv;
+    if (route == ClientHelloRouter::Route::kSnapStartCore) {
+      auto snap = std::make_unique<SnapStartServerSocket>(
+          std::move(transport), std::move(bytes),
+          server_->snap_start_context());
+      snap_ = snap.get();
+      socket_ = std::move(snap);
+      rv = snap_->Handshake([this](int rv) { OnHandshake(rv); });
+    } else {
+      if (!bytes.empty()) {
+        transport = std::make_unique<PrefixedStreamSocket>(std::move(transport),
+                                                           std::move(bytes));
+      }
+      auto ssl = std::make_unique<SSLServerSocket>(std::move(transport),
+                                                   ssl_context_);
+      ssl_ = ssl.get();
+      socket_ = std::move(ssl);
+      rv = ssl_->Handshake([this](int rv) { OnHandshake(rv); });
+    }
+    if (rv != ERR_IO_PENDING) OnHandshake(rv);
+  }
+
+  // The handshake facts, from whichever TLS stack took the connection.
+  const SSLInfo& info() const { return snap_ ? snap_->ssl_info() : ssl_->ssl_info(); }
+  const std::string& error_detail() const {
+    return snap_ ? snap_->error_detail() : ssl_->error_detail();
+  }
+  TimeTicks handshake_start() const {
+    return snap_ ? snap_->handshake_start() : ssl_->handshake_start();
+  }
+  TimeTicks handshake_end() const {
+    return snap_ ? snap_->handshake_end() : ssl_->handshake_end();
+  }
+  // Snap Start fields for the log lines, "" when not involved.
+  std::string SnapStartLogFields() const {
+    std::string out =
+        absl::StrCat(",\"stack\":\"", snap_ ? "snap_start" : "boringssl", "\"");
+    const SSLInfo& i = info();
+    if (!i.snap_start.empty()) {
+      absl::StrAppend(&out, ",\"snap_start\":\"", i.snap_start,
+                      "\",\"snap_start_detail\":\"",
+                      JsonEscape(i.snap_start_detail), "\"");
+    }
+    return out;
+  }
+
   void OnHandshake(int rv) {
     if (rv != OK) {
       server_->Log(absl::StrCat(
           "{\"event\":\"handshake_failed\",\"conn\":", id_, ",\"local\":\"",
           local_, "\",\"peer\":\"", peer_, "\",\"error\":\"",
           ErrorToShortString(rv), "\",\"detail\":\"",
-          JsonEscape(ssl_->error_detail()), "\"}"));
+          JsonEscape(error_detail()), "\"", SnapStartLogFields(), "}"));
       Close();
       return;
     }
-    server_->OnHandshake(ssl_->ssl_info().resumed);
+    server_->OnHandshake(info().resumed);
+    if (snap_) {
+      ReadRequest();
+      return;
+    }
+    // A resumed session carries the certificate of the handshake that made
+    // it, so the identity is the same either way.
+    absl::StatusOr<std::string> spki =
+        PeerLeafSpkiSha256FromSession(ssl_->session());
+    if (spki.ok()) {
+      obc_spki_ = *spki;
+      obc_spki_hex_ = HexEncode(*spki);
+    }
     ReadRequest();
   }
 
@@ -110,19 +198,29 @@ class TestServer::Connection {
                      ",\"scheme\":\"", tls_ ? "https" : "http",
                      "\",\"local\":\"", local_, "\",\"peer\":\"", peer_, "\"");
     if (tls_) {
-      const SSLInfo& info = ssl_->ssl_info();
+      const SSLInfo& info = this->info();
       absl::StrAppend(
           &line, ",\"handshake\":\"", info.resumed ? "resumed" : "full",
           "\",\"version\":\"", info.version, "\",\"cipher\":\"", info.cipher,
           "\",\"group\":\"", info.group, "\",\"alpn\":\"", info.alpn, "\"",
           absl::StrFormat(",\"handshake_ms\":%.3f",
-                          Ms(ssl_->handshake_end() - ssl_->handshake_start())),
+                          Ms(handshake_end() - handshake_start())),
           ",\"app_data_with_finished\":",
-          ssl_->app_data_with_finished() ? "true" : "false");
+          (ssl_ ? ssl_->app_data_with_finished()
+                : info.snap_start == "accepted")
+              ? "true"
+              : "false",
+          SnapStartLogFields());
+      if (server_->config().request_client_cert || !obc_spki_hex_.empty()) {
+        absl::StrAppend(&line, ",\"obc_spki_sha256\":",
+                        obc_spki_hex_.empty()
+                            ? "null"
+                            : absl::StrCat("\"", obc_spki_hex_, "\""));
+      }
       if (!first_data_.is_null()) {
         absl::StrAppend(
             &line, absl::StrFormat(",\"first_data_after_handshake_ms\":%.3f",
-                                   Ms(first_data_ - ssl_->handshake_end())));
+                                   Ms(first_data_ - handshake_end())));
       }
     }
     line += "}";
@@ -173,6 +271,8 @@ class TestServer::Connection {
     bool keep_alive = parts[2] == "HTTP/1.1";
     int64_t request_body = 0;
     next_connect_note_.clear();
+    obc_note_.clear();
+    request_cookie_.clear();
     for (size_t i = 1; i < lines.size(); ++i) {
       size_t colon = lines[i].find(':');
       if (colon == std::string::npos) continue;
@@ -186,6 +286,9 @@ class TestServer::Connection {
         absl::SimpleAtoi(value, &request_body);
       } else if (name == "x-next-connect") {
         NoteNextConnect(value);
+      } else if (name == "cookie") {
+        absl::StrAppend(&request_cookie_, request_cookie_.empty() ? "" : "; ",
+                        value);
       }
     }
     // Request bodies are discarded (nothing here accepts uploads).
@@ -241,9 +344,80 @@ class TestServer::Connection {
         ",\"next_connect_s\":%g,\"session_cache\":\"%s\"", seconds, result);
   }
 
+  // Channel-bound cookies (see test_server.h). Returns true if it answered.
+  bool RouteObc(const std::string& method, const std::string& path,
+                const std::string& raw_path, bool keep_alive, bool head_only) {
+    auto respond = [&](int status, const char* reason, const char* type,
+                       const std::string& body) {
+      Respond(status, reason, type, body, keep_alive, method, raw_path,
+              head_only);
+      return true;
+    };
+    std::optional<std::string> token =
+        FindCookie(request_cookie_, ChannelBoundCookies::kCookieName);
+    std::string bound_hex;
+    if (token.has_value()) {
+      absl::StatusOr<std::string> bound =
+          server_->channel_bound_cookies().Verify(*token);
+      if (!bound.ok()) {
+        obc_note_ = ",\"obc_cookie\":\"invalid\"";
+        return respond(403, "Forbidden", "text/plain",
+                       absl::StrCat("invalid channel-bound cookie: ",
+                                    bound.status().message(), "\n"));
+      }
+      bound_hex = HexEncode(*bound);
+      if (*bound != obc_spki_) {
+        obc_note_ = absl::StrCat(",\"obc_cookie\":\"",
+                                 obc_spki_.empty() ? "no_obc" : "mismatch",
+                                 "\",\"obc_cookie_bound_to\":\"", bound_hex,
+                                 "\"");
+        return respond(
+            403, "Forbidden", "text/plain",
+            absl::StrCat("channel-bound cookie presented with a different OBC: "
+                         "the cookie is bound to ",
+                         bound_hex, ", this connection's OBC is ",
+                         obc_spki_.empty() ? "none" : obc_spki_hex_, "\n"));
+      }
+      obc_note_ = ",\"obc_cookie\":\"accepted\"";
+    }
+    if (path == "/obc/login") {
+      if (obc_spki_.empty()) {
+        return respond(
+            403, "Forbidden", "text/plain",
+            absl::StrCat("no origin-bound certificate on this connection: "
+                         "nothing to bind a session to",
+                         server_->config().request_client_cert
+                             ? ""
+                             : " (start the server with --request-client-cert)",
+                         "\n"));
+      }
+      response_headers_ = absl::StrCat(
+          "Set-Cookie: ", ChannelBoundCookies::kCookieName, "=",
+          server_->channel_bound_cookies().Issue(obc_spki_),
+          "; Secure; HttpOnly; Path=/\r\n");
+      obc_note_ = ",\"obc_cookie\":\"issued\"";
+      return respond(200, "OK", "application/json",
+                     absl::StrCat("{\"session\":\"issued\",\"obc_spki_sha256\":\"",
+                                  obc_spki_hex_, "\"}\n"));
+    }
+    if (path == "/obc/whoami") {
+      if (!token.has_value()) {
+        return respond(401, "Unauthorized", "text/plain",
+                       absl::StrCat("no ", ChannelBoundCookies::kCookieName,
+                                    " cookie: get one at /obc/login\n"));
+      }
+      return respond(200, "OK", "application/json",
+                     absl::StrCat("{\"session\":\"accepted\",\"obc_spki_sha256\":\"",
+                                  obc_spki_hex_, "\",\"bound_to\":\"",
+                                  bound_hex, "\"}\n"));
+    }
+    return false;
+  }
+
   void Route(const std::string& method, const std::string& raw_path,
              bool keep_alive, bool head_only) {
     std::string path = raw_path.substr(0, raw_path.find('?'));
+    if (RouteObc(method, path, raw_path, keep_alive, head_only)) return;
     int64_t n = 0;
     if (absl::StartsWith(path, "/size/") &&
         absl::SimpleAtoi(path.substr(6), &n) && n >= 0 &&
@@ -256,6 +430,29 @@ class TestServer::Connection {
         absl::SimpleAtoi(path.substr(9), &n) && n >= 0 &&
         n <= kMaxGeneratedBody) {
       RespondChunked(GeneratedBody(n), keep_alive, method, raw_path, head_only);
+      return;
+    }
+    if (path == "/snap-start") {
+      SnapStartServerContext* snap = server_->snap_start_context();
+      if (!snap) {
+        Respond(404, "Not Found", "text/plain", "Snap Start is off\n",
+                keep_alive, method, raw_path, head_only);
+        return;
+      }
+      auto& c = snap->counters();
+      const std::optional<Orbit>& orbit = snap->config().orbit;
+      std::string json = absl::StrCat(
+          "{\"orbit\":\"", orbit ? OrbitToHex(*orbit) : "",
+          "\",\"full_handshakes\":", c.full_handshakes.load(),
+          ",\"resumed_handshakes\":", c.resumed_handshakes.load(),
+          ",\"snap_start_accepted\":", c.snap_start_accepted.load(),
+          ",\"snap_start_recovered\":", c.snap_start_recovered.load(),
+          ",\"handshakes_failed\":", c.handshakes_failed.load(),
+          ",\"tickets_issued\":", c.tickets_issued.load(), ",\"strikes\":",
+          snap->strike_register() ? snap->strike_register()->size() : 0,
+          "}\n");
+      Respond(200, "OK", "application/json", json, keep_alive, method, raw_path,
+              head_only);
       return;
     }
     if (path == "/session-cache") {
@@ -286,11 +483,15 @@ class TestServer::Connection {
     if (path == "/tls") {
       std::string json = "{\"tls\":false}\n";
       if (tls_) {
-        const SSLInfo& info = ssl_->ssl_info();
+        const SSLInfo& info = this->info();
         json = absl::StrCat(
-            "{\"version\":\"", info.version, "\",\"cipher\":\"", info.cipher,
+            "{\"snap_start\":\"", info.snap_start, "\",\"version\":\"",
+            info.version, "\",\"cipher\":\"", info.cipher,
             "\",\"resumed\":", info.resumed ? "true" : "false", ",\"alpn\":\"",
-            info.alpn, "\",\"conn\":", id_, "}\n");
+            info.alpn, "\",\"conn\":", id_, ",\"obc_spki_sha256\":",
+            obc_spki_hex_.empty() ? "null"
+                                  : absl::StrCat("\"", obc_spki_hex_, "\""),
+            "}\n");
       }
       Respond(200, "OK", "application/json", json, keep_alive, method, raw_path,
               head_only);
@@ -331,7 +532,7 @@ class TestServer::Connection {
     std::string out = absl::StrCat(
         "HTTP/1.1 ", status, " ", reason, "\r\nServer: netstack-testserver\r\n",
         "Content-Type: ", type, "\r\nContent-Length: ", body.size(), "\r\n",
-        keep_alive ? "" : "Connection: close\r\n", "\r\n");
+        ObcHeaders(), keep_alive ? "" : "Connection: close\r\n", "\r\n");
     if (!head_only) out += body;
     LogRequest(method, path, status, body.size());
     Send(std::move(out), keep_alive);
@@ -343,7 +544,7 @@ class TestServer::Connection {
     std::string out =
         absl::StrCat("HTTP/1.1 200 OK\r\nServer: netstack-testserver\r\n",
                      "Content-Type: application/octet-stream\r\n",
-                     "Transfer-Encoding: chunked\r\n",
+                     "Transfer-Encoding: chunked\r\n", ObcHeaders(),
                      keep_alive ? "" : "Connection: close\r\n", "\r\n");
     if (!head_only) {
       for (size_t i = 0; i < body.size(); i += 4096) {
@@ -357,6 +558,17 @@ class TestServer::Connection {
     Send(std::move(out), keep_alive);
   }
 
+  // X-OBC-SPKI-SHA256 on every response of a connection with an OBC, and a
+  // Set-Cookie the route asked for (once).
+  std::string ObcHeaders() {
+    std::string headers;
+    if (!obc_spki_hex_.empty())
+      headers = absl::StrCat("X-OBC-SPKI-SHA256: ", obc_spki_hex_, "\r\n");
+    headers += response_headers_;
+    response_headers_.clear();
+    return headers;
+  }
+
   void LogRequest(const std::string& method, const std::string& path,
                   int status, size_t bytes) {
     server_->OnRequest();
@@ -364,7 +576,12 @@ class TestServer::Connection {
                               ",\"method\":\"", JsonEscape(method),
                               "\",\"path\":\"", JsonEscape(path),
                               "\",\"status\":", status, ",\"bytes\":", bytes,
-                              next_connect_note_, "}"));
+                              next_connect_note_,
+                              obc_spki_hex_.empty()
+                                  ? ""
+                                  : absl::StrCat(",\"obc_spki_sha256\":\"",
+                                                 obc_spki_hex_, "\""),
+                              obc_note_, "}"));
   }
 
   void Send(std::string data, bool keep_alive) {
@@ -426,10 +643,22 @@ class TestServer::Connection {
   std::string peer_;
   std::unique_ptr<StreamSocket> socket_;
   SSLServerSocket* ssl_ = nullptr;
+  SnapStartServerSocket* snap_ = nullptr;
+  SSLServerContext* ssl_context_ = nullptr;
+  // The TLS transport until a stack takes it, and the router choosing one.
+  std::unique_ptr<StreamSocket> transport_;
+  std::unique_ptr<ClientHelloRouter> router_;
   TimeTicks first_data_;
   bool logged_connection_ = false;
   std::string pending_;
   std::string next_connect_note_;  // for the request's log line
+  // The client's OBC: SHA-256 of its certificate's SPKI (raw and hex);
+  // empty if it sent none.
+  std::string obc_spki_;
+  std::string obc_spki_hex_;
+  std::string request_cookie_;    // the request's Cookie header(s)
+  std::string obc_note_;          // the cookie verdict for the log line
+  std::string response_headers_;  // extra header lines for the response
   std::shared_ptr<DrainableIOBuffer> out_;
   bool keep_alive_ = true;
   OneShotTimer delay_timer_;
@@ -454,6 +683,20 @@ absl::Status TestServer::Start() {
     auto context = SSLServerContext::Create(config_.ssl);
     if (!context.ok()) return context.status();
     ssl_context_ = std::move(*context);
+    if (config_.request_client_cert) {
+      // SSL_VERIFY_PEER without FAIL_IF_NO_PEER_CERT: ask, do not require.
+      SSL_CTX_set_custom_verify(ssl_context_->ssl_ctx(), SSL_VERIFY_PEER,
+                                AcceptAnyClientCertificate);
+    }
+    if (config_.snap_start) {
+      SnapStartServerConfig snap = *config_.snap_start;
+      snap.cert_chain_file = config_.ssl.cert_chain_file;
+      snap.key_file = config_.ssl.key_file;
+      snap.tickets = config_.ssl.tickets;
+      auto snap_context = SnapStartServerContext::Create(snap);
+      if (!snap_context.ok()) return snap_context.status();
+      snap_start_context_ = std::move(*snap_context);
+    }
   }
   auto listen = [&](const IPEndPoint& address,
                     const char* scheme) -> absl::Status {

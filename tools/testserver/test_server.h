@@ -11,6 +11,18 @@
 //   /tls         this connection's TLS facts as JSON
 //   /session-cache  the external session cache's policy, size and counters
 //                (404 without one)
+//   /obc/login   issues a channel-bound cookie (obc_session) bound to the
+//                connection's origin-bound certificate (403 without one)
+//   /obc/whoami  200 with the OBC a valid cookie is bound to; 401 without
+//                a cookie
+//
+// With --request-client-cert the server sends a CertificateRequest and
+// accepts any client certificate, self-signed included, or none (OBC
+// semantics); the SHA-256 of the certificate's SubjectPublicKeyInfo, in hex,
+// is the connection's OBC identity: every response carries it as
+// X-OBC-SPKI-SHA256 and the log lines as obc_spki_sha256. A request that
+// carries an obc_session cookie over a connection with another OBC, or none,
+// is refused with 403 whatever its path (channel_bound_cookie.h).
 //
 // The request header X-Next-Connect: SECONDS (a client announcing when it
 // will connect again, as in Stevens & Chen's PRED) is passed to the external
@@ -25,6 +37,7 @@
 #include <cstdio>
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,7 +45,9 @@
 #include "absl/time/time.h"
 #include "net/base/ip_endpoint.h"
 #include "net/socket/tcp_server_socket.h"
+#include "net/snap_start/snap_start_server_context.h"
 #include "net/ssl/ssl_server_context.h"
+#include "tools/testserver/channel_bound_cookie.h"
 
 namespace net {
 
@@ -45,6 +60,13 @@ struct TestServerConfig {
   absl::Duration delay = absl::ZeroDuration();
   std::string log_file;  // empty: log to stderr only
   bool quiet = false;    // no log lines on stderr
+  // Ask for a client certificate and accept any (origin-bound certificates).
+  bool request_client_cert = false;
+  // Snap Start (net/snap_start): ClientHellos carrying the extension go to
+  // the Snap Start core (chain and key from |ssl|), all others to BoringSSL.
+  std::optional<SnapStartServerConfig> snap_start;
+  // Every TLS connection to the core (interop tests of the TLS 1.2 core).
+  bool snap_start_core_only = false;
 };
 
 class TestServer {
@@ -71,9 +93,16 @@ class TestServer {
   }
   void OnRequest() { ++requests_; }
   SSLServerContext* ssl_context() { return ssl_context_.get(); }
+  // Null unless Snap Start is configured.
+  SnapStartServerContext* snap_start_context() {
+    return snap_start_context_.get();
+  }
   void RemoveConnection(Connection* connection);
   const TestServerConfig& config() const { return config_; }
   uint64_t NextConnectionId() { return next_id_++; }
+  const ChannelBoundCookies& channel_bound_cookies() const {
+    return channel_bound_cookies_;
+  }
 
  private:
   struct Listener;
@@ -82,6 +111,8 @@ class TestServer {
 
   TestServerConfig config_;
   std::unique_ptr<SSLServerContext> ssl_context_;
+  std::unique_ptr<SnapStartServerContext> snap_start_context_;
+  ChannelBoundCookies channel_bound_cookies_;
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::vector<std::pair<std::string, IPEndPoint>> bound_;
   std::list<std::unique_ptr<Connection>> connections_;

@@ -79,6 +79,10 @@ DNS_SOA_MINIMUM = 30  # negative-caching TTL (RFC 2308)
 DNS_SHORT_TTL = 2
 DNS_BIG_TXT_STRINGS = 14  # 14 strings of 255 bytes: 3570 bytes of TXT data
 # The hosts with A records, in zone-file order (every world host).
+# Snap Start orbits of the testservers that announce one (RSA leaves only: static RSA).
+SNAP_START_ORBITS = {"www": "0102030405060708", "slow": "1112131415161718",
+                     "tls12": "2122232425262728"}
+
 DNS_HOSTS = ["www", "nginx", "static", "slow", "tls12", "slow12", "expired", "wrongname",
              "untrusted", "ecdsa", "ocsp", "revoked"]
 
@@ -796,6 +800,11 @@ class World:
             argv += ["--http-listen", "%s:%d" % (a, p)]
         argv += ["--cert-chain", chain, "--key", key, "--tls-max", tls_max,
                  "--docroot", self.path("www"), "--log", self.path("logs", name + ".log")]
+        if pki.HOSTS[fixture]["key"] == "rsa" and fixture in SNAP_START_ORBITS:
+            # Snap Start (net/snap_start) beside BoringSSL: ClientHellos with the extension
+            # go to the core; the strike register persists next to the logs.
+            argv += ["--snap-start-orbit", SNAP_START_ORBITS[fixture],
+                     "--snap-start-state", self.path("logs", name + ".strikes")]
         argv += self.args.testserver_arg
         return Peer(name, "testserver", argv, out_path=self.path("logs", name + ".out"),
                     log_path=self.path("logs", name + ".log"))
