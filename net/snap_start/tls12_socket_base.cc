@@ -68,7 +68,8 @@ int Tls12SocketBase::ReadRecord(TlsRecord* out, bool for_handshake) {
         const uint8_t description = static_cast<uint8_t>(record.fragment[1]);
         if (description == kAlertCloseNotify) {
           peer_closed_ = true;
-          if (!for_handshake) return 0;
+          // A clean end of stream; ReadAppData turns it into 0.
+          if (!for_handshake) return ERR_CONNECTION_CLOSED;
           return Fail(ERR_SSL_HANDSHAKE_CLOSED,
                       "peer sent close_notify during the handshake", 0xff);
         }
@@ -79,13 +80,16 @@ int Tls12SocketBase::ReadRecord(TlsRecord* out, bool for_handshake) {
       return OK;
     }
     if (transport_eof_) {
-      return for_handshake
-                 ? Fail(ERR_SSL_HANDSHAKE_CLOSED,
-                        "connection closed during the handshake", 0xff)
-                 : (records_.empty()
-                        ? 0
-                        : Fail(ERR_CONNECTION_CLOSED,
-                               "connection closed mid-record", 0xff));
+      if (for_handshake) {
+        return Fail(ERR_SSL_HANDSHAKE_CLOSED,
+                    "connection closed during the handshake", 0xff);
+      }
+      if (!records_.empty()) {
+        return Fail(ERR_CONNECTION_CLOSED, "connection closed mid-record",
+                    0xff);
+      }
+      clean_eof_ = true;  // between records; ReadAppData turns it into 0
+      return ERR_CONNECTION_CLOSED;
     }
     if (transport_read_error_ < 0) return transport_read_error_;
     transport_read_buf_ = std::make_shared<IOBuffer>(kReadSize);
@@ -229,7 +233,10 @@ int Tls12SocketBase::ReadAppData() {
     if (peer_closed_) return 0;
     TlsRecord record;
     int rv = ReadRecord(&record, /*for_handshake=*/false);
-    if (rv != OK) return rv;  // includes 0 (close_notify or EOF)
+    // close_notify, or a TCP close between records (servers that skip
+    // close_notify, as HTTP/1.0 ones often do): end of stream.
+    if (rv == ERR_CONNECTION_CLOSED && (peer_closed_ || clean_eof_)) return 0;
+    if (rv != OK) return rv;
     if (record.type == kTlsApplicationData) {
       app_data_ += record.fragment;
       continue;

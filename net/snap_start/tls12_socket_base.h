@@ -122,6 +122,7 @@ class Tls12SocketBase : public StreamSocket {
   bool transport_read_for_handshake_ = false;
   int transport_read_error_ = 0;  // sticky transport error or 0/EOF marker
   bool transport_eof_ = false;
+  bool clean_eof_ = false;  // the transport closed between records
 
   // Outgoing bytes for the handshake flight or a user Write.
   std::shared_ptr<DrainableIOBuffer> write_buf_;
