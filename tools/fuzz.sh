@@ -23,6 +23,7 @@ mkdir -p "$out"
 targets=(
   "http_response_headers|net/http/http_response_headers_fuzzer.cc net/http/http_response_headers.cc|net/http/testdata/fuzz/headers_seed"
   "http_chunked_decoder|net/http/http_chunked_decoder_fuzzer.cc net/http/http_chunked_decoder.cc|net/http/testdata/fuzz/chunked_seed"
+  "parsed_cookie|net/http/parsed_cookie_fuzzer.cc net/http/parsed_cookie.cc|net/http/testdata/fuzz/cookie_seed"
   "url|net/base/url_fuzzer.cc net/base/url.cc net/base/ip_endpoint.cc|net/base/url_fuzz_seed.txt"
   "ocsp_crl|cert/ocsp_fuzzer.cc cert/ocsp.cc cert/crl.cc cert/x509_util.cc|cert/testdata/ocsp_response_seed.der"
   "dns_response|dns/dns_response_fuzzer.cc dns/dns_response.cc net/base/ip_endpoint.cc|dns/testdata/dns_response_seed.bin"

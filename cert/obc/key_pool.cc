@@ -65,7 +65,14 @@ int KeyPool::Take(KeyAlgorithm algorithm, TakeResult* result,
     s.pooled.pop_front();
     result->pooled = true;
     result->wait = absl::ZeroDuration();
-    StartJobs(algorithm);  // Top the pool back up.
+    if (options_.refill_delay > absl::ZeroDuration()) {
+      s.refill_deferred = true;
+      s.refill_timer.Start(options_.refill_delay, [this, algorithm] {
+        state(algorithm).refill_deferred = false;
+        StartJobs(algorithm);
+      });
+    }
+    StartJobs(algorithm);  // Top the pool back up (unless deferred).
     return OK;
   }
   ++stats_.misses;
@@ -78,7 +85,10 @@ int KeyPool::Take(KeyAlgorithm algorithm, TakeResult* result,
 }
 
 void KeyPool::SetTargetDepth(KeyAlgorithm algorithm, int depth) {
-  state(algorithm).target = std::max(0, depth);
+  AlgorithmState& s = state(algorithm);
+  s.target = std::max(0, depth);
+  s.refill_deferred = false;
+  s.refill_timer.Stop();
   StartJobs(algorithm);
 }
 
@@ -116,6 +126,7 @@ void KeyPool::StartJobs(KeyAlgorithm algorithm) {
     // Every waiting request gets a job of its own at once (a running refill
     // counts: it will finish first), so a miss never queues behind refills.
     while (s.in_flight < waiting) start_job(false);
+    if (s.refill_deferred) return;
     // Refill up to the target, a bounded number of jobs at a time.
     while (static_cast<int>(s.pooled.size()) + s.in_flight <
                s.target + waiting &&
@@ -127,6 +138,7 @@ void KeyPool::StartJobs(KeyAlgorithm algorithm) {
   // Background refills do not count for waiters: a waiter must not depend
   // on a low-priority job. Whichever key comes first serves it.
   while (s.in_flight - s.in_flight_background < waiting) start_job(false);
+  if (s.refill_deferred) return;
   while (static_cast<int>(s.pooled.size()) + s.in_flight < s.target + waiting &&
          s.in_flight_background < options_.max_refill_jobs) {
     start_job(true);

@@ -10,11 +10,12 @@
 // tops the pool back up, with at most |max_refill_jobs| refill jobs per
 // algorithm at once so refills do not monopolise the worker pool.
 //
-// Refills may run on a separate |refill_workers| pool whose threads run at
-// background priority: the key a page load just took is replaced without
-// competing with that page load for the CPU (an RSA-2048 refill is tens of
-// ms of CPU). A waiting request then always gets a job of its own on
-// |workers| instead of waiting for a background refill.
+// Two options keep a refill from competing with the page load that took
+// the key (an RSA-2048 refill is tens of ms of CPU): |refill_delay| starts
+// the refill a Take() sets off only that long after the last such Take(),
+// and |refill_workers| runs refills on a pool whose threads run at
+// background priority. A waiting request always gets a job of its own on
+// |workers| at once, never waiting for a delayed or background refill.
 //
 // Pooled keys live in memory only. Persisting unused keys would let a crash
 // between "key presented to site A" and "A's certificate saved" hand the
@@ -39,6 +40,7 @@
 #include "absl/status/statusor.h"
 #include "cert/obc/obc_crypto.h"
 #include "cert/obc/obc_types.h"
+#include "net/base/event_loop.h"
 #include "net/base/net_errors.h"
 #include "net/base/tick_clock.h"
 #include "net/base/weak_ptr.h"
@@ -65,6 +67,10 @@ class KeyPool {
     // |workers|. Jobs for waiting requests always run on |workers|. Not
     // owned; must outlive the pool.
     WorkerPool* refill_workers = nullptr;
+    // A Take() answered from the pool starts its refill this much later
+    // (and a further Take() in the meantime pushes it back). Zero: at once.
+    // The initial fill and SetTargetDepth() are not delayed.
+    absl::Duration refill_delay = absl::ZeroDuration();
     // Null means MakeKeyMaterial(algorithm, absl::Now()).
     Generator generator;
     // Measures how long requests wait. Not owned; must outlive the pool.
@@ -137,6 +143,9 @@ class KeyPool {
     int in_flight = 0;
     // Of |in_flight|, the jobs on |refill_workers|.
     int in_flight_background = 0;
+    // Refills wait for |refill_timer| (refill_delay after the last hit).
+    bool refill_deferred = false;
+    OneShotTimer refill_timer;
     std::deque<ObcKeyMaterial> pooled;
     std::deque<RequestImpl*> waiters;
   };

@@ -131,8 +131,8 @@ TEST_F(KeyPoolTest, RefillWorkersServeRefillsButNeverAWaiter) {
   KeyPool::Options options;
   options.target_depth = {1, 0, 0, 0};
   options.refill_workers = &refill_workers;
-  options.generator = [&](KeyAlgorithm algorithm)
-      -> absl::StatusOr<ObcKeyMaterial> {
+  options.generator =
+      [&](KeyAlgorithm algorithm) -> absl::StatusOr<ObcKeyMaterial> {
     {
       absl::MutexLock lock(&mu);
       if (tls_refill_thread) {
@@ -159,7 +159,8 @@ TEST_F(KeyPoolTest, RefillWorkersServeRefillsButNeverAWaiter) {
   {
     absl::MutexLock lock(&mu);
     // The held refill has started (or is about to) on the refill thread.
-    mu.Await(absl::Condition(+[](int* n) { return *n >= 1; }, &refill_jobs));
+    mu.Await(absl::Condition(
+        +[](int* n) { return *n >= 1; }, &refill_jobs));
     EXPECT_EQ(waiter_jobs, 1);
     EXPECT_EQ(refill_jobs, 1);
     refills_open = true;
@@ -168,13 +169,43 @@ TEST_F(KeyPoolTest, RefillWorkersServeRefillsButNeverAWaiter) {
   EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
   // A hit starts the next refill on the refill pool.
   KeyPool::TakeResult hit;
-  ASSERT_EQ(OK, pool.Take(KeyAlgorithm::kEcdsaP256, &hit, cb.callback(),
-                          &request));
+  ASSERT_EQ(OK,
+            pool.Take(KeyAlgorithm::kEcdsaP256, &hit, cb.callback(), &request));
   EXPECT_TRUE(hit.pooled);
   EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
   absl::MutexLock lock(&mu);
   EXPECT_EQ(refill_jobs, 2);
   EXPECT_EQ(waiter_jobs, 1);
+}
+
+TEST_F(KeyPoolTest, RefillDelayDefersRefillsButNotWaiters) {
+  KeyPool::Options options = OptionsWith({1, 0, 0, 0});
+  options.refill_delay = absl::Milliseconds(60);
+  KeyPool pool(&workers_, options);
+  TestCompletionCallback full;
+  EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
+  EXPECT_EQ(generator_.started(), 1);  // The initial fill is not delayed.
+
+  KeyPool::TakeResult hit;
+  std::unique_ptr<KeyPool::Request> request;
+  TestCompletionCallback cb;
+  const absl::Time taken = absl::Now();
+  ASSERT_EQ(OK,
+            pool.Take(KeyAlgorithm::kEcdsaP256, &hit, cb.callback(), &request));
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256), 0);  // Deferred.
+  // A miss meanwhile gets its own job at once, and only that.
+  KeyPool::TakeResult miss;
+  ASSERT_EQ(ERR_IO_PENDING, pool.Take(KeyAlgorithm::kEcdsaP256, &miss,
+                                      cb.callback(), &request));
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256), 1);
+  EXPECT_EQ(OK, cb.WaitForResult());
+  EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256), 0);
+  EXPECT_EQ(pool.pooled_count(KeyAlgorithm::kEcdsaP256), 0);
+  // The refill comes when the delay is over.
+  EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
+  EXPECT_GE(absl::Now() - taken, absl::Milliseconds(60));
+  EXPECT_EQ(pool.pooled_count(KeyAlgorithm::kEcdsaP256), 1);
+  EXPECT_EQ(generator_.started(), 3);
 }
 
 TEST_F(KeyPoolTest, CancelledTakeLeavesTheKeyInThePool) {

@@ -25,8 +25,8 @@ absl::Status InstallClientCert(SSL* ssl, const ClientCert& cert) {
 
 namespace {
 
-absl::StatusOr<std::string> LeafSpkiSha256(
-    const STACK_OF(CRYPTO_BUFFER) * chain) {
+absl::StatusOr<std::string> LeafSpkiSha256(const STACK_OF(CRYPTO_BUFFER) *
+                                           chain) {
   if (chain == nullptr || sk_CRYPTO_BUFFER_num(chain) == 0)
     return absl::NotFoundError("the peer sent no certificate");
   const CRYPTO_BUFFER* leaf = sk_CRYPTO_BUFFER_value(chain, 0);

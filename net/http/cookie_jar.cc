@@ -73,8 +73,9 @@ absl::StatusOr<CanonicalCookie> FromProto(const pb::StoredCookie& p) {
   c.persistent = p.persistent();
   c.creation = FromMicros(p.creation_unix_micros());
   c.last_access = FromMicros(p.last_access_unix_micros());
-  std::string where = absl::StrCat("cookie '", absl::CHexEscape(c.name.substr(0, 64)),
-                                   "' for ", absl::CHexEscape(c.domain.substr(0, 128)), ": ");
+  std::string where =
+      absl::StrCat("cookie '", absl::CHexEscape(c.name.substr(0, 64)), "' for ",
+                   absl::CHexEscape(c.domain.substr(0, 128)), ": ");
   if (c.name.empty() || HasControlOr(c.name, ";=") ||
       HasControlOr(c.value, ";") ||
       c.name.size() + c.value.size() > ParsedCookie::kMaxNameValueBytes)
@@ -169,7 +170,8 @@ absl::Status CookieJar::SetCookie(const Url& url, absl::string_view set_cookie,
     cookie.persistent = true;
     cookie.expiry = *parsed->expires;
   }
-  if (cookie.persistent) cookie.expiry = std::min(cookie.expiry, now + kMaxLifetime);
+  if (cookie.persistent)
+    cookie.expiry = std::min(cookie.expiry, now + kMaxLifetime);
 
   // Domain (RFC 6265 5.3 steps 4-6). Without the attribute, or when it
   // names a host that is an address or a public suffix itself, the cookie
@@ -184,8 +186,8 @@ absl::Status CookieJar::SetCookie(const Url& url, absl::string_view set_cookie,
     bool suffix_or_address =
         IsIpAddress(host) || !RegistrableDomain(domain).has_value();
     if (suffix_or_address && domain != host)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Domain=", domain, " is a public suffix or an address"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Domain=", domain, " is a public suffix or an address"));
     if (!DomainMatches(host, domain))
       return absl::InvalidArgumentError(absl::StrCat(
           "Domain=", domain, " does not domain-match the host ", host));
@@ -194,7 +196,8 @@ absl::Status CookieJar::SetCookie(const Url& url, absl::string_view set_cookie,
       cookie.host_only = false;
     }
   }
-  cookie.path = parsed->path.has_value() ? *parsed->path : DefaultCookiePath(url);
+  cookie.path =
+      parsed->path.has_value() ? *parsed->path : DefaultCookiePath(url);
 
   // Secure (RFC 6265bis 5.7 steps 14-16): only a secure origin sets a
   // Secure cookie, and an insecure one cannot shadow or replace one.
@@ -362,8 +365,8 @@ absl::StatusOr<CookieJar> CookieJar::Parse(const std::string& bytes,
     if (!cookie.ok()) return corrupt(cookie.status().message());
     Key key(cookie->domain, cookie->path, cookie->name);
     if (jar.cookies_.count(key))
-      return corrupt(absl::StrCat("duplicate cookie '", cookie->name,
-                                  "' for ", cookie->domain, cookie->path));
+      return corrupt(absl::StrCat("duplicate cookie '", cookie->name, "' for ",
+                                  cookie->domain, cookie->path));
     if (cookie->IsExpired(now)) {
       jar.changed_ = true;
       continue;

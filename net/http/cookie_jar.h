@@ -118,9 +118,10 @@ class CookieJar {
   std::string Serialize(absl::Time now) const;
   // Parse is Load on bytes; |name| is used in error messages. Expired
   // cookies are dropped (changed() is then true).
-  [[nodiscard]] static absl::StatusOr<CookieJar> Parse(
-      const std::string& bytes, const std::string& name, absl::Time now,
-      Limits limits = {});
+  [[nodiscard]] static absl::StatusOr<CookieJar> Parse(const std::string& bytes,
+                                                       const std::string& name,
+                                                       absl::Time now,
+                                                       Limits limits = {});
   // Load reads |path|; a missing file is an empty jar. DataLoss if the file
   // is damaged in any way (the message names the file and the reason and
   // says it was left untouched); other I/O errors as ReadFileToString.

@@ -45,7 +45,7 @@ TEST_F(CookieJarTest, HostOnlyByDefault) {
   Set("https://www.example.test/", "a=1");
   EXPECT_EQ(Header("https://www.example.test/"), "a=1");
   EXPECT_EQ(Header("https://www.example.test:8443/x"), "a=1");  // Any port.
-  EXPECT_EQ(Header("http://www.example.test/"), "a=1");  // Not Secure.
+  EXPECT_EQ(Header("http://www.example.test/"), "a=1");         // Not Secure.
   EXPECT_EQ(Header("https://foo.www.example.test/"), "");
   EXPECT_EQ(Header("https://example.test/"), "");
   EXPECT_EQ(Header("https://other.example.test/"), "");
@@ -70,14 +70,16 @@ TEST_F(CookieJarTest, DomainAttributeCoversSubdomains) {
 }
 
 TEST_F(CookieJarTest, DomainMustDomainMatchAndNotBeAPublicSuffix) {
-  EXPECT_EQ(TrySet("https://www.example.test/", "a=1; Domain=other.test").code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      TrySet("https://www.example.test/", "a=1; Domain=other.test").code(),
+      absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(
       TrySet("https://www.example.test/", "a=1; Domain=sub.www.example.test")
           .code(),
       absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(TrySet("https://www.example.test/", "a=1; Domain=ample.test").code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      TrySet("https://www.example.test/", "a=1; Domain=ample.test").code(),
+      absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(
       TrySet("https://www.example.test/", "a=1; Domain=..example.test").code(),
       absl::StatusCode::kInvalidArgument);
@@ -166,7 +168,8 @@ TEST_F(CookieJarTest, HttpOnlyIsStoredAndSent) {
 }
 
 TEST_F(CookieJarTest, ExpiryMaxAgeWinsOverExpires) {
-  Set("https://h.test/", "m=1; Expires=Wed, 21 Oct 2015 07:28:00 GMT; Max-Age=60");
+  Set("https://h.test/",
+      "m=1; Expires=Wed, 21 Oct 2015 07:28:00 GMT; Max-Age=60");
   CanonicalCookie c = jar_.AllCookies()[0];
   EXPECT_TRUE(c.persistent);
   EXPECT_EQ(c.expiry, kNow + absl::Seconds(60));
@@ -252,7 +255,8 @@ TEST(CookieJarFileTest, RoundTripKeepsEveryField) {
                             kNow)
                   .ok());
   ASSERT_TRUE(jar.SetCookie(U("http://h.test/"), "session=\"q\"", kNow).ok());
-  jar.CookieHeaderFor(U("https://www.example.test/app"), kNow + absl::Seconds(7));
+  jar.CookieHeaderFor(U("https://www.example.test/app"),
+                      kNow + absl::Seconds(7));
   std::string bytes = jar.Serialize(kNow);
   absl::StatusOr<CookieJar> back = CookieJar::Parse(bytes, "f", kNow);
   ASSERT_TRUE(back.ok()) << back.status();
@@ -284,7 +288,8 @@ TEST(CookieJarFileTest, RoundTripKeepsEveryField) {
 
 TEST(CookieJarFileTest, EveryFlipAndTruncationIsDataLoss) {
   CookieJar jar;
-  ASSERT_TRUE(jar.SetCookie(U("https://h.test/"), "a=1; Max-Age=100", kNow).ok());
+  ASSERT_TRUE(
+      jar.SetCookie(U("https://h.test/"), "a=1; Max-Age=100", kNow).ok());
   ASSERT_TRUE(jar.SetCookie(U("https://h.test/"), "b=2", kNow).ok());
   const std::string good = jar.Serialize(kNow);
   int checked = 0;
@@ -348,9 +353,11 @@ TEST(CookieJarFileTest, InconsistentRecordsAreDataLoss) {
   add("'=' in name", [](pb::StoredCookie* c) { c->set_name("a=b"); });
   add("control in value", [](pb::StoredCookie* c) { c->set_value("x\ny"); });
   add("';' in value", [](pb::StoredCookie* c) { c->set_value("x;y"); });
-  add("oversized", [](pb::StoredCookie* c) { c->set_value(std::string(5000, 'v')); });
+  add("oversized",
+      [](pb::StoredCookie* c) { c->set_value(std::string(5000, 'v')); });
   add("empty domain", [](pb::StoredCookie* c) { c->set_domain(""); });
-  add("upper-case domain", [](pb::StoredCookie* c) { c->set_domain("H.test"); });
+  add("upper-case domain",
+      [](pb::StoredCookie* c) { c->set_domain("H.test"); });
   add("leading dot", [](pb::StoredCookie* c) { c->set_domain(".h.test"); });
   add("'/' in domain", [](pb::StoredCookie* c) { c->set_domain("h.test/x"); });
   add("relative path", [](pb::StoredCookie* c) { c->set_path("x"); });
@@ -423,7 +430,8 @@ TEST(CookieJarFileTest, SaveAndLoadOnDisk) {
 TEST(CookieJarFileTest, ChangedTracksEveryMutation) {
   CookieJar jar;
   EXPECT_FALSE(jar.changed());
-  ASSERT_TRUE(jar.Save(::testing::TempDir() + "/changed_cookies.pb", kNow).ok());
+  ASSERT_TRUE(
+      jar.Save(::testing::TempDir() + "/changed_cookies.pb", kNow).ok());
   EXPECT_EQ(jar.CookieHeaderFor(U("https://h.test/"), kNow), "");
   EXPECT_FALSE(jar.changed());  // Nothing was sent.
   EXPECT_FALSE(jar.SetCookie(U("https://h.test/"), "bad", kNow).ok());

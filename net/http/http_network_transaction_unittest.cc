@@ -4,8 +4,8 @@
 #include "net/http/http_network_transaction.h"
 
 #include "gtest/gtest.h"
-#include "net/http/cookie_jar.h"
 #include "net/base/test_completion_callback.h"
+#include "net/http/cookie_jar.h"
 #include "net/socket/socket_test_util.h"
 
 namespace net {
@@ -361,12 +361,10 @@ TEST_F(HttpNetworkTransactionTest, CookiesFromTheJar) {
   HttpNetworkSessionParams params;
   params.cookie_jar = &jar;
   HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
-  const std::string get_with_cookie =
-      absl::StrCat(absl::string_view(kGet, sizeof(kGet) - 3),
-                   "Cookie: a=1\r\n\r\n");
-  const std::string get_with_own_cookie =
-      absl::StrCat(absl::string_view(kGet, sizeof(kGet) - 3),
-                   "Cookie: mine=2\r\n\r\n");
+  const std::string get_with_cookie = absl::StrCat(
+      absl::string_view(kGet, sizeof(kGet) - 3), "Cookie: a=1\r\n\r\n");
+  const std::string get_with_own_cookie = absl::StrCat(
+      absl::string_view(kGet, sizeof(kGet) - 3), "Cookie: mine=2\r\n\r\n");
   MockRead reads1[] = {MockRead(
       ASYNC,
       "HTTP/1.1 200 OK\r\nSet-Cookie: a=1; HttpOnly\r\nset-cookie: s=2; "
@@ -375,7 +373,8 @@ TEST_F(HttpNetworkTransactionTest, CookiesFromTheJar) {
   MockWrite writes1[] = {MockWrite(ASYNC, kGet)};
   StaticSocketDataProvider data1(reads1, writes1);
   MockRead reads2[] = {MockRead(
-      ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")};
+      ASYNC,
+      "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")};
   MockWrite writes2[] = {MockWrite(ASYNC, get_with_cookie.c_str())};
   StaticSocketDataProvider data2(reads2, writes2);
   MockWrite writes3[] = {MockWrite(ASYNC, get_with_own_cookie.c_str())};
@@ -384,8 +383,9 @@ TEST_F(HttpNetworkTransactionTest, CookiesFromTheJar) {
   factory_.AddSocketDataProvider(&data2);
   factory_.AddSocketDataProvider(&data3);
 
-  auto run = [&](HttpNetworkTransaction* trans,
-                 std::vector<std::pair<std::string, std::string>> headers) -> int {
+  auto run =
+      [&](HttpNetworkTransaction* trans,
+          std::vector<std::pair<std::string, std::string>> headers) -> int {
     HttpRequestInfo request;
     request.url = *Url::Parse("http://www.example.test/page");
     request.extra_headers = std::move(headers);

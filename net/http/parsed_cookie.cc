@@ -4,8 +4,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace net {
 namespace {
@@ -114,7 +114,8 @@ absl::StatusOr<absl::Time> ParseCookieDate(absl::string_view text) {
        have_year = false;
   int hour = 0, minute = 0, second = 0, day = 0, month = 0, year = 0;
   while (!text.empty()) {
-    while (!text.empty() && IsDateDelimiter(text.front())) text.remove_prefix(1);
+    while (!text.empty() && IsDateDelimiter(text.front()))
+      text.remove_prefix(1);
     size_t n = 0;
     while (n < text.size() && !IsDateDelimiter(text[n])) ++n;
     absl::string_view token = text.substr(0, n);
@@ -140,9 +141,11 @@ absl::StatusOr<absl::Time> ParseCookieDate(absl::string_view text) {
     return absl::InvalidArgumentError("cookie date out of range");
   absl::CivilDay civil_day(year, month, day);
   if (civil_day.day() != day)  // February 30th normalises to March.
-    return absl::InvalidArgumentError("cookie date names a day that does not exist");
-  return absl::FromCivil(absl::CivilSecond(year, month, day, hour, minute, second),
-                         absl::UTCTimeZone());
+    return absl::InvalidArgumentError(
+        "cookie date names a day that does not exist");
+  return absl::FromCivil(
+      absl::CivilSecond(year, month, day, hour, minute, second),
+      absl::UTCTimeZone());
 }
 
 absl::StatusOr<ParsedCookie> ParsedCookie::Parse(absl::string_view set_cookie) {
@@ -152,11 +155,13 @@ absl::StatusOr<ParsedCookie> ParsedCookie::Parse(absl::string_view set_cookie) {
   absl::string_view name_value = TakeUntil(&rest, ';');
   size_t eq = name_value.find('=');
   if (eq == absl::string_view::npos)
-    return absl::InvalidArgumentError("cookie has no '=' in its name-value pair");
+    return absl::InvalidArgumentError(
+        "cookie has no '=' in its name-value pair");
   ParsedCookie cookie;
   absl::string_view name = TrimWsp(name_value.substr(0, eq));
   absl::string_view value = TrimWsp(name_value.substr(eq + 1));
-  if (name.empty()) return absl::InvalidArgumentError("cookie has an empty name");
+  if (name.empty())
+    return absl::InvalidArgumentError("cookie has an empty name");
   if (name.size() + value.size() > kMaxNameValueBytes)
     return absl::InvalidArgumentError(absl::StrCat(
         "cookie name and value exceed ", kMaxNameValueBytes, " bytes"));
@@ -168,9 +173,9 @@ absl::StatusOr<ParsedCookie> ParsedCookie::Parse(absl::string_view set_cookie) {
     absl::string_view av = TakeUntil(&rest, ';');
     size_t av_eq = av.find('=');
     absl::string_view attr = TrimWsp(av.substr(0, av_eq));
-    absl::string_view attr_value =
-        av_eq == absl::string_view::npos ? absl::string_view()
-                                         : TrimWsp(av.substr(av_eq + 1));
+    absl::string_view attr_value = av_eq == absl::string_view::npos
+                                       ? absl::string_view()
+                                       : TrimWsp(av.substr(av_eq + 1));
     if (attr_value.size() > kMaxAttributeValueBytes) continue;
     if (absl::EqualsIgnoreCase(attr, "expires")) {
       absl::StatusOr<absl::Time> when = ParseCookieDate(attr_value);

@@ -71,7 +71,8 @@ class SessionCache {
   SessionCache& operator=(const SessionCache&) = delete;
 
   // Lookup returns a copy of the value cached under |key|, or nullopt.
-  // Counts a lookup (and a hit); under LRU the key becomes most recent.
+  // Counts a lookup (and a hit); under LRU and PRED the key becomes the most
+  // recently used.
   std::optional<Value> Lookup(absl::string_view key) {
     auto [shard, set] = layout_.Locate(key);
     Shard& s = *shards_[shard];

@@ -1,7 +1,6 @@
 #include "net/session_cache/session_index.h"
 
 #include <algorithm>
-#include <functional>
 
 #include "absl/hash/hash.h"
 
@@ -108,7 +107,11 @@ SessionIndex::Slot SessionIndex::Lookup(absl::string_view key) {
   if (it == index_.end()) return kNoSlot;
   ++stats_.hits;
   Slot slot = *it;
-  if (policy_ == EvictionPolicy::kLru) Touch(SetOf(slot), slot);
+  if (policy_ == EvictionPolicy::kLru) {
+    Touch(SetOf(slot), slot);
+  } else if (policy_ == EvictionPolicy::kPred) {
+    TouchPred(SetOf(slot), slot / ways_, slot);
+  }
   return slot;
 }
 
@@ -117,6 +120,8 @@ SessionIndex::PutResult SessionIndex::Put(absl::string_view key,
                                           TimeTicks next_connect,
                                           TimeTicks now) {
   const int64_t next_us = next_connect.ToMicroseconds();
+  const bool heaps =
+      policy_ == EvictionPolicy::kPred || policy_ == EvictionPolicy::kBelady;
   PutResult result;
   auto it = index_.find(key);
   if (it != index_.end()) {
@@ -125,10 +130,14 @@ SessionIndex::PutResult SessionIndex::Put(absl::string_view key,
     Set& set = SetOf(slot);
     if (e.next_us != next_us) {
       e.next_us = next_us;  // Old heap items become stale.
-      if (policy_ == EvictionPolicy::kPred ||
-          policy_ == EvictionPolicy::kBelady) {
+      if (heaps) {
+        e.used_seq = ++use_clock_;
+        e.stamp = static_cast<uint32_t>(e.used_seq);
+        e.overdue = false;  // A new announcement: judged afresh.
         PushHeaps(set, slot / ways_, slot);
       }
+    } else if (policy_ == EvictionPolicy::kPred) {
+      TouchPred(set, slot / ways_, slot);
     }
     if (policy_ == EvictionPolicy::kLru) Touch(set, slot);
     ++stats_.updates;
@@ -139,19 +148,18 @@ SessionIndex::PutResult SessionIndex::Put(absl::string_view key,
 
   Set& set = sets_[set_index];
   Slot slot = set.free;
-  bool from_heap_top = false;  // PRED / OPT: the victim is a heap's top
-  bool expired = false;
+  VictimSource source = VictimSource::kList;
   if (slot != kNoSlot) {
     set.free = entries_[slot].next;
   } else {
-    slot = ChooseVictim(set, set_index, next_us, now, &expired);
-    from_heap_top = slot != kNoSlot && (policy_ == EvictionPolicy::kPred ||
-                                        policy_ == EvictionPolicy::kBelady);
+    slot = ChooseVictim(set, set_index, next_us, now, &source);
     if (slot == kNoSlot) {
       ++stats_.rejections;
       result.outcome = PutOutcome::kRejected;
       return result;
     }
+    const bool expired =
+        source == VictimSource::kOverdue || source == VictimSource::kEarliest;
     Unlink(set, slot);
     index_.erase(slot);  // Before the key changes: the index hashes it.
     --set.size;
@@ -165,14 +173,16 @@ SessionIndex::PutResult SessionIndex::Put(absl::string_view key,
   e.key.assign(key.data(), key.size());
   e.next_us = next_us;
   e.used = true;
+  e.overdue = false;
   Link(set, slot);
-  if (from_heap_top) {
-    // The newcomer takes the victim's place at the top of the heap it was
-    // chosen from (one sift-down instead of a pop and a push).
-    ReplaceTopAndPush(set, set_index, slot, expired);
-  } else if (policy_ == EvictionPolicy::kPred ||
-             policy_ == EvictionPolicy::kBelady) {
-    PushHeaps(set, set_index, slot);
+  if (heaps) {
+    e.used_seq = ++use_clock_;
+    e.stamp = static_cast<uint32_t>(e.used_seq);
+    if (source == VictimSource::kList) {
+      PushHeaps(set, set_index, slot);
+    } else {
+      ReplaceVictim(set, set_index, slot, source);
+    }
   }
   index_.insert(slot);
   ++set.size;
@@ -191,6 +201,7 @@ SessionIndex::Slot SessionIndex::Remove(absl::string_view key) {
   Unlink(set, slot);
   Entry& e = entries_[slot];
   e.used = false;
+  e.overdue = false;
   e.key.clear();
   e.next = set.free;
   set.free = slot;
@@ -205,7 +216,8 @@ TimeTicks SessionIndex::next_connect(Slot slot) const {
 
 SessionIndex::Slot SessionIndex::ChooseVictim(Set& set, size_t set_index,
                                               int64_t newcomer_next_us,
-                                              TimeTicks now, bool* expired) {
+                                              TimeTicks now,
+                                              VictimSource* source) {
   switch (policy_) {
     case EvictionPolicy::kFifo:
     case EvictionPolicy::kLru:
@@ -215,20 +227,34 @@ SessionIndex::Slot SessionIndex::ChooseVictim(Set& set, size_t set_index,
       return static_cast<Slot>(set_index * ways_ + rng_() % ways_);
     case EvictionPolicy::kPred: {
       // Algorithm 1, first rule: a session whose client should have come
-      // back (next connect + grace) and did not. The earliest one is it if
-      // any is.
-      const HeapItem* first = Top(set.earliest, std::less<HeapItem>());
-      if (first->next_us < now.ToMicroseconds() - grace_us_) {
-        *expired = true;
+      // back (next connect + grace) and did not; of those, the least
+      // recently used.
+      const int64_t cutoff_us = now.ToMicroseconds() - grace_us_;
+      const HeapItem* first = Top(set.earliest, EarlierFirst());
+      const bool falls_due = first && first->next_us < cutoff_us;
+      if (falls_due && set.overdue.empty() &&
+          OnlyTopBefore(set.earliest, cutoff_us)) {
+        // The common case of one entry falling due at a time: it is the
+        // only overdue entry, so the least recently used one. It is taken
+        // from the earliest heap directly, as if moved and taken back.
+        *source = VictimSource::kEarliest;
         return first->slot;
+      }
+      if (falls_due) CollectOverdue(set, cutoff_us);
+      if (!set.overdue.empty()) {
+        if (const OverdueItem* late = LeastRecentOverdue(set)) {
+          *source = VictimSource::kOverdue;
+          return late->slot;
+        }
       }
       [[fallthrough]];
     }
     case EvictionPolicy::kBelady: {
       // Second rule (and Belady's): the farthest next connect goes, unless
       // the newcomer's is at least as far; then the newcomer is not admitted.
-      const HeapItem* last = Top(set.farthest, std::greater<HeapItem>());
+      const HeapItem* last = Top(set.farthest, FartherFirst());
       if (newcomer_next_us >= last->next_us) return kNoSlot;
+      *source = VictimSource::kFarthest;
       return last->slot;
     }
   }
@@ -286,55 +312,119 @@ void SessionIndex::Touch(Set& set, Slot slot) {
   Link(set, slot);
 }
 
-void SessionIndex::PushHeaps(Set& set, size_t set_index, Slot slot) {
-  HeapItem item{entries_[slot].next_us, slot};
-  HeapPush(set.farthest, item, std::greater<HeapItem>());
-  // Only PRED's grace rule asks for the earliest entry.
-  if (policy_ == EvictionPolicy::kPred)
-    HeapPush(set.earliest, item, std::less<HeapItem>());
-  // Stale items pile up with every update; rebuilding costs O(ways) and
-  // happens after at least |set.size| + 16 pushes, so O(1) amortized.
-  if (set.farthest.size() > 2 * size_t{set.size} + 16)
-    RebuildHeaps(set, set_index);
-}
-
-void SessionIndex::ReplaceTopAndPush(Set& set, size_t set_index, Slot slot,
-                                     bool from_earliest) {
-  HeapItem item{entries_[slot].next_us, slot};
-  if (from_earliest) {
-    set.earliest.front() = item;
-    SiftDown(set.earliest, 0, std::less<HeapItem>());
-    HeapPush(set.farthest, item, std::greater<HeapItem>());
-  } else {
-    set.farthest.front() = item;
-    SiftDown(set.farthest, 0, std::greater<HeapItem>());
-    if (policy_ == EvictionPolicy::kPred) {
-      HeapPush(set.earliest, item, std::less<HeapItem>());
-    }
-  }
+void SessionIndex::RequeueUnannounced(Set& set, size_t set_index, Slot slot) {
+  // Unannounced entries tie as the farthest; recency orders them. (Their
+  // earliest-heap item goes stale: they can never be overdue.)
+  Entry& e = entries_[slot];
+  e.stamp = static_cast<uint32_t>(e.used_seq);
+  HeapPush(set.farthest, ItemOf(slot), FartherFirst());
   MaybeRebuildHeaps(set, set_index);
 }
 
-void SessionIndex::MaybeRebuildHeaps(Set& set, size_t set_index) {
-  // Stale items pile up with every update; rebuilding costs O(ways) and
-  // happens after at least |set.size| + 16 pushes, so O(1) amortized.
-  size_t limit = 2 * size_t{set.size} + 16;
-  if (set.farthest.size() > limit || set.earliest.size() > limit) {
-    RebuildHeaps(set, set_index);
+const SessionIndex::OverdueItem* SessionIndex::LeastRecentOverdue(Set& set) {
+  std::vector<OverdueItem>& heap = set.overdue;
+  while (!heap.empty()) {
+    OverdueItem& top = heap.front();
+    const Entry& e = entries_[top.slot];
+    if (!e.used || !e.overdue) {
+      HeapPop(heap, LessRecentFirst());  // evicted, removed or re-announced
+    } else if (e.used_seq != top.used_seq) {
+      // Used since it fell due: it goes where its last use puts it. Items
+      // only ever move down, so the top is the least recent once current.
+      top.used_seq = e.used_seq;
+      SiftDown(heap, 0, LessRecentFirst());
+    } else {
+      return &top;
+    }
+  }
+  return nullptr;
+}
+
+bool SessionIndex::OnlyTopBefore(const std::vector<HeapItem>& heap,
+                                 int64_t cutoff_us) {
+  // In a min-heap every item below the top is at least one of the top's
+  // children; stale children count too (they may hide a current entry).
+  for (size_t i = 1; i <= kArity && i < heap.size(); ++i) {
+    if (heap[i].next_us < cutoff_us) return false;
+  }
+  return true;
+}
+
+void SessionIndex::CollectOverdue(Set& set, int64_t cutoff_us) {
+  while (const HeapItem* first = Top(set.earliest, EarlierFirst())) {
+    if (first->next_us >= cutoff_us) break;
+    const Slot slot = first->slot;
+    HeapPop(set.earliest, EarlierFirst());
+    Entry& e = entries_[slot];
+    if (!e.overdue) {
+      e.overdue = true;
+      HeapPush(set.overdue, OverdueItem{e.used_seq, slot}, LessRecentFirst());
+    }
+  }
+}
+
+void SessionIndex::PushHeaps(Set& set, size_t set_index, Slot slot) {
+  HeapPush(set.farthest, ItemOf(slot), FartherFirst());
+  // Only PRED's grace rule asks for the earliest entry.
+  if (policy_ == EvictionPolicy::kPred)
+    HeapPush(set.earliest, ItemOf(slot), EarlierFirst());
+  MaybeRebuildHeaps(set, set_index);
+}
+
+void SessionIndex::ReplaceVictim(Set& set, size_t set_index, Slot slot,
+                                 VictimSource source) {
+  switch (source) {
+    case VictimSource::kFarthest:
+      // The newcomer takes the victim's place at the top (one sift-down
+      // instead of a pop and a push).
+      set.farthest.front() = ItemOf(slot);
+      SiftDown(set.farthest, 0, FartherFirst());
+      if (policy_ == EvictionPolicy::kPred)
+        HeapPush(set.earliest, ItemOf(slot), EarlierFirst());
+      MaybeRebuildHeaps(set, set_index);
+      break;
+    case VictimSource::kEarliest:
+      set.earliest.front() = ItemOf(slot);
+      SiftDown(set.earliest, 0, EarlierFirst());
+      HeapPush(set.farthest, ItemOf(slot), FartherFirst());
+      MaybeRebuildHeaps(set, set_index);
+      break;
+    case VictimSource::kOverdue:
+      // The newcomer is not overdue: it joins the other two heaps.
+      HeapPop(set.overdue, LessRecentFirst());
+      PushHeaps(set, set_index, slot);
+      break;
+    case VictimSource::kList:
+      PushHeaps(set, set_index, slot);
+      break;
   }
 }
 
 void SessionIndex::RebuildHeaps(Set& set, size_t set_index) {
   set.farthest.clear();
+  set.overdue.clear();
   for (size_t i = 0; i < ways_; ++i) {
     Slot s = static_cast<Slot>(set_index * ways_ + i);
-    if (entries_[s].used) set.farthest.push_back({entries_[s].next_us, s});
+    const Entry& e = entries_[s];
+    if (!e.used) continue;
+    set.farthest.push_back(ItemOf(s));
+    if (e.overdue) set.overdue.push_back({e.used_seq, s});
   }
   if (policy_ == EvictionPolicy::kPred) {
+    // The earliest heap holds the entries not overdue.
     set.earliest = set.farthest;
-    HeapMake(set.earliest, std::less<HeapItem>());
+    if (!set.overdue.empty()) {
+      set.earliest.erase(
+          std::remove_if(set.earliest.begin(), set.earliest.end(),
+                         [this](const HeapItem& item) {
+                           return entries_[item.slot].overdue;
+                         }),
+          set.earliest.end());
+    }
+    HeapMake(set.earliest, EarlierFirst());
+    HeapMake(set.overdue, LessRecentFirst());
   }
-  HeapMake(set.farthest, std::greater<HeapItem>());
+  HeapMake(set.farthest, FartherFirst());
 }
 
 template <typename Before>
@@ -363,25 +453,27 @@ std::vector<std::string> SessionIndex::EvictionOrderForTesting(
       break;
     case EvictionPolicy::kPred:
     case EvictionPolicy::kBelady: {
-      // PRED first takes the expired entries, earliest first; then both
-      // take the farthest remaining one.
-      std::vector<HeapItem> items;
+      // PRED first takes the overdue entries, least recently used first;
+      // then both take the farthest remaining one.
+      std::vector<OverdueItem> overdue;
+      std::vector<HeapItem> rest;
       for (size_t i = 0; i < ways_; ++i) {
         Slot s = static_cast<Slot>(set_index * ways_ + i);
-        if (entries_[s].used) items.push_back({entries_[s].next_us, s});
-      }
-      std::sort(items.begin(), items.end());
-      auto it = items.begin();
-      if (policy_ == EvictionPolicy::kPred) {
-        for (; it != items.end() &&
-               it->next_us < now.ToMicroseconds() - grace_us_;
-             ++it) {
-          order.push_back(entries_[it->slot].key);
+        const Entry& e = entries_[s];
+        if (!e.used) continue;
+        if (policy_ == EvictionPolicy::kPred &&
+            (e.overdue || e.next_us < now.ToMicroseconds() - grace_us_)) {
+          overdue.push_back({e.used_seq, s});
+        } else {
+          rest.push_back(ItemOf(s));
         }
       }
-      size_t expired = order.size();
-      for (; it != items.end(); ++it) order.push_back(entries_[it->slot].key);
-      std::reverse(order.begin() + expired, order.end());
+      std::sort(overdue.begin(), overdue.end(), LessRecentFirst());
+      std::sort(rest.begin(), rest.end(), FartherFirst());
+      for (const OverdueItem& item : overdue)
+        order.push_back(entries_[item.slot].key);
+      for (const HeapItem& item : rest)
+        order.push_back(entries_[item.slot].key);
       break;
     }
   }

@@ -1,8 +1,12 @@
-// SessionIndex: each policy's eviction order, PRED's three rules, Belady,
-// set-associative isolation, removal and slot reuse.
+// SessionIndex: each policy's eviction order, PRED's rules (overdue entries
+// least recently used first, then the farthest, rejection, unannounced
+// entries) against examples and a reference model, Belady, set-associative
+// isolation, removal and slot reuse.
 
 #include "net/session_cache/session_index.h"
 
+#include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -119,21 +123,195 @@ TEST(SessionIndexTest, PredRejectsANewcomerThatIsTheFarthest) {
   EXPECT_THAT(index.EvictionOrderForTesting(0, T(1)), ElementsAre("c", "a"));
 }
 
-TEST(SessionIndexTest, PredUnannouncedSessionsGoFirstAndHintsReorder) {
+TEST(SessionIndexTest, PredEvictsTheLeastRecentlyUsedOverdueEntry) {
+  SessionIndex index = Full(EvictionPolicy::kPred, 4);
+  index.Put("a", 0, T(20), T(0));    // last heard of at 0, due at 20
+  index.Put("b", 0, T(12), T(10));   // at 10, due at 12
+  index.Put("c", 0, T(15), T(11));   // at 11, due at 15
+  index.Put("d", 0, T(100), T(11));  // not due
+  // At t=30 a, b and c are all overdue. b's announcement passed first, but
+  // a's client was last heard of longest ago: a goes first, as under LRU.
+  // (Evicting the earliest announcement would take b.)
+  EXPECT_THAT(index.EvictionOrderForTesting(0, T(30)),
+              ElementsAre("a", "b", "c", "d"));
+  // b's client resumes without a new announcement: b stays overdue, now the
+  // most recently used of them.
+  EXPECT_NE(SessionIndex::kNoSlot, index.Lookup("b"));
+  EXPECT_THAT(index.EvictionOrderForTesting(0, T(30)),
+              ElementsAre("a", "c", "b", "d"));
+  auto r = index.Put("e", 0, T(50), T(30));
+  EXPECT_EQ("a", r.evicted_key);
+  EXPECT_TRUE(r.evicted_expired);
+  r = index.Put("f", 0, T(50), T(30));
+  EXPECT_EQ("c", r.evicted_key);
+  EXPECT_TRUE(r.evicted_expired);
+  // A new announcement makes b current again. Nobody is overdue now: the
+  // farthest goes (rule 2), and of the two due at 50, the one announced
+  // first (e).
+  EXPECT_EQ(Outcome::kUpdated, index.Put("b", 0, T(40), T(30)).outcome);
+  EXPECT_THAT(index.EvictionOrderForTesting(0, T(30)),
+              ElementsAre("d", "e", "f", "b"));
+  r = index.Put("g", 0, T(45), T(30));
+  EXPECT_EQ("d", r.evicted_key);
+  EXPECT_FALSE(r.evicted_expired);
+  EXPECT_EQ("e", index.Put("h", 0, T(45), T(30)).evicted_key);
+  EXPECT_EQ(2u, index.stats().expired_evictions);
+}
+
+TEST(SessionIndexTest, PredEntryFoundOverdueStaysOverdue) {
+  // Threads read the clock before taking the shard's lock, so |now| can
+  // step back a little between calls; an entry found overdue stays overdue
+  // (until its client announces again, see above).
   SessionIndex index = Full(EvictionPolicy::kPred, 3);
+  index.Put("a", 0, T(10), T(0));
+  index.Put("x", 0, T(11), T(1));
+  index.Put("b", 0, T(100), T(1));
+  // At t=20 a and x are both overdue; a was used less recently.
+  EXPECT_EQ("a", index.Put("c", 0, T(50), T(20)).evicted_key);
+  // By t=12 x would not be overdue yet (11 + 2 > 12), but it was found so.
+  EXPECT_THAT(index.EvictionOrderForTesting(0, T(12)),
+              ElementsAre("x", "b", "c"));
+  auto r = index.Put("d", 0, T(60), T(12));
+  EXPECT_EQ("x", r.evicted_key);
+  EXPECT_TRUE(r.evicted_expired);
+}
+
+TEST(SessionIndexTest, PredUnannouncedSessionsGoFirstLeastRecentFirst) {
+  SessionIndex index = Full(EvictionPolicy::kPred, 4);
   index.Put("a", 0, kNoNextConnect, T(0));  // no hint yet
+  index.Put("x", 0, kNoNextConnect, T(0));  // no hint yet either
   index.Put("b", 0, T(20), T(0));
   index.Put("c", 0, T(30), T(0));
+  // Unannounced entries are the farthest; among them the least recently
+  // used goes first (x, stored later, would go first by slot).
   EXPECT_THAT(index.EvictionOrderForTesting(0, T(0)),
-              ElementsAre("a", "c", "b"));
+              ElementsAre("a", "x", "c", "b"));
+  index.Lookup("a");  // a's client resumes, still without a hint
+  EXPECT_THAT(index.EvictionOrderForTesting(0, T(0)),
+              ElementsAre("x", "a", "c", "b"));
   // a's hint arrives (the X-Next-Connect header after the handshake).
   EXPECT_EQ(Outcome::kUpdated, index.Put("a", 0, T(5), T(0)).outcome);
   EXPECT_EQ(T(5), index.next_connect(index.Find("a")));
   EXPECT_THAT(index.EvictionOrderForTesting(0, T(0)),
-              ElementsAre("c", "b", "a"));
-  // Lookups do not reorder PRED.
+              ElementsAre("x", "c", "b", "a"));
+  EXPECT_EQ("x", index.Put("d", 0, T(6), T(0)).evicted_key);
+  // Lookups do not reorder announced entries.
   index.Lookup("c");
-  EXPECT_EQ("c", index.Put("d", 0, T(6), T(0)).evicted_key);
+  EXPECT_EQ("c", index.Put("e", 0, T(7), T(0)).evicted_key);
+}
+
+// PRED and OPT against a direct reading of their rules over a random
+// workload (several sets, removals, ties, unannounced keys, time moving
+// forward): every Put must admit, reject and evict exactly as the
+// reference does.
+TEST(SessionIndexTest, PredAndBeladyMatchAReferenceModel) {
+  constexpr size_t kSets = 3, kWays = 6;
+  constexpr int64_t kGraceUs = 2'000'000;
+  for (EvictionPolicy p : {EvictionPolicy::kPred, EvictionPolicy::kBelady}) {
+    SCOPED_TRACE(std::string(EvictionPolicyName(p)));
+    const bool pred = p == EvictionPolicy::kPred;
+    SessionIndex index(p, kSets, kWays, absl::Microseconds(kGraceUs), 1);
+    struct Ref {
+      int64_t next_us;
+      uint64_t used;   // the use clock at the last use
+      uint64_t stamp;  // ... at the last announcement (see the header)
+    };
+    std::vector<std::map<std::string, Ref>> sets(kSets);
+    uint64_t clock = 0;
+    std::mt19937_64 rng(17);
+    int64_t now = 0;
+    size_t expired = 0, rejected = 0, farthest = 0;
+    for (int i = 0; i < 30000; ++i) {
+      now += static_cast<int64_t>(rng() % 1'500'000);
+      std::string key = "k" + std::to_string(rng() % 60);
+      size_t set = std::hash<std::string>{}(key) % kSets;
+      auto& ref = sets[set];
+      auto found = ref.find(key);
+      switch (rng() % 8) {
+        case 0:  // Remove
+          EXPECT_EQ(found != ref.end(),
+                    index.Remove(key) != SessionIndex::kNoSlot);
+          if (found != ref.end()) ref.erase(found);
+          continue;
+        case 1:
+        case 2:  // Lookup
+          ASSERT_EQ(found != ref.end(),
+                    index.Lookup(key) != SessionIndex::kNoSlot);
+          if (found != ref.end() && pred) {
+            found->second.used = ++clock;
+            if (found->second.next_us == kNoNextConnect.ToMicroseconds())
+              found->second.stamp = clock;
+          }
+          continue;
+        default:
+          break;
+      }
+      // Put: whole seconds, so that announcements tie; sometimes none.
+      int64_t next_us = rng() % 5 == 0
+                            ? kNoNextConnect.ToMicroseconds()
+                            : (now / 1'000'000 + rng() % 12) * 1'000'000;
+      auto r = index.Put(key, set, TimeTicks::FromMicroseconds(next_us),
+                         TimeTicks::FromMicroseconds(now));
+      if (found != ref.end()) {
+        ASSERT_EQ(Outcome::kUpdated, r.outcome);
+        Ref& e = found->second;
+        if (e.next_us != next_us) {
+          e.next_us = next_us;
+          e.used = e.stamp = ++clock;
+        } else if (pred) {
+          e.used = ++clock;
+          if (next_us == kNoNextConnect.ToMicroseconds()) e.stamp = clock;
+        }
+        continue;
+      }
+      std::string victim;
+      bool victim_expired = false;
+      if (ref.size() == kWays) {
+        const std::pair<const std::string, Ref>* best = nullptr;
+        if (pred) {  // rule 1: the least recently used overdue entry
+          for (const auto& kv : ref) {
+            if (kv.second.next_us < now - kGraceUs &&
+                (!best || kv.second.used < best->second.used)) {
+              best = &kv;
+            }
+          }
+          victim_expired = best != nullptr;
+        }
+        if (!best) {  // rule 2: the farthest, the older announcement first
+          for (const auto& kv : ref) {
+            if (!best || kv.second.next_us > best->second.next_us ||
+                (kv.second.next_us == best->second.next_us &&
+                 kv.second.stamp < best->second.stamp)) {
+              best = &kv;
+            }
+          }
+          if (next_us >= best->second.next_us) {
+            ASSERT_EQ(Outcome::kRejected, r.outcome) << i;
+            ++rejected;
+            continue;
+          }
+          ++farthest;
+        }
+        victim = best->first;
+      }
+      ASSERT_EQ(Outcome::kInserted, r.outcome) << i;
+      ASSERT_EQ(!victim.empty(), r.evicted) << i;
+      if (r.evicted) {
+        ASSERT_EQ(victim, r.evicted_key) << i;
+        ASSERT_EQ(victim_expired, r.evicted_expired) << i;
+        expired += victim_expired;
+        ref.erase(victim);
+      }
+      ++clock;
+      ref[key] = Ref{next_us, clock, clock};
+    }
+    // The workload reached every rule.
+    EXPECT_GT(rejected, 100u);
+    EXPECT_GT(farthest, 100u);
+    if (pred) {
+      EXPECT_GT(expired, 100u);
+    }
+  }
 }
 
 TEST(SessionIndexTest, BeladyEvictsFarthestWithoutGraceRule) {

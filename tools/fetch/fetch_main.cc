@@ -382,7 +382,8 @@ class FetchRunner {
     if (!options_.cookies) return true;
     if (!options_.profile_dir.empty() && !options_.private_profile) {
       cookie_path_ = options_.profile_dir + "/" + CookieJar::kFileName;
-      absl::StatusOr<CookieJar> jar = CookieJar::Load(cookie_path_, absl::Now());
+      absl::StatusOr<CookieJar> jar =
+          CookieJar::Load(cookie_path_, absl::Now());
       if (!jar.ok()) {
         std::cerr << "fetch: cookies: " << jar.status().message() << "\n";
         return false;
@@ -403,21 +404,24 @@ class FetchRunner {
     std::optional<ScopeMode> mode = ParseScopeMode(options_.obc_scope);
     if (!algorithm || !mode) return false;
     KeyPool::Options pool_options;
-    // Refills run on a thread of their own at background priority (nice 10,
-    // as Chromium's background threads): replacing the key a page load just
-    // took must not compete with that page load for the CPU. Raising one's
-    // own niceness needs no privilege; if it fails, refills just run at
-    // normal priority.
+    // Replacing the key a page load just took must not compete with that
+    // page load for the CPU (an RSA-2048 key is tens of ms): the refill
+    // starts a second after the last key was taken, on a thread of its own
+    // at background priority (nice 10, as Chromium's background threads;
+    // raising one's own niceness needs no privilege, and if it fails
+    // refills just run at normal priority). A request that finds the pool
+    // empty still gets its key made at once on the normal workers.
     refill_pool_ = std::make_unique<WorkerPool>(1);
     refill_pool_->PostTask([] {
       setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
     });
     pool_options.refill_workers = refill_pool_.get();
+    pool_options.refill_delay = absl::Seconds(1);
     pool_options.target_depth = {0, 0, 0, 0};
     pool_options.target_depth[static_cast<size_t>(*algorithm)] =
-        options_.obc_pool >= 0                      ? options_.obc_pool
+        options_.obc_pool >= 0                   ? options_.obc_pool
         : *algorithm == KeyAlgorithm::kEcdsaP256 ? 4
-                                                    : 2;
+                                                 : 2;
     key_pool_ = std::make_unique<KeyPool>(&pool_, pool_options);
     OriginBoundCertStore::Options store_options;
     store_options.private_profile =

@@ -29,8 +29,8 @@ TEST(FetchOptionsTest, CookieAndObcPoolFlags) {
   ASSERT_TRUE(o.ok());
   EXPECT_TRUE(o->cookies);
   EXPECT_EQ(o->obc_pool, -1);
-  o = ParseFetchOptions(
-      {"--no-cookies", "--obc", "rsa2048", "--obc-pool", "0", "https://a.test/"});
+  o = ParseFetchOptions({"--no-cookies", "--obc", "rsa2048", "--obc-pool", "0",
+                         "https://a.test/"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_FALSE(o->cookies);
   EXPECT_EQ(o->obc, "rsa2048");

@@ -29,8 +29,8 @@ ChannelBoundCookies::ChannelBoundCookies(std::string secret)
 
 std::string ChannelBoundCookies::Mac(absl::string_view random,
                                      absl::string_view spki) const {
-  std::string message = std::string(kContext) + std::string(random) +
-                        std::string(spki);
+  std::string message =
+      std::string(kContext) + std::string(random) + std::string(spki);
   uint8_t mac[EVP_MAX_MD_SIZE];
   unsigned mac_len = 0;
   HMAC(EVP_sha256(), secret_.data(), secret_.size(),
@@ -42,7 +42,8 @@ std::string ChannelBoundCookies::Mac(absl::string_view random,
 std::string ChannelBoundCookies::Issue(absl::string_view spki_sha256) const {
   std::string random(kRandomBytes, '\0');
   RAND_bytes(reinterpret_cast<uint8_t*>(random.data()), random.size());
-  std::string raw = random + std::string(spki_sha256) + Mac(random, spki_sha256);
+  std::string raw =
+      random + std::string(spki_sha256) + Mac(random, spki_sha256);
   return absl::WebSafeBase64Escape(raw);
 }
 

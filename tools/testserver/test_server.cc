@@ -367,10 +367,9 @@ class TestServer::Connection {
       }
       bound_hex = HexEncode(*bound);
       if (*bound != obc_spki_) {
-        obc_note_ = absl::StrCat(",\"obc_cookie\":\"",
-                                 obc_spki_.empty() ? "no_obc" : "mismatch",
-                                 "\",\"obc_cookie_bound_to\":\"", bound_hex,
-                                 "\"");
+        obc_note_ = absl::StrCat(
+            ",\"obc_cookie\":\"", obc_spki_.empty() ? "no_obc" : "mismatch",
+            "\",\"obc_cookie_bound_to\":\"", bound_hex, "\"");
         return respond(
             403, "Forbidden", "text/plain",
             absl::StrCat("channel-bound cookie presented with a different OBC: "
@@ -391,14 +390,15 @@ class TestServer::Connection {
                              : " (start the server with --request-client-cert)",
                          "\n"));
       }
-      response_headers_ = absl::StrCat(
-          "Set-Cookie: ", ChannelBoundCookies::kCookieName, "=",
-          server_->channel_bound_cookies().Issue(obc_spki_),
-          "; Secure; HttpOnly; Path=/\r\n");
+      response_headers_ =
+          absl::StrCat("Set-Cookie: ", ChannelBoundCookies::kCookieName, "=",
+                       server_->channel_bound_cookies().Issue(obc_spki_),
+                       "; Secure; HttpOnly; Path=/\r\n");
       obc_note_ = ",\"obc_cookie\":\"issued\"";
-      return respond(200, "OK", "application/json",
-                     absl::StrCat("{\"session\":\"issued\",\"obc_spki_sha256\":\"",
-                                  obc_spki_hex_, "\"}\n"));
+      return respond(
+          200, "OK", "application/json",
+          absl::StrCat("{\"session\":\"issued\",\"obc_spki_sha256\":\"",
+                       obc_spki_hex_, "\"}\n"));
     }
     if (path == "/obc/whoami") {
       if (!token.has_value()) {
@@ -406,10 +406,11 @@ class TestServer::Connection {
                        absl::StrCat("no ", ChannelBoundCookies::kCookieName,
                                     " cookie: get one at /obc/login\n"));
       }
-      return respond(200, "OK", "application/json",
-                     absl::StrCat("{\"session\":\"accepted\",\"obc_spki_sha256\":\"",
-                                  obc_spki_hex_, "\",\"bound_to\":\"",
-                                  bound_hex, "\"}\n"));
+      return respond(
+          200, "OK", "application/json",
+          absl::StrCat("{\"session\":\"accepted\",\"obc_spki_sha256\":\"",
+                       obc_spki_hex_, "\",\"bound_to\":\"", bound_hex,
+                       "\"}\n"));
     }
     return false;
   }
@@ -572,16 +573,14 @@ class TestServer::Connection {
   void LogRequest(const std::string& method, const std::string& path,
                   int status, size_t bytes) {
     server_->OnRequest();
-    server_->Log(absl::StrCat("{\"event\":\"request\",\"conn\":", id_,
-                              ",\"method\":\"", JsonEscape(method),
-                              "\",\"path\":\"", JsonEscape(path),
-                              "\",\"status\":", status, ",\"bytes\":", bytes,
-                              next_connect_note_,
-                              obc_spki_hex_.empty()
-                                  ? ""
-                                  : absl::StrCat(",\"obc_spki_sha256\":\"",
-                                                 obc_spki_hex_, "\""),
-                              obc_note_, "}"));
+    server_->Log(absl::StrCat(
+        "{\"event\":\"request\",\"conn\":", id_, ",\"method\":\"",
+        JsonEscape(method), "\",\"path\":\"", JsonEscape(path),
+        "\",\"status\":", status, ",\"bytes\":", bytes, next_connect_note_,
+        obc_spki_hex_.empty()
+            ? ""
+            : absl::StrCat(",\"obc_spki_sha256\":\"", obc_spki_hex_, "\""),
+        obc_note_, "}"));
   }
 
   void Send(std::string data, bool keep_alive) {

@@ -61,8 +61,8 @@ class TestServerObcTest : public ::testing::TestWithParam<uint16_t> {
     config.ssl.version_min = config.ssl.version_max = GetParam();
     config.request_client_cert = request_client_cert;
     config.quiet = true;
-    log_path_ = absl::StrCat(::testing::TempDir(), "/obc_server_",
-                             GetParam(), request_client_cert, ".jsonl");
+    log_path_ = absl::StrCat(::testing::TempDir(), "/obc_server_", GetParam(),
+                             request_client_cert, ".jsonl");
     std::remove(log_path_.c_str());
     config.log_file = log_path_;
     server_ = std::make_unique<TestServer>(config);
@@ -83,7 +83,8 @@ class TestServerObcTest : public ::testing::TestWithParam<uint16_t> {
     if (obc) {
       OriginBoundCertStore::Options options;
       options.private_profile = true;
-      p->store = *OriginBoundCertStore::Open(options, key_pool_.get(), &workers_);
+      p->store =
+          *OriginBoundCertStore::Open(options, key_pool_.get(), &workers_);
       p->provider = std::make_unique<ObcClientCertProvider>(
           p->store.get(), KeyAlgorithm::kEcdsaP256);
     }
@@ -109,7 +110,8 @@ class TestServerObcTest : public ::testing::TestWithParam<uint16_t> {
   Response Get(Profile* p, const std::string& path) {
     HttpNetworkTransaction trans(p->session.get());
     HttpRequestInfo request;
-    request.url = *Url::Parse(absl::StrCat("https://", kHost, ":", port_, path));
+    request.url =
+        *Url::Parse(absl::StrCat("https://", kHost, ":", port_, path));
     TestCompletionCallback cb;
     Response r;
     r.error = cb.GetResult(trans.Start(request, cb.callback()));
@@ -242,7 +244,8 @@ TEST_P(TestServerObcTest, ChannelBoundCookieFollowsTheObc) {
                      absl::StrCat("\"obc_spki_sha256\":\"", hash_a, "\"")));
   EXPECT_TRUE(LogHas("\"event\":\"connection\"", "\"obc_spki_sha256\":null"));
   EXPECT_TRUE(LogHas("\"path\":\"/obc/login\"", "\"obc_cookie\":\"issued\""));
-  EXPECT_TRUE(LogHas("\"path\":\"/obc/whoami\"", "\"obc_cookie\":\"accepted\""));
+  EXPECT_TRUE(
+      LogHas("\"path\":\"/obc/whoami\"", "\"obc_cookie\":\"accepted\""));
   EXPECT_TRUE(LogHas(absl::StrCat("\"obc_spki_sha256\":\"", hash_b, "\""),
                      "\"obc_cookie\":\"mismatch\""));
   EXPECT_TRUE(LogHas("\"obc_cookie\":\"no_obc\"",
