@@ -26,9 +26,10 @@ enum class EvictionPolicy {
   kLru,     // evict the least recently looked up or stored
   kRandom,  // evict a uniformly random entry of the set ("rr")
   // PRED (Stevens & Chen, Algorithm 1): evict an entry whose announced next
-  // connect plus the grace period has passed; otherwise the entry announced
-  // farthest in the future, unless the newcomer is itself the farthest, in
-  // which case it is not admitted.
+  // connect plus the grace period has passed (the least recently used such
+  // entry); otherwise the entry announced farthest in the future, unless the
+  // newcomer is itself the farthest, in which case it is not admitted. See
+  // session_index.h.
   kPred,
   // Belady's MIN with bypass: evict the entry whose next use is farthest,
   // unless that is the newcomer. Optimal when the "next connect" passed to

@@ -232,7 +232,7 @@ int main(int argc, char** argv) {
     // Once the cache holds the sessions in use (on average), the misses left
     // are devices back from a wait (exponential, so memoryless): no online
     // policy can tell which stopped device returns first, and PRED (evicting
-    // the longest-expired session) ties LRU there.
+    // the least recently used overdue session) ties LRU there.
     const bool holds_all_in_use = sizes[i] >= st.in_use_mean * c;
     const double tolerance = holds_all_in_use ? 0.005 : 0;
     for (net::EvictionPolicy other :
