@@ -40,12 +40,16 @@ d=json.loads(sys.stdin.readline())
 print(\"%-34s %8.1fms %10s\" % (\"second visit (--repeat 2)\", d[\"domainLookupEnd\"]-d[\"domainLookupStart\"], d[\"dns\"][\"source\"]))"
 echo
 echo "=== the same origin through a '"$rtt"' ms link (tools/netem), cold connections"
+# Snap Start needs the server'"'"'s orbit: one untimed visit learns it into a profile.
+$fetch --world "$NETSTACK_WORLD" --no-world-dns --snap-start --profile "'"$dir"'/snap-profile" \
+  -o /dev/null "$(url slow12)"
 printf "%-32s %10s %12s %8s\n" configuration connectEnd responseEnd RTTs
 for cfg in "plain http (the baseline)|slow_http|" \
            "tls1.2 full handshake|slow12|--tls-max 1.2 --no-false-start" \
            "tls1.2 False Start|slow12|--tls-max 1.2" \
            "tls1.3|slow|--tls-max 1.3" \
-           "tls1.3 resumed (2nd of --repeat 2)|slow|--tls-max 1.3 --repeat 2"; do
+           "tls1.3 resumed (2nd of --repeat 2)|slow|--tls-max 1.3 --repeat 2" \
+           "Snap Start (orbit learned before)|slow12|--snap-start --profile '"$dir"'/snap-profile"; do
   IFS="|" read -r name origin flags <<<"$cfg"
   # shellcheck disable=SC2086
   $fetch --world "$NETSTACK_WORLD" --no-world-dns $flags -o /dev/null --trace-json - "$(url $origin)" |
