@@ -240,9 +240,9 @@ int HttpNetworkTransaction::DoSslConnectComplete(int result) {
   NoteSnapStartRejection();
   if (result != OK) {
     auto* snap = dynamic_cast<SnapStartClientSocket*>(socket_.get());
-    error_detail_ = snap ? snap->error_detail()
-                         : static_cast<SSLClientSocket*>(socket_.get())
-                               ->error_detail();
+    error_detail_ =
+        snap ? snap->error_detail()
+             : static_cast<SSLClientSocket*>(socket_.get())->error_detail();
     return result;
   }
   timing_.connect_end = session_->clock()->NowTicks();
@@ -317,8 +317,8 @@ bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
     // The server refused the Snap Start ClientHello outright (an alert or a
     // close); the socket has forgotten the server's information, so a new
     // connection does a normal handshake. Once only.
-    snap_start_rejection_ = SocketSSLInfo() ? SocketSSLInfo()->snap_start_detail
-                                            : "rejected";
+    snap_start_rejection_ =
+        SocketSSLInfo() ? SocketSSLInfo()->snap_start_detail : "rejected";
     parser_.reset();
     socket_.reset();
     reused_socket_ = false;

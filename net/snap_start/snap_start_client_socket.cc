@@ -1,52 +1,17 @@
 #include "net/snap_start/snap_start_client_socket.h"
 
-#include <arpa/inet.h>
 #include <openssl/mem.h>
-#include <openssl/rand.h>
 
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "net/base/ip_endpoint.h"
 
 namespace net {
 namespace {
 
 constexpr uint16_t kRecordVersion = 0x0303;
-
-std::string RandomBytes(size_t n) {
-  std::string out(n, '\0');
-  RAND_bytes(reinterpret_cast<uint8_t*>(out.data()), n);
-  return out;
-}
-
-std::string ClientRandom() {
-  const uint32_t now = static_cast<uint32_t>(absl::ToUnixSeconds(absl::Now()));
-  std::string out = RandomBytes(kRandomSize);
-  out[0] = static_cast<char>(now >> 24);
-  out[1] = static_cast<char>(now >> 16);
-  out[2] = static_cast<char>(now >> 8);
-  out[3] = static_cast<char>(now);
-  return out;
-}
-
-bool IsIpLiteral(const std::string& host) {
-  in6_addr addr6;
-  in_addr addr4;
-  return inet_pton(AF_INET, host.c_str(), &addr4) == 1 ||
-         inet_pton(AF_INET6, host.c_str(), &addr6) == 1;
-}
-
-// Handshake messages as plaintext records of at most 2^14 bytes.
-std::string HandshakeRecords(absl::string_view messages) {
-  std::string out;
-  while (!messages.empty()) {
-    absl::string_view chunk = messages.substr(0, kMaxPlaintextSize);
-    messages.remove_prefix(chunk.size());
-    out += SerializeRecord(kTlsHandshake, kRecordVersion, chunk);
-  }
-  return out;
-}
 
 bool IsRejection(int rv) {
   return rv == ERR_SSL_PEER_ALERT || rv == ERR_SSL_HANDSHAKE_CLOSED ||
@@ -123,7 +88,6 @@ int SnapStartClientSocket::Connect(CompletionOnceCallback callback) {
 
 int SnapStartClientSocket::DoHandshakeLoop(int result) {
   int rv = result;
-  in_loop_ = true;
   do {
     State state = next_state_;
     next_state_ = STATE_NONE;
@@ -184,7 +148,6 @@ int SnapStartClientSocket::DoHandshakeLoop(int result) {
         break;
     }
   } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
-  in_loop_ = false;
   return rv;
 }
 
@@ -292,9 +255,13 @@ int SnapStartClientSocket::Write(std::shared_ptr<IOBuffer> buf, int len,
 
 int SnapStartClientSocket::DoVerifyPredicted() {
   next_state_ = STATE_VERIFY_PREDICTED_COMPLETE;
-  const SnapStartInfo* info = context_->GetInfo(key_);
+  return StartVerify(context_->GetInfo(key_)->chain_der);
+}
+
+int SnapStartClientSocket::StartVerify(
+    const std::vector<std::string>& chain_der) {
   CertVerifyParams params;
-  params.chain_der = info->chain_der;
+  params.chain_der = chain_der;
   params.hostname = host_;
   params.now = absl::Now();
   return context_->cert_verifier()->Verify(
@@ -331,16 +298,10 @@ ClientHello SnapStartClientSocket::BuildClientHello(
                          kEmptyRenegotiationInfoScsv};
   hello.compression_methods = std::string(1, '\0');
   hello.has_extensions = true;
-  if (!IsIpLiteral(host_)) {
-    std::string sni;
-    const size_t n = host_.size();
-    sni.push_back(static_cast<char>((n + 3) >> 8));
-    sni.push_back(static_cast<char>((n + 3) & 0xff));
-    sni.push_back('\0');  // host_name
-    sni.push_back(static_cast<char>(n >> 8));
-    sni.push_back(static_cast<char>(n & 0xff));
-    sni += host_;
-    hello.extensions.emplace_back(kServerNameExtension, sni);
+  // No SNI for IP literals (RFC 6066 section 3).
+  if (!IPAddress::Parse(host_)) {
+    hello.extensions.emplace_back(kServerNameExtension,
+                                  ServerNameExtension(host_));
   }
   // rsa_pkcs1_sha256, rsa_pss_rsae_sha256, ecdsa_secp256r1_sha256: unused by
   // static RSA, but servers choose certificates by them.
@@ -357,7 +318,7 @@ ClientHello SnapStartClientSocket::BuildClientHello(
 }
 
 int SnapStartClientSocket::DoSendClientHello() {
-  client_random_ = ClientRandom();
+  client_random_ = NewHelloRandom();
   const Tls12ClientSession* session =
       context_->options().tickets ? context_->GetSession(key_) : nullptr;
   offered_session_id_ = session ? RandomBytes(32) : std::string();
@@ -370,7 +331,7 @@ int SnapStartClientSocket::DoSendClientHello() {
   transcript_.Reset();
   transcript_.Update(raw);
   next_state_ = STATE_SEND_CLIENT_HELLO_COMPLETE;
-  return WriteFlight(HandshakeRecords(raw));
+  return WriteFlight(SerializeHandshakeRecords(raw));
 }
 
 int SnapStartClientSocket::DoSendClientHelloComplete(int result) {
@@ -383,7 +344,7 @@ int SnapStartClientSocket::StartSnapStart(absl::string_view early_data) {
   const SnapStartInfo* info = context_->GetInfo(key_);
   const Tls12ClientSession* session = context_->GetSession(key_);
   early_data_ = std::string(early_data);
-  client_random_ = ClientRandom();
+  client_random_ = NewHelloRandom();
   snap_resume_ = session != nullptr;
   offered_session_id_ = snap_resume_ ? RandomBytes(32) : std::string();
   offered_ticket_ = snap_resume_;
@@ -475,7 +436,7 @@ int SnapStartClientSocket::StartSnapStart(absl::string_view early_data) {
                                 SerializeSnapStartAttempt(attempt));
   original_client_hello_ =
       SerializeHandshake(kClientHelloType, SerializeClientHello(hello));
-  sent_client_hello_ = HandshakeRecords(original_client_hello_);
+  sent_client_hello_ = SerializeHandshakeRecords(original_client_hello_);
   next_state_ = STATE_SEND_SNAP_CLIENT_HELLO_COMPLETE;
   return WriteFlight(sent_client_hello_);
 }
@@ -560,13 +521,10 @@ int SnapStartClientSocket::DoReadSnapOutcome(int result) {
 int SnapStartClientSocket::DoReadServerHello(int result) {
   if (result != OK) return result;
   HandshakeMessage message;
-  int rv = ReadHandshakeMessage(&message);
+  int rv =
+      ReadHandshakeMessageOfType(kServerHelloType, "ServerHello", &message);
   if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_SERVER_HELLO;
   if (rv != OK) return rv;
-  if (message.type != kServerHelloType) {
-    return Fail(ERR_SSL_PROTOCOL_ERROR, "expected ServerHello",
-                kAlertUnexpectedMessage);
-  }
   transcript_.Update(message.raw);
   return ProcessServerHello(message);
 }
@@ -683,16 +641,7 @@ int SnapStartClientSocket::DoReadServerHelloDone(int result) {
 int SnapStartClientSocket::DoVerifyCert() {
   next_state_ = STATE_VERIFY_CERT_COMPLETE;
   ssl_info_.peer_cert_count = static_cast<int>(chain_der_.size());
-  CertVerifyParams params;
-  params.chain_der = chain_der_;
-  params.hostname = host_;
-  params.now = absl::Now();
-  return context_->cert_verifier()->Verify(
-      params, &ssl_info_.cert_verify,
-      [weak = weak_factory_.GetWeakPtr()](int result) {
-        if (weak) weak->OnHandshakeIOComplete(result);
-      },
-      &verify_request_);
+  return StartVerify(chain_der_);
 }
 
 int SnapStartClientSocket::DoVerifyCertComplete(int result) {
@@ -790,13 +739,10 @@ int SnapStartClientSocket::DoReadServerCcs(int result) {
 int SnapStartClientSocket::DoReadServerFinished(int result) {
   if (result != OK) return result;
   HandshakeMessage message;
-  int rv = ReadHandshakeMessage(&message);
+  int rv =
+      ReadHandshakeMessageOfType(kFinishedType, "server Finished", &message);
   if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_SERVER_FINISHED;
   if (rv != OK) return rv;
-  if (message.type != kFinishedType) {
-    return Fail(ERR_SSL_PROTOCOL_ERROR, "expected server Finished",
-                kAlertUnexpectedMessage);
-  }
   std::string expected;
   if (snap_accepted_ && snap_resume_) {
     expected = expected_server_finished_;

@@ -96,6 +96,8 @@ class SnapStartClientSocket : public Tls12SocketBase {
   int DoReadCertificate(int result);
   int DoReadServerHelloDone(int result);
   int DoVerifyCert();
+  // Verifies |chain_der| for host_; completes through OnHandshakeIOComplete.
+  int StartVerify(const std::vector<std::string>& chain_der);
   int DoVerifyCertComplete(int result);
   int DoSendClientFlight();
   int DoSendClientFlightComplete(int result);
@@ -121,7 +123,6 @@ class SnapStartClientSocket : public Tls12SocketBase {
 
   State next_state_ = STATE_NONE;
   CompletionOnceCallback connect_callback_;
-  bool in_loop_ = false;
 
   // Snap Start: Connect() done, waiting for the first Write.
   bool snap_ready_ = false;

@@ -1,9 +1,6 @@
 #include "net/snap_start/snap_start_probe.h"
 
-#include <openssl/rand.h>
-
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "net/snap_start/tls12_crypto.h"
 
 namespace net {
@@ -32,23 +29,13 @@ SnapStartProbe::~SnapStartProbe() = default;
 int SnapStartProbe::Run(CompletionOnceCallback callback) {
   ClientHello hello;
   hello.version = kTls12Version;
-  hello.random.assign(kRandomSize, '\0');
-  RAND_bytes(reinterpret_cast<uint8_t*>(hello.random.data()), kRandomSize);
-  const uint32_t now = static_cast<uint32_t>(absl::ToUnixSeconds(absl::Now()));
-  for (int i = 0; i < 4; ++i)
-    hello.random[i] = static_cast<char>(now >> (24 - 8 * i));
+  hello.random = NewHelloRandom();
   hello.cipher_suites = {kTlsRsaWithAes128GcmSha256,
                          kEmptyRenegotiationInfoScsv};
   hello.compression_methods = std::string(1, '\0');
   hello.has_extensions = true;
-  std::string sni;
-  sni.push_back(static_cast<char>((host_.size() + 3) >> 8));
-  sni.push_back(static_cast<char>((host_.size() + 3) & 0xff));
-  sni.push_back('\0');
-  sni.push_back(static_cast<char>(host_.size() >> 8));
-  sni.push_back(static_cast<char>(host_.size() & 0xff));
-  sni += host_;
-  hello.extensions.emplace_back(kServerNameExtension, sni);
+  hello.extensions.emplace_back(kServerNameExtension,
+                                ServerNameExtension(host_));
   // Tickets offered so the ServerHello template matches what a connecting
   // client will be answered.
   hello.extensions.emplace_back(kSessionTicketExtension, std::string());
@@ -56,7 +43,7 @@ int SnapStartProbe::Run(CompletionOnceCallback callback) {
   const std::string raw =
       SerializeHandshake(kClientHelloType, SerializeClientHello(hello));
   next_state_ = STATE_SEND_HELLO_COMPLETE;
-  int rv = WriteFlight(SerializeRecord(kTlsHandshake, 0x0301, raw));
+  int rv = WriteFlight(SerializeHandshakeRecords(raw));
   if (rv != ERR_IO_PENDING) rv = DoLoop(rv);
   if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
   return rv;
@@ -96,13 +83,10 @@ int SnapStartProbe::DoLoop(int result) {
 int SnapStartProbe::DoReadServerHello(int result) {
   if (result != OK) return result;
   HandshakeMessage message;
-  int rv = ReadHandshakeMessage(&message);
+  int rv =
+      ReadHandshakeMessageOfType(kServerHelloType, "ServerHello", &message);
   if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_SERVER_HELLO;
   if (rv != OK) return rv;
-  if (message.type != kServerHelloType) {
-    return Fail(ERR_SSL_PROTOCOL_ERROR, "expected ServerHello",
-                kAlertUnexpectedMessage);
-  }
   absl::StatusOr<ServerHello> hello = ParseServerHello(message.body);
   if (!hello.ok()) {
     return Fail(ERR_SSL_PROTOCOL_ERROR, std::string(hello.status().message()),

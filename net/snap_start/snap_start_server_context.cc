@@ -3,7 +3,6 @@
 #include <openssl/aead.h>
 #include <openssl/bytestring.h>
 #include <openssl/pem.h>
-#include <openssl/rand.h>
 #include <openssl/x509.h>
 
 #include <cstring>
@@ -17,12 +16,6 @@ namespace {
 
 constexpr size_t kTicketNonceSize = 12;
 constexpr absl::Duration kTicketLifetime = absl::Hours(24);
-
-std::string RandomString(size_t n) {
-  std::string out(n, '\0');
-  RAND_bytes(reinterpret_cast<uint8_t*>(out.data()), n);
-  return out;
-}
 
 }  // namespace
 
@@ -93,8 +86,8 @@ SnapStartServerContext::Create(const SnapStartServerConfig& config,
     if (!reg.ok()) return reg.status();
     context->strike_register_ = std::move(*reg);
   }
-  context->ticket_key_name_ = RandomString(16);
-  context->ticket_key_ = RandomString(16);
+  context->ticket_key_name_ = RandomBytes(16);
+  context->ticket_key_ = RandomBytes(16);
   return context;
 }
 
@@ -110,7 +103,7 @@ std::string SnapStartServerContext::SealTicket(
   const int64_t issued = absl::ToUnixSeconds(now);
   for (int i = 0; i < 8; ++i)
     plaintext.push_back(static_cast<char>(issued >> (56 - 8 * i)));
-  const std::string nonce = RandomString(kTicketNonceSize);
+  const std::string nonce = RandomBytes(kTicketNonceSize);
   std::string sealed(
       plaintext.size() + EVP_AEAD_max_overhead(EVP_aead_aes_128_gcm()), '\0');
   size_t sealed_len = 0;

@@ -1,7 +1,6 @@
 #include "net/snap_start/snap_start_server_socket.h"
 
 #include <openssl/mem.h>
-#include <openssl/rand.h>
 
 #include <utility>
 
@@ -14,17 +13,6 @@ namespace {
 
 constexpr uint16_t kRecordVersion = 0x0303;
 constexpr uint32_t kTicketLifetimeHint = 3600;
-
-std::string FreshServerRandom() {
-  std::string out(kRandomSize, '\0');
-  RAND_bytes(reinterpret_cast<uint8_t*>(out.data()), out.size());
-  const uint32_t now = static_cast<uint32_t>(absl::ToUnixSeconds(absl::Now()));
-  out[0] = static_cast<char>(now >> 24);
-  out[1] = static_cast<char>(now >> 16);
-  out[2] = static_cast<char>(now >> 8);
-  out[3] = static_cast<char>(now);
-  return out;
-}
 
 }  // namespace
 
@@ -128,13 +116,10 @@ std::string SnapStartServerSocket::BuildServerHello(const ClientHello& hello,
 int SnapStartServerSocket::DoReadClientHello(int result) {
   if (result != OK) return result;
   HandshakeMessage message;
-  int rv = ReadHandshakeMessage(&message);
+  int rv =
+      ReadHandshakeMessageOfType(kClientHelloType, "ClientHello", &message);
   if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_CLIENT_HELLO;
   if (rv != OK) return rv;
-  if (message.type != kClientHelloType) {
-    return Fail(ERR_SSL_PROTOCOL_ERROR, "expected ClientHello",
-                kAlertUnexpectedMessage);
-  }
   absl::StatusOr<ClientHello> hello = ParseClientHello(message.body);
   if (!hello.ok()) {
     return Fail(ERR_SSL_PROTOCOL_ERROR, std::string(hello.status().message()),
@@ -355,7 +340,7 @@ int SnapStartServerSocket::StartNormalHandshake() {
   // A recovered attempt may have installed keys; start clean.
   set_write_cipher(nullptr);
   set_read_cipher(nullptr);
-  server_random_ = FreshServerRandom();
+  server_random_ = NewHelloRandom();
   transcript_.Reset();
   transcript_.Update(client_hello_raw_);
   const bool resuming = resumed_session_.has_value();
@@ -381,13 +366,7 @@ int SnapStartServerSocket::StartNormalHandshake() {
     const std::string done_raw = SerializeHandshake(kServerHelloDoneType, "");
     transcript_.Update(cert_raw);
     transcript_.Update(done_raw);
-    std::string messages = cert_raw + done_raw;
-    while (!messages.empty()) {
-      const size_t n = std::min(messages.size(), kMaxPlaintextSize);
-      flight += SerializeRecord(kTlsHandshake, kRecordVersion,
-                                absl::string_view(messages).substr(0, n));
-      messages.erase(0, n);
-    }
+    flight += SerializeHandshakeRecords(cert_raw + done_raw);
   }
   next_state_ = STATE_SEND_FLIGHT_COMPLETE;
   return WriteFlight(std::move(flight));
@@ -403,13 +382,10 @@ int SnapStartServerSocket::DoSendFlightComplete(int result) {
 int SnapStartServerSocket::DoReadClientKeyExchange(int result) {
   if (result != OK) return result;
   HandshakeMessage message;
-  int rv = ReadHandshakeMessage(&message);
+  int rv = ReadHandshakeMessageOfType(kClientKeyExchangeType,
+                                      "ClientKeyExchange", &message);
   if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_CLIENT_KEY_EXCHANGE;
   if (rv != OK) return rv;
-  if (message.type != kClientKeyExchangeType) {
-    return Fail(ERR_SSL_PROTOCOL_ERROR, "expected ClientKeyExchange",
-                kAlertUnexpectedMessage);
-  }
   absl::StatusOr<std::string> encrypted =
       ParseRsaClientKeyExchange(message.body);
   if (!encrypted.ok()) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 
 namespace net {
 namespace {
@@ -80,6 +81,19 @@ std::string Tls12FinishedVerifyData(absl::string_view master_secret,
   return Tls12Prf(master_secret,
                   from_server ? "server finished" : "client finished",
                   transcript_hash, kFinishedSize);
+}
+
+std::string RandomBytes(size_t n) {
+  std::string out(n, '\0');
+  RAND_bytes(reinterpret_cast<uint8_t*>(out.data()), n);
+  return out;
+}
+
+std::string NewHelloRandom() {
+  const uint32_t now = static_cast<uint32_t>(absl::ToUnixSeconds(absl::Now()));
+  std::string out = RandomBytes(32);
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(now >> (24 - 8 * i));
+  return out;
 }
 
 std::string NewPremasterSecret() {

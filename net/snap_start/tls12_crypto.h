@@ -55,6 +55,13 @@ std::string Tls12FinishedVerifyData(absl::string_view master_secret,
                                     bool from_server,
                                     absl::string_view transcript_hash);
 
+// |n| bytes from the CSPRNG.
+std::string RandomBytes(size_t n);
+
+// A ClientHello/ServerHello random: gmt_unix_time (4 bytes, big-endian) then
+// 28 random bytes.
+std::string NewHelloRandom();
+
 // A fresh premaster secret: the offered version, then 46 random bytes.
 std::string NewPremasterSecret();
 

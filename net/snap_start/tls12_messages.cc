@@ -320,6 +320,18 @@ std::string SerializeSnapStartServerExtension(const SnapStartServerInfo& info) {
   return out;
 }
 
+std::string ServerNameExtension(absl::string_view host) {
+  CBB cbb, list, name;
+  CBB_init(&cbb, host.size() + 5);
+  if (!CBB_add_u16_length_prefixed(&cbb, &list) || !CBB_add_u8(&list, 0) ||
+      !CBB_add_u16_length_prefixed(&list, &name) ||
+      !CBB_add_bytes(&name, Bytes(host), host.size())) {
+    CBB_cleanup(&cbb);
+    return std::string();
+  }
+  return Finish(&cbb);
+}
+
 std::string SuggestedServerRandom(absl::string_view client_random,
                                   const Orbit& orbit,
                                   absl::string_view random_bytes) {

@@ -121,6 +121,9 @@ absl::StatusOr<SnapStartServerInfo> ParseSnapStartServerExtension(
     absl::string_view payload);
 std::string SerializeSnapStartServerExtension(const SnapStartServerInfo& info);
 
+// The server_name extension body naming |host| (RFC 6066).
+std::string ServerNameExtension(absl::string_view host);
+
 // The suggested server random: the client's gmt_unix_time (first 4 bytes of
 // its random), the orbit, the 20 client-chosen bytes.
 std::string SuggestedServerRandom(absl::string_view client_random,

@@ -19,6 +19,16 @@ std::string SerializeRecord(uint8_t type, uint16_t version,
   return out;
 }
 
+std::string SerializeHandshakeRecords(absl::string_view messages) {
+  std::string out;
+  while (!messages.empty()) {
+    absl::string_view chunk = messages.substr(0, kMaxPlaintextSize);
+    messages.remove_prefix(chunk.size());
+    out += SerializeRecord(kTlsHandshake, 0x0303, chunk);
+  }
+  return out;
+}
+
 absl::StatusOr<std::optional<TlsRecord>> RecordBuffer::Next() {
   CBS cbs;
   CBS_init(&cbs, reinterpret_cast<const uint8_t*>(buffer_.data()),

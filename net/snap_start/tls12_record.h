@@ -44,6 +44,9 @@ struct TlsRecord {
 std::string SerializeRecord(uint8_t type, uint16_t version,
                             absl::string_view fragment);
 
+// Handshake messages as plaintext handshake records of at most 2^14 bytes.
+std::string SerializeHandshakeRecords(absl::string_view messages);
+
 // RecordBuffer accumulates bytes read from the transport and yields whole
 // records in order.
 class RecordBuffer {
@@ -55,9 +58,6 @@ class RecordBuffer {
   // for a malformed header (unknown type, wrong major version, oversize).
   absl::StatusOr<std::optional<TlsRecord>> Next();
   bool empty() const { return buffer_.empty(); }
-  size_t size() const { return buffer_.size(); }
-  // Bytes not yet consumed (for handing a connection to another stack).
-  const std::string& pending() const { return buffer_; }
 
  private:
   std::string buffer_;

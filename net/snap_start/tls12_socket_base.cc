@@ -96,10 +96,7 @@ int Tls12SocketBase::ReadRecord(TlsRecord* out, bool for_handshake) {
     transport_read_for_handshake_ = for_handshake;
     int rv = transport_->Read(transport_read_buf_, kReadSize,
                               [this](int rv) { OnTransportRead(rv); });
-    if (rv == ERR_IO_PENDING) {
-      transport_read_pending_ = true;
-      return ERR_IO_PENDING;
-    }
+    if (rv == ERR_IO_PENDING) return ERR_IO_PENDING;
     if (rv == 0) {
       transport_eof_ = true;
     } else if (rv < 0) {
@@ -111,7 +108,6 @@ int Tls12SocketBase::ReadRecord(TlsRecord* out, bool for_handshake) {
 }
 
 void Tls12SocketBase::OnTransportRead(int result) {
-  transport_read_pending_ = false;
   if (result == 0) {
     transport_eof_ = true;
   } else if (result < 0) {
@@ -174,6 +170,16 @@ int Tls12SocketBase::ReadHandshakeMessage(HandshakeMessage* out) {
   int rv = ReadHandshakeOrCcs(out, &is_ccs);
   if (rv == OK && is_ccs) {
     return Fail(ERR_SSL_PROTOCOL_ERROR, "unexpected ChangeCipherSpec",
+                kAlertUnexpectedMessage);
+  }
+  return rv;
+}
+
+int Tls12SocketBase::ReadHandshakeMessageOfType(uint8_t type, const char* name,
+                                                HandshakeMessage* out) {
+  int rv = ReadHandshakeMessage(out);
+  if (rv == OK && out->type != type) {
+    return Fail(ERR_SSL_PROTOCOL_ERROR, absl::StrCat("expected ", name),
                 kAlertUnexpectedMessage);
   }
   return rv;

@@ -15,7 +15,6 @@
 #include <string>
 
 #include "net/base/io_buffer.h"
-#include "net/base/weak_ptr.h"
 #include "net/snap_start/tls12_record.h"
 #include "net/socket/stream_socket.h"
 
@@ -64,6 +63,10 @@ class Tls12SocketBase : public StreamSocket {
   int ReadHandshakeOrCcs(HandshakeMessage* out, bool* is_ccs);
   // Expects a handshake message (a CCS here is unexpected_message).
   int ReadHandshakeMessage(HandshakeMessage* out);
+  // Expects a handshake message of |type|; another is unexpected_message,
+  // reported as "expected |name|".
+  int ReadHandshakeMessageOfType(uint8_t type, const char* name,
+                                 HandshakeMessage* out);
   // Writes |bytes| entirely.
   int WriteFlight(std::string bytes);
   virtual void OnHandshakeIOComplete(int result) = 0;
@@ -88,15 +91,7 @@ class Tls12SocketBase : public StreamSocket {
   void AppendAppData(absl::string_view data) {
     app_data_.append(data.data(), data.size());
   }
-  bool has_app_data() const { return !app_data_.empty(); }
   StreamSocket* transport() { return transport_.get(); }
-  // Bytes received but not yet consumed (records not yet parsed).
-  const std::string& unparsed_bytes() const { return records_.pending(); }
-  // Hands a record to the record buffer as if it came off the wire (Snap
-  // Start embedded records).
-  void InjectRecords(absl::string_view bytes) { records_.Append(bytes); }
-  // Handshake bytes already parsed out of records but not yet consumed.
-  bool handshake_buffer_empty() const { return handshake_buffer_.empty(); }
 
  private:
   // One record, decrypted if the read cipher is active. Alerts become errors
@@ -118,7 +113,6 @@ class Tls12SocketBase : public StreamSocket {
 
   // Transport read in flight, for the handshake or for a user Read.
   std::shared_ptr<IOBuffer> transport_read_buf_;
-  bool transport_read_pending_ = false;
   bool transport_read_for_handshake_ = false;
   int transport_read_error_ = 0;  // sticky transport error or 0/EOF marker
   bool transport_eof_ = false;
@@ -134,8 +128,6 @@ class Tls12SocketBase : public StreamSocket {
   CompletionOnceCallback user_read_callback_;
   int user_write_len_ = 0;
   CompletionOnceCallback user_write_callback_;
-
-  WeakPtrFactory<Tls12SocketBase> weak_factory_{this};
 };
 
 }  // namespace net

@@ -198,15 +198,15 @@ std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings) {
           end_or_failed(t.ssl_start.is_null() ? t.connect_end : t.ssl_start),
           "");
     if (t.https) {
-      event(tid, "tls_handshake", t.ssl_start, end_or_failed(t.connect_end),
-            absl::StrCat(
-                "\"version\":\"", t.ssl.version,
-                "\",\"resumed\":", t.ssl.resumed ? "true" : "false",
-                ",\"falseStart\":", t.ssl.false_start ? "true" : "false",
-                t.ssl.snap_start.empty()
-                    ? std::string()
-                    : absl::StrCat(",\"snapStart\":\"", t.ssl.snap_start,
-                                   "\"")));
+      event(
+          tid, "tls_handshake", t.ssl_start, end_or_failed(t.connect_end),
+          absl::StrCat(
+              "\"version\":\"", t.ssl.version,
+              "\",\"resumed\":", t.ssl.resumed ? "true" : "false",
+              ",\"falseStart\":", t.ssl.false_start ? "true" : "false",
+              t.ssl.snap_start.empty()
+                  ? std::string()
+                  : absl::StrCat(",\"snapStart\":\"", t.ssl.snap_start, "\"")));
     }
     event(tid, "request_sent_to_first_byte", t.request_start, t.response_start,
           "");

@@ -34,10 +34,10 @@
 #include "net/base/event_loop.h"
 #include "net/base/worker_pool.h"
 #include "net/http/cookie_jar.h"
-#include "net/snap_start/snap_start_client_context.h"
-#include "net/snap_start/snap_start_probe.h"
 #include "net/http/http_network_session.h"
 #include "net/http/http_network_transaction.h"
+#include "net/snap_start/snap_start_client_context.h"
+#include "net/snap_start/snap_start_probe.h"
 #include "net/ssl/ssl_client_socket.h"
 #include "net/timing/load_timing.h"
 #include "tools/fetch/fetch_options.h"
@@ -321,8 +321,8 @@ class FetchRunner {
       };
       HostResolveResult resolved;
       std::unique_ptr<HostResolver::Request> request;
-      int r = resolver_->Resolve(url.host(), url.port(), &resolved, done,
-                                 &request);
+      int r =
+          resolver_->Resolve(url.host(), url.port(), &resolved, done, &request);
       if (r == ERR_IO_PENDING) {
         loop_.Run();
         r = rv;
@@ -353,9 +353,9 @@ class FetchRunner {
           result = probe.result();
         }
       }
-      std::string json = absl::StrCat("{\"url\":\"", JsonEscape(url.spec()),
-                                      "\",\"result\":\"",
-                                      ErrorToShortString(r), "\"");
+      std::string json =
+          absl::StrCat("{\"url\":\"", JsonEscape(url.spec()),
+                       "\",\"result\":\"", ErrorToShortString(r), "\"");
       if (r == OK) {
         absl::StrAppend(&json, ",\"chain_length\":", result.chain_der.size(),
                         absl::StrFormat(",\"cipher_suite\":\"0x%04x\"",

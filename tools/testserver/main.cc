@@ -13,8 +13,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "net/base/event_loop.h"
-#include "net/snap_start/tls12_messages.h"
 #include "net/session_cache/session_cache_config.h"
+#include "net/snap_start/tls12_messages.h"
 #include "tools/testserver/test_server.h"
 
 namespace {
@@ -143,7 +143,8 @@ int main(int argc, char** argv) {
         config.ssl.alpn_protos = absl::StrSplit(v, ',', absl::SkipEmpty());
     } else if (flag == "--snap-start-orbit") {
       auto orbit = net::OrbitFromHex(value());
-      if (!orbit.ok()) BadFlag("--snap-start-orbit: " + std::string(orbit.status().message()));
+      if (!orbit.ok())
+        BadFlag("--snap-start-orbit: " + std::string(orbit.status().message()));
       if (!config.snap_start) config.snap_start.emplace();
       config.snap_start->orbit = *orbit;
     } else if (flag == "--snap-start-window-s") {

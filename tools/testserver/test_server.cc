@@ -131,8 +131,8 @@ class TestServer::Connection {
         transport = std::make_unique<PrefixedStreamSocket>(std::move(transport),
                                                            std::move(bytes));
       }
-      auto ssl = std::make_unique<SSLServerSocket>(std::move(transport),
-                                                   ssl_context_);
+      auto ssl =
+          std::make_unique<SSLServerSocket>(std::move(transport), ssl_context_);
       ssl_ = ssl.get();
       socket_ = std::move(ssl);
       rv = ssl_->Handshake([this](int rv) { OnHandshake(rv); });
@@ -141,7 +141,9 @@ class TestServer::Connection {
   }
 
   // The handshake facts, from whichever TLS stack took the connection.
-  const SSLInfo& info() const { return snap_ ? snap_->ssl_info() : ssl_->ssl_info(); }
+  const SSLInfo& info() const {
+    return snap_ ? snap_->ssl_info() : ssl_->ssl_info();
+  }
   const std::string& error_detail() const {
     return snap_ ? snap_->error_detail() : ssl_->error_detail();
   }
@@ -450,8 +452,7 @@ class TestServer::Connection {
           ",\"snap_start_recovered\":", c.snap_start_recovered.load(),
           ",\"handshakes_failed\":", c.handshakes_failed.load(),
           ",\"tickets_issued\":", c.tickets_issued.load(), ",\"strikes\":",
-          snap->strike_register() ? snap->strike_register()->size() : 0,
-          "}\n");
+          snap->strike_register() ? snap->strike_register()->size() : 0, "}\n");
       Respond(200, "OK", "application/json", json, keep_alive, method, raw_path,
               head_only);
       return;

@@ -44,8 +44,8 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "net/base/ip_endpoint.h"
-#include "net/socket/tcp_server_socket.h"
 #include "net/snap_start/snap_start_server_context.h"
+#include "net/socket/tcp_server_socket.h"
 #include "net/ssl/ssl_server_context.h"
 #include "tools/testserver/channel_bound_cookie.h"
 
