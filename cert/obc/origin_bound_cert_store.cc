@@ -157,6 +157,9 @@ int OriginBoundCertStore::GetOrCreate(const ObcScope& scope,
     return ERR_IO_PENDING;
   }
 
+  // Stamped before the pool starts generating: on a busy machine the worker
+  // can begin before this thread runs again, and elapsed must cover it.
+  const TimeTicks start = options_.tick_clock->NowTicks();
   auto job = std::make_unique<Job>();
   job->scope = scope;
   // The pool request belongs to the job, which belongs to the store: the
@@ -175,8 +178,7 @@ int OriginBoundCertStore::GetOrCreate(const ObcScope& scope,
   if (rv != ERR_IO_PENDING) return rv;
   ++stats_.jobs_started;
   auto request = std::make_unique<RequestImpl>(
-      this, id, result, std::move(callback), options_.tick_clock->NowTicks(),
-      /*coalesced=*/false);
+      this, id, result, std::move(callback), start, /*coalesced=*/false);
   job->waiters.push_back(request.get());
   jobs_[id] = std::move(job);
   *out_request = std::move(request);
