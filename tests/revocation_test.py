@@ -86,7 +86,7 @@ def profile_keeps_revocation_answers_private_profile_writes_nothing(ctx):
     profile = ctx.scratch("profile")
     ctx.fetch("--profile", profile, "-o", os.devnull, ctx.url("www"),
               revocation="soft").expect_ok()
-    expect_eq(sorted(os.listdir(profile)), ["host_history.pb", "revocation_cache"],
+    expect_eq(sorted(os.listdir(profile)), ["host_history.pb", "profile.lock", "revocation_cache"],
               "profile contents")
     # The next run answers from the profile's cache: nothing reaches the responder.
     before = _log_requests(ctx)

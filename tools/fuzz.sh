@@ -19,6 +19,14 @@ CXX="clang++-14 -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -I. -isyst
 out=/tmp/netstack-fuzz
 mkdir -p "$out"
 
+# Generated protobuf code for targets whose parsers read protos (Bazel's
+# cc_proto_library does this in the build; here protoc writes it to $gen).
+# The sources field below may carry compiler flags too (it is word-split).
+gen="$out/gen"
+mkdir -p "$gen"
+protoc --cpp_out="$gen" prefetch/cert_bundle.proto
+PROTO_FLAGS="-I$gen -lprotobuf -lz"
+
 # target: fuzzer source, then the sources it needs, then a seed.
 targets=(
   "http_response_headers|net/http/http_response_headers_fuzzer.cc net/http/http_response_headers.cc|net/http/testdata/fuzz/headers_seed"
@@ -27,6 +35,8 @@ targets=(
   "url|net/base/url_fuzzer.cc net/base/url.cc net/base/ip_endpoint.cc|net/base/url_fuzz_seed.txt"
   "ocsp_crl|cert/ocsp_fuzzer.cc cert/ocsp.cc cert/crl.cc cert/x509_util.cc|cert/testdata/ocsp_response_seed.der"
   "dns_response|dns/dns_response_fuzzer.cc dns/dns_response.cc net/base/ip_endpoint.cc|dns/testdata/dns_response_seed.bin"
+  "cert_bundle_file|prefetch/cert_bundle_file_fuzzer.cc prefetch/cert_bundle.cc $gen/prefetch/cert_bundle.pb.cc net/base/url.cc net/base/ip_endpoint.cc $PROTO_FLAGS|prefetch/testdata/fuzz/file_rsa_zlib.bin"
+  "cert_bundle_txt|prefetch/cert_bundle_txt_fuzzer.cc prefetch/cert_bundle.cc $gen/prefetch/cert_bundle.pb.cc net/base/url.cc net/base/ip_endpoint.cc $PROTO_FLAGS|prefetch/testdata/fuzz/txt_rsa.txt"
 )
 status=0
 for t in "${targets[@]}"; do

@@ -1,7 +1,5 @@
 #include "cert/obc/obc_scope.h"
 
-#include <libpsl.h>
-
 #include <cstdlib>
 
 #include "absl/strings/ascii.h"
@@ -13,16 +11,6 @@
 
 namespace net {
 namespace {
-
-const psl_ctx_t* PslContext() {
-  // psl_latest picks the newer of the distribution's list and libpsl's
-  // built-in one. Loaded once; intentionally never freed.
-  static const psl_ctx_t* const context = [] {
-    const psl_ctx_t* latest = psl_latest(nullptr);
-    return latest != nullptr ? latest : psl_builtin();
-  }();
-  return context;
-}
 
 bool IsHostChar(char c) {
   return absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '-' ||
@@ -53,21 +41,6 @@ absl::Status ValidateDomain(absl::string_view host) {
   return absl::OkStatus();
 }
 
-// LooksNumeric: the last label is all digits (or 0x-hex). Such a host is an
-// IPv4 address in some spelling, never a name under a TLD, and libpsl would
-// happily call "0.1" the registrable domain of 127.0.0.1.
-bool LastLabelLooksNumeric(absl::string_view name) {
-  size_t dot = name.rfind('.');
-  absl::string_view last =
-      dot == absl::string_view::npos ? name : name.substr(dot + 1);
-  if (last.empty()) return false;
-  if (absl::StartsWith(last, "0x")) return true;
-  for (char c : last) {
-    if (!absl::ascii_isdigit(c)) return false;
-  }
-  return true;
-}
-
 bool IsIpLiteral(absl::string_view host) {
   return IPAddress::Parse(host).has_value();
 }
@@ -91,25 +64,6 @@ std::string OriginKey(const Origin& origin) {
 }
 
 }  // namespace
-
-std::optional<std::string> RegistrableDomain(absl::string_view host) {
-  if (IsIpLiteral(host)) return std::nullopt;
-  absl::string_view name = host;
-  if (absl::EndsWith(name, ".")) name.remove_suffix(1);
-  if (name.empty() || LastLabelLooksNumeric(name)) return std::nullopt;
-  std::string copy(name);
-  const char* domain = psl_registrable_domain(PslContext(), copy.c_str());
-  if (domain == nullptr) return std::nullopt;
-  return std::string(domain);
-}
-
-std::string PublicSuffixListInfo() {
-  const psl_ctx_t* context = PslContext();
-  return absl::StrCat(
-      context == psl_builtin() ? "libpsl builtin list" : psl_dist_filename(),
-      " (libpsl ", psl_get_version(), ", ", psl_suffix_count(context),
-      " suffixes)");
-}
 
 absl::StatusOr<ObcScope> ObcScope::ForOrigin(const Origin& origin,
                                              ScopeMode mode) {

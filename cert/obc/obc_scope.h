@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "cert/obc/obc_types.h"
+#include "net/base/registry_controlled_domain.h"
 #include "net/base/url.h"
 
 namespace net {
@@ -77,15 +78,6 @@ class ObcScope {
   ScopeMode mode_ = ScopeMode::kOrigin;
   std::string key_;
 };
-
-// RegistrableDomain returns |host|'s eTLD+1 by the Public Suffix List, or
-// nullopt if |host| is an IP literal, ends in a numeric label, or is itself a
-// public suffix. |host| must be lower case; one trailing dot is ignored.
-std::optional<std::string> RegistrableDomain(absl::string_view host);
-
-// PublicSuffixListInfo names the list libpsl loaded (file and version), for
-// diagnostics.
-std::string PublicSuffixListInfo();
 
 }  // namespace net
 

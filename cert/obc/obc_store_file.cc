@@ -190,24 +190,13 @@ absl::Status ObcStoreFile::Save(
 
 absl::StatusOr<std::unique_ptr<ProfileLock>> ProfileLock::Acquire(
     const std::string& dir) {
-  std::string path = absl::StrCat(dir, "/", kFileName);
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return Errno("open", path);
-  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno == EINTR) continue;
-    absl::Status status =
-        errno == EWOULDBLOCK
-            ? absl::FailedPreconditionError(absl::StrCat(
-                  "the profile ", dir,
-                  " is in use by another origin-bound certificate store"))
-            : Errno("flock", path);
-    close(fd);
-    return status;
-  }
-  return std::unique_ptr<ProfileLock>(new ProfileLock(fd));
+  absl::StatusOr<std::unique_ptr<FileLock>> lock = FileLock::Acquire(
+      absl::StrCat(dir, "/", kFileName),
+      absl::StrCat("the profile ", dir,
+                   " is in use by another origin-bound certificate store"));
+  if (!lock.ok()) return lock.status();
+  return std::unique_ptr<ProfileLock>(new ProfileLock(*std::move(lock)));
 }
-
-ProfileLock::~ProfileLock() { close(fd_); }
 
 absl::Status ObcFileWriter::Write(
     uint64_t seq,

@@ -29,6 +29,7 @@
 #include "absl/synchronization/mutex.h"
 #include "cert/obc/obc_scope.h"
 #include "cert/obc/obc_types.h"
+#include "net/base/file_util.h"
 
 namespace net {
 
@@ -79,13 +80,14 @@ class ProfileLock {
   // another process) holds |dir|, or with an I/O error.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<ProfileLock>> Acquire(
       const std::string& dir);
-  ~ProfileLock();
+  ~ProfileLock() = default;
   ProfileLock(const ProfileLock&) = delete;
   ProfileLock& operator=(const ProfileLock&) = delete;
 
  private:
-  explicit ProfileLock(int fd) : fd_(fd) {}
-  const int fd_;
+  explicit ProfileLock(std::unique_ptr<FileLock> lock)
+      : lock_(std::move(lock)) {}
+  std::unique_ptr<FileLock> lock_;
 };
 
 // ObcFileWriter serializes Saves of one profile's file across worker

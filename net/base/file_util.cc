@@ -1,6 +1,7 @@
 #include "net/base/file_util.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -72,5 +73,22 @@ absl::Status WriteFileAtomically(const std::string& path,
   close(dir_fd);
   return status;
 }
+
+absl::StatusOr<std::unique_ptr<FileLock>> FileLock::Acquire(
+    const std::string& path, absl::string_view in_use_message) {
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return Errno("open", path);
+  while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    absl::Status status = errno == EWOULDBLOCK
+                              ? absl::FailedPreconditionError(in_use_message)
+                              : Errno("flock", path);
+    close(fd);
+    return status;
+  }
+  return std::unique_ptr<FileLock>(new FileLock(fd));
+}
+
+FileLock::~FileLock() { close(fd_); }
 
 }  // namespace net

@@ -4,6 +4,7 @@
 #ifndef NET_BASE_FILE_UTIL_H_
 #define NET_BASE_FILE_UTIL_H_
 
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
@@ -23,6 +24,25 @@ namespace net {
 // it was. Errors name the step and the file.
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view data);
+
+// FileLock is an exclusive advisory lock (flock) on one file, held from
+// Acquire until destruction, across processes and within one. Profiles use
+// it so that two runs never write one profile at once.
+class FileLock {
+ public:
+  // Acquire creates |path| (0600) if needed and locks it without waiting:
+  // FailedPrecondition with |in_use_message| if someone holds it, an I/O
+  // error naming the file otherwise.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<FileLock>> Acquire(
+      const std::string& path, absl::string_view in_use_message);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  explicit FileLock(int fd) : fd_(fd) {}
+  const int fd_;
+};
 
 }  // namespace net
 

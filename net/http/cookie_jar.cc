@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cert/obc/obc_scope.h"
+#include "net/base/registry_controlled_domain.h"
 #include "net/base/file_util.h"
 #include "net/base/ip_endpoint.h"
 #include "net/http/cookie_jar.pb.h"

@@ -1,15 +1,13 @@
 // fetch: a curl-like client for the networking stack. See kFetchUsage.
 //
-// Runs every URL --repeat times; each repetition starts --parallel
-// transactions per URL at once, and closes idle connections first, so
-// repetitions after the first show TLS resumption. Prints the body of the
-// first successful response per URL, and the trace if asked.
+// A thin command line over net/context's NetworkContext, which builds and
+// owns the stack. Runs every URL --repeat times; each repetition starts
+// --parallel transactions per URL at once, and closes idle connections
+// first, so repetitions after the first show TLS resumption. Streams the
+// body of one successful response per URL to the output as it arrives, and
+// prints the trace if asked.
 
 #include <signal.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -21,30 +19,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
-#include "cert/basic_cert_verifier.h"
-#include "cert/obc/client_cert_provider.h"
-#include "cert/obc/key_pool.h"
-#include "cert/obc/origin_bound_cert_store.h"
-#include "cert/prevalidator.h"
-#include "cert/revocation_checker.h"
-#include "dns/cares_host_resolver.h"
+#include "cert/obc/obc_types.h"
 #include "dns/dns_prefetcher.h"
-#include "dns/host_history.h"
-#include "dns/host_resolver.h"
 #include "net/base/event_loop.h"
-#include "net/base/worker_pool.h"
-#include "net/http/cookie_jar.h"
-#include "net/http/http_network_session.h"
-#include "net/http/http_network_transaction.h"
-#include "net/snap_start/snap_start_client_context.h"
+#include "net/context/network_context.h"
 #include "net/snap_start/snap_start_probe.h"
-#include "net/ssl/ssl_client_socket.h"
 #include "net/timing/load_timing.h"
 #include "tools/fetch/fetch_options.h"
 #include "tools/netem/connect_delay_socket_factory.h"
 
 namespace net {
 namespace {
+
+// curl's exit code for --max-filesize.
+constexpr int kExitFileTooBig = 63;
 
 int ExitCodeForError(int error) {
   switch (error) {
@@ -76,6 +64,8 @@ int ExitCodeForError(int error) {
       return 28;
     case ERR_EMPTY_RESPONSE:
       return 52;
+    case ERR_FILE_TOO_BIG:
+      return kExitFileTooBig;
     default:
       break;
   }
@@ -90,25 +80,28 @@ int ExitCodeForError(int error) {
   return 1;
 }
 
-// One transaction and what it read.
+// One transaction and what the run keeps of it.
 struct Fetch {
   size_t url_index = 0;
   std::unique_ptr<HttpNetworkTransaction> transaction;
-  std::string body;
+  std::shared_ptr<IOBuffer> buf;
+  // This fetch streams its body to the output (one per URL).
+  bool printing = false;
+  // The start of the body, kept only for --prefetch-links.
+  std::string link_body;
+  int64_t body_bytes = 0;
   int result = ERR_IO_PENDING;
   LoadTiming timing;
   std::string error_detail;
   std::string headers;
+  bool write_error = false;
 };
 
 class FetchRunner {
  public:
-  explicit FetchRunner(const FetchOptions& options)
-      : options_(options), pool_(2) {}
+  explicit FetchRunner(const FetchOptions& options) : options_(options) {}
 
   int Run() {
-    auto verifier = BasicCertVerifier::Create(options_.trust_anchors,
-                                              options_.system_trust_store);
     bool needs_verifier = false;
     for (const std::string& u : options_.urls) {
       absl::StatusOr<Url> url = Url::Parse(u);
@@ -119,50 +112,28 @@ class FetchRunner {
       needs_verifier |= url->SchemeIsCryptographic();
       urls_.push_back(*url);
     }
-    if (!verifier.ok()) {
-      if (needs_verifier) {
-        std::cerr
-            << "fetch: trust anchors: " << verifier.status().message()
-            << " (give --trust-anchor FILE, --system-trust or --world FILE)\n";
-        return 2;
-      }
-    } else {
-      verifier_ = std::move(*verifier);
+    absl::StatusOr<NetworkContextParams> params = MakeParams();
+    if (!params.ok()) {
+      std::cerr << "fetch: " << params.status().message() << "\n";
+      return 2;
     }
-    if (!SetUpResolver()) return 2;
-
-    HttpNetworkSessionParams params;
-    params.connect_timeout = options_.connect_timeout;
-    params.request_timeout = options_.max_time;
-    params.ssl_config.version_min = options_.tls_min;
-    params.ssl_config.version_max = options_.tls_max;
-    params.ssl_config.false_start_enabled = options_.false_start;
-    params.ssl_config.coalesce_handshakes = options_.coalesce_handshakes;
-    params.ssl_config.cipher_list = options_.ciphers;
-    socket_factory_ = std::make_unique<ConnectDelaySocketFactory>(
-        ClientSocketFactory::GetDefaultFactory());
-    if (options_.emulate_connect_rtt) {
-      for (const WorldLink& link : options_.links) {
-        std::optional<IPAddress> ip = IPAddress::Parse(link.address);
-        if (ip)
-          socket_factory_->AddLink(IPEndPoint(*ip, link.port),
-                                   absl::Milliseconds(link.rtt_ms));
-      }
+    absl::StatusOr<std::unique_ptr<NetworkContext>> context =
+        NetworkContext::Create(*std::move(params));
+    if (!context.ok()) {
+      std::cerr << "fetch: " << context.status().message() << "\n";
+      return 2;
     }
-    SetUpRevocation(params);
-    if (!SetUpCookies(&params)) return 2;
-    if (!SetUpObc(&params)) return 2;
-    if (verifier_) {
-      verifier_->set_worker_pool(&pool_);
-      prevalidator_ = std::make_unique<Prevalidator>(verifier_.get());
-      session_verifier_ = std::make_unique<PrevalidatedCertVerifier>(
-          prevalidator_.get(), verifier_.get());
+    context_ = *std::move(context);
+    if (needs_verifier && !context_->cert_verifier()) {
+      std::cerr
+          << "fetch: trust anchors: " << context_->trust_error()
+          << " (give --trust-anchor FILE, --system-trust or --world FILE)\n";
+      return 2;
     }
+    prefetch_log_.verbose = options_.verbose;
+    context_->dns_prefetcher()->AddObserver(&prefetch_log_);
+    if (options_.obc_warm) Wait(context_->WaitForObcKeys(QuitCallback()));
     if (options_.snap_start_probe) return RunSnapStartProbes();
-    if (!SetUpSnapStart(&params)) return 2;
-    session_ = std::make_unique<HttpNetworkSession>(params, resolver_.get(),
-                                                    socket_factory_.get(),
-                                                    session_verifier_.get());
 
     if (!options_.output_file.empty()) {
       out_ = fopen(options_.output_file.c_str(), "wb");
@@ -172,30 +143,8 @@ class FetchRunner {
       }
     }
 
-    HostHistory history;
-    std::string history_path;
-    if (!options_.profile_dir.empty()) {
-      history_path = options_.profile_dir + "/" + HostHistory::kFileName;
-      if (!options_.private_profile) mkdir(options_.profile_dir.c_str(), 0700);
-      absl::StatusOr<HostHistory> loaded = HostHistory::Load(history_path);
-      if (!loaded.ok()) {
-        std::cerr << "fetch: profile: " << loaded.status().message() << "\n";
-        return 2;
-      }
-      history = std::move(*loaded);
-      revocation_cache_path_ = options_.profile_dir + "/revocation_cache";
-      absl::StatusOr<RevocationCache> cache =
-          RevocationCache::Load(revocation_cache_path_);
-      if (!cache.ok()) {
-        std::cerr << "fetch: profile: " << cache.status().message() << "\n";
-        return 2;
-      }
-      revocation_cache_ = std::move(*cache);
-    }
-    prefetcher_ = std::make_unique<DnsPrefetcher>(resolver_.get());
-    prefetcher_->AddObserver(&prefetch_log_);
     // Startup list (the profile's most visited hosts), then explicit hosts.
-    std::vector<std::string> startup = history.TopHosts(kStartupHosts);
+    std::vector<std::string> startup = context_->StartupHosts(kStartupHosts);
     startup.insert(startup.end(), options_.prefetch_hosts.begin(),
                    options_.prefetch_hosts.end());
     RunPrefetch(startup, "startup/--prefetch");
@@ -204,7 +153,7 @@ class FetchRunner {
     }
 
     int exit_code = 0;
-    std::vector<bool> printed(urls_.size(), false);
+    printed_.assign(urls_.size(), false);
     for (int round = 0; round < options_.repeat; ++round) {
       if (round > 0 && options_.repeat_interval > absl::ZeroDuration()) {
         loop_.PostDelayedTask(options_.repeat_interval,
@@ -212,36 +161,29 @@ class FetchRunner {
         loop_.Run();
       }
       // Each repetition opens new connections, so it shows resumption.
-      session_->CloseIdleSockets();
+      context_->http_session()->CloseIdleSockets();
       for (size_t u = 0; u < urls_.size(); ++u) {
-        RunParallel(u);
+        RunParallel(u, round == 0 && options_.prefetch_links);
         for (Fetch& fetch : current_) {
-          int code = Report(fetch, round, &printed);
+          int code = Report(fetch, round);
           if (exit_code == 0) exit_code = code;
-          all_timings_.push_back(fetch.timing);
-          if (fetch.result >= 0)
-            history.RecordVisit(urls_[u].host(), absl::Now());
+          if (KeepsTraces()) all_timings_.push_back(std::move(fetch.timing));
+          if (fetch.result >= 0) context_->RecordVisit(urls_[u].host());
         }
         if (options_.prefetch_links && round == 0 && current_[0].result >= 0) {
-          RunPrefetch(ExtractLinkHosts(current_[0].body, urls_[u]),
+          RunPrefetch(ExtractLinkHosts(current_[0].link_body, urls_[u]),
                       "links of " + urls_[u].spec());
         }
         current_.clear();
       }
     }
-    if (out_) fclose(out_);
-    FlushObcs();
-    if (!history_path.empty() && !options_.private_profile) {
-      absl::Status saved = history.Save(history_path);
-      if (saved.ok() && revocation_checker_)
-        saved = revocation_cache_.Save(revocation_cache_path_);
-      if (saved.ok() && cookie_jar_ && !cookie_path_.empty() &&
-          cookie_jar_->changed())
-        saved = cookie_jar_->Save(cookie_path_, absl::Now());
-      if (!saved.ok()) {
-        std::cerr << "fetch: profile: " << saved.message() << "\n";
-        if (exit_code == 0) exit_code = 23;
-      }
+    if (out_ && fclose(out_) != 0 && exit_code == 0) exit_code = 23;
+    out_ = nullptr;
+    Wait(context_->FlushObcs(QuitCallback()));
+    absl::Status saved = context_->SaveProfile();
+    if (!saved.ok()) {
+      std::cerr << "fetch: profile: " << saved.message() << "\n";
+      if (exit_code == 0) exit_code = 23;
     }
     if (!WriteTraces()) return 23;
     return exit_code;
@@ -249,6 +191,12 @@ class FetchRunner {
 
  private:
   static constexpr size_t kStartupHosts = 10;
+  // What --prefetch-links looks at of a page.
+  static constexpr size_t kMaxLinkBody = 1 << 20;
+  static constexpr int kReadSize = 32 * 1024;
+  // Synchronous reads in a row before the read loop yields to the event
+  // loop, so timers (--max-time) run while a body streams in.
+  static constexpr int kReadsPerTurn = 16;
 
   // Logs prefetch outcomes in verbose mode.
   class PrefetchLog : public DnsPrefetcher::Observer {
@@ -263,50 +211,74 @@ class FetchRunner {
     }
   };
 
-  // Revocation: a plain-HTTP session of its own (so fetching an OCSP
-  // response never itself needs a revocation check), a per-profile cache in
-  // memory, and the checker behind the verifier.
-  void SetUpRevocation(const HttpNetworkSessionParams& params) {
+  // The command line, as the context's parameters.
+  absl::StatusOr<NetworkContextParams> MakeParams() {
+    NetworkContextParams params;
+    params.trust_anchor_files = options_.trust_anchors;
+    params.system_trust_store = options_.system_trust_store;
+    params.dns_servers = options_.dns_servers;
+    params.edns = options_.edns;
+    params.dns_attempt_timeout = options_.dns_timeout;
+    params.resolve_overrides = options_.resolve;
+    params.session.connect_timeout = options_.connect_timeout;
+    params.session.request_timeout = options_.max_time;
+    params.session.ssl_config.version_min = options_.tls_min;
+    params.session.ssl_config.version_max = options_.tls_max;
+    params.session.ssl_config.false_start_enabled = options_.false_start;
+    params.session.ssl_config.coalesce_handshakes =
+        options_.coalesce_handshakes;
+    params.session.ssl_config.cipher_list = options_.ciphers;
+    // The world's slowed origins: fetch emulates their SYN round trip.
+    socket_factory_ = std::make_unique<ConnectDelaySocketFactory>(
+        ClientSocketFactory::GetDefaultFactory());
+    if (options_.emulate_connect_rtt) {
+      for (const WorldLink& link : options_.links) {
+        std::optional<IPAddress> ip = IPAddress::Parse(link.address);
+        if (ip)
+          socket_factory_->AddLink(IPEndPoint(*ip, link.port),
+                                   absl::Milliseconds(link.rtt_ms));
+      }
+    }
+    params.socket_factory = socket_factory_.get();
     std::optional<RevocationPolicy::Mode> mode =
         ParseRevocationMode(options_.revocation);
-    if (!verifier_ || !mode || *mode == RevocationPolicy::Mode::kOff) return;
-    RevocationPolicy policy;
-    policy.mode = *mode;
-    HttpNetworkSessionParams plain = params;
-    plain.request_timeout = absl::Seconds(10);
-    plain.cookie_jar = nullptr;  // OCSP and CRL fetches carry no cookies.
-    revocation_session_ = std::make_unique<HttpNetworkSession>(
-        plain, resolver_.get(), socket_factory_.get(), verifier_.get());
-    revocation_fetcher_ = std::make_unique<HttpRevocationFetcher>(
-        revocation_session_.get(), absl::Seconds(5), options_.url_rewrites);
-    revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(
-        policy, revocation_fetcher_.get(), &revocation_cache_, &pool_);
-    verifier_->set_revocation_checker(revocation_checker_.get());
+    if (!mode)
+      return absl::InvalidArgumentError(
+          absl::StrCat("--revocation: unknown mode ", options_.revocation));
+    params.revocation = *mode;
+    params.revocation_url_rewrites = options_.url_rewrites;
+    if (options_.obc != "off") {
+      std::optional<KeyAlgorithm> algorithm = ParseKeyAlgorithm(options_.obc);
+      std::optional<ScopeMode> scope = ParseScopeMode(options_.obc_scope);
+      if (!algorithm)
+        return absl::InvalidArgumentError(
+            absl::StrCat("--obc: unknown algorithm ", options_.obc));
+      if (!scope)
+        return absl::InvalidArgumentError(
+            absl::StrCat("--obc-scope: unknown scope ", options_.obc_scope));
+      params.obc_algorithm = *algorithm;
+      params.obc_scope = *scope;
+      params.obc_pool_depth = options_.obc_pool;
+    }
+    params.snap_start = options_.snap_start;
+    params.profile_dir = options_.profile_dir;
+    params.private_profile = options_.private_profile;
+    params.cookies = options_.cookies;
+    return params;
   }
 
-  // Snap Start: one client context per run; its server information persists
-  // in <profile>/snap_start unless the profile is private. Chains loaded from
-  // disk are re-verified before a socket predicts with them.
-  bool SetUpSnapStart(HttpNetworkSessionParams* params) {
-    if (!options_.snap_start) return true;
-    if (!session_verifier_) {
-      std::cerr << "fetch: --snap-start needs certificate verification\n";
-      return false;
-    }
-    SnapStartClientOptions snap_options;
-    if (!options_.profile_dir.empty() && !options_.private_profile) {
-      mkdir(options_.profile_dir.c_str(), 0700);
-      snap_options.state_file = options_.profile_dir + "/snap_start";
-    }
-    absl::StatusOr<std::unique_ptr<SnapStartClientContext>> context =
-        SnapStartClientContext::Create(session_verifier_.get(), snap_options);
-    if (!context.ok()) {
-      std::cerr << "fetch: snap start: " << context.status().message() << "\n";
-      return false;
-    }
-    snap_start_context_ = std::move(*context);
-    params->snap_start_context = snap_start_context_.get();
-    return true;
+  // The run is one thread blocking on one event loop: Wait runs the loop
+  // until a pending operation's QuitCallback() fires.
+  CompletionOnceCallback QuitCallback() {
+    return [this](int rv) {
+      wait_result_ = rv;
+      loop_.Quit();
+    };
+  }
+  int Wait(int rv) {
+    if (rv != ERR_IO_PENDING) return rv;
+    loop_.Run();
+    return wait_result_;
   }
 
   // --snap-start-probe: per URL, resolve, connect, run the truncated
@@ -314,44 +286,17 @@ class FetchRunner {
   int RunSnapStartProbes() {
     int exit_code = 0;
     for (const Url& url : urls_) {
-      int rv = ERR_IO_PENDING;
-      auto done = [this, &rv](int result) {
-        rv = result;
-        loop_.Quit();
-      };
-      HostResolveResult resolved;
-      std::unique_ptr<HostResolver::Request> request;
-      int r =
-          resolver_->Resolve(url.host(), url.port(), &resolved, done, &request);
-      if (r == ERR_IO_PENDING) {
-        loop_.Run();
-        r = rv;
-      }
+      std::unique_ptr<StreamSocket> tcp;
+      std::unique_ptr<NetworkContext::Request> request;
+      int r = Wait(context_->ConnectTransport(url.host(), url.port(), &tcp,
+                                              QuitCallback(), &request));
       std::string detail;
       SnapStartProbeResult result;
-      if (r == OK && resolved.addresses.empty()) r = ERR_NAME_NOT_RESOLVED;
       if (r == OK) {
-        std::unique_ptr<StreamSocket> tcp =
-            socket_factory_->CreateTransportClientSocket(
-                IPEndPoint(resolved.addresses[0], url.port()),
-                options_.connect_timeout);
-        rv = ERR_IO_PENDING;
-        r = tcp->Connect(done);
-        if (r == ERR_IO_PENDING) {
-          loop_.Run();
-          r = rv;
-        }
-        if (r == OK) {
-          SnapStartProbe probe(std::move(tcp), url.host());
-          rv = ERR_IO_PENDING;
-          r = probe.Run(done);
-          if (r == ERR_IO_PENDING) {
-            loop_.Run();
-            r = rv;
-          }
-          detail = probe.error_detail();
-          result = probe.result();
-        }
+        SnapStartProbe probe(std::move(tcp), url.host());
+        r = Wait(probe.Run(QuitCallback()));
+        detail = probe.error_detail();
+        result = probe.result();
       }
       std::string json =
           absl::StrCat("{\"url\":\"", JsonEscape(url.spec()),
@@ -374,133 +319,12 @@ class FetchRunner {
     return exit_code;
   }
 
-  // Cookies: the profile's jar, read from <profile>/cookies.pb and written
-  // back at exit; in memory only for --private or without --profile; none
-  // with --no-cookies. A damaged file stops the run (exit 2) and is left as
-  // it is, as the OBC store does.
-  bool SetUpCookies(HttpNetworkSessionParams* params) {
-    if (!options_.cookies) return true;
-    if (!options_.profile_dir.empty() && !options_.private_profile) {
-      cookie_path_ = options_.profile_dir + "/" + CookieJar::kFileName;
-      absl::StatusOr<CookieJar> jar =
-          CookieJar::Load(cookie_path_, absl::Now());
-      if (!jar.ok()) {
-        std::cerr << "fetch: cookies: " << jar.status().message() << "\n";
-        return false;
-      }
-      cookie_jar_ = std::make_unique<CookieJar>(*std::move(jar));
-    } else {
-      cookie_jar_ = std::make_unique<CookieJar>();
-    }
-    params->cookie_jar = cookie_jar_.get();
-    return true;
-  }
-
-  // OBCs: one key pool per process, one store per profile (memory only for
-  // --private or without --profile), a provider in the TLS config.
-  bool SetUpObc(HttpNetworkSessionParams* params) {
-    if (options_.obc == "off") return true;
-    std::optional<KeyAlgorithm> algorithm = ParseKeyAlgorithm(options_.obc);
-    std::optional<ScopeMode> mode = ParseScopeMode(options_.obc_scope);
-    if (!algorithm || !mode) return false;
-    KeyPool::Options pool_options;
-    // Replacing the key a page load just took must not compete with that
-    // page load for the CPU (an RSA-2048 key is tens of ms): the refill
-    // starts a second after the last key was taken, on a thread of its own
-    // at background priority (nice 10, as Chromium's background threads;
-    // raising one's own niceness needs no privilege, and if it fails
-    // refills just run at normal priority). A request that finds the pool
-    // empty still gets its key made at once on the normal workers.
-    refill_pool_ = std::make_unique<WorkerPool>(1);
-    refill_pool_->PostTask([] {
-      setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
-    });
-    pool_options.refill_workers = refill_pool_.get();
-    pool_options.refill_delay = absl::Seconds(1);
-    pool_options.target_depth = {0, 0, 0, 0};
-    pool_options.target_depth[static_cast<size_t>(*algorithm)] =
-        options_.obc_pool >= 0                   ? options_.obc_pool
-        : *algorithm == KeyAlgorithm::kEcdsaP256 ? 4
-                                                 : 2;
-    key_pool_ = std::make_unique<KeyPool>(&pool_, pool_options);
-    OriginBoundCertStore::Options store_options;
-    store_options.private_profile =
-        options_.private_profile || options_.profile_dir.empty();
-    store_options.profile_dir = options_.profile_dir;
-    store_options.scope_mode = *mode;
-    if (!store_options.private_profile)
-      mkdir(options_.profile_dir.c_str(), 0700);
-    auto store =
-        OriginBoundCertStore::Open(store_options, key_pool_.get(), &pool_);
-    if (!store.ok()) {
-      std::cerr << "fetch: origin-bound certificates: "
-                << store.status().message() << "\n";
-      return false;
-    }
-    obc_store_ = std::move(*store);
-    obc_provider_ =
-        std::make_unique<ObcClientCertProvider>(obc_store_.get(), *algorithm);
-    params->ssl_config.client_cert_provider = obc_provider_.get();
-    if (options_.obc_warm) {
-      if (key_pool_->WaitUntilFull([this](int) { loop_.Quit(); }) ==
-          ERR_IO_PENDING)
-        loop_.Run();
-    }
-    return true;
-  }
-
-  // Makes sure every OBC made in this run is on disk before exit.
-  void FlushObcs() {
-    if (!obc_store_) return;
-    if (obc_store_->Flush([this](int) { loop_.Quit(); }) == ERR_IO_PENDING)
-      loop_.Run();
-  }
-
-  bool SetUpResolver() {
-    if (!options_.dns_servers.empty()) {
-      CaresResolverConfig config;
-      config.servers = options_.dns_servers;
-      config.edns = options_.edns;
-      config.attempt_timeout = options_.dns_timeout;
-      absl::StatusOr<std::unique_ptr<CaresHostResolver>> cares =
-          CaresHostResolver::Create(config);
-      if (!cares.ok()) {
-        std::cerr << "fetch: " << cares.status().message() << "\n";
-        return false;
-      }
-      for (const ResolveOverride& entry : options_.resolve)
-        (*cares)->AddOverride(entry);
-      resolver_ = std::move(*cares);
-    } else {
-      auto system = std::make_unique<SystemHostResolver>(&pool_);
-      // Explicit --resolve entries come first and win over the world's.
-      for (const ResolveOverride& entry : options_.resolve)
-        system->AddOverride(entry);
-      resolver_ = std::move(system);
-    }
-    prefetch_log_.verbose = options_.verbose;
-    return true;
-  }
-
-  // Records the server's chain without judging it: the probe connection of
-  // --prevalidate, which only learns what the Prevalidator should check.
-  class ChainRecorder : public CertVerifier {
-   public:
-    std::vector<std::string> chain;
-    int Verify(const CertVerifyParams& params, CertVerifyResult* result,
-               CompletionOnceCallback, std::unique_ptr<Request>*) override {
-      chain = params.chain_der;
-      result->error = OK;
-      return OK;
-    }
-  };
-
-  // --prevalidate HOST: learn HOST's chain with a probe handshake (its own
-  // session cache, so the real fetch does a full handshake), then verify
-  // and check revocation off the critical path. Returns false on a usage
-  // error; a failed prevalidation only means the fetch checks on its own.
+  // --prevalidate HOST: the context learns HOST's chain with a probe
+  // handshake, then verifies it and checks revocation off the critical
+  // path. Returns false on a usage error; a failed prevalidation only means
+  // the fetch checks on its own.
   bool Prevalidate(const std::string& host) {
-    if (!prevalidator_) {
+    if (!context_->prevalidator()) {
       std::cerr << "fetch: --prevalidate needs trust anchors\n";
       return false;
     }
@@ -508,53 +332,16 @@ class FetchRunner {
     for (const Url& u : urls_) {
       if (u.host() == host && u.SchemeIsCryptographic()) port = u.port();
     }
-    ChainRecorder recorder;
-    SSLClientContext probe_context(&recorder);
-    HostResolveResult resolved;
-    std::unique_ptr<HostResolver::Request> resolve_request;
-    std::unique_ptr<StreamSocket> socket;
-    int result = ERR_IO_PENDING;
-    auto done = [&](int rv) {
-      result = rv;
-      loop_.Quit();
-    };
-    auto wait = [&](int rv) {
-      if (rv == ERR_IO_PENDING) {
-        result = ERR_IO_PENDING;
-        loop_.Run();
-        return result;
-      }
-      return rv;
-    };
-    int rv =
-        wait(resolver_->Resolve(host, port, &resolved, done, &resolve_request));
-    if (rv == OK && resolved.addresses.empty()) rv = ERR_NAME_NOT_RESOLVED;
-    if (rv == OK) {
-      socket = socket_factory_->CreateTransportClientSocket(
-          IPEndPoint(resolved.addresses[0], port), options_.connect_timeout);
-      rv = wait(socket->Connect(done));
-    }
-    if (rv == OK) {
-      SSLConfig config;
-      config.session_resumption_enabled = false;
-      socket = std::make_unique<SSLClientSocket>(std::move(socket), host, port,
-                                                 config, &probe_context);
-      rv = wait(socket->Connect(done));
-    }
-    socket.reset();
-    if (rv != OK || recorder.chain.empty()) {
-      std::cerr << "fetch: --prevalidate " << host
-                << ": probe failed: " << ErrorToShortString(rv) << "\n";
-      return true;
-    }
+    std::unique_ptr<NetworkContext::Request> request;
+    std::string detail;
     TimeTicks start = TimeTicks::Now();
-    prevalidator_->Prevalidate(recorder.chain, host, done);
-    rv = wait(ERR_IO_PENDING);
+    int rv = Wait(context_->PrevalidateHost(host, port, QuitCallback(),
+                                            &request, &detail));
     if (options_.verbose || rv != OK) {
       std::cerr << "* prevalidated " << host << ": " << ErrorToShortString(rv)
                 << " in "
-                << absl::ToDoubleMilliseconds(TimeTicks::Now() - start)
-                << " ms\n";
+                << absl::ToDoubleMilliseconds(TimeTicks::Now() - start) << " ms"
+                << (detail.empty() ? "" : ": ") << detail << "\n";
     }
     return true;
   }
@@ -566,18 +353,22 @@ class FetchRunner {
     if (options_.verbose)
       std::cerr << "* prefetching " << hosts.size() << " host(s): " << why
                 << "\n";
-    prefetcher_->Prefetch(hosts);
-    prefetcher_->WhenIdle([this] { loop_.Quit(); });
+    context_->Prefetch(hosts, [this] { loop_.Quit(); });
     loop_.Run();
   }
 
-  void RunParallel(size_t url_index) {
+  bool KeepsTraces() const {
+    return !options_.trace_json_file.empty() ||
+           !options_.trace_events_file.empty();
+  }
+
+  void RunParallel(size_t url_index, bool keep_links) {
     pending_ = options_.parallel;
     current_.resize(options_.parallel);
     for (Fetch& fetch : current_) {
       fetch.url_index = url_index;
-      fetch.transaction =
-          std::make_unique<HttpNetworkTransaction>(session_.get());
+      fetch.transaction = context_->CreateTransaction();
+      keep_links_ = keep_links;
       HttpRequestInfo request;
       request.url = urls_[url_index];
       request.method = options_.head ? "HEAD" : "GET";
@@ -595,42 +386,95 @@ class FetchRunner {
       Done(f, rv);
       return;
     }
-    if (const HttpResponseHeaders* h = f->transaction->response_headers())
-      f->headers = h->raw();
+    const HttpResponseHeaders* h = f->transaction->response_headers();
+    if (h) f->headers = h->raw();
+    if (options_.max_filesize >= 0 && h &&
+        h->content_length() > options_.max_filesize) {
+      Done(f, ERR_FILE_TOO_BIG);
+      return;
+    }
+    // The first response of a URL to arrive is the one printed.
+    if (!printed_[f->url_index]) {
+      printed_[f->url_index] = true;
+      f->printing = true;
+      if (options_.head && !Output(f->headers)) {
+        Done(f, ERR_FAILED, /*write_error=*/true);
+        return;
+      }
+    }
+    f->buf = std::make_shared<IOBuffer>(kReadSize);
     ReadBody(f);
   }
 
+  // Reads until the body ends, fails or would block; yields to the event
+  // loop every kReadsPerTurn synchronous reads.
   void ReadBody(Fetch* f) {
-    for (;;) {
-      auto buf = std::make_shared<IOBuffer>(32 * 1024);
-      int rv = f->transaction->Read(buf, 32 * 1024, [this, f, buf](int rv) {
-        if (rv > 0) {
-          f->body.append(buf->data(), rv);
-          ReadBody(f);
-        } else {
-          Done(f, rv);
-        }
-      });
+    for (int i = 0; i < kReadsPerTurn; ++i) {
+      int rv = f->transaction->Read(f->buf, kReadSize,
+                                    [this, f](int rv) { OnBodyRead(f, rv); });
       if (rv == ERR_IO_PENDING) return;
-      if (rv <= 0) {
-        Done(f, rv);
-        return;
-      }
-      f->body.append(buf->data(), rv);
+      if (!HandleBodyBytes(f, rv)) return;
     }
+    loop_.PostTask([this, f, weak = f->transaction.get()] {
+      if (f->transaction.get() == weak && f->result == ERR_IO_PENDING)
+        ReadBody(f);
+    });
   }
 
-  void Done(Fetch* f, int rv) {
+  void OnBodyRead(Fetch* f, int rv) {
+    if (HandleBodyBytes(f, rv)) ReadBody(f);
+  }
+
+  // Takes one Read result; returns whether to read on.
+  bool HandleBodyBytes(Fetch* f, int rv) {
+    if (rv <= 0) {
+      Done(f, rv);
+      return false;
+    }
+    f->body_bytes += rv;
+    if (options_.max_filesize >= 0 && f->body_bytes > options_.max_filesize) {
+      Done(f, ERR_FILE_TOO_BIG);
+      return false;
+    }
+    absl::string_view chunk(f->buf->data(), rv);
+    if (keep_links_ && f->link_body.size() < kMaxLinkBody)
+      f->link_body.append(
+          chunk.data(),
+          std::min(chunk.size(), kMaxLinkBody - f->link_body.size()));
+    if (f->printing && !options_.head && !Output(chunk)) {
+      Done(f, ERR_FAILED, /*write_error=*/true);
+      return false;
+    }
+    return true;
+  }
+
+  bool Output(absl::string_view bytes) {
+    FILE* out = out_ ? out_ : stdout;
+    if (fwrite(bytes.data(), 1, bytes.size(), out) != bytes.size())
+      return false;
+    return fflush(out) == 0;
+  }
+
+  void Done(Fetch* f, int rv, bool write_error = false) {
     f->result = rv;
+    f->write_error = write_error;
     f->timing = f->transaction->load_timing();
     f->timing.net_error = rv;
-    f->error_detail = f->transaction->error_detail();
+    // The verified chain is the certificates' bytes: the trace does not
+    // print it, and a long run must not keep a copy per request.
+    f->timing.ssl.cert_verify.verified_chain_der.clear();
+    f->timing.ssl.cert_verify.verified_chain_der.shrink_to_fit();
+    f->error_detail = rv == ERR_FILE_TOO_BIG
+                          ? absl::StrCat("the body exceeds --max-filesize ",
+                                         options_.max_filesize, " bytes")
+                          : f->transaction->error_detail();
+    f->buf.reset();
     // Keep the transaction until the round ends: the parser may hold the
     // socket it is returning to the idle pool.
     if (--pending_ == 0) loop_.Quit();
   }
 
-  int Report(const Fetch& f, int round, std::vector<bool>* printed) {
+  int Report(const Fetch& f, int round) {
     const LoadTiming& t = f.timing;
     if (options_.verbose) {
       std::cerr << "* " << t.url << " (round " << round + 1 << ")\n";
@@ -664,19 +508,18 @@ class FetchRunner {
         std::cerr << "* cookie ignored: " << why << "\n";
       std::cerr << "* trace " << LoadTimingToJson(t) << "\n";
     }
-    if (f.result < 0) {
+    if (f.write_error) {
+      // Reported below, with its own exit code.
+    } else if (f.result < 0) {
       std::cerr << "fetch: " << t.url << ": " << ErrorToShortString(f.result)
                 << " (" << f.result << ")"
                 << (f.error_detail.empty() ? "" : ": ") << f.error_detail
                 << "\n";
       return ExitCodeForError(f.result);
     }
-    if (!(*printed)[f.url_index]) {
-      (*printed)[f.url_index] = true;
-      FILE* out = out_ ? out_ : stdout;
-      const std::string& text = options_.head ? f.headers : f.body;
-      if (fwrite(text.data(), 1, text.size(), out) != text.size()) return 23;
-      fflush(out);
+    if (f.write_error) {
+      std::cerr << "fetch: " << t.url << ": cannot write the output\n";
+      return 23;
     }
     if (options_.fail_on_http_error && t.status_code >= 400) {
       std::cerr << "fetch: " << t.url << ": HTTP status " << t.status_code
@@ -717,30 +560,15 @@ class FetchRunner {
 
   const FetchOptions options_;
   EventLoop loop_;
-  WorkerPool pool_;
   std::vector<Url> urls_;
-  std::unique_ptr<BasicCertVerifier> verifier_;
-  std::unique_ptr<HostResolver> resolver_;
-  std::unique_ptr<DnsPrefetcher> prefetcher_;
-  PrefetchLog prefetch_log_;
   std::unique_ptr<ConnectDelaySocketFactory> socket_factory_;
-  std::unique_ptr<HttpNetworkSession> session_;
-  std::unique_ptr<HttpNetworkSession> revocation_session_;
-  std::unique_ptr<HttpRevocationFetcher> revocation_fetcher_;
-  RevocationCache revocation_cache_;
-  std::string revocation_cache_path_;
-  std::unique_ptr<OcspCrlRevocationChecker> revocation_checker_;
-  std::unique_ptr<Prevalidator> prevalidator_;
-  std::unique_ptr<WorkerPool> refill_pool_;  // outlives key_pool_
-  std::unique_ptr<KeyPool> key_pool_;
-  std::unique_ptr<OriginBoundCertStore> obc_store_;
-  std::unique_ptr<ObcClientCertProvider> obc_provider_;
-  std::unique_ptr<CookieJar> cookie_jar_;
-  std::unique_ptr<SnapStartClientContext> snap_start_context_;
-  std::string cookie_path_;  // empty: the jar is not saved
-  std::unique_ptr<PrevalidatedCertVerifier> session_verifier_;
+  std::unique_ptr<NetworkContext> context_;
+  PrefetchLog prefetch_log_;
   std::vector<Fetch> current_;
+  std::vector<bool> printed_;
+  bool keep_links_ = false;
   int pending_ = 0;
+  int wait_result_ = OK;
   std::vector<LoadTiming> all_timings_;
   FILE* out_ = nullptr;
 };

@@ -74,9 +74,13 @@ const char kFetchUsage[] = R"(usage: fetch [flags] URL...
                           a -H 'Cookie: ...' replaces the jar's Cookie header
   --connect-timeout SEC   TCP connect timeout (default 10)
   --max-time SEC          whole-request timeout (default 60)
+  --max-filesize BYTES    refuse a body larger than BYTES (exit 63): at once when
+                          Content-Length says so, else when the body grows past it.
+                          Bodies stream to the output as they arrive either way
 Exit codes: 0 ok, 2 bad usage or config, 3 bad URL, 6 name not resolved,
 7 connect failed, 8 malformed HTTP response, 18 partial body, 22 HTTP error (--fail),
-23 write error, 28 timeout, 35 TLS error, 52 empty response, 60 certificate error, 1 other.
+23 write error, 28 timeout, 35 TLS error, 52 empty response, 60 certificate error,
+63 maximum file size exceeded, 1 other.
 )";
 
 namespace {
@@ -345,6 +349,11 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       status = seconds(&o.connect_timeout);
     } else if (flag == "--max-time") {
       status = seconds(&o.max_time);
+    } else if (flag == "--max-filesize") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (!absl::SimpleAtoi(*v, &o.max_filesize) || o.max_filesize < 0)
+        return FlagError(flag, "needs a byte count >= 0");
     } else if (!flag.empty() && flag[0] == '-') {
       return FlagError(flag, "unknown flag");
     } else {

@@ -80,6 +80,8 @@ struct FetchOptions {
   bool emulate_connect_rtt = true;
   absl::Duration connect_timeout = absl::Seconds(10);
   absl::Duration max_time = absl::Seconds(60);
+  // --max-filesize: the largest body accepted; -1 = no limit.
+  int64_t max_filesize = -1;
 };
 
 // ParseFetchOptions parses argv (without argv[0]). A world file's trust

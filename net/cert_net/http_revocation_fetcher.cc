@@ -1,4 +1,4 @@
-#include "cert/revocation_fetcher.h"
+#include "net/cert_net/http_revocation_fetcher.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"

@@ -1,0 +1,499 @@
+#include "net/context/network_context.h"
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "absl/strings/str_cat.h"
+#include "cert/basic_cert_verifier.h"
+#include "cert/obc/client_cert_provider.h"
+#include "cert/obc/key_pool.h"
+#include "cert/obc/origin_bound_cert_store.h"
+#include "cert/prevalidator.h"
+#include "dns/cares_host_resolver.h"
+#include "dns/dns_prefetcher.h"
+#include "net/base/event_loop.h"
+#include "net/base/weak_ptr.h"
+#include "net/base/worker_pool.h"
+#include "net/cert_net/http_revocation_fetcher.h"
+#include "net/snap_start/snap_start_client_context.h"
+#include "net/socket/client_socket_factory.h"
+#include "net/ssl/ssl_client_context.h"
+#include "net/ssl/ssl_client_socket.h"
+
+namespace net {
+
+// ConnectJob: resolve, then connect a transport socket to the first address.
+class NetworkContext::ConnectJob : public NetworkContext::Request {
+ public:
+  ConnectJob(NetworkContext* context, std::string host, uint16_t port)
+      : context_(context), host_(std::move(host)), port_(port) {}
+
+  // Start returns OK, an error or ERR_IO_PENDING (then |callback| runs).
+  int Start(CompletionOnceCallback callback) {
+    int rv = context_->host_resolver()->Resolve(
+        host_, port_, &resolved_, [this](int rv) { OnResolved(rv); },
+        &resolve_request_);
+    if (rv == ERR_IO_PENDING) {
+      callback_ = std::move(callback);
+      return rv;
+    }
+    rv = Connect(rv);
+    if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
+    return rv;
+  }
+
+  std::unique_ptr<StreamSocket> TakeSocket() { return std::move(socket_); }
+  const std::string& error_detail() const { return error_detail_; }
+
+ private:
+  int Connect(int rv) {
+    resolve_request_.reset();
+    if (rv == OK && resolved_.addresses.empty()) rv = ERR_NAME_NOT_RESOLVED;
+    if (rv != OK) {
+      error_detail_ = absl::StrCat(
+          "resolving ", host_, ": ",
+          resolved_.detail.empty() ? ErrorToShortString(rv) : resolved_.detail);
+      return rv;
+    }
+    socket_ = context_->socket_factory()->CreateTransportClientSocket(
+        IPEndPoint(resolved_.addresses[0], port_),
+        context_->params().session.connect_timeout);
+    rv = socket_->Connect([this](int rv) { Finish(rv); });
+    if (rv != OK && rv != ERR_IO_PENDING) return Fail(rv);
+    return rv;
+  }
+
+  void OnResolved(int rv) {
+    rv = Connect(rv);
+    if (rv != ERR_IO_PENDING) std::move(callback_)(rv);
+  }
+
+  int Fail(int rv) {
+    error_detail_ = absl::StrCat("connecting to ", host_, ":", port_, ": ",
+                                 ErrorToShortString(rv));
+    socket_.reset();
+    return rv;
+  }
+
+  void Finish(int rv) {
+    if (rv != OK) rv = Fail(rv);
+    std::move(callback_)(rv);
+  }
+
+  NetworkContext* const context_;
+  const std::string host_;
+  const uint16_t port_;
+  HostResolveResult resolved_;
+  std::unique_ptr<HostResolver::Request> resolve_request_;
+  std::unique_ptr<StreamSocket> socket_;
+  CompletionOnceCallback callback_;
+  std::string error_detail_;
+};
+
+namespace {
+
+// Records the server's chain without judging it: the probe handshake only
+// learns what the prevalidator should check.
+class ChainRecorder : public CertVerifier {
+ public:
+  int Verify(const CertVerifyParams& params, CertVerifyResult* result,
+             CompletionOnceCallback, std::unique_ptr<Request>*) override {
+    chain_ = params.chain_der;
+    result->error = OK;
+    return OK;
+  }
+  const std::vector<std::string>& chain() const { return chain_; }
+
+ private:
+  std::vector<std::string> chain_;
+};
+
+}  // namespace
+
+// PrevalidateJob: connect, a TLS handshake that records the chain, then the
+// prevalidator. A DoLoop over those steps.
+class NetworkContext::PrevalidateJob : public NetworkContext::Request {
+ public:
+  PrevalidateJob(NetworkContext* context, std::string host, uint16_t port,
+                 std::string* error_detail)
+      : context_(context),
+        host_(std::move(host)),
+        port_(port),
+        error_detail_(error_detail),
+        probe_context_(&recorder_),
+        connect_job_(context, host_, port) {}
+
+  int Start(CompletionOnceCallback callback) {
+    next_state_ = STATE_CONNECT;
+    int rv = DoLoop(OK);
+    if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
+    return rv;
+  }
+
+ private:
+  enum State {
+    STATE_NONE,
+    STATE_CONNECT,
+    STATE_CONNECT_COMPLETE,
+    STATE_HANDSHAKE,
+    STATE_HANDSHAKE_COMPLETE,
+    STATE_PREVALIDATE,
+    STATE_PREVALIDATE_COMPLETE,
+  };
+
+  int DoLoop(int rv) {
+    do {
+      State state = next_state_;
+      next_state_ = STATE_NONE;
+      switch (state) {
+        case STATE_CONNECT:
+          next_state_ = STATE_CONNECT_COMPLETE;
+          rv = connect_job_.Start([this](int rv) { OnIOComplete(rv); });
+          break;
+        case STATE_CONNECT_COMPLETE:
+          rv = DoConnectComplete(rv);
+          break;
+        case STATE_HANDSHAKE:
+          next_state_ = STATE_HANDSHAKE_COMPLETE;
+          rv = socket_->Connect([this](int rv) { OnIOComplete(rv); });
+          break;
+        case STATE_HANDSHAKE_COMPLETE:
+          rv = DoHandshakeComplete(rv);
+          break;
+        case STATE_PREVALIDATE:
+          next_state_ = STATE_PREVALIDATE_COMPLETE;
+          context_->prevalidator()->Prevalidate(
+              recorder_.chain(), host_,
+              [weak = weak_factory_.GetWeakPtr()](int rv) {
+                if (weak) weak->OnIOComplete(rv);
+              });
+          rv = ERR_IO_PENDING;
+          break;
+        case STATE_PREVALIDATE_COMPLETE:
+          if (rv != OK)
+            SetDetail(absl::StrCat("prevalidating ", host_,
+                                   "'s chain: ", ErrorToShortString(rv)));
+          break;
+        default:
+          SetDetail("PrevalidateJob: bad state");
+          return ERR_UNEXPECTED;
+      }
+    } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
+    return rv;
+  }
+
+  int DoConnectComplete(int rv) {
+    if (rv != OK) {
+      SetDetail(connect_job_.error_detail());
+      return rv;
+    }
+    SSLConfig config;
+    config.session_resumption_enabled = false;
+    socket_ = std::make_unique<SSLClientSocket>(
+        connect_job_.TakeSocket(), host_, port_, config, &probe_context_);
+    next_state_ = STATE_HANDSHAKE;
+    return OK;
+  }
+
+  int DoHandshakeComplete(int rv) {
+    socket_.reset();
+    if (rv != OK || recorder_.chain().empty()) {
+      if (rv == OK) rv = ERR_SSL_PROTOCOL_ERROR;
+      SetDetail(absl::StrCat("probe handshake with ", host_, ": ",
+                             ErrorToShortString(rv)));
+      return rv;
+    }
+    next_state_ = STATE_PREVALIDATE;
+    return OK;
+  }
+
+  void OnIOComplete(int rv) {
+    rv = DoLoop(rv);
+    if (rv != ERR_IO_PENDING) std::move(callback_)(rv);
+  }
+
+  void SetDetail(const std::string& detail) {
+    if (error_detail_) *error_detail_ = detail;
+  }
+
+  NetworkContext* const context_;
+  const std::string host_;
+  const uint16_t port_;
+  std::string* const error_detail_;
+  ChainRecorder recorder_;
+  SSLClientContext probe_context_;
+  ConnectJob connect_job_;
+  std::unique_ptr<StreamSocket> socket_;
+  State next_state_ = STATE_NONE;
+  CompletionOnceCallback callback_;
+  WeakPtrFactory<PrevalidateJob> weak_factory_{this};
+};
+
+NetworkContext::NetworkContext(NetworkContextParams params)
+    : params_(std::move(params)) {}
+
+NetworkContext::~NetworkContext() {
+  // Users of the session and resolver go first, in reverse order of
+  // construction.
+  dns_prefetcher_.reset();
+  http_session_.reset();
+  snap_start_context_.reset();
+  obc_provider_.reset();
+  obc_store_.reset();
+  key_pool_.reset();
+  session_verifier_.reset();
+  prevalidator_.reset();
+  if (verifier_) verifier_->set_revocation_checker(nullptr);
+  revocation_checker_.reset();
+  revocation_fetcher_.reset();
+  revocation_session_.reset();
+  verifier_.reset();
+  resolver_.reset();
+  // Worker threads join here, after everything that posts to them.
+  refill_pool_.reset();
+  worker_pool_.reset();
+}
+
+absl::StatusOr<std::unique_ptr<NetworkContext>> NetworkContext::Create(
+    NetworkContextParams params) {
+  if (EventLoop::Current() == nullptr)
+    return absl::FailedPreconditionError(
+        "NetworkContext needs an EventLoop on the calling thread");
+  std::unique_ptr<NetworkContext> context(
+      new NetworkContext(std::move(params)));
+  absl::Status status = context->Init();
+  if (!status.ok()) return status;
+  return context;
+}
+
+absl::Status NetworkContext::Init() {
+  worker_pool_ = std::make_unique<WorkerPool>(
+      params_.worker_threads > 0 ? params_.worker_threads : 1);
+  socket_factory_ = params_.socket_factory
+                        ? params_.socket_factory
+                        : ClientSocketFactory::GetDefaultFactory();
+
+  Profile::Options profile_options;
+  profile_options.dir = params_.profile_dir;
+  profile_options.private_profile = params_.private_profile;
+  profile_options.cookies = params_.cookies;
+  absl::StatusOr<std::unique_ptr<Profile>> profile =
+      Profile::Open(profile_options, absl::Now());
+  if (!profile.ok()) return profile.status();
+  profile_ = *std::move(profile);
+
+  absl::Status status = InitResolver();
+  if (!status.ok()) return status;
+
+  absl::StatusOr<std::unique_ptr<BasicCertVerifier>> verifier =
+      BasicCertVerifier::Create(params_.trust_anchor_files,
+                                params_.system_trust_store);
+  if (verifier.ok()) {
+    verifier_ = *std::move(verifier);
+    verifier_->set_worker_pool(worker_pool_.get());
+    InitRevocation();
+    prevalidator_ = std::make_unique<Prevalidator>(verifier_.get());
+    session_verifier_ = std::make_unique<PrevalidatedCertVerifier>(
+        prevalidator_.get(), verifier_.get());
+  } else if (!params_.trust_anchor_files.empty()) {
+    // Anchors were asked for and are unusable: that is an error, not a
+    // context that silently cannot verify.
+    return absl::Status(
+        verifier.status().code(),
+        absl::StrCat("trust anchors: ", verifier.status().message()));
+  } else {
+    trust_error_ = std::string(verifier.status().message());
+  }
+
+  status = InitObc();
+  if (!status.ok()) return status;
+  status = InitSnapStart();
+  if (!status.ok()) return status;
+
+  HttpNetworkSessionParams session_params = params_.session;
+  session_params.cookie_jar = profile_->cookie_jar();
+  session_params.snap_start_context = snap_start_context_.get();
+  if (obc_provider_)
+    session_params.ssl_config.client_cert_provider = obc_provider_.get();
+  http_session_ = std::make_unique<HttpNetworkSession>(
+      session_params, resolver_.get(), socket_factory_, cert_verifier());
+  dns_prefetcher_ = std::make_unique<DnsPrefetcher>(
+      resolver_.get(), params_.max_concurrent_prefetches);
+  return absl::OkStatus();
+}
+
+absl::Status NetworkContext::InitResolver() {
+  if (!params_.dns_servers.empty()) {
+    CaresResolverConfig config;
+    config.servers = params_.dns_servers;
+    config.edns = params_.edns;
+    config.attempt_timeout = params_.dns_attempt_timeout;
+    absl::StatusOr<std::unique_ptr<CaresHostResolver>> cares =
+        CaresHostResolver::Create(config);
+    if (!cares.ok()) return cares.status();
+    for (const ResolveOverride& entry : params_.resolve_overrides)
+      (*cares)->AddOverride(entry);
+    resolver_ = *std::move(cares);
+    return absl::OkStatus();
+  }
+  auto system = std::make_unique<SystemHostResolver>(worker_pool_.get());
+  for (const ResolveOverride& entry : params_.resolve_overrides)
+    system->AddOverride(entry);
+  resolver_ = std::move(system);
+  return absl::OkStatus();
+}
+
+// Revocation: a plain-HTTP session of its own (so fetching an OCSP response
+// never itself needs a revocation check, and carries no cookies), the
+// profile's cache, and the checker behind the verifier.
+void NetworkContext::InitRevocation() {
+  if (params_.revocation == RevocationPolicy::Mode::kOff) return;
+  RevocationPolicy policy;
+  policy.mode = params_.revocation;
+  HttpNetworkSessionParams plain = params_.session;
+  plain.request_timeout = absl::Seconds(10);
+  plain.cookie_jar = nullptr;
+  plain.snap_start_context = nullptr;
+  plain.ssl_config.client_cert_provider = nullptr;
+  revocation_session_ = std::make_unique<HttpNetworkSession>(
+      plain, resolver_.get(), socket_factory_, verifier_.get());
+  revocation_fetcher_ = std::make_unique<HttpRevocationFetcher>(
+      revocation_session_.get(), absl::Seconds(5),
+      params_.revocation_url_rewrites);
+  revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(
+      policy, revocation_fetcher_.get(), profile_->revocation_cache(),
+      worker_pool_.get());
+  verifier_->set_revocation_checker(revocation_checker_.get());
+}
+
+// OBCs: one key pool, one store per profile (memory only for a private
+// profile), a provider in the TLS config.
+absl::Status NetworkContext::InitObc() {
+  if (!params_.obc_algorithm) return absl::OkStatus();
+  const KeyAlgorithm algorithm = *params_.obc_algorithm;
+  KeyPool::Options pool_options;
+  // Replacing the key a page load just took must not compete with that page
+  // load for the CPU (an RSA-2048 key is tens of ms): the refill starts a
+  // second after the last key was taken, on a thread of its own at
+  // background priority (nice 10, as Chromium's background threads; raising
+  // one's own niceness needs no privilege, and if it fails refills just run
+  // at normal priority). A request that finds the pool empty still gets its
+  // key made at once on the normal workers.
+  refill_pool_ = std::make_unique<WorkerPool>(1);
+  refill_pool_->PostTask([] {
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+  });
+  pool_options.refill_workers = refill_pool_.get();
+  pool_options.refill_delay = absl::Seconds(1);
+  pool_options.target_depth = {0, 0, 0, 0};
+  pool_options.target_depth[static_cast<size_t>(algorithm)] =
+      params_.obc_pool_depth >= 0             ? params_.obc_pool_depth
+      : algorithm == KeyAlgorithm::kEcdsaP256 ? 4
+                                              : 2;
+  key_pool_ = std::make_unique<KeyPool>(worker_pool_.get(), pool_options);
+  OriginBoundCertStore::Options store_options;
+  store_options.private_profile = !profile_->persistent();
+  store_options.profile_dir = profile_->dir();
+  store_options.scope_mode = params_.obc_scope;
+  absl::StatusOr<std::unique_ptr<OriginBoundCertStore>> store =
+      OriginBoundCertStore::Open(store_options, key_pool_.get(),
+                                 worker_pool_.get());
+  if (!store.ok())
+    return absl::Status(
+        store.status().code(),
+        absl::StrCat("origin-bound certificates: ", store.status().message()));
+  obc_store_ = *std::move(store);
+  obc_provider_ =
+      std::make_unique<ObcClientCertProvider>(obc_store_.get(), algorithm);
+  return absl::OkStatus();
+}
+
+// Snap Start: one client context; its server information persists in the
+// profile unless it is private. Chains loaded from disk are re-verified
+// before a socket predicts with them.
+absl::Status NetworkContext::InitSnapStart() {
+  if (!params_.snap_start) return absl::OkStatus();
+  if (!session_verifier_)
+    return absl::FailedPreconditionError(
+        "Snap Start needs certificate verification (trust anchors)");
+  SnapStartClientOptions options;
+  options.state_file = profile_->PathFor(Profile::kSnapStartFileName);
+  absl::StatusOr<std::unique_ptr<SnapStartClientContext>> context =
+      SnapStartClientContext::Create(session_verifier_.get(), options);
+  if (!context.ok())
+    return absl::Status(
+        context.status().code(),
+        absl::StrCat("snap start: ", context.status().message()));
+  snap_start_context_ = *std::move(context);
+  return absl::OkStatus();
+}
+
+CertVerifier* NetworkContext::cert_verifier() {
+  return session_verifier_.get();
+}
+
+std::unique_ptr<HttpNetworkTransaction> NetworkContext::CreateTransaction() {
+  return std::make_unique<HttpNetworkTransaction>(http_session_.get());
+}
+
+void NetworkContext::Prefetch(const std::vector<std::string>& hosts,
+                              absl::AnyInvocable<void()> done) {
+  dns_prefetcher_->Prefetch(hosts);
+  dns_prefetcher_->WhenIdle(std::move(done));
+}
+
+std::vector<std::string> NetworkContext::StartupHosts(size_t n) const {
+  return profile_->host_history()->TopHosts(n);
+}
+
+void NetworkContext::RecordVisit(const std::string& host) {
+  profile_->host_history()->RecordVisit(host, absl::Now());
+}
+
+int NetworkContext::ConnectTransport(const std::string& host, uint16_t port,
+                                     std::unique_ptr<StreamSocket>* out_socket,
+                                     CompletionOnceCallback callback,
+                                     std::unique_ptr<Request>* out_request) {
+  auto job = std::make_unique<ConnectJob>(this, host, port);
+  ConnectJob* raw = job.get();
+  int rv =
+      raw->Start([raw, out_socket, cb = std::move(callback)](int rv) mutable {
+        if (rv == OK) *out_socket = raw->TakeSocket();
+        std::move(cb)(rv);
+      });
+  if (rv == OK) *out_socket = raw->TakeSocket();
+  if (rv == ERR_IO_PENDING) *out_request = std::move(job);
+  return rv;
+}
+
+int NetworkContext::PrevalidateHost(const std::string& host, uint16_t port,
+                                    CompletionOnceCallback callback,
+                                    std::unique_ptr<Request>* out_request,
+                                    std::string* error_detail) {
+  if (!prevalidator_) {
+    if (error_detail)
+      *error_detail = "prevalidation needs trust anchors: " + trust_error_;
+    return ERR_CERT_AUTHORITY_INVALID;
+  }
+  auto job = std::make_unique<PrevalidateJob>(this, host, port, error_detail);
+  int rv = job->Start(std::move(callback));
+  if (rv == ERR_IO_PENDING) *out_request = std::move(job);
+  return rv;
+}
+
+int NetworkContext::WaitForObcKeys(CompletionOnceCallback callback) {
+  if (!key_pool_) return OK;
+  return key_pool_->WaitUntilFull(std::move(callback));
+}
+
+int NetworkContext::FlushObcs(CompletionOnceCallback callback) {
+  if (!obc_store_) return OK;
+  return obc_store_->Flush(std::move(callback));
+}
+
+absl::Status NetworkContext::SaveProfile() {
+  return profile_->Save(absl::Now());
+}
+
+}  // namespace net

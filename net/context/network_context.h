@@ -1,0 +1,229 @@
+// NetworkContext: the composition root an embedder creates — a browser, a
+// headless client, the fetch tool. From one NetworkContextParams it builds
+// and owns the whole client stack: the worker pool, the host resolver (c-ares
+// or the system's) and the DNS prefetcher, the certificate verifier with its
+// revocation checker (OCSP/CRL over a plain-HTTP session of its own), the
+// prevalidator, the origin-bound certificate key pool and store, the cookie
+// jar, the Snap Start state, the HTTP session, and the Profile that loads and
+// saves every per-profile store (memory only for a private profile).
+//
+//   EventLoop loop;                            // the network thread's loop
+//   NetworkContextParams params;
+//   params.trust_anchor_files = {"root.pem"};
+//   params.profile_dir = "/tmp/profile";
+//   auto context = NetworkContext::Create(std::move(params));
+//   auto transaction = (*context)->CreateTransaction();
+//   transaction->Start(request, callback);     // then Read(), load_timing()
+//
+// Created, used and destroyed on the network thread, whose EventLoop must
+// exist first and outlive the context. Transactions and jobs the context
+// hands out must be destroyed before it.
+
+#ifndef NET_CONTEXT_NETWORK_CONTEXT_H_
+#define NET_CONTEXT_NETWORK_CONTEXT_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/functional/any_invocable.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "cert/obc/obc_types.h"
+#include "cert/revocation_checker.h"
+#include "dns/host_resolver.h"
+#include "net/base/net_errors.h"
+#include "net/context/profile.h"
+#include "net/http/http_network_session.h"
+#include "net/http/http_network_transaction.h"
+
+namespace net {
+
+class BasicCertVerifier;
+class CertVerifier;
+class ClientSocketFactory;
+class DnsPrefetcher;
+class HttpRevocationFetcher;
+class KeyPool;
+class ObcClientCertProvider;
+class OcspCrlRevocationChecker;
+class OriginBoundCertStore;
+class PrevalidatedCertVerifier;
+class Prevalidator;
+class SnapStartClientContext;
+class StreamSocket;
+class WorkerPool;
+
+struct NetworkContextParams {
+  // Trust: PEM files of trust anchors, and/or the system store
+  // (/etc/ssl/certs). Without either, https requests cannot be verified and
+  // the context has no cert_verifier().
+  std::vector<std::string> trust_anchor_files;
+  bool system_trust_store = false;
+
+  // DNS: c-ares against |dns_servers| ("addr:port"), or the system resolver
+  // when empty. |resolve_overrides| (curl's --resolve) win over both.
+  std::vector<std::string> dns_servers;
+  bool edns = true;
+  absl::Duration dns_attempt_timeout = absl::Seconds(2);
+  std::vector<ResolveOverride> resolve_overrides;
+
+  // Connections and TLS. |session| carries timeouts, the SSLConfig and
+  // connection reuse; its cookie jar, Snap Start context, client certificate
+  // provider and verifier are filled in by the context.
+  HttpNetworkSessionParams session;
+  // Transport sockets come from here (tests and link emulation substitute
+  // one). Not owned; must outlive the context. Null: the default factory.
+  ClientSocketFactory* socket_factory = nullptr;
+
+  // Revocation checking of every verified chain (off, soft-fail, hard-fail)
+  // and URL prefixes in certificates mapped to reachable ones (the local
+  // world's OCSP responder and CRLs).
+  RevocationPolicy::Mode revocation = RevocationPolicy::Mode::kSoftFail;
+  std::map<std::string, std::string> revocation_url_rewrites;
+
+  // Origin-bound certificates: presented as TLS client certificates when
+  // set; scoped per origin or per eTLD+1; |obc_pool_depth| keys of the
+  // algorithm kept ready (-1: 4 for ECDSA, 2 for RSA).
+  std::optional<KeyAlgorithm> obc_algorithm;
+  ScopeMode obc_scope = ScopeMode::kOrigin;
+  int obc_pool_depth = -1;
+
+  // TLS Snap Start through net/snap_start's TLS 1.2 core (needs trust).
+  bool snap_start = false;
+
+  // The profile (see Profile): its directory ("" = memory only), private.
+  std::string profile_dir;
+  bool private_profile = false;
+  bool cookies = true;
+
+  // Worker threads for key generation, chain building and OCSP/CRL checks.
+  int worker_threads = 2;
+  // Lookups the DNS prefetcher runs at once.
+  size_t max_concurrent_prefetches = 8;
+};
+
+class NetworkContext {
+ public:
+  // Create builds the stack. Errors name what failed (a trust anchor file,
+  // a DNS server, a damaged or locked profile file).
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<NetworkContext>> Create(
+      NetworkContextParams params);
+  ~NetworkContext();
+  NetworkContext(const NetworkContext&) = delete;
+  NetworkContext& operator=(const NetworkContext&) = delete;
+
+  // CreateTransaction returns a transaction on the context's HTTP session.
+  std::unique_ptr<HttpNetworkTransaction> CreateTransaction();
+
+  // Prefetch resolves |hosts| ahead of use (the DNS prefetcher, which
+  // de-duplicates and bounds concurrency); |done| runs from a posted task
+  // once nothing is queued or in flight.
+  void Prefetch(const std::vector<std::string>& hosts,
+                absl::AnyInvocable<void()> done);
+
+  // StartupHosts is the profile's |n| most visited hosts, most visited first:
+  // what a browser prefetches at startup.
+  std::vector<std::string> StartupHosts(size_t n) const;
+  // RecordVisit counts a successful visit to |host| in the profile.
+  void RecordVisit(const std::string& host);
+
+  // A request the context runs on the embedder's behalf; destroying it
+  // cancels.
+  class Request {
+   public:
+    virtual ~Request() = default;
+  };
+
+  // ConnectTransport resolves |host| and connects a transport socket to its
+  // first address through the context's socket factory, for probes that
+  // speak their own protocol on it. OK, a net error, or ERR_IO_PENDING.
+  int ConnectTransport(const std::string& host, uint16_t port,
+                       std::unique_ptr<StreamSocket>* out_socket,
+                       CompletionOnceCallback callback,
+                       std::unique_ptr<Request>* out_request);
+
+  // PrevalidateHost learns |host|'s chain with a probe handshake (a session
+  // cache of its own, so the next real connection is a full handshake) and
+  // hands it to the prevalidator: chain building and revocation checks off
+  // the critical path. OK once prevalidated; the error otherwise (a failed
+  // prevalidation only means the later fetch verifies on its own).
+  // |error_detail| (optional) says which step failed.
+  int PrevalidateHost(const std::string& host, uint16_t port,
+                      CompletionOnceCallback callback,
+                      std::unique_ptr<Request>* out_request,
+                      std::string* error_detail = nullptr);
+
+  // WaitForObcKeys returns OK once the OBC key pool holds its target depth
+  // (or there is none), else ERR_IO_PENDING and runs |callback| then.
+  int WaitForObcKeys(CompletionOnceCallback callback);
+
+  // FlushObcs returns OK once every origin-bound certificate made so far is
+  // on disk (always, for a private profile), else ERR_IO_PENDING.
+  int FlushObcs(CompletionOnceCallback callback);
+  // SaveProfile writes the profile's stores (see Profile::Save).
+  absl::Status SaveProfile();
+
+  // The parts, for embedders and tools that need them directly. Null when
+  // not configured (no trust: no verifier, prevalidator, revocation; no OBC
+  // algorithm: no key pool or store; Snap Start off: no Snap Start context).
+  Profile* profile() { return profile_.get(); }
+  HostResolver* host_resolver() { return resolver_.get(); }
+  DnsPrefetcher* dns_prefetcher() { return dns_prefetcher_.get(); }
+  ClientSocketFactory* socket_factory() { return socket_factory_; }
+  WorkerPool* worker_pool() { return worker_pool_.get(); }
+  // The verifier sessions use: prevalidated answers first, then a full
+  // verification with revocation.
+  CertVerifier* cert_verifier();
+  BasicCertVerifier* basic_cert_verifier() { return verifier_.get(); }
+  Prevalidator* prevalidator() { return prevalidator_.get(); }
+  OriginBoundCertStore* obc_store() { return obc_store_.get(); }
+  KeyPool* key_pool() { return key_pool_.get(); }
+  CookieJar* cookie_jar() { return profile_->cookie_jar(); }
+  SnapStartClientContext* snap_start_context() {
+    return snap_start_context_.get();
+  }
+  HttpNetworkSession* http_session() { return http_session_.get(); }
+  const NetworkContextParams& params() const { return params_; }
+  // Why the context has no verifier (empty if it has one).
+  const std::string& trust_error() const { return trust_error_; }
+
+ private:
+  class ConnectJob;
+  class PrevalidateJob;
+
+  explicit NetworkContext(NetworkContextParams params);
+  absl::Status Init();
+  absl::Status InitResolver();
+  void InitRevocation();
+  absl::Status InitObc();
+  absl::Status InitSnapStart();
+
+  NetworkContextParams params_;
+  std::unique_ptr<WorkerPool> worker_pool_;
+  // Refills the OBC key pool at background priority; outlives key_pool_.
+  std::unique_ptr<WorkerPool> refill_pool_;
+  std::unique_ptr<Profile> profile_;
+  std::unique_ptr<HostResolver> resolver_;
+  ClientSocketFactory* socket_factory_ = nullptr;
+  std::unique_ptr<BasicCertVerifier> verifier_;
+  std::string trust_error_;
+  std::unique_ptr<HttpNetworkSession> revocation_session_;
+  std::unique_ptr<HttpRevocationFetcher> revocation_fetcher_;
+  std::unique_ptr<OcspCrlRevocationChecker> revocation_checker_;
+  std::unique_ptr<Prevalidator> prevalidator_;
+  std::unique_ptr<PrevalidatedCertVerifier> session_verifier_;
+  std::unique_ptr<KeyPool> key_pool_;
+  std::unique_ptr<OriginBoundCertStore> obc_store_;
+  std::unique_ptr<ObcClientCertProvider> obc_provider_;
+  std::unique_ptr<SnapStartClientContext> snap_start_context_;
+  std::unique_ptr<HttpNetworkSession> http_session_;
+  std::unique_ptr<DnsPrefetcher> dns_prefetcher_;
+};
+
+}  // namespace net
+
+#endif  // NET_CONTEXT_NETWORK_CONTEXT_H_

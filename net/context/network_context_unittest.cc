@@ -1,0 +1,244 @@
+// NetworkContext end to end in one event loop: a fetch over TLS to an
+// in-process origin, the profile kept across contexts, the profile lock,
+// private profiles, prevalidation and transport probes.
+
+#include "net/context/network_context.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "cert/prevalidator.h"
+#include "dns/dns_prefetcher.h"
+#include "gtest/gtest.h"
+#include "net/base/event_loop.h"
+#include "net/base/test_completion_callback.h"
+#include "net/context/test_https_server.h"
+#include "net/socket/stream_socket.h"
+
+namespace net {
+namespace {
+
+std::string MakeTempDir() {
+  std::string pattern =
+      absl::StrCat(getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp",
+                   "/context_XXXXXX");
+  EXPECT_NE(mkdtemp(pattern.data()), nullptr);
+  return pattern;
+}
+
+class NetworkContextTest : public ::testing::Test {
+ protected:
+  NetworkContextParams Params() {
+    NetworkContextParams params;
+    params.trust_anchor_files = {"cert/testdata/good_root.pem"};
+    params.revocation = RevocationPolicy::Mode::kOff;
+    params.resolve_overrides.push_back(*ResolveOverride::Parse(absl::StrCat(
+        "www.example.test:", server_.address().port(), ":127.0.0.1")));
+    return params;
+  }
+
+  Url OriginUrl(const std::string& path = "/") {
+    return *Url::Parse(absl::StrCat(
+        "https://www.example.test:", server_.address().port(), path));
+  }
+
+  // Fetches |url| to the end of its body; returns the net result.
+  int Fetch(NetworkContext* context, const Url& url, std::string* body,
+            LoadTiming* timing = nullptr) {
+    auto transaction = context->CreateTransaction();
+    HttpRequestInfo request;
+    request.url = url;
+    TestCompletionCallback callback;
+    int rv =
+        callback.GetResult(transaction->Start(request, callback.callback()));
+    while (rv == OK) {
+      auto buf = std::make_shared<IOBuffer>(4096);
+      int n =
+          callback.GetResult(transaction->Read(buf, 4096, callback.callback()));
+      if (n < 0) rv = n;
+      if (n <= 0) break;
+      body->append(buf->data(), n);
+    }
+    if (timing) *timing = transaction->load_timing();
+    return rv;
+  }
+
+  EventLoop loop_;
+  TestHttpsServer server_;
+};
+
+TEST_F(NetworkContextTest, FetchesOverTls) {
+  auto context = NetworkContext::Create(Params());
+  ASSERT_TRUE(context.ok()) << context.status();
+  std::string body;
+  LoadTiming timing;
+  EXPECT_EQ(OK, Fetch(context->get(), OriginUrl(), &body, &timing));
+  EXPECT_EQ(body, TestHttpsServer::kBody);
+  EXPECT_EQ(timing.status_code, 200);
+  EXPECT_TRUE(timing.https);
+  EXPECT_EQ(timing.ssl.cert_verify.error, OK);
+  // The cookie went into the context's jar.
+  ASSERT_NE((*context)->cookie_jar(), nullptr);
+  EXPECT_EQ((*context)->cookie_jar()->size(), 1u);
+}
+
+TEST_F(NetworkContextTest, UnusableTrustAnchorIsAnError) {
+  NetworkContextParams params = Params();
+  params.trust_anchor_files = {"cert/testdata/no_such_root.pem"};
+  auto context = NetworkContext::Create(std::move(params));
+  ASSERT_FALSE(context.ok());
+  EXPECT_NE(context.status().message().find("no_such_root.pem"),
+            std::string::npos)
+      << context.status();
+}
+
+TEST_F(NetworkContextTest, WithoutTrustHttpsCannotBeVerified) {
+  NetworkContextParams params = Params();
+  params.trust_anchor_files.clear();
+  auto context = NetworkContext::Create(std::move(params));
+  ASSERT_TRUE(context.ok()) << context.status();
+  EXPECT_EQ((*context)->cert_verifier(), nullptr);
+  EXPECT_FALSE((*context)->trust_error().empty());
+  // Snap Start without trust is refused at creation.
+  params = Params();
+  params.trust_anchor_files.clear();
+  params.snap_start = true;
+  EXPECT_FALSE(NetworkContext::Create(std::move(params)).ok());
+}
+
+TEST_F(NetworkContextTest, ProfileSurvivesTheContext) {
+  std::string dir = MakeTempDir() + "/profile";
+  {
+    NetworkContextParams params = Params();
+    params.profile_dir = dir;
+    auto context = NetworkContext::Create(std::move(params));
+    ASSERT_TRUE(context.ok()) << context.status();
+    std::string body;
+    ASSERT_EQ(OK, Fetch(context->get(), OriginUrl(), &body));
+    (*context)->RecordVisit("www.example.test");
+    EXPECT_TRUE((*context)->SaveProfile().ok());
+  }
+  struct stat st;
+  ASSERT_EQ(0, stat(dir.c_str(), &st));
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  NetworkContextParams params = Params();
+  params.profile_dir = dir;
+  auto context = NetworkContext::Create(std::move(params));
+  ASSERT_TRUE(context.ok()) << context.status();
+  EXPECT_EQ((*context)->StartupHosts(10),
+            std::vector<std::string>{"www.example.test"});
+  EXPECT_EQ((*context)->cookie_jar()->size(), 1u);
+}
+
+TEST_F(NetworkContextTest, ProfileInUseIsRefused) {
+  std::string dir = MakeTempDir();
+  NetworkContextParams params = Params();
+  params.profile_dir = dir;
+  auto first = NetworkContext::Create(params);
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = NetworkContext::Create(params);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("in use"), std::string::npos)
+      << second.status();
+  first->reset();
+  EXPECT_TRUE(NetworkContext::Create(params).ok());
+}
+
+TEST_F(NetworkContextTest, PrivateProfileTouchesNoDisk) {
+  std::string dir = MakeTempDir() + "/private";
+  NetworkContextParams params = Params();
+  params.profile_dir = dir;
+  params.private_profile = true;
+  params.obc_algorithm = KeyAlgorithm::kEcdsaP256;
+  params.snap_start = true;
+  auto context = NetworkContext::Create(std::move(params));
+  ASSERT_TRUE(context.ok()) << context.status();
+  std::string body;
+  ASSERT_EQ(OK, Fetch(context->get(), OriginUrl(), &body));
+  (*context)->RecordVisit("www.example.test");
+  EXPECT_TRUE((*context)->SaveProfile().ok());
+  TestCompletionCallback flushed;
+  EXPECT_EQ(OK, flushed.GetResult((*context)->FlushObcs(flushed.callback())));
+  context->reset();
+  struct stat st;
+  EXPECT_NE(0, stat(dir.c_str(), &st)) << dir << " was created";
+}
+
+TEST_F(NetworkContextTest, PrevalidatedChainIsUsedByTheFetch) {
+  auto context = NetworkContext::Create(Params());
+  ASSERT_TRUE(context.ok()) << context.status();
+  std::unique_ptr<NetworkContext::Request> request;
+  std::string detail;
+  TestCompletionCallback callback;
+  int rv = callback.GetResult(
+      (*context)->PrevalidateHost("www.example.test", server_.address().port(),
+                                  callback.callback(), &request, &detail));
+  ASSERT_EQ(OK, rv) << detail;
+  EXPECT_EQ((*context)->prevalidator()->jobs_started(), 1u);
+  EXPECT_EQ(server_.handshakes(), 1);
+  std::string body;
+  ASSERT_EQ(OK, Fetch(context->get(), OriginUrl(), &body));
+  EXPECT_EQ(static_cast<PrevalidatedCertVerifier*>((*context)->cert_verifier())
+                ->prevalidated_hits(),
+            1u);
+}
+
+TEST_F(NetworkContextTest, PrevalidationFailureSaysWhichStep) {
+  auto context = NetworkContext::Create(Params());
+  ASSERT_TRUE(context.ok()) << context.status();
+  std::unique_ptr<NetworkContext::Request> request;
+  std::string detail;
+  TestCompletionCallback callback;
+  int rv = callback.GetResult((*context)->PrevalidateHost(
+      "unknown.invalid", 443, callback.callback(), &request, &detail));
+  EXPECT_NE(OK, rv);
+  EXPECT_NE(detail.find("resolving unknown.invalid"), std::string::npos)
+      << detail;
+}
+
+TEST_F(NetworkContextTest, ConnectTransportReportsRefusal) {
+  auto context = NetworkContext::Create(Params());
+  ASSERT_TRUE(context.ok()) << context.status();
+  // A port nobody listens on: bind one, learn it, close it.
+  uint16_t port;
+  {
+    TCPServerSocket listener;
+    ASSERT_EQ(OK,
+              listener.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 1));
+    IPEndPoint address;
+    listener.GetLocalAddress(&address);
+    port = address.port();
+  }
+  std::unique_ptr<StreamSocket> socket;
+  std::unique_ptr<NetworkContext::Request> request;
+  TestCompletionCallback callback;
+  EXPECT_EQ(ERR_CONNECTION_REFUSED,
+            callback.GetResult((*context)->ConnectTransport(
+                "127.0.0.1", port, &socket, callback.callback(), &request)));
+  EXPECT_EQ(socket, nullptr);
+  TestCompletionCallback ok;
+  EXPECT_EQ(OK, ok.GetResult((*context)->ConnectTransport(
+                    "www.example.test", server_.address().port(), &socket,
+                    ok.callback(), &request)));
+  EXPECT_NE(socket, nullptr);
+}
+
+TEST_F(NetworkContextTest, PrefetchWarmsTheResolver) {
+  auto context = NetworkContext::Create(Params());
+  ASSERT_TRUE(context.ok()) << context.status();
+  bool done = false;
+  (*context)->Prefetch({"www.example.test", "www.example.test"}, [&] {
+    done = true;
+    loop_.Quit();
+  });
+  loop_.Run();
+  EXPECT_TRUE(done);
+  EXPECT_EQ((*context)->dns_prefetcher()->started(), 1u);
+}
+
+}  // namespace
+}  // namespace net

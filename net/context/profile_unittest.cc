@@ -1,0 +1,110 @@
+#include "net/context/profile.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace net {
+namespace {
+
+std::string MakeTempDir() {
+  std::string pattern =
+      absl::StrCat(getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp",
+                   "/profile_XXXXXX");
+  EXPECT_NE(mkdtemp(pattern.data()), nullptr);
+  return pattern;
+}
+
+Profile::Options Persistent(const std::string& dir) {
+  Profile::Options options;
+  options.dir = dir;
+  return options;
+}
+
+TEST(ProfileTest, StoresRoundTrip) {
+  std::string dir = MakeTempDir();
+  const absl::Time now = absl::Now();
+  {
+    auto profile = Profile::Open(Persistent(dir), now);
+    ASSERT_TRUE(profile.ok()) << profile.status();
+    EXPECT_TRUE((*profile)->persistent());
+    (*profile)->host_history()->RecordVisit("a.example.test", now);
+    (*profile)->revocation_cache()->Put("key", {true, now + absl::Hours(1)});
+    ASSERT_TRUE((*profile)->Save(now).ok());
+  }
+  auto profile = Profile::Open(Persistent(dir), now);
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_EQ((*profile)->host_history()->visits("a.example.test"), 1u);
+  auto entry = (*profile)->revocation_cache()->Lookup("key", now);
+  ASSERT_TRUE(entry.has_value());
+  EXPECT_TRUE(entry->revoked);  // a revoked answer stays revoked on disk
+  EXPECT_EQ((*profile)->PathFor("snap_start"), dir + "/snap_start");
+}
+
+TEST(ProfileTest, SecondOpenIsRefusedWhileLocked) {
+  std::string dir = MakeTempDir();
+  auto first = Profile::Open(Persistent(dir), absl::Now());
+  ASSERT_TRUE(first.ok());
+  auto second = Profile::Open(Persistent(dir), absl::Now());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition);
+  first->reset();
+  EXPECT_TRUE(Profile::Open(Persistent(dir), absl::Now()).ok());
+}
+
+TEST(ProfileTest, DamagedFileIsReportedAndKept) {
+  std::string dir = MakeTempDir();
+  std::string path = dir + "/" + HostHistory::kFileName;
+  { std::ofstream(path) << "\x0a\x05garbage-that-is-not-a-history"; }
+  auto profile = Profile::Open(Persistent(dir), absl::Now());
+  EXPECT_FALSE(profile.ok());
+  struct stat st;
+  EXPECT_EQ(0, stat(path.c_str(), &st));  // left for the user to inspect
+}
+
+TEST(ProfileTest, EveryStoreIsSavedWhenOneFails) {
+  std::string dir = MakeTempDir();
+  const absl::Time now = absl::Now();
+  auto profile = Profile::Open(Persistent(dir), now);
+  ASSERT_TRUE(profile.ok());
+  // The history's file cannot be written: a directory stands in its way.
+  ASSERT_EQ(0, mkdir((dir + "/" + HostHistory::kFileName).c_str(), 0700));
+  (*profile)->revocation_cache()->Put("key", {false, now + absl::Hours(1)});
+  absl::Status saved = (*profile)->Save(now);
+  EXPECT_FALSE(saved.ok());
+  struct stat st;
+  EXPECT_EQ(0,
+            stat((*profile)->PathFor(Profile::kRevocationCacheFileName).c_str(),
+                 &st));
+}
+
+TEST(ProfileTest, PrivateProfileIsMemoryOnly) {
+  std::string dir = MakeTempDir() + "/never";
+  Profile::Options options = Persistent(dir);
+  options.private_profile = true;
+  auto profile = Profile::Open(options, absl::Now());
+  ASSERT_TRUE(profile.ok());
+  EXPECT_FALSE((*profile)->persistent());
+  EXPECT_EQ((*profile)->PathFor("snap_start"), "");
+  ASSERT_NE((*profile)->cookie_jar(), nullptr);
+  (*profile)->host_history()->RecordVisit("a.example.test", absl::Now());
+  EXPECT_TRUE((*profile)->Save(absl::Now()).ok());
+  struct stat st;
+  EXPECT_NE(0, stat(dir.c_str(), &st));
+}
+
+TEST(ProfileTest, CookiesOff) {
+  Profile::Options options;
+  options.cookies = false;
+  auto profile = Profile::Open(options, absl::Now());
+  ASSERT_TRUE(profile.ok());
+  EXPECT_EQ((*profile)->cookie_jar(), nullptr);
+}
+
+}  // namespace
+}  // namespace net
