@@ -1,40 +1,16 @@
-// RevocationFetcher: how the revocation checker gets OCSP responses and
-// CRLs — an HTTP GET, or a POST with a body. The implementation over
-// net/http is net/cert_net's HttpRevocationFetcher (kept out of cert/, which
-// sits below net/http); tests substitute a scripted one.
-//
-// Fetch follows the async contract: the callback gets OK and the body, or a
-// net error (HTTP errors are ERR_FAILED with the status in |detail|).
-// Destroying |*out_request| cancels.
+// RevocationFetcher: how the revocation checker gets OCSP responses and CRLs
+// — net/base's UrlFetcher (an HTTP GET, or a POST with a body). The
+// implementation over net/http is net/cert_net's HttpUrlFetcher (kept out of
+// cert/, which sits below net/http); tests substitute a scripted one.
 
 #ifndef CERT_REVOCATION_FETCHER_H_
 #define CERT_REVOCATION_FETCHER_H_
 
-#include <memory>
-#include <string>
-
-#include "absl/functional/any_invocable.h"
+#include "net/base/url_fetcher.h"
 
 namespace net {
 
-class RevocationFetcher {
- public:
-  class Request {
-   public:
-    virtual ~Request() = default;
-  };
-  using Callback = absl::AnyInvocable<void(int error, std::string body)>;
-  virtual ~RevocationFetcher() = default;
-  // Empty |post_body| means GET.
-  virtual void Fetch(const std::string& url, const std::string& post_body,
-                     const std::string& content_type, Callback callback,
-                     std::unique_ptr<Request>* out_request) = 0;
-  // Requests made so far (tests and traces read it).
-  int fetch_count() const { return fetch_count_; }
-
- protected:
-  int fetch_count_ = 0;
-};
+using RevocationFetcher = UrlFetcher;
 
 }  // namespace net
 

@@ -6,6 +6,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -117,15 +118,33 @@ bool EventLoop::RunPostedTasks() {
     absl::MutexLock lock(&mu_);
     tasks.swap(posted_);
   }
-  for (Task& task : tasks) task();
+  // Only the tasks queued when the turn began (a task that posts another
+  // does not extend it), and due timers between them: a long backlog must
+  // not hold a deadline back.
+  for (Task& task : tasks) {
+    task();
+    RunTimersIfDue();
+  }
   return !tasks.empty();
 }
 
 bool EventLoop::RunExpiredTimers() {
   bool ran = false;
   int64_t now = NowUs();
+  // Only timers that existed when this call began: a timer that re-arms
+  // itself with no delay runs once per call, not forever.
+  const TimerId first_new_id = next_timer_id_;
   while (!timers_.empty() && timers_.begin()->first.deadline_us <= now) {
     auto it = timers_.begin();
+    if (it->first.id >= first_new_id) {
+      // Added during this call: leave it for the next one, and look for a
+      // due timer that is older.
+      auto old = std::find_if(it, timers_.end(), [&](const auto& entry) {
+        return entry.first.deadline_us > now || entry.first.id < first_new_id;
+      });
+      if (old == timers_.end() || old->first.deadline_us > now) break;
+      it = old;
+    }
     Task task = std::move(it->second);
     timer_deadlines_.erase(it->first.id);
     timers_.erase(it);
@@ -133,6 +152,11 @@ bool EventLoop::RunExpiredTimers() {
     ran = true;
   }
   return ran;
+}
+
+void EventLoop::RunTimersIfDue() {
+  if (!timers_.empty() && timers_.begin()->first.deadline_us <= NowUs())
+    RunExpiredTimers();
 }
 
 void EventLoop::ArmTimerFd() {
@@ -184,6 +208,9 @@ bool EventLoop::RunOnce(bool may_block) {
       continue;
     }
     did_work = true;
+    // Due timers run between descriptor callbacks, not only between turns:
+    // up to 64 slow callbacks must not hold a deadline back.
+    if (i > 0) RunTimersIfDue();
     uint32_t ev = events[i].events;
     // Look the registration up before each callback: an earlier callback in
     // this batch may have stopped or destroyed it.

@@ -86,10 +86,14 @@ class EventLoop {
 
   // One turn: run queued tasks and expired timers, then wait up to
   // |may_block| for descriptor events and dispatch them. Returns whether any
-  // work was done.
+  // work was done. Expired timers also run between posted tasks and between
+  // descriptor callbacks, so that a timer fires on time however much other
+  // work is ready (as long as each callback itself returns promptly).
   bool RunOnce(bool may_block);
   bool RunPostedTasks();
   bool RunExpiredTimers();
+  // Runs expired timers if the earliest one is due.
+  void RunTimersIfDue();
   void ArmTimerFd();
 
   uint64_t AddWatch(int fd, uint32_t events, FdWatchController* controller);

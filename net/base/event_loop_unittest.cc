@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <array>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -118,6 +121,82 @@ TEST(EventLoopTest, TimerFiresWithSubMillisecondPrecision) {
   // Generous for a noisy machine; the point is no millisecond rounding-up
   // of every wait.
   EXPECT_LT(fired - start, absl::Milliseconds(40));
+}
+
+void BusyWait(absl::Duration d) {
+  TimeTicks until = TimeTicks::Now() + d;
+  while (TimeTicks::Now() < until) {
+  }
+}
+
+// A watcher that never drains its pipe: the descriptor stays ready on every
+// turn, and each callback costs 3 ms.
+class SlowNeverDrainingReader : public FdWatcher {
+ public:
+  void OnFdReadable(int fd) override {
+    ++calls;
+    BusyWait(absl::Milliseconds(3));
+  }
+  void OnFdWritable(int fd) override {}
+  int calls = 0;
+};
+
+// Timers fire on time even when more descriptors are ready than one turn
+// dispatches (64) and each callback is slow: the loop runs due timers
+// between callbacks, not only between turns.
+TEST(EventLoopTest, TimersFireOnTimeWhileManyDescriptorsStayReady) {
+  EventLoop loop;
+  constexpr int kPipes = 100;
+  std::vector<std::array<int, 2>> pipes(kPipes);
+  std::vector<std::unique_ptr<FdWatchController>> controllers;
+  SlowNeverDrainingReader reader;
+  for (auto& p : pipes) {
+    ASSERT_EQ(pipe(p.data()), 0);
+    ASSERT_EQ(write(p[1], "x", 1), 1);
+    controllers.push_back(std::make_unique<FdWatchController>());
+    ASSERT_TRUE(controllers.back()->Watch(&loop, p[0], true, false, &reader));
+  }
+  TimeTicks start = TimeTicks::Now();
+  TimeTicks fired;
+  loop.PostDelayedTask(absl::Milliseconds(30), [&] {
+    fired = TimeTicks::Now();
+    loop.Quit();
+  });
+  loop.Run();
+  EXPECT_GT(reader.calls, 0);
+  EXPECT_GE(fired - start, absl::Milliseconds(30));
+  // One turn of 64 callbacks takes about 190 ms.
+  EXPECT_LT(fired - start, absl::Milliseconds(30 + 50));
+  controllers.clear();
+  for (auto& p : pipes) {
+    close(p[0]);
+    close(p[1]);
+  }
+}
+
+// Timers fire on time behind a backlog of posted tasks, too.
+TEST(EventLoopTest, TimersFireOnTimeBehindABacklogOfPostedTasks) {
+  EventLoop loop;
+  int ran = 0;
+  for (int i = 0; i < 300; ++i) {
+    loop.PostTask([&] {
+      ++ran;
+      BusyWait(absl::Milliseconds(1));
+    });
+  }
+  TimeTicks start = TimeTicks::Now();
+  TimeTicks fired;
+  int ran_before_timer = -1;
+  loop.PostDelayedTask(absl::Milliseconds(20), [&] {
+    fired = TimeTicks::Now();
+    ran_before_timer = ran;
+  });
+  while (ran < 300 || fired.is_null()) loop.RunUntilIdle();
+  EXPECT_GE(fired - start, absl::Milliseconds(20));
+  EXPECT_LT(fired - start, absl::Milliseconds(20 + 50));
+  EXPECT_LT(ran_before_timer, 300);
+  // Posted tasks still run in order and all of them run.
+  EXPECT_EQ(ran, 300);
 }
 
 }  // namespace

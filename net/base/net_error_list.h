@@ -118,8 +118,10 @@ NET_ERROR(INVALID_CHUNKED_ENCODING, -321)
 NET_ERROR(CONTENT_LENGTH_MISMATCH, -354)
 // The response ended before its chunked body was complete.
 NET_ERROR(INCOMPLETE_CHUNKED_ENCODING, -355)
-// Conflicting or malformed Content-Length headers.
+// Content-Length headers (or list members) with different values.
 NET_ERROR(RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH, -349)
+// A Content-Length that is not a decimal number or does not fit in 63 bits.
+NET_ERROR(INVALID_CONTENT_LENGTH, -371)
 
 // The DNS server could not be reached or did not answer in time.
 NET_ERROR(DNS_TIMED_OUT, -400)

@@ -15,80 +15,30 @@
 #include "net/base/event_loop.h"
 #include "net/base/weak_ptr.h"
 #include "net/base/worker_pool.h"
-#include "net/cert_net/http_revocation_fetcher.h"
+#include "net/cert_net/http_url_fetcher.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/socket/client_socket_factory.h"
+#include "net/socket/transport_connect_job.h"
 #include "net/ssl/ssl_client_context.h"
 #include "net/ssl/ssl_client_socket.h"
 
 namespace net {
 
-// ConnectJob: resolve, then connect a transport socket to the first address.
+// ConnectJob: a TransportConnectJob the embedder can cancel.
 class NetworkContext::ConnectJob : public NetworkContext::Request {
  public:
   ConnectJob(NetworkContext* context, std::string host, uint16_t port)
-      : context_(context), host_(std::move(host)), port_(port) {}
-
-  // Start returns OK, an error or ERR_IO_PENDING (then |callback| runs).
-  int Start(CompletionOnceCallback callback) {
-    int rv = context_->host_resolver()->Resolve(
-        host_, port_, &resolved_, [this](int rv) { OnResolved(rv); },
-        &resolve_request_);
-    if (rv == ERR_IO_PENDING) {
-      callback_ = std::move(callback);
-      return rv;
-    }
-    rv = Connect(rv);
-    if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
-    return rv;
+      : job_(context->host_resolver(), context->socket_factory(),
+             std::move(host), port, context->params().session.connect_timeout) {
   }
-
-  std::unique_ptr<StreamSocket> TakeSocket() { return std::move(socket_); }
-  const std::string& error_detail() const { return error_detail_; }
+  int Start(CompletionOnceCallback callback) {
+    return job_.Connect(std::move(callback));
+  }
+  std::unique_ptr<StreamSocket> TakeSocket() { return job_.TakeSocket(); }
+  const std::string& error_detail() const { return job_.error_detail(); }
 
  private:
-  int Connect(int rv) {
-    resolve_request_.reset();
-    if (rv == OK && resolved_.addresses.empty()) rv = ERR_NAME_NOT_RESOLVED;
-    if (rv != OK) {
-      error_detail_ = absl::StrCat(
-          "resolving ", host_, ": ",
-          resolved_.detail.empty() ? ErrorToShortString(rv) : resolved_.detail);
-      return rv;
-    }
-    socket_ = context_->socket_factory()->CreateTransportClientSocket(
-        IPEndPoint(resolved_.addresses[0], port_),
-        context_->params().session.connect_timeout);
-    rv = socket_->Connect([this](int rv) { Finish(rv); });
-    if (rv != OK && rv != ERR_IO_PENDING) return Fail(rv);
-    return rv;
-  }
-
-  void OnResolved(int rv) {
-    rv = Connect(rv);
-    if (rv != ERR_IO_PENDING) std::move(callback_)(rv);
-  }
-
-  int Fail(int rv) {
-    error_detail_ = absl::StrCat("connecting to ", host_, ":", port_, ": ",
-                                 ErrorToShortString(rv));
-    socket_.reset();
-    return rv;
-  }
-
-  void Finish(int rv) {
-    if (rv != OK) rv = Fail(rv);
-    std::move(callback_)(rv);
-  }
-
-  NetworkContext* const context_;
-  const std::string host_;
-  const uint16_t port_;
-  HostResolveResult resolved_;
-  std::unique_ptr<HostResolver::Request> resolve_request_;
-  std::unique_ptr<StreamSocket> socket_;
-  CompletionOnceCallback callback_;
-  std::string error_detail_;
+  TransportConnectJob job_;
 };
 
 namespace {
@@ -358,7 +308,7 @@ void NetworkContext::InitRevocation() {
   plain.ssl_config.client_cert_provider = nullptr;
   revocation_session_ = std::make_unique<HttpNetworkSession>(
       plain, resolver_.get(), socket_factory_, verifier_.get());
-  revocation_fetcher_ = std::make_unique<HttpRevocationFetcher>(
+  revocation_fetcher_ = std::make_unique<HttpUrlFetcher>(
       revocation_session_.get(), absl::Seconds(5),
       params_.revocation_url_rewrites);
   revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(

@@ -46,7 +46,7 @@ class BasicCertVerifier;
 class CertVerifier;
 class ClientSocketFactory;
 class DnsPrefetcher;
-class HttpRevocationFetcher;
+class HttpUrlFetcher;
 class KeyPool;
 class ObcClientCertProvider;
 class OcspCrlRevocationChecker;
@@ -212,7 +212,7 @@ class NetworkContext {
   std::unique_ptr<BasicCertVerifier> verifier_;
   std::string trust_error_;
   std::unique_ptr<HttpNetworkSession> revocation_session_;
-  std::unique_ptr<HttpRevocationFetcher> revocation_fetcher_;
+  std::unique_ptr<HttpUrlFetcher> revocation_fetcher_;
   std::unique_ptr<OcspCrlRevocationChecker> revocation_checker_;
   std::unique_ptr<Prevalidator> prevalidator_;
   std::unique_ptr<PrevalidatedCertVerifier> session_verifier_;

@@ -12,14 +12,25 @@ constexpr size_t kMaxLineLength = 4096;
 
 }  // namespace
 
+int HttpChunkedDecoder::Fail(const char* why) {
+  error_ = why;
+  return ERR_INVALID_CHUNKED_ENCODING;
+}
+
 int HttpChunkedDecoder::ParseLine(const std::string& line) {
   if (reached_last_chunk_) {
     // Trailer section: an empty line ends it.
-    if (line.empty()) reached_eof_ = true;
+    if (line.empty()) {
+      reached_eof_ = true;
+      return OK;
+    }
+    trailer_bytes_ += line.size() + 2;
+    if (trailer_bytes_ > kMaxTrailerBytes)
+      return Fail("the trailer section exceeds 64 KB");
     return OK;
   }
   if (chunk_terminator_remaining_) {
-    if (!line.empty()) return ERR_INVALID_CHUNKED_ENCODING;
+    if (!line.empty()) return Fail("no CRLF after the chunk data");
     chunk_terminator_remaining_ = false;
     return OK;
   }
@@ -28,15 +39,24 @@ int HttpChunkedDecoder::ParseLine(const std::string& line) {
   while (!size_text.empty() &&
          (size_text.back() == ' ' || size_text.back() == '\t'))
     size_text.pop_back();
-  if (size_text.empty() || size_text.size() > 15)
-    return ERR_INVALID_CHUNKED_ENCODING;
-  int64_t size = 0;
+  if (size_text.empty()) return Fail("empty chunk size");
   for (char c : size_text) {
-    if (!absl::ascii_isxdigit(c)) return ERR_INVALID_CHUNKED_ENCODING;
+    if (!absl::ascii_isxdigit(c)) return Fail("chunk size is not hexadecimal");
+  }
+  // Leading zeros are allowed and do not count; past 11 significant hex
+  // digits the size is over kMaxChunkSize anyway (and could overflow).
+  size_t first = size_text.find_first_not_of('0');
+  if (first == std::string::npos) first = size_text.size();
+  if (size_text.size() - first > 11)
+    return Fail("chunk size over the 2^40-byte limit");
+  int64_t size = 0;
+  for (size_t i = first; i < size_text.size(); ++i) {
+    char c = size_text[i];
     size =
         size * 16 +
         (absl::ascii_isdigit(c) ? c - '0' : absl::ascii_tolower(c) - 'a' + 10);
   }
+  if (size > kMaxChunkSize) return Fail("chunk size over the 2^40-byte limit");
   if (size == 0) {
     reached_last_chunk_ = true;
   } else {
@@ -67,7 +87,8 @@ int HttpChunkedDecoder::FilterBuf(char* buf, int len) {
         static_cast<const char*>(std::memchr(buf + pos, '\n', len - pos));
     int take = lf ? static_cast<int>(lf - (buf + pos)) : len - pos;
     line_buf_.append(buf + pos, take);
-    if (line_buf_.size() > kMaxLineLength) return ERR_INVALID_CHUNKED_ENCODING;
+    if (line_buf_.size() > kMaxLineLength)
+      return Fail("a chunk-size or trailer line exceeds 4096 bytes");
     pos += take;
     if (!lf) break;
     pos += 1;  // The LF.

@@ -1,10 +1,16 @@
 // HttpChunkedDecoder: a sans-I/O decoder for chunked transfer coding
 // (RFC 9112 section 7.1). Feed it received bytes; it rewrites them in place
 // to the decoded payload. Extensions are skipped, trailers discarded.
+//
+// Everything it keeps is bounded: a chunk-size or trailer line is at most
+// 4096 bytes, the trailer section at most kMaxTrailerBytes, and a chunk at
+// most kMaxChunkSize bytes (a larger size is an error, not a promise the
+// caller could act on).
 
 #ifndef NET_HTTP_HTTP_CHUNKED_DECODER_H_
 #define NET_HTTP_HTTP_CHUNKED_DECODER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -12,6 +18,12 @@ namespace net {
 
 class HttpChunkedDecoder {
  public:
+  // The largest chunk accepted: 1 TiB (2^40).
+  static constexpr int64_t kMaxChunkSize = int64_t{1} << 40;
+  // The largest trailer section accepted (as a response header block is
+  // bounded; see HttpStreamParser::kMaxHeaderBytes).
+  static constexpr size_t kMaxTrailerBytes = 64 * 1024;
+
   // FilterBuf decodes |buf[0..len)| in place and returns the number of
   // payload bytes now at the start of |buf|, or ERR_INVALID_CHUNKED_ENCODING.
   int FilterBuf(char* buf, int len);
@@ -19,17 +31,23 @@ class HttpChunkedDecoder {
   bool reached_eof() const { return reached_eof_; }
   // Bytes received after the end of the chunked body.
   int bytes_after_eof() const { return bytes_after_eof_; }
+  // Why FilterBuf failed ("" before a failure).
+  const char* error() const { return error_; }
 
  private:
   // Processes one line (without CRLF) of chunk-size or trailer.
   int ParseLine(const std::string& line);
+  // Records |why| and returns ERR_INVALID_CHUNKED_ENCODING.
+  int Fail(const char* why);
 
   int64_t chunk_remaining_ = 0;
   bool chunk_terminator_remaining_ = false;  // CRLF after chunk data
   bool reached_last_chunk_ = false;
   bool reached_eof_ = false;
   int bytes_after_eof_ = 0;
+  size_t trailer_bytes_ = 0;
   std::string line_buf_;
+  const char* error_ = "";
 };
 
 }  // namespace net

@@ -50,5 +50,39 @@ TEST(HttpChunkedDecoderTest, CountsBytesAfterEnd) {
   EXPECT_EQ(d.bytes_after_eof(), 5);
 }
 
+// Chunk sizes are bounded (kMaxChunkSize, 2^40): a 15-hex-digit size is an
+// error, not a promise of an exabyte. Leading zeros do not count.
+TEST(HttpChunkedDecoderTest, BoundsTheChunkSize) {
+  for (const char* bad :
+       {"fffffffffffffff\r\n", "10000000001\r\n", "ffffffffffffffffffff\r\n"}) {
+    int error = OK;
+    Decode(bad, 100, &error);
+    EXPECT_EQ(error, ERR_INVALID_CHUNKED_ENCODING) << bad;
+  }
+  int error = OK;
+  Decode("10000000000\r\nabc", 100, &error);
+  EXPECT_EQ(error, OK);
+  EXPECT_EQ(Decode("0000000000000000000000000003\r\nabc\r\n0\r\n\r\n", 5),
+            "abc");
+}
+
+// The trailer section is bounded like a header block: an endless one is an
+// error rather than a read that never ends.
+TEST(HttpChunkedDecoderTest, BoundsTheTrailerSection) {
+  std::string body = "1\r\nx\r\n0\r\n";
+  std::string trailers;
+  while (trailers.size() < 2 * HttpChunkedDecoder::kMaxTrailerBytes)
+    trailers += "X-Trailer: y\r\n";
+  int error = OK;
+  EXPECT_EQ(Decode(body + trailers, 4096, &error), "x");
+  EXPECT_EQ(error, ERR_INVALID_CHUNKED_ENCODING);
+  // A few trailers are fine.
+  HttpChunkedDecoder d;
+  error = OK;
+  EXPECT_EQ(Decode(body + "A: b\r\nC: d\r\n\r\n", 3, &error, &d), "x");
+  EXPECT_EQ(error, OK);
+  EXPECT_TRUE(d.reached_eof());
+}
+
 }  // namespace
 }  // namespace net

@@ -37,7 +37,10 @@ int HttpNetworkTransaction::Start(const HttpRequestInfo& request,
   timing_.url = request_.url.spec();
   timing_.method = request_.method;
   timing_.https = request_.url.SchemeIsCryptographic();
+  final_error_ = OK;
+  deadline_ = TimeTicks();
   if (session_->params().request_timeout > absl::ZeroDuration()) {
+    deadline_ = TimeTicks::Now() + session_->params().request_timeout;
     request_timer_.Start(session_->params().request_timeout,
                          [this] { OnRequestTimeout(); });
   }
@@ -51,19 +54,80 @@ int HttpNetworkTransaction::Start(const HttpRequestInfo& request,
   return rv;
 }
 
-void HttpNetworkTransaction::OnRequestTimeout() {
-  error_detail_ =
-      absl::StrCat("no response within ",
-                   absl::FormatDuration(session_->params().request_timeout));
+bool HttpNetworkTransaction::DeadlinePassed() const {
+  return !deadline_.is_null() && TimeTicks::Now() >= deadline_;
+}
+
+int HttpNetworkTransaction::TimeOut(bool body_read_pending) {
+  const std::string limit =
+      absl::FormatDuration(session_->params().request_timeout);
+  const HttpResponseHeaders* headers =
+      parser_ ? parser_->response_headers() : nullptr;
+  if (headers) {
+    // The headers are in: the body is what ran out of time. Say how far it
+    // got, and whether it stalled (a read was waiting for data) or was
+    // still arriving.
+    std::string got = absl::StrCat(timing_.body_bytes);
+    if (headers->content_length() >= 0)
+      absl::StrAppend(&got, " of ", headers->content_length());
+    if (body_read_pending) {
+      absl::Duration idle = TimeTicks::Now() - last_progress_;
+      error_detail_ = absl::StrCat(
+          "the response body stalled: no data for ",
+          absl::FormatDuration(absl::Trunc(idle, absl::Milliseconds(1))),
+          " when the ", limit, " request deadline passed (", got,
+          " body bytes received)");
+    } else {
+      error_detail_ = absl::StrCat("the ", limit,
+                                   " request deadline passed while reading "
+                                   "the response body (",
+                                   got, " body bytes received)");
+    }
+  } else {
+    switch (next_state_) {
+      case STATE_RESOLVE_HOST_COMPLETE:
+        error_detail_ = absl::StrCat("resolving '", request_.url.host(),
+                                     "' did not finish within ", limit);
+        break;
+      case STATE_CONNECT_COMPLETE:
+        error_detail_ = absl::StrCat("connecting to ", timing_.remote_address,
+                                     " did not finish within ", limit);
+        break;
+      case STATE_SSL_CONNECT_COMPLETE:
+        error_detail_ =
+            absl::StrCat("the TLS handshake with ", timing_.remote_address,
+                         " did not finish within ", limit);
+        break;
+      case STATE_SEND_REQUEST_COMPLETE:
+        error_detail_ =
+            absl::StrCat("sending the request to ", timing_.remote_address,
+                         " did not finish within ", limit);
+        break;
+      default:
+        error_detail_ =
+            timing_.response_start.is_null()
+                ? absl::StrCat("no response within ", limit)
+                : absl::StrCat("the response headers did not complete within ",
+                               limit);
+        break;
+    }
+  }
   // Drop everything in flight; no callback of theirs runs after this.
   resolve_request_.reset();
   parser_.reset();
   socket_.reset();
   next_state_ = STATE_NONE;
+  final_error_ = ERR_TIMED_OUT;
   Finish(ERR_TIMED_OUT);
+  return ERR_TIMED_OUT;
+}
+
+void HttpNetworkTransaction::OnRequestTimeout() {
+  // After the headers, a pending callback is a body Read waiting for data.
+  int rv = TimeOut(/*body_read_pending=*/callback_ != nullptr);
   CompletionOnceCallback callback = std::move(callback_);
   callback_ = nullptr;
-  if (callback) std::move(callback)(ERR_TIMED_OUT);
+  if (callback) std::move(callback)(rv);
 }
 
 void HttpNetworkTransaction::Finish(int result) {
@@ -378,6 +442,7 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
     NoteSnapStartRejection();
   }
   SaveCookies();
+  last_progress_ = TimeTicks::Now();
   // Headers-only responses (HEAD, 204, 304) may already be complete.
   if (parser_->IsResponseBodyComplete()) OnBodyDone(OK);
   return OK;
@@ -396,11 +461,16 @@ void HttpNetworkTransaction::SaveCookies() {
 
 int HttpNetworkTransaction::Read(std::shared_ptr<IOBuffer> buf, int len,
                                  CompletionOnceCallback callback) {
+  if (final_error_ != OK) return final_error_;
   if (!parser_ || !parser_->response_headers()) return ERR_UNEXPECTED;
   if (parser_->IsResponseBodyComplete()) return 0;
+  // A caller that reads again at once after every synchronous result never
+  // lets the event loop run the deadline's timer: check it here.
+  if (DeadlinePassed()) return TimeOut(/*body_read_pending=*/false);
   int rv = parser_->ReadResponseBody(
       std::move(buf), len, [this, weak = weak_factory_.GetWeakPtr()](int rv) {
         if (!weak) return;
+        if (rv > 0) last_progress_ = TimeTicks::Now();
         if (rv <= 0 || parser_->IsResponseBodyComplete()) OnBodyDone(rv);
         CompletionOnceCallback cb = std::move(callback_);
         callback_ = nullptr;
@@ -410,6 +480,7 @@ int HttpNetworkTransaction::Read(std::shared_ptr<IOBuffer> buf, int len,
     callback_ = std::move(callback);
     return rv;
   }
+  if (rv > 0) last_progress_ = TimeTicks::Now();
   if (rv <= 0 || parser_->IsResponseBodyComplete()) OnBodyDone(rv);
   return rv;
 }

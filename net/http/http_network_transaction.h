@@ -9,6 +9,12 @@
 // cookie jar in the session, the request carries its Cookie header (unless
 // the caller set one) and the response's Set-Cookie headers go into it.
 //
+// The session's request_timeout is a deadline for the whole request, body
+// included. It fires from a timer when the transaction waits, and Read()
+// checks it too, so it holds for a caller that keeps reading synchronous
+// results without ever returning to the event loop. Once passed, Start's
+// callback or Read returns ERR_TIMED_OUT, and so does every later Read.
+//
 // The session must outlive the transaction. Destroying the transaction
 // cancels it; no callback runs afterwards.
 
@@ -46,7 +52,10 @@ class HttpNetworkTransaction {
 
   // Start: OK, a net error, or ERR_IO_PENDING. |request| is copied.
   int Start(const HttpRequestInfo& request, CompletionOnceCallback callback);
-  // Read reads the body: bytes (> 0), 0 at the end, an error, or pending.
+  // Read reads the body: bytes (> 0, at most |len|), 0 at the end, an
+  // error, or pending. Only what has arrived is handed out; nothing is
+  // buffered beyond a constant. ERR_TIMED_OUT once the request deadline has
+  // passed, even if more data is at hand.
   int Read(std::shared_ptr<IOBuffer> buf, int len,
            CompletionOnceCallback callback);
 
@@ -90,7 +99,13 @@ class HttpNetworkTransaction {
   int DoReadHeaders();
   int DoReadHeadersComplete(int result);
   void OnIOComplete(int result);
+  // The request deadline passed (from its timer, or noticed by Read): drops
+  // the work in flight, says in error_detail() what was going on (with
+  // |body_read_pending|, a body read was waiting for data), and returns
+  // ERR_TIMED_OUT. Runs no callback.
+  int TimeOut(bool body_read_pending);
   void OnRequestTimeout();
+  bool DeadlinePassed() const;
   // A reused idle connection failed before any response: retry on a new
   // connection. Returns false (and changes nothing) otherwise.
   // The TLS facts of the current socket (BoringSSL or Snap Start core).
@@ -126,6 +141,14 @@ class HttpNetworkTransaction {
   bool reused_socket_ = false;
   std::unique_ptr<HttpStreamParser> parser_;
   OneShotTimer request_timer_;
+  // When the request deadline passes, on the event loop's clock (that of
+  // |request_timer_|); null for none.
+  TimeTicks deadline_;
+  // When body bytes last arrived (or the headers did), for the stall message.
+  TimeTicks last_progress_;
+  // Set once the request failed for good (a timeout): every later Read
+  // returns it.
+  int final_error_ = OK;
   // Set when a Snap Start attempt was rejected and the request retried.
   std::string snap_start_rejection_;
   WeakPtrFactory<HttpNetworkTransaction> weak_factory_{this};

@@ -3,6 +3,14 @@
 
 #include "net/http/http_network_transaction.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "net/base/test_completion_callback.h"
 #include "net/http/cookie_jar.h"
@@ -44,8 +52,15 @@ constexpr char kGet[] =
 class HttpNetworkTransactionTest : public ::testing::Test {
  protected:
   HttpNetworkTransactionTest()
-      : session_(HttpNetworkSessionParams(), &resolver_, &factory_,
-                 &verifier_) {}
+      : session_(ShortDeadline(), &resolver_, &factory_, &verifier_) {}
+
+  // A request that hangs fails with ERR_TIMED_OUT after 2 s instead of
+  // blocking the test.
+  static HttpNetworkSessionParams ShortDeadline() {
+    HttpNetworkSessionParams params;
+    params.request_timeout = absl::Seconds(2);
+    return params;
+  }
 
   // Runs one GET of http://www.example.test/page; returns the body or sets
   // |*error|.
@@ -352,6 +367,9 @@ TEST_F(HttpNetworkTransactionTest, StalledServerHitsTheRequestTimeout) {
   request.url = *Url::Parse("http://www.example.test/page");
   TestCompletionCallback cb;
   EXPECT_EQ(ERR_TIMED_OUT, cb.GetResult(trans.Start(request, cb.callback())));
+  EXPECT_NE(trans.error_detail().find("no response within 50ms"),
+            std::string::npos)
+      << trans.error_detail();
 }
 
 // Set-Cookie headers go into the session's jar; the next request carries
@@ -417,6 +435,611 @@ TEST_F(HttpNetworkTransactionTest, CookiesFromTheJar) {
     EXPECT_TRUE(d->AllWriteDataConsumed());
     EXPECT_TRUE(d->write_mismatches().empty()) << d->write_mismatches()[0];
   }
+}
+
+// RFC 9112 section 6.3, one case per rule: what the body is, and whether
+// the connection may carry another request. Reads that end in a stall
+// (ERR_IO_PENDING) model a kept-alive connection on which nothing more comes.
+struct FramingCase {
+  const char* name;
+  std::vector<MockRead> reads;
+  int expected_error;
+  std::string expected_body;
+  bool reused;
+  const char* method = "GET";
+};
+
+void PrintTo(const FramingCase& c, std::ostream* os) { *os << c.name; }
+
+class HttpFramingTest : public HttpNetworkTransactionTest,
+                        public ::testing::WithParamInterface<FramingCase> {};
+
+TEST_P(HttpFramingTest, BodyIsExactlyWhatTheFramingSays) {
+  const FramingCase& c = GetParam();
+  std::string request = kGet;
+  if (absl::string_view(c.method) == "HEAD") request.replace(0, 3, "HEAD");
+  MockWrite writes[] = {MockWrite(SYNC, request)};
+  StaticSocketDataProvider data(c.reads, writes);
+  factory_.AddSocketDataProvider(&data);
+  int error;
+  std::string body = Fetch(&error, c.method);
+  EXPECT_EQ(error, c.expected_error) << ErrorToString(error) << ": " << detail_;
+  if (c.expected_error == OK) {
+    EXPECT_EQ(body, c.expected_body);
+    EXPECT_EQ(timing_.body_bytes, static_cast<int64_t>(body.size()));
+    EXPECT_EQ(session_.idle_socket_count(), c.reused ? 1u : 0u);
+  } else {
+    EXPECT_FALSE(detail_.empty());
+    EXPECT_EQ(session_.idle_socket_count(), 0u);
+  }
+}
+
+const MockRead kStall(SYNC, ERR_IO_PENDING);
+const MockRead kEof(ASYNC, OK);
+constexpr char kOk[] = "HTTP/1.1 200 OK\r\n";
+
+std::string Many(const std::string& piece, size_t total_bytes) {
+  std::string out;
+  while (out.size() < total_bytes) out += piece;
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rfc9112, HttpFramingTest,
+    ::testing::Values(
+        // Content-Length: exactly that many bytes, whatever else arrived.
+        FramingCase{"extra_bytes_with_headers",
+                    {MockRead(ASYNC, absl::StrCat(kOk,
+                                                  "Content-Length: 10\r\n\r\n"
+                                                  "0123456789abcdefghij")),
+                     kStall},
+                    OK,
+                    "0123456789",
+                    false},
+        FramingCase{
+            "stray_crlf_after_body_on_keep_alive",
+            {MockRead(ASYNC,
+                      absl::StrCat(kOk, "Content-Length: 2\r\n\r\nok\r\n")),
+             kStall},
+            OK,
+            "ok",
+            false},
+        FramingCase{
+            "exact_length_is_reused",
+            {MockRead(ASYNC, absl::StrCat(kOk, "Content-Length: 2\r\n\r\nok")),
+             kStall},
+            OK,
+            "ok",
+            true},
+        FramingCase{
+            "extra_bytes_in_a_later_read",
+            {MockRead(ASYNC, absl::StrCat(kOk, "Content-Length: 4\r\n\r\nab")),
+             MockRead(SYNC, "cdEXTRA"), kStall},
+            OK,
+            "abcd",
+            false},
+        FramingCase{
+            "zero_length",
+            {MockRead(ASYNC, absl::StrCat(kOk, "Content-Length: 0\r\n\r\n")),
+             kStall},
+            OK,
+            "",
+            true},
+        // HEAD, 1xx, 204 and 304 have no body, whatever the headers say.
+        FramingCase{
+            "head_ignores_length",
+            {MockRead(ASYNC, absl::StrCat(kOk, "Content-Length: 100\r\n\r\n")),
+             kStall},
+            OK,
+            "",
+            true,
+            "HEAD"},
+        FramingCase{
+            "head_with_body_bytes_is_not_reused",
+            {MockRead(ASYNC, absl::StrCat(kOk, "Content-Length: 3\r\n\r\nabc")),
+             kStall},
+            OK,
+            "",
+            false,
+            "HEAD"},
+        FramingCase{"no_content_204",
+                    {MockRead(ASYNC,
+                              "HTTP/1.1 204 No Content\r\nContent-Length: "
+                              "5\r\n\r\n"),
+                     kStall},
+                    OK,
+                    "",
+                    true},
+        FramingCase{"not_modified_304_with_chunked",
+                    {MockRead(ASYNC,
+                              "HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: "
+                              "chunked\r\n\r\n"),
+                     kStall},
+                    OK,
+                    "",
+                    true},
+        FramingCase{
+            "interim_responses_then_final",
+            {MockRead(ASYNC,
+                      "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+                      "HTTP/1.1 100 Continue\r\n\r\n"),
+             MockRead(ASYNC, absl::StrCat(kOk, "Content-Length: 1\r\n\r\nz")),
+             kStall},
+            OK,
+            "z",
+            true},
+        // Transfer-Encoding.
+        FramingCase{"chunked_is_reused",
+                    {MockRead(ASYNC, absl::StrCat(kOk,
+                                                  "Transfer-Encoding: "
+                                                  "chunked\r\n\r\n2\r\nok\r\n0"
+                                                  "\r\n\r\n")),
+                     kStall},
+                    OK,
+                    "ok",
+                    true},
+        FramingCase{"bytes_after_the_last_chunk",
+                    {MockRead(ASYNC, absl::StrCat(kOk,
+                                                  "Transfer-Encoding: "
+                                                  "chunked\r\n\r\n2\r\nok\r\n0"
+                                                  "\r\n\r\n\r\n")),
+                     kStall},
+                    OK,
+                    "ok",
+                    false},
+        // Chunked wins over Content-Length; such a response may be an attempt
+        // at response splitting, so its connection is not reused.
+        FramingCase{"chunked_wins_over_length_not_reused",
+                    {MockRead(ASYNC, absl::StrCat(kOk,
+                                                  "Content-Length: 3\r\n"
+                                                  "Transfer-Encoding: chunked"
+                                                  "\r\n\r\n5\r\nhello\r\n0\r\n"
+                                                  "\r\n")),
+                     kStall},
+                    OK,
+                    "hello",
+                    false},
+        FramingCase{
+            "transfer_encoding_on_lines_combined",
+            {MockRead(ASYNC, absl::StrCat(kOk,
+                                          "Transfer-Encoding: gzip\r\n"
+                                          "Transfer-Encoding: chunked"
+                                          "\r\n\r\n2\r\nok\r\n0\r\n\r\n")),
+             kStall},
+            OK,
+            "ok",
+            true},
+        // A coding other than chunked last: the body runs to the close.
+        FramingCase{
+            "other_coding_reads_until_close",
+            {MockRead(ASYNC,
+                      absl::StrCat(kOk, "Transfer-Encoding: gzip\r\n\r\nraw")),
+             MockRead(ASYNC, " bytes"), kEof},
+            OK,
+            "raw bytes",
+            false},
+        FramingCase{
+            "chunked_not_last_reads_until_close",
+            {MockRead(ASYNC, absl::StrCat(kOk,
+                                          "Transfer-Encoding: chunked, "
+                                          "gzip\r\nContent-Length: 2\r\n"
+                                          "\r\n5\r\nhello")),
+             kEof},
+            OK,
+            "5\r\nhello",
+            false},
+        FramingCase{"http10_with_transfer_encoding_not_reused",
+                    {MockRead(ASYNC,
+                              "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\n"
+                              "Transfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r"
+                              "\n\r\n"),
+                     kStall},
+                    OK,
+                    "ok",
+                    false},
+        // No framing header: the body runs to the close.
+        FramingCase{"read_until_close_ends_at_eof",
+                    {MockRead(ASYNC, absl::StrCat(kOk, "\r\nuntil")),
+                     MockRead(SYNC, " close"), kEof},
+                    OK,
+                    "until close",
+                    false},
+        // Content-Length values.
+        FramingCase{
+            "identical_lengths_on_two_lines",
+            {MockRead(ASYNC, absl::StrCat(kOk,
+                                          "Content-Length: 2\r\n"
+                                          "Content-Length: 2\r\n\r\nok")),
+             kStall},
+            OK,
+            "ok",
+            true},
+        FramingCase{
+            "identical_lengths_in_one_list",
+            {MockRead(ASYNC,
+                      absl::StrCat(kOk, "Content-Length: 2, 2\r\n\r\nok")),
+             kStall},
+            OK,
+            "ok",
+            true},
+        FramingCase{
+            "different_lengths_on_two_lines",
+            {MockRead(ASYNC, absl::StrCat(kOk,
+                                          "Content-Length: 10\r\n"
+                                          "Content-Length: 20\r\n\r\n")),
+             kStall},
+            ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH,
+            "",
+            false},
+        FramingCase{
+            "different_lengths_in_one_list",
+            {MockRead(ASYNC,
+                      absl::StrCat(kOk, "Content-Length: 10, 20\r\n\r\n")),
+             kStall},
+            ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH,
+            "",
+            false},
+        FramingCase{"length_beyond_int64",
+                    {MockRead(ASYNC, absl::StrCat(kOk,
+                                                  "Content-Length: "
+                                                  "99999999999999999999\r\n\r\n"
+                                                  "abc")),
+                     kStall},
+                    ERR_INVALID_CONTENT_LENGTH,
+                    "",
+                    false},
+        FramingCase{
+            "length_with_non_digits",
+            {MockRead(ASYNC,
+                      absl::StrCat(kOk, "Content-Length: 1x\r\n\r\nabc")),
+             kStall},
+            ERR_INVALID_CONTENT_LENGTH,
+            "",
+            false},
+        FramingCase{
+            "negative_length",
+            {MockRead(ASYNC,
+                      absl::StrCat(kOk, "Content-Length: -1\r\n\r\nabc")),
+             kStall},
+            ERR_INVALID_CONTENT_LENGTH,
+            "",
+            false},
+        FramingCase{
+            "signed_length",
+            {MockRead(ASYNC,
+                      absl::StrCat(kOk, "Content-Length: +3\r\n\r\nabc")),
+             kStall},
+            ERR_INVALID_CONTENT_LENGTH,
+            "",
+            false},
+        FramingCase{
+            "empty_length",
+            {MockRead(ASYNC, absl::StrCat(kOk, "Content-Length:\r\n\r\nabc")),
+             kStall},
+            ERR_INVALID_CONTENT_LENGTH,
+            "",
+            false},
+        // Chunk sizes: bounded (2^40), never an allocation.
+        FramingCase{"chunk_size_of_fifteen_hex_digits",
+                    {MockRead(ASYNC, absl::StrCat(kOk,
+                                                  "Transfer-Encoding: chunked"
+                                                  "\r\n\r\nfffffffffffffff\r\n"
+                                                  "abc")),
+                     kEof},
+                    ERR_INVALID_CHUNKED_ENCODING,
+                    "",
+                    false},
+        FramingCase{"chunk_size_just_over_the_bound",
+                    {MockRead(ASYNC, absl::StrCat(kOk,
+                                                  "Transfer-Encoding: chunked"
+                                                  "\r\n\r\n10000000001\r\n"
+                                                  "abc")),
+                     kEof},
+                    ERR_INVALID_CHUNKED_ENCODING,
+                    "",
+                    false},
+        FramingCase{
+            "chunk_size_with_leading_zeros",
+            {MockRead(ASYNC, absl::StrCat(kOk,
+                                          "Transfer-Encoding: chunked"
+                                          "\r\n\r\n00000000000000000002\r"
+                                          "\nok\r\n0\r\n\r\n")),
+             kStall},
+            OK,
+            "ok",
+            true},
+        // Endless framing is bounded too: interim responses count against
+        // the header limit, trailers against their own.
+        FramingCase{
+            "endless_interim_responses",
+            {MockRead(SYNC, Many("HTTP/1.1 100 Continue\r\n\r\n", 300 * 1024)),
+             kStall},
+            ERR_RESPONSE_HEADERS_TOO_BIG,
+            "",
+            false},
+        FramingCase{
+            "endless_trailers",
+            {MockRead(ASYNC, absl::StrCat(kOk,
+                                          "Transfer-Encoding: chunked"
+                                          "\r\n\r\n2\r\nok\r\n0\r\n")),
+             MockRead(SYNC, Many("X-Trailer: y\r\n", 300 * 1024)), kStall},
+            ERR_INVALID_CHUNKED_ENCODING,
+            "",
+            false}),
+    [](const ::testing::TestParamInfo<FramingCase>& info) {
+      return info.param.name;
+    });
+
+// A socket whose reads always complete at once: the response headers, then
+// an endless chunked body (or |body_bytes| of a Content-Length body).
+// Counts what it hands out.
+class EndlessSocket : public StreamSocket {
+ public:
+  explicit EndlessSocket(int64_t content_length = -1)
+      : head_(content_length < 0
+                  ? std::string("HTTP/1.1 200 OK\r\nTransfer-Encoding: "
+                                "chunked\r\n\r\n")
+                  : absl::StrCat("HTTP/1.1 200 OK\r\nContent-Length: ",
+                                 content_length, "\r\n\r\n")),
+        chunked_(content_length < 0) {}
+  int Connect(CompletionOnceCallback) override { return OK; }
+  int Read(std::shared_ptr<IOBuffer> buf, int len,
+           CompletionOnceCallback) override {
+    int n = 0;
+    while (n < len) {
+      if (pending_.empty()) {
+        if (!head_.empty()) {
+          pending_.swap(head_);
+        } else if (chunked_) {
+          pending_ = absl::StrCat("1000\r\n", std::string(4096, 'x'), "\r\n");
+        } else {
+          pending_ = std::string(4096, 'x');
+        }
+      }
+      size_t take = std::min<size_t>(len - n, pending_.size());
+      std::memcpy(buf->data() + n, pending_.data(), take);
+      pending_.erase(0, take);
+      n += static_cast<int>(take);
+    }
+    bytes_read += n;
+    ++reads;
+    return n;
+  }
+  int Write(std::shared_ptr<IOBuffer>, int len,
+            CompletionOnceCallback) override {
+    return len;
+  }
+  void Disconnect() override {}
+  bool IsConnected() const override { return true; }
+  bool IsConnectedAndIdle() const override { return false; }
+  int GetPeerAddress(IPEndPoint* address) const override {
+    *address = IPEndPoint(IPAddress::IPv4Localhost(), 80);
+    return OK;
+  }
+  int GetLocalAddress(IPEndPoint* address) const override {
+    *address = IPEndPoint(IPAddress::IPv4Localhost(), 50000);
+    return OK;
+  }
+
+  int64_t bytes_read = 0;
+  int64_t reads = 0;
+
+ private:
+  std::string head_;
+  const bool chunked_;
+  std::string pending_;
+};
+
+class EndlessSocketFactory : public ClientSocketFactory {
+ public:
+  explicit EndlessSocketFactory(int64_t content_length = -1)
+      : content_length_(content_length) {}
+  std::unique_ptr<StreamSocket> CreateTransportClientSocket(
+      const IPEndPoint&, absl::Duration) override {
+    auto socket = std::make_unique<EndlessSocket>(content_length_);
+    last = socket.get();
+    return socket;
+  }
+  EndlessSocket* last = nullptr;
+
+ private:
+  const int64_t content_length_;
+};
+
+// Reads the body the way a tight consumer does: Read again at once after
+// every synchronous result, wait only when a read is pending. Gives up
+// after |give_up| so that a deadline that never fires fails the test.
+int ReadUntilDone(HttpNetworkTransaction* trans, int buf_len,
+                  absl::Duration give_up, int64_t* total) {
+  TestCompletionCallback cb;
+  TimeTicks start = TimeTicks::Now();
+  for (;;) {
+    if (TimeTicks::Now() - start > give_up) return ERR_IO_PENDING;
+    auto buf = std::make_shared<IOBuffer>(buf_len);
+    int rv = trans->Read(buf, buf_len, cb.callback());
+    if (rv == ERR_IO_PENDING) rv = cb.WaitForResult();
+    if (rv <= 0) return rv;
+    *total += rv;
+  }
+}
+
+// The request deadline holds although every read completes synchronously
+// (the event loop never gets a turn, so its timer cannot run): the
+// transaction checks the deadline on every Read.
+TEST_F(HttpNetworkTransactionTest, DeadlineHoldsAgainstSynchronousReads) {
+  EndlessSocketFactory factory;
+  HttpNetworkSessionParams params;
+  params.request_timeout = absl::Milliseconds(300);
+  HttpNetworkSession session(params, &resolver_, &factory, &verifier_);
+  HttpNetworkTransaction trans(&session);
+  HttpRequestInfo request;
+  request.url = *Url::Parse("http://www.example.test/page");
+  TestCompletionCallback cb;
+  TimeTicks start = TimeTicks::Now();
+  ASSERT_EQ(OK, cb.GetResult(trans.Start(request, cb.callback())));
+  int64_t total = 0;
+  int rv = ReadUntilDone(&trans, 4096, absl::Seconds(3), &total);
+  absl::Duration elapsed = TimeTicks::Now() - start;
+  EXPECT_EQ(rv, ERR_TIMED_OUT) << ErrorToString(rv);
+  EXPECT_GE(elapsed, absl::Milliseconds(300));
+  EXPECT_LT(elapsed, absl::Milliseconds(400));
+  EXPECT_GT(total, 0);
+  EXPECT_EQ(trans.load_timing().net_error, ERR_TIMED_OUT);
+  EXPECT_NE(trans.error_detail().find("body"), std::string::npos)
+      << trans.error_detail();
+  EXPECT_EQ(trans.error_detail().find("no response"), std::string::npos)
+      << trans.error_detail();
+  // Once timed out, it stays timed out.
+  auto buf = std::make_shared<IOBuffer>(16);
+  EXPECT_EQ(ERR_TIMED_OUT, trans.Read(buf, 16, cb.callback()));
+}
+
+// The parser hands out what it has and never reads ahead of the caller: a
+// body read in 4 KB pieces pulls no more than that from the socket, so
+// memory stays flat for any body size.
+TEST_F(HttpNetworkTransactionTest, BodyStreamsWithoutReadingAhead) {
+  for (int64_t content_length : {int64_t{-1}, int64_t{1} << 40}) {
+    SCOPED_TRACE(content_length);
+    EndlessSocketFactory factory(content_length);
+    HttpNetworkSessionParams params;
+    params.request_timeout = absl::ZeroDuration();
+    HttpNetworkSession session(params, &resolver_, &factory, &verifier_);
+    HttpNetworkTransaction trans(&session);
+    HttpRequestInfo request;
+    request.url = *Url::Parse("http://www.example.test/page");
+    TestCompletionCallback cb;
+    ASSERT_EQ(OK, cb.GetResult(trans.Start(request, cb.callback())));
+    int64_t headers_read = factory.last->bytes_read;
+    EXPECT_LE(headers_read, 16 * 1024);
+    constexpr int kReads = 5000;
+    constexpr int kLen = 4096;
+    int64_t total = 0;
+    for (int i = 0; i < kReads; ++i) {
+      auto buf = std::make_shared<IOBuffer>(kLen);
+      int rv = trans.Read(buf, kLen, cb.callback());
+      ASSERT_GT(rv, 0) << ErrorToString(rv);
+      ASSERT_LE(rv, kLen);
+      total += rv;
+    }
+    // 20 MB of body went through 4 KB buffers; the socket was asked for at
+    // most what the caller asked for (plus the chunk framing).
+    EXPECT_GE(total, int64_t{kReads} * kLen / 2);
+    EXPECT_LE(factory.last->bytes_read - headers_read,
+              int64_t{kReads} * kLen * 2);
+    EXPECT_EQ(trans.load_timing().body_bytes, total);
+  }
+}
+
+// A timeout once the headers are in names the body, not "no response".
+TEST_F(HttpNetworkTransactionTest, TimeoutAfterHeadersSaysTheBodyStalled) {
+  HttpNetworkSessionParams params;
+  params.request_timeout = absl::Milliseconds(100);
+  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+  MockRead reads[] = {
+      MockRead(ASYNC,
+               absl::StrCat(kOk, "Content-Length: 100\r\n\r\n0123456789")),
+      kStall};
+  MockWrite writes[] = {MockWrite(SYNC, kGet)};
+  StaticSocketDataProvider data(reads, writes);
+  factory_.AddSocketDataProvider(&data);
+  HttpNetworkTransaction trans(&session);
+  HttpRequestInfo request;
+  request.url = *Url::Parse("http://www.example.test/page");
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(trans.Start(request, cb.callback())));
+  int64_t total = 0;
+  EXPECT_EQ(ERR_TIMED_OUT, ReadUntilDone(&trans, 64, absl::Seconds(3), &total));
+  EXPECT_EQ(total, 10);
+  const std::string& detail = trans.error_detail();
+  EXPECT_EQ(detail.find("no response"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("body stalled"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("10 of 100"), std::string::npos) << detail;
+}
+
+// A real server on another thread that never stops sending a chunked body,
+// as fast as the kernel takes it (a blocking socket: the client's loop
+// cannot slow it down).
+class EndlessChunkedServer {
+ public:
+  EndlessChunkedServer() {
+    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(
+        0, bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)));
+    socklen_t len = sizeof(addr);
+    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    EXPECT_EQ(0, listen(listen_fd_, 4));
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~EndlessChunkedServer() {
+    stop_ = true;
+    shutdown(listen_fd_, SHUT_RDWR);
+    thread_.join();
+    close(listen_fd_);
+  }
+  uint16_t port() const { return port_; }
+
+ private:
+  void Serve() {
+    int fd = accept(listen_fd_, nullptr, nullptr);
+    if (fd < 0) return;
+    timeval tv{0, 100 * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    std::string head;
+    char c;
+    while (head.find("\r\n\r\n") == std::string::npos &&
+           recv(fd, &c, 1, 0) == 1) {
+      head.push_back(c);
+    }
+    std::string out = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    const std::string chunk =
+        absl::StrCat("4000\r\n", std::string(0x4000, 'x'), "\r\n");
+    while (!stop_) {
+      out += chunk;
+      ssize_t n = send(fd, out.data(), out.size(), MSG_NOSIGNAL);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+      if (n <= 0) break;
+      out.erase(0, n);
+      if (out.size() > 4 * chunk.size()) out.resize(0);  // Never happens.
+    }
+    close(fd);
+  }
+
+  int listen_fd_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// --max-time on an endless body: the deadline fires within 100 ms of when
+// it is due, although the reader reads again at once after every
+// synchronous result.
+TEST_F(HttpNetworkTransactionTest, DeadlineHoldsAgainstAnEndlessServer) {
+  EndlessChunkedServer server;
+  HttpNetworkSessionParams params;
+  params.request_timeout = absl::Milliseconds(300);
+  HttpNetworkSession session(
+      params, &resolver_, ClientSocketFactory::GetDefaultFactory(), &verifier_);
+  HttpNetworkTransaction trans(&session);
+  HttpRequestInfo request;
+  request.url = *Url::Parse(
+      absl::StrCat("http://www.example.test:", server.port(), "/endless"));
+  TestCompletionCallback cb;
+  TimeTicks start = TimeTicks::Now();
+  ASSERT_EQ(OK, cb.GetResult(trans.Start(request, cb.callback())))
+      << trans.error_detail();
+  int64_t total = 0;
+  int rv = ReadUntilDone(&trans, 1024, absl::Seconds(3), &total);
+  absl::Duration elapsed = TimeTicks::Now() - start;
+  EXPECT_EQ(rv, ERR_TIMED_OUT) << ErrorToString(rv);
+  EXPECT_GE(elapsed, absl::Milliseconds(300));
+  EXPECT_LT(elapsed, absl::Milliseconds(400)) << total << " bytes";
+  EXPECT_GT(total, 0);
+  EXPECT_NE(trans.error_detail().find("body"), std::string::npos)
+      << trans.error_detail();
 }
 
 }  // namespace

@@ -1,11 +1,16 @@
 #include "net/http/http_response_headers.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "absl/strings/ascii.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "net/base/net_errors.h"
 
 namespace net {
 namespace {
@@ -21,6 +26,18 @@ bool IsToken(absl::string_view s) {
 absl::Status Malformed(absl::string_view why) {
   return absl::InvalidArgumentError(
       absl::StrCat("malformed HTTP response: ", why));
+}
+
+// Framing errors carry the net error that names them as a payload.
+constexpr char kNetErrorPayload[] = "netstack/net_error";
+constexpr int kInvalidContentLength = ERR_INVALID_CONTENT_LENGTH;
+constexpr int kMultipleContentLength =
+    ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH;
+
+absl::Status FramingError(int net_error, absl::string_view why) {
+  absl::Status status = Malformed(why);
+  status.SetPayload(kNetErrorPayload, absl::Cord(absl::StrCat(net_error)));
+  return status;
 }
 
 }  // namespace
@@ -75,30 +92,76 @@ absl::StatusOr<HttpResponseHeaders> HttpResponseHeaders::Parse(
     h.headers_.emplace_back(std::string(name), std::string(value));
   }
 
+  // RFC 9112 6.3. Transfer-Encoding first: with it, Content-Length plays no
+  // part in the framing (rule 3), so it is not validated either.
+  std::vector<absl::string_view> codings;
   for (const auto& [name, value] : h.headers_) {
-    if (absl::EqualsIgnoreCase(name, "content-length")) {
-      int64_t length;
-      if (!absl::SimpleAtoi(value, &length) || length < 0 ||
-          !absl::ascii_isdigit(value.empty() ? 'x' : value[0])) {
-        return Malformed("bad Content-Length");
-      }
-      if (h.content_length_ >= 0 && h.content_length_ != length)
-        return Malformed("conflicting Content-Length headers");
-      h.content_length_ = length;
-    } else if (absl::EqualsIgnoreCase(name, "transfer-encoding")) {
-      std::vector<absl::string_view> codings = absl::StrSplit(value, ',');
-      absl::string_view last = absl::StripAsciiWhitespace(codings.back());
-      if (absl::EqualsIgnoreCase(last, "chunked")) {
-        h.chunked_ = true;
-      } else {
-        return Malformed(
-            absl::StrCat("unsupported Transfer-Encoding '", value, "'"));
-      }
+    if (!absl::EqualsIgnoreCase(name, "transfer-encoding")) continue;
+    h.has_transfer_encoding_ = true;
+    for (absl::string_view coding : absl::StrSplit(value, ',')) {
+      // A coding's parameters (";q=...") do not matter here.
+      coding = absl::StripAsciiWhitespace(coding.substr(0, coding.find(';')));
+      if (!coding.empty()) codings.push_back(coding);
     }
   }
-  // RFC 9112 6.3: chunked wins over Content-Length; drop the length.
-  if (h.chunked_) h.content_length_ = -1;
+  if (h.has_transfer_encoding_) {
+    if (codings.empty()) return Malformed("empty Transfer-Encoding");
+    auto is_chunked = [](absl::string_view c) {
+      return absl::EqualsIgnoreCase(c, "chunked");
+    };
+    // Chunked at most once (RFC 9112 7); when it is not the last coding the
+    // body runs until the connection closes (6.3 rule 4).
+    if (std::count_if(codings.begin(), codings.end(), is_chunked) > 1)
+      return Malformed("chunked transfer coding applied twice");
+    h.chunked_ = is_chunked(codings.back());
+  }
+
+  for (const auto& [name, value] : h.headers_) {
+    if (!absl::EqualsIgnoreCase(name, "content-length")) continue;
+    h.has_content_length_ = true;
+    if (h.has_transfer_encoding_) continue;
+    // A list of identical values ("10, 10") is one value (RFC 9110 8.6).
+    for (absl::string_view member : absl::StrSplit(value, ',')) {
+      // 1*DIGIT, nothing else (no sign, no space inside); leading zeros do
+      // not count towards the 19 digits that can fit in int64.
+      member = absl::StripAsciiWhitespace(member);
+      bool valid = !member.empty() && std::all_of(member.begin(), member.end(),
+                                                  absl::ascii_isdigit);
+      while (member.size() > 1 && member.front() == '0')
+        member.remove_prefix(1);
+      uint64_t length = 0;
+      if (valid && member.size() <= 19) {
+        for (char c : member) length = length * 10 + (c - '0');
+        valid = length <= static_cast<uint64_t>(INT64_MAX);
+      } else {
+        valid = false;
+      }
+      if (!valid) {
+        return FramingError(
+            kInvalidContentLength,
+            absl::StrCat("bad Content-Length '", value.substr(0, 40), "'"));
+      }
+      if (h.content_length_ >= 0 &&
+          static_cast<uint64_t>(h.content_length_) != length) {
+        return FramingError(
+            kMultipleContentLength,
+            absl::StrCat("conflicting Content-Length values (",
+                         h.content_length_, " and ", length, ")"));
+      }
+      h.content_length_ = static_cast<int64_t>(length);
+    }
+  }
   return h;
+}
+
+int HttpResponseHeaders::NetErrorForParseFailure(const absl::Status& status) {
+  auto payload = status.GetPayload(kNetErrorPayload);
+  int error;
+  if (payload && absl::SimpleAtoi(std::string(*payload), &error) &&
+      (error == kInvalidContentLength || error == kMultipleContentLength)) {
+    return error;
+  }
+  return ERR_INVALID_HTTP_RESPONSE;
 }
 
 std::optional<std::string> HttpResponseHeaders::GetHeader(

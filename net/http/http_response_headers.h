@@ -1,8 +1,14 @@
 // HttpResponseHeaders: a parsed HTTP/1.x status line and header block.
 //
-// Parse is strict where leniency would be unsafe (conflicting
+// Parse is strict where leniency would be unsafe (conflicting or malformed
 // Content-Length, obs-fold, junk status line) and returns an error naming
-// the problem.
+// the problem; NetErrorForParseFailure turns it into the net error.
+//
+// Message framing follows RFC 9112 section 6.3: Transfer-Encoding header
+// lines combine into one list of codings; chunked counts only as the last
+// one (and only once); with any Transfer-Encoding, Content-Length is ignored
+// (content_length() is -1), even a malformed one. Content-Length may repeat,
+// on several lines or as a list ("10, 10"), if every value is the same.
 
 #ifndef NET_HTTP_HTTP_RESPONSE_HEADERS_H_
 #define NET_HTTP_HTTP_RESPONSE_HEADERS_H_
@@ -34,9 +40,26 @@ class HttpResponseHeaders {
   }
   // GetHeader returns the first value of |name| (case-insensitive).
   std::optional<std::string> GetHeader(absl::string_view name) const;
-  // ContentLength is the parsed Content-Length, or -1 when absent.
+  // NetErrorForParseFailure names a failed Parse as a net error:
+  // ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH (Content-Length values
+  // differ), ERR_INVALID_CONTENT_LENGTH (one is not a decimal number that
+  // fits in int64), ERR_INVALID_HTTP_RESPONSE (anything else).
+  static int NetErrorForParseFailure(const absl::Status& status);
+
+  // content_length is the Content-Length, or -1 when absent or overridden by
+  // a Transfer-Encoding.
   int64_t content_length() const { return content_length_; }
+  // IsChunked: chunked is the last transfer coding.
   bool IsChunked() const { return chunked_; }
+  // HasTransferEncoding: a Transfer-Encoding header is present (with
+  // chunked last, the body is chunked; otherwise it runs until the
+  // connection closes).
+  bool HasTransferEncoding() const { return has_transfer_encoding_; }
+  // Both Transfer-Encoding and Content-Length: the former wins, but such a
+  // response may be an attempt at response splitting (RFC 9112 6.3 rule 3).
+  bool HasTransferEncodingAndContentLength() const {
+    return has_transfer_encoding_ && has_content_length_;
+  }
   // IsKeepAlive: the connection may carry another request afterwards.
   bool IsKeepAlive() const;
   std::string status_line() const;
@@ -50,6 +73,8 @@ class HttpResponseHeaders {
   std::vector<std::pair<std::string, std::string>> headers_;
   int64_t content_length_ = -1;
   bool chunked_ = false;
+  bool has_transfer_encoding_ = false;
+  bool has_content_length_ = false;
 };
 
 }  // namespace net

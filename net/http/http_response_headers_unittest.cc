@@ -1,6 +1,8 @@
 #include "net/http/http_response_headers.h"
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "net/base/net_errors.h"
 
 namespace net {
 namespace {
@@ -51,9 +53,90 @@ TEST(HttpResponseHeadersTest, RejectsMalformed) {
            "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
            "HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n",
            "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
-           "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",
+           "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, chunked\r\n\r\n",
        }) {
     EXPECT_FALSE(HttpResponseHeaders::Parse(bad).ok()) << bad;
+  }
+}
+
+// RFC 9112 6.3: identical Content-Length values (on several lines or in
+// one list) are one length; different ones, or one that is not a decimal
+// number fitting in int64, are named errors.
+TEST(HttpResponseHeadersTest, ContentLengthValues) {
+  struct Case {
+    const char* headers;
+    int expected_error;
+    int64_t length;
+  } cases[] = {
+      {"Content-Length: 10\r\n", OK, 10},
+      {"Content-Length: 10\r\nContent-Length: 10\r\n", OK, 10},
+      {"Content-Length: 10, 10\r\n", OK, 10},
+      {"Content-Length: 10,10 , 10\r\n", OK, 10},
+      {"Content-Length: 9223372036854775807\r\n", OK, INT64_MAX},
+      {"Content-Length: 10\r\nContent-Length: 11\r\n",
+       ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH, 0},
+      {"Content-Length: 10, 11\r\n",
+       ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH, 0},
+      {"Content-Length: 9223372036854775808\r\n", ERR_INVALID_CONTENT_LENGTH,
+       0},
+      {"Content-Length: 99999999999999999999\r\n", ERR_INVALID_CONTENT_LENGTH,
+       0},
+      {"Content-Length: 1x\r\n", ERR_INVALID_CONTENT_LENGTH, 0},
+      {"Content-Length: -1\r\n", ERR_INVALID_CONTENT_LENGTH, 0},
+      {"Content-Length: +1\r\n", ERR_INVALID_CONTENT_LENGTH, 0},
+      {"Content-Length: 0x10\r\n", ERR_INVALID_CONTENT_LENGTH, 0},
+      {"Content-Length:\r\n", ERR_INVALID_CONTENT_LENGTH, 0},
+      {"Content-Length: 10,\r\n", ERR_INVALID_CONTENT_LENGTH, 0},
+      {"Content-Length: 1 0\r\n", ERR_INVALID_CONTENT_LENGTH, 0},
+      // Transfer-Encoding makes Content-Length irrelevant (RFC 9112 6.3
+      // rule 3), even a broken one.
+      {"Transfer-Encoding: chunked\r\nContent-Length: x\r\n", OK, -1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.headers);
+    auto h = HttpResponseHeaders::Parse(
+        absl::StrCat("HTTP/1.1 200 OK\r\n", c.headers, "\r\n"));
+    if (c.expected_error == OK) {
+      ASSERT_TRUE(h.ok()) << h.status();
+      EXPECT_EQ(h->content_length(), c.length);
+    } else {
+      ASSERT_FALSE(h.ok());
+      EXPECT_EQ(HttpResponseHeaders::NetErrorForParseFailure(h.status()),
+                c.expected_error)
+          << h.status();
+    }
+  }
+  auto bad = HttpResponseHeaders::Parse("HTTP/1.1 abc\r\n\r\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(HttpResponseHeaders::NetErrorForParseFailure(bad.status()),
+            ERR_INVALID_HTTP_RESPONSE);
+}
+
+// Transfer-Encoding lines combine into one list; chunked counts only as the
+// last coding (otherwise the body runs until the connection closes).
+TEST(HttpResponseHeadersTest, TransferCodings) {
+  struct Case {
+    const char* headers;
+    bool chunked;
+    bool length_too;
+  } cases[] = {
+      {"Transfer-Encoding: chunked\r\n", true, false},
+      {"Transfer-Encoding: gzip\r\n", false, false},
+      {"Transfer-Encoding: gzip, chunked\r\n", true, false},
+      {"Transfer-Encoding: chunked, gzip\r\n", false, false},
+      {"Transfer-Encoding: gzip\r\nTransfer-Encoding: CHUNKED\r\n", true,
+       false},
+      {"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", true, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.headers);
+    auto h = HttpResponseHeaders::Parse(
+        absl::StrCat("HTTP/1.1 200 OK\r\n", c.headers, "\r\n"));
+    ASSERT_TRUE(h.ok()) << h.status();
+    EXPECT_TRUE(h->HasTransferEncoding());
+    EXPECT_EQ(h->IsChunked(), c.chunked);
+    EXPECT_EQ(h->content_length(), -1);
+    EXPECT_EQ(h->HasTransferEncodingAndContentLength(), c.length_too);
   }
 }
 

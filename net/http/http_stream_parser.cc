@@ -1,5 +1,6 @@
 #include "net/http/http_stream_parser.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -39,7 +40,9 @@ int HttpStreamParser::ReadResponseHeaders(CompletionOnceCallback callback) {
 
 int HttpStreamParser::ReadResponseBody(std::shared_ptr<IOBuffer> buf, int len,
                                        CompletionOnceCallback callback) {
+  if (!headers_) return ERR_UNEXPECTED;
   if (body_complete_) return 0;
+  if (len <= 0) return ERR_INVALID_ARGUMENT;
   user_buf_ = std::move(buf);
   user_len_ = len;
   next_state_ = STATE_READ_BODY;
@@ -140,7 +143,7 @@ int HttpStreamParser::DoReadHeadersComplete(int result) {
     return result;
   }
   if (result == 0) {
-    if (read_buf_->offset() == 0) {
+    if (read_buf_->offset() == 0 && interim_header_bytes_ == 0) {
       error_detail_ =
           "the server closed the connection without sending anything";
       return ERR_EMPTY_RESPONSE;
@@ -152,78 +155,130 @@ int HttpStreamParser::DoReadHeadersComplete(int result) {
   if (timing_->response_start.is_null())
     timing_->response_start = clock_->NowTicks();
   read_buf_->set_offset(read_buf_->offset() + result);
-  // Reject non-HTTP early rather than waiting for a blank line that may
-  // never come.
-  absl::string_view filled = read_buf_->Filled();
-  size_t check = std::min<size_t>(filled.size(), 5);
-  if (filled.substr(0, check) != absl::string_view("HTTP/").substr(0, check)) {
-    error_detail_ = "the response does not start with HTTP/";
-    return ERR_INVALID_HTTP_RESPONSE;
-  }
-  int end = FindHeadersEnd();
-  if (end < 0) {
-    if (read_buf_->offset() > kMaxHeaderBytes)
-      return ERR_RESPONSE_HEADERS_TOO_BIG;
-    next_state_ = STATE_READ_HEADERS;
-    return OK;
-  }
-  if (end > kMaxHeaderBytes) return ERR_RESPONSE_HEADERS_TOO_BIG;
-  return ParseHeaders(end);
+  return ProcessHeaderBuffer();
 }
 
-int HttpStreamParser::ParseHeaders(int end) {
-  absl::string_view all = read_buf_->Filled();
-  absl::StatusOr<HttpResponseHeaders> parsed =
-      HttpResponseHeaders::Parse(all.substr(0, end));
-  if (!parsed.ok()) {
-    error_detail_ = std::string(parsed.status().message());
-    return ERR_INVALID_HTTP_RESPONSE;
-  }
-  timing_->header_bytes += end;
-  std::string rest(all.substr(end));
-  int code = parsed->status_code();
-  if (code >= 100 && code < 200 && code != 101) {
-    // Interim response: drop it and read the final one from what remains.
+int HttpStreamParser::ProcessHeaderBuffer() {
+  // Interim responses are parsed and dropped in this loop (not by recursion);
+  // they count against the same limit as the final header block, so an
+  // endless stream of them ends in ERR_RESPONSE_HEADERS_TOO_BIG.
+  for (;;) {
+    // Reject non-HTTP early rather than waiting for a blank line that may
+    // never come.
+    absl::string_view filled = read_buf_->Filled();
+    size_t check = std::min<size_t>(filled.size(), 5);
+    if (filled.substr(0, check) !=
+        absl::string_view("HTTP/").substr(0, check)) {
+      error_detail_ = "the response does not start with HTTP/";
+      return ERR_INVALID_HTTP_RESPONSE;
+    }
+    int end = FindHeadersEnd();
+    int64_t header_bytes =
+        interim_header_bytes_ +
+        (end < 0 ? static_cast<int64_t>(read_buf_->offset()) : end);
+    if (header_bytes > kMaxHeaderBytes) {
+      error_detail_ = absl::StrCat(
+          "the response headers", interim_header_bytes_ > 0 ? " (with " : "",
+          interim_header_bytes_ > 0 ? "interim 1xx responses)" : "", " exceed ",
+          kMaxHeaderBytes / 1024, " KB");
+      return ERR_RESPONSE_HEADERS_TOO_BIG;
+    }
+    if (end < 0) {
+      next_state_ = STATE_READ_HEADERS;
+      return OK;
+    }
+    absl::StatusOr<HttpResponseHeaders> parsed =
+        HttpResponseHeaders::Parse(filled.substr(0, end));
+    if (!parsed.ok()) {
+      error_detail_ = std::string(parsed.status().message());
+      return HttpResponseHeaders::NetErrorForParseFailure(parsed.status());
+    }
+    timing_->header_bytes += end;
+    absl::string_view rest = filled.substr(end);
+    int code = parsed->status_code();
+    if (code >= 100 && code < 200 && code != 101) {
+      // Interim response: drop it and look for the final one in what
+      // remains.
+      interim_header_bytes_ += end;
+      std::memmove(read_buf_->StartOfBuffer(), rest.data(), rest.size());
+      read_buf_->set_offset(rest.size());
+      if (rest.empty()) {
+        next_state_ = STATE_READ_HEADERS;
+        return OK;
+      }
+      continue;
+    }
+    headers_ = std::move(*parsed);
+    // At most kMaxHeaderBytes + one read: a constant, not the body.
+    body_leftover_.assign(rest.data(), rest.size());
+    body_leftover_offset_ = 0;
     read_buf_ = std::make_shared<GrowableIOBuffer>();
-    read_buf_->SetCapacity(std::max<size_t>(rest.size(), kReadChunk));
-    std::memcpy(read_buf_->StartOfBuffer(), rest.data(), rest.size());
-    read_buf_->set_offset(rest.size());
-    int next_end = FindHeadersEnd();
-    if (next_end >= 0) return ParseHeaders(next_end);
-    next_state_ = STATE_READ_HEADERS;
+    SetUpBody();
     return OK;
   }
-  headers_ = std::move(*parsed);
-  body_leftover_ = std::move(rest);
-  read_buf_ = std::make_shared<GrowableIOBuffer>();
+}
 
+void HttpStreamParser::SetUpBody() {
+  int code = headers_->status_code();
+  // A response with both Transfer-Encoding and Content-Length may be an
+  // attempt at response splitting, and an HTTP/1.0 one with
+  // Transfer-Encoding has faulty framing (RFC 9112 6.1, 6.3 rule 3): follow
+  // the Transfer-Encoding, but never reuse the connection. 101 leaves HTTP.
+  if (headers_->HasTransferEncodingAndContentLength() ||
+      (headers_->version() == 10 && headers_->HasTransferEncoding()) ||
+      code == 101) {
+    reusable_framing_ = false;
+  }
   if (is_head_ || code == 204 || code == 304 || code == 101) {
-    body_complete_ = true;
-    extra_data_ = !body_leftover_.empty();
+    // Rule 1: no body, whatever the headers say.
+    OnBodyComplete();
   } else if (headers_->IsChunked()) {
+    // Rule 3 (chunked last).
     chunked_ = std::make_unique<HttpChunkedDecoder>();
+  } else if (headers_->HasTransferEncoding()) {
+    // Rule 4 (another coding last): until the close.
+    close_delimited_ = true;
   } else if (headers_->content_length() >= 0) {
+    // Rule 6: exactly Content-Length bytes; what came beyond them with the
+    // headers is not body.
     body_remaining_ = headers_->content_length();
-    if (body_remaining_ == 0) {
-      body_complete_ = true;
-      extra_data_ = !body_leftover_.empty();
+    if (static_cast<int64_t>(body_leftover_.size()) > body_remaining_) {
+      body_leftover_.resize(static_cast<size_t>(body_remaining_));
+      extra_data_ = true;
     }
+    if (body_remaining_ == 0) OnBodyComplete();
   } else {
+    // Rule 8: until the close.
     close_delimited_ = true;
   }
-  if (body_complete_ && timing_->response_end.is_null())
+}
+
+void HttpStreamParser::OnBodyComplete() {
+  body_complete_ = true;
+  if (body_leftover_offset_ < body_leftover_.size()) extra_data_ = true;
+  body_leftover_.clear();
+  body_leftover_.shrink_to_fit();
+  body_leftover_offset_ = 0;
+  if (timing_->response_end.is_null())
     timing_->response_end = clock_->NowTicks();
-  return OK;
 }
 
 int HttpStreamParser::DoReadBody() {
   next_state_ = STATE_READ_BODY_COMPLETE;
-  if (!body_leftover_.empty()) {
-    int n =
-        static_cast<int>(std::min<size_t>(user_len_, body_leftover_.size()));
-    std::memcpy(user_buf_->data(), body_leftover_.data(), n);
-    body_leftover_.erase(0, n);
-    return n;
+  if (body_leftover_offset_ < body_leftover_.size()) {
+    // Bytes that came with the headers first; the framing already cut them
+    // to at most the Content-Length.
+    size_t n = std::min<size_t>(user_len_,
+                                body_leftover_.size() - body_leftover_offset_);
+    std::memcpy(user_buf_->data(),
+                body_leftover_.data() + body_leftover_offset_, n);
+    body_leftover_offset_ += n;
+    if (body_leftover_offset_ == body_leftover_.size()) {
+      body_leftover_.clear();
+      body_leftover_.shrink_to_fit();
+      body_leftover_offset_ = 0;
+    }
+    return static_cast<int>(n);
   }
   int len = user_len_;
   if (body_remaining_ >= 0)
@@ -251,41 +306,40 @@ int HttpStreamParser::DoReadBodyComplete(int result) {
                                    " bytes of the body missing");
       return ERR_CONTENT_LENGTH_MISMATCH;
     }
-    body_complete_ = true;
-    if (timing_->response_end.is_null())
-      timing_->response_end = clock_->NowTicks();
+    OnBodyComplete();
     return 0;
   }
   int n = result;
   if (chunked_) {
     n = chunked_->FilterBuf(user_buf_->data(), result);
     if (n < 0) {
-      error_detail_ = "malformed chunked encoding";
+      error_detail_ =
+          absl::StrCat("malformed chunked encoding: ", chunked_->error());
       return n;
     }
     if (chunked_->reached_eof()) {
-      body_complete_ = true;
-      extra_data_ = chunked_->bytes_after_eof() > 0;
+      if (chunked_->bytes_after_eof() > 0) extra_data_ = true;
+      OnBodyComplete();
     } else if (n == 0) {
-      // Only framing bytes so far: read more.
+      // Only framing bytes so far: read more. Bounded: chunk-size lines and
+      // trailers have limits, and every other chunk carries payload.
       next_state_ = STATE_READ_BODY;
       return OK;
     }
   } else if (body_remaining_ >= 0) {
+    // DoReadBody never asks for more than remains.
     body_remaining_ -= n;
-    if (body_remaining_ == 0) body_complete_ = true;
+    if (body_remaining_ == 0) OnBodyComplete();
   }
   timing_->body_bytes += n;
-  if (body_complete_ && timing_->response_end.is_null())
-    timing_->response_end = clock_->NowTicks();
   if (n == 0 && body_complete_) return 0;
   return n;
 }
 
 bool HttpStreamParser::CanReuseConnection() const {
-  return body_complete_ && !close_delimited_ && !extra_data_ && headers_ &&
-         headers_->IsKeepAlive() && body_leftover_.empty() &&
-         socket_->IsConnectedAndIdle();
+  return body_complete_ && reusable_framing_ && !close_delimited_ &&
+         !extra_data_ && headers_ && headers_->IsKeepAlive() &&
+         body_leftover_.empty() && socket_->IsConnectedAndIdle();
 }
 
 }  // namespace net

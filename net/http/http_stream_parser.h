@@ -1,7 +1,20 @@
 // HttpStreamParser: HTTP/1.1 on one connected StreamSocket — writes a
-// request, reads the response headers, then the body framed by
-// Content-Length, chunked coding, or connection close (HEAD, 1xx, 204 and
-// 304 have none). Says afterwards whether the connection can be reused.
+// request, reads the response headers, then the body framed as RFC 9112
+// section 6.3 says: HEAD, 1xx, 204 and 304 have none; Transfer-Encoding with
+// chunked last is chunked (and wins over Content-Length); another
+// Transfer-Encoding, or no framing header, runs until the connection closes;
+// otherwise exactly Content-Length bytes. Bytes beyond a complete response
+// are never body: they are dropped, and the connection is not reused. Nor is
+// it after a response with both Transfer-Encoding and Content-Length (a
+// possible response-splitting attempt: we follow the chunked framing but do
+// not trust the connection afterwards), or an HTTP/1.0 response with
+// Transfer-Encoding (RFC 9112 6.1).
+//
+// Memory is bounded by constants, never by the body: ReadResponseBody hands
+// out what it has (bytes that came with the headers first) and otherwise
+// reads at most |len| bytes from the socket straight into the caller's
+// buffer. Header blocks, interim responses included, are capped at
+// kMaxHeaderBytes; chunked framing by HttpChunkedDecoder's limits.
 //
 // The socket, the LoadTiming and the clock are not owned and must outlive the
 // parser.
@@ -25,8 +38,8 @@ namespace net {
 
 class HttpStreamParser {
  public:
-  // Responses whose headers exceed this fail with
-  // ERR_RESPONSE_HEADERS_TOO_BIG.
+  // Responses whose headers, interim (1xx) responses included, exceed this
+  // fail with ERR_RESPONSE_HEADERS_TOO_BIG.
   static constexpr int kMaxHeaderBytes = 256 * 1024;
 
   HttpStreamParser(StreamSocket* socket, LoadTiming* timing,
@@ -41,12 +54,13 @@ class HttpStreamParser {
   const HttpResponseHeaders* response_headers() const {
     return headers_ ? &*headers_ : nullptr;
   }
-  // ReadResponseBody: bytes read (> 0), 0 when the body is complete, an
-  // error, or ERR_IO_PENDING.
+  // ReadResponseBody: bytes read (> 0, at most |len|), 0 when the body is
+  // complete, an error, or ERR_IO_PENDING. |len| must be positive.
   int ReadResponseBody(std::shared_ptr<IOBuffer> buf, int len,
                        CompletionOnceCallback callback);
   bool IsResponseBodyComplete() const { return body_complete_; }
-  // CanReuseConnection: body complete, keep-alive, nothing extra received.
+  // CanReuseConnection: body complete, keep-alive, framing trustworthy,
+  // nothing beyond the response received.
   bool CanReuseConnection() const;
   const std::string& error_detail() const { return error_detail_; }
 
@@ -72,7 +86,13 @@ class HttpStreamParser {
   // Looks for a complete header block in read_buf_; returns its end offset
   // or -1.
   int FindHeadersEnd() const;
-  int ParseHeaders(int end);
+  // Parses the header blocks in read_buf_: skips interim responses, sets up
+  // the body after the final one, or asks for more bytes.
+  int ProcessHeaderBuffer();
+  // Decides the body framing from headers_ (RFC 9112 6.3).
+  void SetUpBody();
+  // The body is complete: anything still held is beyond the response.
+  void OnBodyComplete();
 
   StreamSocket* const socket_;
   LoadTiming* const timing_;
@@ -84,9 +104,13 @@ class HttpStreamParser {
   bool is_head_ = false;
 
   std::shared_ptr<GrowableIOBuffer> read_buf_;
+  // Bytes of interim (1xx) header blocks already parsed and dropped.
+  int64_t interim_header_bytes_ = 0;
   std::optional<HttpResponseHeaders> headers_;
-  // Body bytes that arrived with the headers.
+  // Body bytes that arrived with the headers (at most what the framing
+  // allows); handed out from |body_leftover_offset_| on.
   std::string body_leftover_;
+  size_t body_leftover_offset_ = 0;
 
   std::shared_ptr<IOBuffer> user_buf_;
   int user_len_ = 0;
@@ -94,7 +118,10 @@ class HttpStreamParser {
   std::unique_ptr<HttpChunkedDecoder> chunked_;
   bool body_complete_ = false;
   bool close_delimited_ = false;
+  // Bytes arrived beyond the end of the response.
   bool extra_data_ = false;
+  // False when the framing itself makes the connection untrustworthy.
+  bool reusable_framing_ = true;
   std::string error_detail_;
   WeakPtrFactory<HttpStreamParser> weak_factory_{this};
 };

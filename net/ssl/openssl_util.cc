@@ -3,12 +3,78 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "net/base/net_errors.h"
 
 namespace net {
+namespace {
+
+// Whether |bytes| can start a TLS record: a known content type
+// (change_cipher_spec .. heartbeat) and major version 3, or an SSLv2-format
+// ClientHello (length with the high bit set, CLIENT-HELLO, version 3.x),
+// which BoringSSL servers still accept.
+bool LooksLikeTlsRecord(absl::string_view bytes) {
+  if (bytes.empty()) return true;  // Nothing to judge by.
+  uint8_t type = static_cast<uint8_t>(bytes[0]);
+  if ((type & 0x80) && bytes.size() >= 4 && bytes[2] == 1 && bytes[3] == 3)
+    return true;
+  if (type < 20 || type > 24) return false;
+  return bytes.size() < 2 || static_cast<uint8_t>(bytes[1]) == 3;
+}
+
+// BoringSSL's reasons for bytes that are no TLS record.
+bool IsNotTlsReason(int reason) {
+  switch (reason) {
+    case SSL_R_WRONG_VERSION_NUMBER:
+    case SSL_R_HTTP_REQUEST:
+    case SSL_R_HTTPS_PROXY_REQUEST:
+    case SSL_R_ENCRYPTED_LENGTH_TOO_LONG:
+#ifdef SSL_R_PACKET_LENGTH_TOO_LONG
+    case SSL_R_PACKET_LENGTH_TOO_LONG:
+#endif
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::string DescribeNonTlsPeer(absl::string_view first_bytes) {
+  if (first_bytes.empty()) return "peer does not speak TLS";
+  bool printable = true;
+  for (char c : first_bytes) {
+    if (!absl::ascii_isprint(c) && c != '\r' && c != '\n' && c != '\t')
+      printable = false;
+  }
+  std::string shown;
+  if (printable) {
+    shown = absl::StrCat("\"", absl::CEscape(first_bytes), "\"");
+  } else {
+    for (size_t i = 0; i < first_bytes.size() && i < 8; ++i) {
+      absl::StrAppend(
+          &shown, i ? " " : "",
+          absl::Hex(static_cast<uint8_t>(first_bytes[i]), absl::kZeroPad2));
+    }
+  }
+  std::string hint;
+  if (absl::StartsWith(first_bytes, "HTTP/")) {
+    hint = "; it answered in plain HTTP: is this an http:// port?";
+  } else if (absl::StartsWith(first_bytes, "GET ") ||
+             absl::StartsWith(first_bytes, "POST ") ||
+             absl::StartsWith(first_bytes, "HEAD ")) {
+    hint = "; it sent a plain HTTP request";
+  }
+  return absl::StrCat("peer does not speak TLS (first bytes: ", shown, hint,
+                      ")");
+}
 
 int MapOpenSSLError(int ssl_error, int transport_error, bool transport_eof,
-                    bool in_handshake, std::string* detail) {
+                    bool in_handshake, std::string* detail,
+                    absl::string_view peer_first_bytes) {
   uint32_t packed = ERR_peek_error();
   char buf[256] = {};
   if (packed != 0) ERR_error_string_n(packed, buf, sizeof(buf));
@@ -34,6 +100,19 @@ int MapOpenSSLError(int ssl_error, int transport_error, bool transport_eof,
     if (transport_error != OK) return transport_error;
     return ERR_SSL_PROTOCOL_ERROR;
   }
+  // Garbage, plain HTTP or another protocol where the peer's first TLS
+  // record should be is not a version or cipher mismatch: say so, with the
+  // bytes (a TLS peer's version mismatch arrives as a protocol_version alert
+  // or an unsupported ServerHello version instead).
+  if (in_handshake && (IsNotTlsReason(ERR_GET_REASON(packed)) ||
+                       !LooksLikeTlsRecord(peer_first_bytes))) {
+    if (detail) {
+      *detail = LooksLikeTlsRecord(peer_first_bytes)
+                    ? absl::StrCat("malformed TLS record (", buf, ")")
+                    : DescribeNonTlsPeer(peer_first_bytes);
+    }
+    return ERR_SSL_PROTOCOL_ERROR;
+  }
   switch (ERR_GET_REASON(packed)) {
     case SSL_R_NO_SHARED_CIPHER:
     case SSL_R_UNSUPPORTED_PROTOCOL:
@@ -41,7 +120,6 @@ int MapOpenSSLError(int ssl_error, int transport_error, bool transport_eof,
     case SSL_R_TLSV1_ALERT_PROTOCOL_VERSION:
     case SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE:
     case SSL_R_TLSV1_ALERT_INSUFFICIENT_SECURITY:
-    case SSL_R_WRONG_VERSION_NUMBER:
       return ERR_SSL_VERSION_OR_CIPHER_MISMATCH;
     case SSL_R_SSLV3_ALERT_BAD_RECORD_MAC:
     case SSL_R_TLSV1_ALERT_DECRYPT_ERROR:

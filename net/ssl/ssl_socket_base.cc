@@ -1,5 +1,6 @@
 #include "net/ssl/ssl_socket_base.h"
 
+#include "net/base/event_loop.h"
 #include "net/ssl/openssl_util.h"
 
 namespace net {
@@ -17,9 +18,9 @@ void SSLSocketBase::AttachSSL(bssl::UniquePtr<SSL> ssl) {
 
 int SSLSocketBase::MapError(int ssl_rv, bool in_handshake) {
   int ssl_error = SSL_get_error(ssl_.get(), ssl_rv);
-  int error =
-      MapOpenSSLError(ssl_error, adapter_.read_error(), adapter_.read_eof(),
-                      in_handshake, &error_detail_);
+  int error = MapOpenSSLError(ssl_error, adapter_.read_error(),
+                              adapter_.read_eof(), in_handshake, &error_detail_,
+                              adapter_.first_bytes_received());
   adapter_.Pump();  // Send the fatal alert BoringSSL queued, if any.
   return error;
 }
@@ -54,7 +55,13 @@ int SSLSocketBase::Read(std::shared_ptr<IOBuffer> buf, int len,
 }
 
 int SSLSocketBase::DoPayloadRead() {
-  for (;;) {
+  // Bounded: a peer that streams nothing but non-application records (TLS
+  // 1.3 NewSessionTickets: BoringSSL limits KeyUpdates, empty records and
+  // warning alerts, not those) would otherwise keep this loop going for as
+  // long as it sends, and no timer could run. After that many transport
+  // reads without application data, finish on a later turn of the loop.
+  constexpr int kMaxPumpsPerRead = 16;  // At most about 270 KB.
+  for (int pumps = 0;; ++pumps) {
     int rv = SSL_read(ssl_.get(), user_read_buf_->data(), user_read_len_);
     if (rv > 0) {
       adapter_.Pump();  // Post-handshake messages may have queued output.
@@ -62,6 +69,13 @@ int SSLSocketBase::DoPayloadRead() {
     }
     int ssl_error = SSL_get_error(ssl_.get(), rv);
     if (ssl_error == SSL_ERROR_WANT_READ || ssl_error == SSL_ERROR_WANT_WRITE) {
+      if (pumps >= kMaxPumpsPerRead) {
+        EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
+          if (weak && weak->handshake_done_ && weak->user_read_callback_)
+            weak->OnTransportIOComplete();
+        });
+        return ERR_IO_PENDING;
+      }
       if (adapter_.Pump()) continue;
       if (adapter_.read_error() != OK) return adapter_.read_error();
       return ERR_IO_PENDING;

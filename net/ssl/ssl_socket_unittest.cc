@@ -117,6 +117,24 @@ class SSLSocketTest : public ::testing::Test {
     return cb.GetResult((*out)->Connect(cb.callback()));
   }
 
+  // Connects to a server that answers the ClientHello with |answer|
+  // instead of TLS (and then keeps the connection open).
+  int ConnectToNonTlsServer(const std::string& answer,
+                            std::unique_ptr<SSLClientSocket>* out) {
+    TCPServerSocket listener;
+    EXPECT_EQ(OK,
+              listener.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 4));
+    IPEndPoint address;
+    listener.GetLocalAddress(&address);
+    std::unique_ptr<StreamSocket> accepted;
+    auto junk = std::make_shared<IOBuffer>(answer);
+    listener.Accept(&accepted, [&](int rv) {
+      ASSERT_EQ(rv, OK);
+      accepted->Write(junk, static_cast<int>(answer.size()), [](int) {});
+    });
+    return ConnectTLS(address, "www.example.test", SSLConfig(), out);
+  }
+
   std::string RoundTrip(SSLClientSocket* socket, const std::string& message) {
     TestCompletionCallback cb;
     auto out = std::make_shared<IOBuffer>(message);
@@ -356,21 +374,31 @@ TEST_F(SSLSocketTest, ServerClosingMidHandshake) {
             ConnectTLS(address, "www.example.test", SSLConfig(), &socket));
 }
 
-TEST_F(SSLSocketTest, GarbageFromServerIsAProtocolError) {
-  TCPServerSocket listener;
-  ASSERT_EQ(OK, listener.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 4));
-  IPEndPoint address;
-  listener.GetLocalAddress(&address);
-  std::unique_ptr<StreamSocket> accepted;
-  auto junk =
-      std::make_shared<IOBuffer>(absl::string_view("HTTP/1.1 400 Bad\r\n\r\n"));
-  listener.Accept(&accepted,
-                  [&](int rv) { accepted->Write(junk, 20, [](int) {}); });
+TEST_F(SSLSocketTest, PlainHttpFromServerIsNotTls) {
   std::unique_ptr<SSLClientSocket> socket;
-  int rv = ConnectTLS(address, "www.example.test", SSLConfig(), &socket);
-  EXPECT_TRUE(rv == ERR_SSL_PROTOCOL_ERROR ||
-              rv == ERR_SSL_VERSION_OR_CIPHER_MISMATCH)
-      << ErrorToString(rv);
+  int rv = ConnectToNonTlsServer("HTTP/1.1 400 Bad Request\r\n\r\n", &socket);
+  EXPECT_EQ(rv, ERR_SSL_PROTOCOL_ERROR) << ErrorToString(rv);
+  const std::string& detail = socket->error_detail();
+  EXPECT_NE(detail.find("peer does not speak TLS"), std::string::npos)
+      << detail;
+  EXPECT_NE(detail.find("\"HTTP/1.1 400"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("plain HTTP"), std::string::npos) << detail;
+}
+
+TEST_F(SSLSocketTest, RandomBytesFromServerAreNotTls) {
+  // Fixed "random" bytes; the second is not 0x03, so they cannot pass for
+  // a TLS record header by chance.
+  const std::string noise(
+      "\x8f\x3a\x11\xc4\x7e\x00\x92\xd5\x5b\x21\xee\x04"
+      "\x6a\xb7\x30\x19",
+      16);
+  std::unique_ptr<SSLClientSocket> socket;
+  int rv = ConnectToNonTlsServer(noise, &socket);
+  EXPECT_EQ(rv, ERR_SSL_PROTOCOL_ERROR) << ErrorToString(rv);
+  const std::string& detail = socket->error_detail();
+  EXPECT_NE(detail.find("peer does not speak TLS"), std::string::npos)
+      << detail;
+  EXPECT_NE(detail.find("8f 3a 11 c4"), std::string::npos) << detail;
 }
 
 }  // namespace

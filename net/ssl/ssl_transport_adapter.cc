@@ -97,6 +97,12 @@ bool SSLTransportAdapter::DoRecv() {
 
 void SSLTransportAdapter::HandleRecvResult(int rv) {
   if (rv > 0) {
+    constexpr size_t kFirstBytes = 16;
+    if (first_bytes_.size() < kFirstBytes) {
+      first_bytes_.append(
+          recv_buf_->data(),
+          std::min<size_t>(rv, kFirstBytes - first_bytes_.size()));
+    }
     int written = BIO_write(net_bio_.get(), recv_buf_->data(), rv);
     // The read never exceeds the write guarantee, so this cannot be short.
     if (written != rv) read_error_ = ERR_UNEXPECTED;

@@ -13,6 +13,7 @@
 #include <openssl/bio.h>
 
 #include <memory>
+#include <string>
 
 #include "net/base/io_buffer.h"
 #include "net/base/weak_ptr.h"
@@ -51,6 +52,10 @@ class SSLTransportAdapter {
   // Whether all TLS output has been handed to the transport.
   bool output_flushed() const;
 
+  // The first bytes received from the transport (up to 16), to tell a peer
+  // that does not speak TLS at all from a TLS failure.
+  const std::string& first_bytes_received() const { return first_bytes_; }
+
   int64_t bytes_received() const { return bytes_received_; }
   int64_t bytes_sent() const { return bytes_sent_; }
 
@@ -73,6 +78,7 @@ class SSLTransportAdapter {
   bool read_eof_ = false;
   int read_error_ = OK;
   int write_error_ = OK;
+  std::string first_bytes_;
   int64_t bytes_received_ = 0;
   int64_t bytes_sent_ = 0;
   WeakPtrFactory<SSLTransportAdapter> weak_factory_{this};

@@ -1,4 +1,4 @@
-#include "net/cert_net/http_revocation_fetcher.h"
+#include "net/cert_net/http_url_fetcher.h"
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -7,10 +7,13 @@
 
 namespace net {
 
-class HttpRevocationFetcher::RequestImpl : public RevocationFetcher::Request {
+class HttpUrlFetcher::RequestImpl : public UrlFetcher::Request {
  public:
-  RequestImpl(HttpNetworkSession* session, Callback callback)
-      : transaction_(session), callback_(std::move(callback)) {}
+  RequestImpl(HttpNetworkSession* session, size_t max_body_bytes,
+              Callback callback)
+      : transaction_(session),
+        max_body_bytes_(max_body_bytes),
+        callback_(std::move(callback)) {}
 
   void Start(const HttpRequestInfo& request, absl::Duration timeout) {
     timer_.Start(timeout, [this] { Done(ERR_TIMED_OUT); });
@@ -37,19 +40,26 @@ class HttpRevocationFetcher::RequestImpl : public RevocationFetcher::Request {
     for (;;) {
       auto buf = std::make_shared<IOBuffer>(16 * 1024);
       int rv = transaction_.Read(buf, 16 * 1024, [this, buf](int rv) {
-        if (rv > 0) {
-          body_.append(buf->data(), rv);
-          Read();
-        } else {
-          Done(rv);
-        }
+        if (Append(buf.get(), rv)) Read();
       });
       if (rv == ERR_IO_PENDING) return;
-      if (rv <= 0) return Done(rv);
-      body_.append(buf->data(), rv);
-      if (body_.size() > 4 * 1024 * 1024) return Done(ERR_FILE_TOO_BIG);
+      if (!Append(buf.get(), rv)) return;
     }
   }
+  // Takes one Read result; returns whether to read on.
+  bool Append(IOBuffer* buf, int rv) {
+    if (rv <= 0) {
+      Done(rv);
+      return false;
+    }
+    if (body_.size() + rv > max_body_bytes_) {
+      Done(ERR_FILE_TOO_BIG);
+      return false;
+    }
+    body_.append(buf->data(), rv);
+    return true;
+  }
+
   void Done(int rv) {
     timer_.Stop();
     if (!callback_) return;
@@ -62,6 +72,7 @@ class HttpRevocationFetcher::RequestImpl : public RevocationFetcher::Request {
   }
 
   HttpNetworkTransaction transaction_;
+  const size_t max_body_bytes_;
   Callback callback_;
   std::string body_;
   int status_ = 0;
@@ -69,31 +80,33 @@ class HttpRevocationFetcher::RequestImpl : public RevocationFetcher::Request {
   WeakPtrFactory<RequestImpl> weak_factory_{this};
 };
 
-HttpRevocationFetcher::HttpRevocationFetcher(
-    HttpNetworkSession* session, absl::Duration timeout,
-    std::map<std::string, std::string> url_rewrites)
+HttpUrlFetcher::HttpUrlFetcher(HttpNetworkSession* session,
+                               absl::Duration timeout,
+                               std::map<std::string, std::string> url_rewrites,
+                               size_t max_body_bytes)
     : session_(session),
       timeout_(timeout),
-      url_rewrites_(std::move(url_rewrites)) {}
+      url_rewrites_(std::move(url_rewrites)),
+      max_body_bytes_(max_body_bytes) {}
 
-std::string HttpRevocationFetcher::Rewrite(const std::string& url) const {
+std::string HttpUrlFetcher::Rewrite(const std::string& url) const {
   for (const auto& [from, to] : url_rewrites_) {
     if (absl::StartsWith(url, from)) return to + url.substr(from.size());
   }
   return url;
 }
 
-void HttpRevocationFetcher::Fetch(const std::string& raw_url,
-                                  const std::string& post_body,
-                                  const std::string& content_type,
-                                  Callback callback,
-                                  std::unique_ptr<Request>* out_request) {
+void HttpUrlFetcher::Fetch(const std::string& raw_url,
+                           const std::string& post_body,
+                           const std::string& content_type, Callback callback,
+                           std::unique_ptr<Request>* out_request) {
   ++fetch_count_;
   absl::StatusOr<Url> url = Url::Parse(Rewrite(raw_url));
   if (!url.ok() || url->SchemeIsCryptographic()) {
-    // Revocation URLs are plain HTTP (RFC 5280: no TLS, which would recurse).
+    // Plain HTTP only: revocation URLs are (RFC 5280: TLS would recurse),
+    // and a bundle is verified on its own, so TLS would add nothing.
     EventLoop::Current()->PostTask([callback = std::move(callback)]() mutable {
-      std::move(callback)(ERR_INVALID_URL, "revocation URLs must be http://");
+      std::move(callback)(ERR_INVALID_URL, "only http:// URLs are fetched");
     });
     return;
   }
@@ -104,7 +117,8 @@ void HttpRevocationFetcher::Fetch(const std::string& raw_url,
     request.upload_body = post_body;
     request.extra_headers.emplace_back("Content-Type", content_type);
   }
-  auto impl = std::make_unique<RequestImpl>(session_, std::move(callback));
+  auto impl = std::make_unique<RequestImpl>(session_, max_body_bytes_,
+                                            std::move(callback));
   impl->Start(request, timeout_);
   *out_request = std::move(impl);
 }

@@ -1,32 +1,35 @@
-// HttpRevocationFetcher: cert/'s RevocationFetcher over net/http — OCSP GETs
-// and POSTs and CRL downloads as plain HTTP transactions on a session of
-// their own, with a per-fetch timeout and the local world's URL rewrites.
+// HttpUrlFetcher: net/base's UrlFetcher over net/http — OCSP GETs and POSTs,
+// CRL downloads, certificate-bundle files — as plain HTTP transactions on a
+// session of their own, with a per-fetch timeout, a body-size bound and the
+// local world's URL rewrites. Only http:// URLs (fetching what a TLS
+// connection needs over TLS would recurse).
 //
 // Lives in net/cert_net rather than cert/ so that cert/ stays below
 // net/http (Chromium's net/cert_net does the same). Network-thread affine;
 // the session is not owned.
 
-#ifndef NET_CERT_NET_HTTP_REVOCATION_FETCHER_H_
-#define NET_CERT_NET_HTTP_REVOCATION_FETCHER_H_
+#ifndef NET_CERT_NET_HTTP_URL_FETCHER_H_
+#define NET_CERT_NET_HTTP_URL_FETCHER_H_
 
 #include <map>
 #include <memory>
 #include <string>
 
 #include "absl/time/time.h"
-#include "cert/revocation_fetcher.h"
+#include "net/base/url_fetcher.h"
 
 namespace net {
 
 class HttpNetworkSession;
 
-class HttpRevocationFetcher : public RevocationFetcher {
+class HttpUrlFetcher : public UrlFetcher {
  public:
   // |session| is not owned; it must not itself check revocation (no
   // recursion), and must outlive the fetcher. |url_rewrites| maps URL
   // prefixes embedded in certificates to reachable ones (the local world).
-  HttpRevocationFetcher(HttpNetworkSession* session, absl::Duration timeout,
-                        std::map<std::string, std::string> url_rewrites = {});
+  HttpUrlFetcher(HttpNetworkSession* session, absl::Duration timeout,
+                 std::map<std::string, std::string> url_rewrites = {},
+                 size_t max_body_bytes = 4 * 1024 * 1024);
   void Fetch(const std::string& url, const std::string& post_body,
              const std::string& content_type, Callback callback,
              std::unique_ptr<Request>* out_request) override;
@@ -38,8 +41,9 @@ class HttpRevocationFetcher : public RevocationFetcher {
   HttpNetworkSession* const session_;
   const absl::Duration timeout_;
   const std::map<std::string, std::string> url_rewrites_;
+  const size_t max_body_bytes_;
 };
 
 }  // namespace net
 
-#endif  // NET_CERT_NET_HTTP_REVOCATION_FETCHER_H_
+#endif  // NET_CERT_NET_HTTP_URL_FETCHER_H_

@@ -1,0 +1,58 @@
+#include "net/socket/transport_connect_job.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace net {
+
+TransportConnectJob::TransportConnectJob(HostResolver* resolver,
+                                         ClientSocketFactory* factory,
+                                         std::string host, uint16_t port,
+                                         absl::Duration connect_timeout)
+    : resolver_(resolver),
+      factory_(factory),
+      host_(std::move(host)),
+      port_(port),
+      connect_timeout_(connect_timeout) {}
+
+TransportConnectJob::~TransportConnectJob() = default;
+
+int TransportConnectJob::Connect(CompletionOnceCallback callback) {
+  int rv = resolver_->Resolve(
+      host_, port_, &resolved_,
+      [this](int rv) {
+        rv = OnResolved(rv);
+        if (rv != ERR_IO_PENDING) std::move(callback_)(rv);
+      },
+      &resolve_request_);
+  if (rv != ERR_IO_PENDING) rv = OnResolved(rv);
+  if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
+  return rv;
+}
+
+int TransportConnectJob::OnResolved(int rv) {
+  resolve_request_.reset();
+  if (rv == OK && resolved_.addresses.empty()) rv = ERR_NAME_NOT_RESOLVED;
+  if (rv != OK) {
+    error_detail_ = absl::StrCat(
+        "resolving ", host_, ": ",
+        resolved_.detail.empty() ? ErrorToShortString(rv) : resolved_.detail);
+    return rv;
+  }
+  socket_ = factory_->CreateTransportClientSocket(
+      IPEndPoint(resolved_.addresses[0], port_), connect_timeout_);
+  rv = socket_->Connect([this](int rv) {
+    if (rv != OK) rv = Fail(rv);
+    std::move(callback_)(rv);
+  });
+  if (rv != OK && rv != ERR_IO_PENDING) return Fail(rv);
+  return rv;
+}
+
+int TransportConnectJob::Fail(int rv) {
+  error_detail_ = absl::StrCat("connecting to ", host_, ":", port_, ": ",
+                               ErrorToShortString(rv));
+  socket_.reset();
+  return rv;
+}
+
+}  // namespace net

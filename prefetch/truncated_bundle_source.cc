@@ -1,0 +1,223 @@
+#include "prefetch/truncated_bundle_source.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cert/cert_verifier.h"
+#include "net/base/net_errors.h"
+#include "net/snap_start/snap_start_probe.h"
+#include "net/socket/transport_connect_job.h"
+#include "net/ssl/ssl_client_context.h"
+#include "net/ssl/ssl_client_socket.h"
+
+namespace net {
+namespace {
+
+// Captures the server's chain and refuses it, so the handshake stops before
+// the client authenticates anything or the server keeps a session.
+class ChainCapture : public CertVerifier {
+ public:
+  int Verify(const CertVerifyParams& params, CertVerifyResult* result,
+             CompletionOnceCallback, std::unique_ptr<Request>*) override {
+    chain_ = params.chain_der;
+    result->error = ERR_CERT_INVALID;
+    result->detail = "chain captured; the handshake stops here";
+    return ERR_CERT_INVALID;
+  }
+  const std::vector<std::string>& chain() const { return chain_; }
+
+ private:
+  std::vector<std::string> chain_;
+};
+
+size_t ChainBytes(const std::vector<std::string>& chain) {
+  size_t n = 0;
+  for (const std::string& der : chain) n += der.size();
+  return n;
+}
+
+}  // namespace
+
+// ProbeRequest: connect, SnapStartProbe; on failure connect again and run
+// the aborted BoringSSL handshake. A DoLoop over those steps.
+class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
+ public:
+  ProbeRequest(TruncatedBundleSource* source, std::string host, uint16_t port,
+               Callback callback)
+      : source_(source),
+        host_(std::move(host)),
+        port_(port),
+        callback_(std::move(callback)),
+        capture_context_(&capture_) {}
+
+  void Start() {
+    next_state_ = STATE_CONNECT;
+    // Always answer from a task, even when every step completes at once.
+    EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
+      if (weak) weak->OnIOComplete(OK);
+    });
+  }
+
+ private:
+  enum State {
+    STATE_NONE,
+    STATE_CONNECT,
+    STATE_CONNECT_COMPLETE,
+    STATE_PROBE,
+    STATE_PROBE_COMPLETE,
+    STATE_ABORTED_HANDSHAKE,
+    STATE_ABORTED_HANDSHAKE_COMPLETE,
+  };
+
+  int DoLoop(int rv) {
+    do {
+      State state = next_state_;
+      next_state_ = STATE_NONE;
+      switch (state) {
+        case STATE_CONNECT:
+          rv = DoConnect();
+          break;
+        case STATE_CONNECT_COMPLETE:
+          rv = DoConnectComplete(rv);
+          break;
+        case STATE_PROBE:
+          rv = DoProbe();
+          break;
+        case STATE_PROBE_COMPLETE:
+          rv = DoProbeComplete(rv);
+          break;
+        case STATE_ABORTED_HANDSHAKE:
+          rv = DoAbortedHandshake();
+          break;
+        case STATE_ABORTED_HANDSHAKE_COMPLETE:
+          rv = DoAbortedHandshakeComplete(rv);
+          break;
+        default:
+          Finish(absl::InternalError("truncated handshake: bad state"));
+          return ERR_UNEXPECTED;
+      }
+    } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
+    return rv;
+  }
+
+  int DoConnect() {
+    connect_job_ = std::make_unique<TransportConnectJob>(
+        source_->resolver_, source_->factory_, host_, port_,
+        source_->connect_timeout_);
+    next_state_ = STATE_CONNECT_COMPLETE;
+    return connect_job_->Connect([this](int rv) { OnIOComplete(rv); });
+  }
+
+  int DoConnectComplete(int rv) {
+    if (rv != OK) {
+      Finish(absl::UnavailableError(connect_job_->error_detail()));
+      return rv;
+    }
+    next_state_ = fallback_ ? STATE_ABORTED_HANDSHAKE : STATE_PROBE;
+    return OK;
+  }
+
+  int DoProbe() {
+    probe_ =
+        std::make_unique<SnapStartProbe>(connect_job_->TakeSocket(), host_);
+    next_state_ = STATE_PROBE_COMPLETE;
+    return probe_->Run([this](int rv) { OnIOComplete(rv); });
+  }
+
+  int DoProbeComplete(int rv) {
+    if (rv != OK) {
+      // Not a TLS 1.2 static-RSA server: read the chain from a normal
+      // handshake instead.
+      probe_error_ =
+          absl::StrCat(ErrorToShortString(rv), " ", probe_->error_detail());
+      probe_.reset();
+      fallback_ = true;
+      next_state_ = STATE_CONNECT;
+      return OK;
+    }
+    const SnapStartProbeResult& result = probe_->result();
+    std::optional<std::string> orbit;
+    if (result.orbit)
+      orbit = std::string(result.orbit->begin(), result.orbit->end());
+    Deliver(result.chain_der, result.cipher_suite, std::move(orbit),
+            ChainBytes(result.chain_der) + result.server_hello.size(),
+            result.orbit ? result.server_hello : std::string());
+    return OK;
+  }
+
+  int DoAbortedHandshake() {
+    SSLConfig config;
+    config.session_resumption_enabled = false;
+    config.false_start_enabled = false;
+    tls_ = std::make_unique<SSLClientSocket>(connect_job_->TakeSocket(), host_,
+                                             port_, config, &capture_context_);
+    next_state_ = STATE_ABORTED_HANDSHAKE_COMPLETE;
+    return tls_->Connect([this](int rv) { OnIOComplete(rv); });
+  }
+
+  int DoAbortedHandshakeComplete(int rv) {
+    tls_.reset();
+    if (capture_.chain().empty()) {
+      Finish(absl::UnavailableError(
+          absl::StrCat("truncated handshake with ", host_, ":", port_,
+                       ": no certificate (probe: ", probe_error_,
+                       "; TLS: ", ErrorToShortString(rv), ")")));
+      return rv == OK ? ERR_SSL_PROTOCOL_ERROR : rv;
+    }
+    Deliver(capture_.chain(), 0, std::nullopt, ChainBytes(capture_.chain()),
+            std::string());
+    return OK;
+  }
+
+  void Deliver(const std::vector<std::string>& chain, uint16_t cipher,
+               std::optional<std::string> orbit, size_t bytes,
+               std::string server_hello) {
+    absl::StatusOr<CertBundle> bundle = MakeCertBundle(
+        host_, port_, chain, cipher, std::move(orbit), absl::Now());
+    if (!bundle.ok()) {
+      Finish(absl::Status(bundle.status().code(),
+                          absl::StrCat("truncated handshake with ", host_, ": ",
+                                       bundle.status().message())));
+      return;
+    }
+    FetchedBundle fetched;
+    fetched.bundle = *std::move(bundle);
+    fetched.source = BundleSourceType::kTruncated;
+    fetched.bytes = bytes;
+    fetched.via = absl::StrCat("tls://", host_, ":", port_);
+    fetched.server_hello = std::move(server_hello);
+    Finish(std::move(fetched));
+  }
+
+  void OnIOComplete(int rv) { DoLoop(rv); }
+
+  void Finish(absl::StatusOr<FetchedBundle> result) {
+    if (callback_) std::move(callback_)(std::move(result));
+  }
+
+  TruncatedBundleSource* const source_;
+  const std::string host_;
+  const uint16_t port_;
+  Callback callback_;
+  State next_state_ = STATE_NONE;
+  bool fallback_ = false;
+  std::string probe_error_;
+  std::unique_ptr<TransportConnectJob> connect_job_;
+  std::unique_ptr<SnapStartProbe> probe_;
+  ChainCapture capture_;
+  SSLClientContext capture_context_;
+  std::unique_ptr<SSLClientSocket> tls_;
+  WeakPtrFactory<ProbeRequest> weak_factory_{this};
+};
+
+void TruncatedBundleSource::Fetch(const std::string& host, uint16_t port,
+                                  Callback callback,
+                                  std::unique_ptr<Request>* out_request) {
+  auto request =
+      std::make_unique<ProbeRequest>(this, host, port, std::move(callback));
+  request->Start();
+  *out_request = std::move(request);
+}
+
+}  // namespace net

@@ -1,0 +1,51 @@
+// TruncatedBundleSource: a server's bundle read from the server itself with
+// a handshake that stops before anything is authenticated.
+//
+// First net/snap_start's SnapStartProbe: a TLS 1.2 ClientHello with an empty
+// Snap Start extension, read ServerHello, Certificate and ServerHelloDone in
+// the clear, then a fatal alert — no session is left on the server. That
+// gives the chain, the cipher suite, the orbit (if the server has one) and
+// the ServerHello template Snap Start predicts from. A server that will not
+// do that (TLS 1.3 only, no static-RSA suite) gets a second try: a normal
+// BoringSSL handshake aborted at certificate verification, which yields the
+// chain only (no orbit, cipher suite 0). SPECS.md section 9.
+//
+// The resolver and socket factory are not owned and must outlive the source.
+// Network-thread affine.
+
+#ifndef PREFETCH_TRUNCATED_BUNDLE_SOURCE_H_
+#define PREFETCH_TRUNCATED_BUNDLE_SOURCE_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/time/time.h"
+#include "dns/host_resolver.h"
+#include "net/socket/client_socket_factory.h"
+#include "prefetch/bundle_source.h"
+
+namespace net {
+
+class TruncatedBundleSource : public BundleSource {
+ public:
+  TruncatedBundleSource(HostResolver* resolver, ClientSocketFactory* factory,
+                        absl::Duration connect_timeout)
+      : resolver_(resolver),
+        factory_(factory),
+        connect_timeout_(connect_timeout) {}
+  BundleSourceType type() const override {
+    return BundleSourceType::kTruncated;
+  }
+  void Fetch(const std::string& host, uint16_t port, Callback callback,
+             std::unique_ptr<Request>* out_request) override;
+
+ private:
+  class ProbeRequest;
+  HostResolver* const resolver_;
+  ClientSocketFactory* const factory_;
+  const absl::Duration connect_timeout_;
+};
+
+}  // namespace net
+
+#endif  // PREFETCH_TRUNCATED_BUNDLE_SOURCE_H_
