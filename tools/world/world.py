@@ -3,11 +3,12 @@
 
     world.py --dir DIR [--testserver BIN] [--netem BIN] [--nginx BIN] [--rtt-ms 100]
              [--knotd BIN | --no-dns] [--require-dns] [--dns-rtt-ms 40]
-             [--ocsp-rtt-ms 0 | --no-ocsp]
+             [--ocsp-rtt-ms 0 | --no-ocsp] [--certbundle BIN | --no-bundles] [--cdn-rtt-ms 300]
              [--fixed-ports] [--until-stdin-eof | --run CMD...]
 
 Builds the PKI in DIR/pki (tools/world/pki.py), starts the peers (nginx, test servers, netem
-relays, the Knot DNS server of example.test, the `openssl ocsp` responder), writes
+relays, the Knot DNS server of example.test, the `openssl ocsp` responder), publishes the
+certificate bundles of the Snap Start origins (and broken ones) with tools/certbundle, writes
 DIR/world.json, prints `WORLD READY <DIR/world.json>` and waits for SIGINT/SIGTERM (or stdin
 EOF with --until-stdin-eof), then stops every peer. With --run, runs CMD with
 NETSTACK_WORLD=<DIR/world.json> instead of waiting, stops the world and exits with CMD's exit
@@ -57,6 +58,11 @@ ADDR = {
     "ecdsa": "127.0.0.20",
     "ocsp": "127.0.0.21",  # the OCSP responder (or the netem relay in front of it)
     "revoked": "127.0.0.22",
+    # Certificate-bundle CDNs (plain HTTP, nginx): cdn1 has the files, cdn2 answers 404 for
+    # everything, cdn3 has the files behind a netem relay (--cdn-rtt-ms).
+    "cdn1": "127.0.0.23",
+    "cdn2": "127.0.0.24",
+    "cdn3": "127.0.0.25",
 }
 
 # OCSP: `openssl ocsp` as the responder of the intermediate CA (it binds every address: *:PORT).
@@ -84,7 +90,63 @@ SNAP_START_ORBITS = {"www": "0102030405060708", "slow": "1112131415161718",
                      "tls12": "2122232425262728"}
 
 DNS_HOSTS = ["www", "nginx", "static", "slow", "tls12", "slow12", "expired", "wrongname",
-             "untrusted", "ecdsa", "ocsp", "revoked"]
+             "untrusted", "ecdsa", "ocsp", "revoked", "cdn1", "cdn2", "cdn3"]
+
+# Certificate bundles (prefetch/cert_bundle, made with tools/certbundle; see README.md). The
+# Snap Start origins publish theirs through DNS TXT, the well-known path and the CDNs; the
+# spoofed and broken ones (BUNDLE_CASES) sit on other hosts so the positive ones stay clean.
+BUNDLE_ORIGINS = ["www", "slow", "tls12"]
+BUNDLE_TXT_PREFIX = "_certbundle."
+BUNDLE_WELL_KNOWN_PATH = "/.well-known/cert-bundle"
+BUNDLE_WELL_KNOWN_FIXED_PORT = 8080  # with --fixed-ports (port 80 of www and slow is taken)
+BUNDLE_CDN_PATH = "/bundles"  # a CDN's base URL is http://cdnN.example.test/bundles
+BUNDLE_CDNS = ["cdn1", "cdn2", "cdn3"]
+BUNDLE_CDN_FILES = ("cdn1", "cdn3")  # cdn2 answers 404 for everything
+BUNDLE_POINTER_ORIGINS = ("tls12",)  # their TXT record is a pointer to cdn1's file
+BUNDLE_STALE_ORBIT = "f0f1f2f3f4f5f6f7"  # what the stale_orbit case publishes for slow12
+# The spoofed and broken bundles: case -> (origin whose host it is published for, source,
+# expect, reason, what it is). `expect` is "rejected" (the client drops the bundle, giving
+# `reason`, and makes a normal handshake) or "recovers" (the bundle verifies and is used, the
+# server refuses the Snap Start attempt, the client recovers with a full handshake).
+BUNDLE_CASES = {
+    "another_host_bundle": (
+        "nginx", "dns", "rejected", "wrong_host",
+        "a valid bundle made for www.example.test (www's host, port, chain and orbit) "
+        "published as nginx.example.test's TXT record: another host's bundle"),
+    "another_host_chain": (
+        "nginx", "cdn", "rejected", "chain_not_for_host",
+        "a bundle that names nginx.example.test and its port but carries www.example.test's "
+        "chain: another host's chain (does not verify for nginx.example.test)"),
+    "untrusted_root": (
+        "ecdsa", "dns", "rejected", "untrusted_root",
+        "a bundle for ecdsa.example.test whose chain (an RSA leaf for ecdsa.example.test and "
+        "untrusted-root.pem) ends at a root that is not a trust anchor"),
+    "not_a_bundle": (
+        "ecdsa", "cdn", "rejected", "not_a_bundle",
+        "an HTML page served with 200 and Content-Type text/html as ecdsa.example.test.crt"),
+    "stale_orbit": (
+        "slow12", "dns", "recovers", "stale_orbit",
+        "a good bundle for slow12.example.test (tls12's chain, slow12's port) with orbit "
+        "%s, not the server's: Snap Start is refused and recovers" % BUNDLE_STALE_ORBIT),
+    "expired": (
+        "expired", "dns", "rejected", "expired",
+        "expired.example.test's own chain, whose leaf expired 30 days ago"),
+    "bad_txt_record": (
+        "wrongname", "dns", "rejected", "bad_txt_record",
+        "a TXT record \"v=cb1; b=\" followed by text that is not base64"),
+    "malformed_bundle": (
+        "untrusted", "dns", "rejected", "malformed_bundle",
+        "a TXT record whose base64 decodes to the file magic and length, then bytes that are "
+        "not a CertBundle message"),
+    "revoked": (
+        "revoked", "dns", "rejected", "revoked",
+        "revoked.example.test's own chain, well formed and verifying, whose leaf OCSP and the "
+        "CRL say is revoked: prevalidation rejects it"),
+}
+BAD_TXT_RECORD = "v=cb1; b=*** this is not base64 ***"
+NOT_A_BUNDLE_HTML = ("<!DOCTYPE html>\n<html><head><title>Not here</title></head>\n"
+                     "<body><h1>Welcome to cdn1</h1><p>The page you asked for has moved."
+                     "</p></body></html>\n")
 
 
 # The order origins are listed in (world.json, the demo page).
@@ -344,8 +406,14 @@ def big_txt_strings():
     return [text[i:i + 255] for i in range(0, len(text), 255)]
 
 
-def dns_zone():
-    """Returns (zone file text, {A-record name: address}, {AAAA name: address}, big TXT text)."""
+def zone_txt_string(s):
+    """One <character-string> in master-file syntax: quoted, with " and \\ escaped."""
+    return '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def dns_zone(bundle_txt=()):
+    """Returns (zone file text, {A-record name: address}, {AAAA name: address}, big TXT text).
+    bundle_txt: [(full owner name, [strings])], the certificate-bundle TXT records."""
     a = {"ns." + DNS_ZONE: DNS_ADDR}
     for h in DNS_HOSTS:
         a["%s.%s" % (h, DNS_ZONE)] = ADDR[h]
@@ -383,6 +451,13 @@ def dns_zone():
         "both IN A %s" % ADDR["www"],
         "both IN AAAA ::1",
     ]
+    if bundle_txt:
+        lines.append("; certificate bundles (tools/certbundle make --format txt / pointer)")
+    for owner, strings in bundle_txt:
+        assert owner.endswith("." + DNS_ZONE), owner
+        lines.append("%s IN TXT (" % owner[:-len(DNS_ZONE) - 1])
+        lines += ["    %s" % zone_txt_string(x) for x in strings]
+        lines.append("    )")
     return "\n".join(lines) + "\n", a, aaaa, "".join(big)
 
 
@@ -536,6 +611,15 @@ def _write(path, text, mode=0o644):
     os.replace(tmp, path)
 
 
+def _write_bytes(path, data, mode=0o644):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+
+
 def _resolve_binary(value, flag):
     if value is None:
         return None
@@ -595,6 +679,8 @@ class World:
         self.fixed = args.fixed_ports
         self.testserver = _resolve_binary(args.testserver, "--testserver")
         self.netem = _resolve_binary(args.netem, "--netem")
+        self.certbundle = None if args.no_bundles else _resolve_binary(args.certbundle,
+                                                                       "--certbundle")
         if args.no_nginx:
             self.nginx = None
         elif args.nginx:
@@ -615,6 +701,13 @@ class World:
         self.ocsp = None  # world.json's "ocsp" block once the responder is up
         self.ocsp_peer = None
         self.ocsp_watch = None  # the watchdog's current window (see tend_ocsp)
+        # Certificate bundles (see make_bundles): published only with a certbundle binary and
+        # the testservers (the Snap Start origins).
+        self.bundles_wanted = bool(self.certbundle and self.testserver)
+        self.bundle_listeners = {}  # nginx's bundle listeners (well-known-<origin>, cdnN)
+        self.bundles = None  # world.json's "bundles" block
+        self.bundle_cases = {}  # world.json's "bundle_cases"
+        self.bundle_txt = []  # [(owner, [strings])]: the TXT records for the zone
         self.startup_seconds = None
         self.world_json = os.path.join(self.dir, "world.json")
 
@@ -654,13 +747,25 @@ class World:
                                  "or use another --dir" % (self.dir, other))
             os.remove(self.world_json)
         self.pki = pki.build(self.path("pki"))
+        # No bundle of an earlier world may be served before this one's are made.
+        shutil.rmtree(self.path("bundles"), ignore_errors=True)
         self.prepare_docroots()
+        if not self.bundles_wanted:
+            self.skipped["bundles"] = (
+                "--no-bundles" if self.args.no_bundles else
+                "no --certbundle given" if not self.certbundle else
+                "no --testserver given (no Snap Start origin)")
+            self.note("not publishing certificate bundles: %s" % self.skipped["bundles"])
 
         if self.nginx:
             self.start_nginx()
         else:
             self.skip(("nginx", "ecdsa", "static"), "--no-nginx" if self.args.no_nginx
                       else "no nginx binary found (give --nginx BIN)")
+            if self.bundles_wanted:
+                self.skipped["bundles_http"] = "no nginx: no well-known path, no CDNs"
+                self.note("certificate bundles only in DNS: no nginx for the well-known path "
+                          "and the CDNs")
 
         if self.testserver:
             self.start_testservers()
@@ -672,6 +777,10 @@ class World:
             self.start_netems()
         elif self.testserver:
             self.skip(("slow", "slow12"), "no --netem given")
+
+        if self.bundles_wanted:
+            self.start_bundle_relays()
+            self.make_bundles()
 
         self.start_ocsp()
         self.start_dns()
@@ -712,6 +821,11 @@ class World:
             h = self.pki["hosts"][pki.host_dir_name(fixture)]
             o["cert_chain"] = h["chain"]
             o["key_type"] = h["key_type"]
+        # The orbit a Snap Start server announces (the testserver, or the one behind a relay):
+        # it also answers the truncated-handshake probe (net/snap_start SnapStartProbe).
+        o["snap_start_orbit"] = (
+            SNAP_START_ORBITS[fixture] if scheme == "https" and server in ("testserver", "netem")
+            and fixture in SNAP_START_ORBITS and pki.HOSTS[fixture]["key"] == "rsa" else None)
         o.update(extra)
         self.origins[key] = o
 
@@ -732,13 +846,52 @@ class World:
                 self.peers.pop()
                 self.note("nginx lost a port race; retrying on other ports")
 
+    def bundle_http_plan(self):
+        """nginx's plain-HTTP listeners for certificate bundles: [(name, origin or CDN key,
+        relay RTT or None)]: the well-known path of each Snap Start origin that will run
+        (`well-known-<origin>`; slow's behind a netem relay with --rtt-ms, as slow itself)
+        and the three CDNs (cdn3 behind a relay with --cdn-rtt-ms)."""
+        if not self.bundles_wanted:
+            return []
+        plan = []
+        for key in BUNDLE_ORIGINS:
+            if key == "slow" and not self.netem:
+                continue  # slow is not started without netem
+            plan.append(("well-known-" + key, key, self.args.rtt_ms if key == "slow" else None))
+        for cdn in BUNDLE_CDNS:
+            relay = (self.args.cdn_rtt_ms if cdn == "cdn3" and self.netem and
+                     self.args.cdn_rtt_ms > 0 else None)
+            plan.append((cdn, cdn, relay))
+        return plan
+
+    @staticmethod
+    def bundle_fixed_port(name):
+        return BUNDLE_WELL_KNOWN_FIXED_PORT if name.startswith("well-known-") else \
+            HTTP_FIXED_PORT
+
     def _start_nginx_once(self):
         https = self.https_port()
         http = self.http_port()
+        bplan = self.bundle_http_plan()
+        # A listener behind a relay always takes an ephemeral port (the relay has the fixed one).
+        picked_addrs = [ADDR[key] for name, key, relay in bplan
+                        if not self.fixed or relay is not None]
         if self.fixed:
             ports = [https, https, http]
+            picked = pick_free_ports(picked_addrs)
         else:
-            ports = pick_free_ports([ADDR["nginx"], ADDR["ecdsa"], ADDR["static"]])
+            ports = pick_free_ports([ADDR["nginx"], ADDR["ecdsa"], ADDR["static"]] +
+                                    picked_addrs)
+            ports, picked = ports[:3], ports[3:]
+        picked = iter(picked)
+        self.bundle_listeners = {}
+        for name, key, relay in bplan:
+            port = next(picked) if not self.fixed or relay is not None else \
+                self.bundle_fixed_port(name)
+            self.bundle_listeners[name] = {
+                "key": key, "host": "%s.%s" % (key, pki.DOMAIN), "address": ADDR[key],
+                "nginx_port": port, "port": None if relay is not None else port,
+                "rtt_ms": relay or 0, "process": "nginx"}
         nginx_chain, nginx_key = self.host_files("nginx")
         ecdsa_chain, ecdsa_key = self.host_files("ecdsa")
         user_line = ""
@@ -761,6 +914,7 @@ class World:
             "ECDSA_CHAIN": ecdsa_chain, "ECDSA_KEY": ecdsa_key,
             "STATIC_ADDR": ADDR["static"], "STATIC_PORT": ports[2],
             "STATIC_DOCROOT": self.path("static"),
+            "BUNDLE_SERVERS": self.bundle_nginx_servers(),
         })
         conf_path = self.path("nginx", "nginx.conf")
         _write(conf_path, conf)
@@ -773,13 +927,41 @@ class World:
         self.peers.append(peer)
         peer.start()
         wait_connectable(peer, [(ADDR["nginx"], ports[0]), (ADDR["ecdsa"], ports[1]),
-                                (ADDR["static"], ports[2])], self.args.timeout)
+                                (ADDR["static"], ports[2])] +
+                         [(l["address"], l["nginx_port"]) for l in self.bundle_listeners.values()],
+                         self.args.timeout)
         self.add_origin("nginx", "nginx.example.test", "https", ADDR["nginx"], ports[0], "nginx",
                         "nginx", tls_max="1.3", tls_min="1.2", fixture="nginx")
         self.add_origin("ecdsa", "ecdsa.example.test", "https", ADDR["ecdsa"], ports[1], "nginx",
                         "nginx", tls_max="1.3", tls_min="1.2", fixture="ecdsa")
         self.add_origin("static", "static.example.test", "http", ADDR["static"], ports[2],
                         "nginx", "nginx", docroot=self.path("static"))
+
+    def bundle_nginx_servers(self):
+        """The nginx server blocks of the bundle listeners (empty without bundles)."""
+        if not self.bundle_listeners:
+            return "    # (none: no certificate bundles)"
+        blocks = []
+        for name, l in self.bundle_listeners.items():
+            if not name.startswith("well-known-"):
+                continue
+            note = ("Behind a netem relay adding %d ms of RTT." % l["rtt_ms"]
+                    if name == "well-known-slow" else "")
+            blocks.append(pki.fill_template(_read_template("nginx-well-known.conf.in"), {
+                "HOST": l["host"], "ADDR": l["address"], "PORT": l["nginx_port"],
+                "ROOT": self.path("bundles", "well-known", l["host"]), "NOTE": note,
+            }).rstrip("\n"))
+        cdn3 = self.bundle_listeners["cdn3"]
+        blocks.append(pki.fill_template(_read_template("nginx-cdns.conf.in"), {
+            "CDN_DOCROOT": self.path("bundles", "cdn"),
+            "CDN1_ADDR": ADDR["cdn1"], "CDN1_PORT": self.bundle_listeners["cdn1"]["nginx_port"],
+            "CDN2_ADDR": ADDR["cdn2"], "CDN2_PORT": self.bundle_listeners["cdn2"]["nginx_port"],
+            "CDN3_ADDR": ADDR["cdn3"], "CDN3_PORT": cdn3["nginx_port"],
+            "CDN3_NOTE": ("slow: this listener is the backend of a netem relay adding %d ms of "
+                          "RTT" % cdn3["rtt_ms"]) if cdn3["rtt_ms"] else
+                         "served directly (no relay: no --netem, or --cdn-rtt-ms 0)",
+        }).rstrip("\n"))
+        return "\n\n".join(blocks)
 
     @staticmethod
     def _nobody_group():
@@ -882,6 +1064,272 @@ class World:
                             backend={"address": baddr, "port": bport,
                                      "process": "testserver-" + backend.replace("_http", ""),
                                      "origin": backend if backend != "slow" else None})
+
+    # -- certificate bundles ----------------------------------------------------------------------
+
+    def start_bundle_relays(self):
+        """netem relays in front of nginx's bundle listeners that have one: slow's well-known
+        path (--rtt-ms, like slow) and cdn3 (--cdn-rtt-ms)."""
+        todo = [(name, l) for name, l in self.bundle_listeners.items() if l["port"] is None]
+        if self.nginx and not self.netem:
+            self.skipped["cdn3_relay"] = "no --netem given"
+            self.note("no relay in front of cdn3.example.test: no --netem given; it is served "
+                      "directly")
+        peers = []
+        for name, l in todo:
+            pname = "netem-" + name
+            lport = self.bundle_fixed_port(name) if self.fixed else 0
+            argv = [self.netem, "--tcp", "%s:%d=%s:%d" % (l["address"], lport, l["address"],
+                                                          l["nginx_port"]),
+                    "--rtt-ms", str(l["rtt_ms"])] + self.args.netem_arg
+            peer = Peer(pname, "netem", argv, out_path=self.path("logs", pname + ".out"))
+            self.peers.append(peer)
+            peers.append((peer, l, lport))
+            peer.start()
+        if not peers:
+            return
+        ready = wait_ready_lines([p[0] for p in peers], self.args.timeout)
+        for peer, l, lport in peers:
+            l["port"] = match_listener(parse_listening(ready[peer.name], ("tcp",)), "tcp",
+                                       l["address"], lport, peer)
+            l["process"] = peer.name
+            l["backend"] = "%s:%d" % (l["address"], l["nginx_port"])
+
+    def run_certbundle(self, args):
+        """Runs the certbundle binary; returns its stdout (bytes). Raises WorldError."""
+        argv = [self.certbundle] + args
+        try:
+            r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, timeout=max(10, self.args.timeout))
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise WorldError("certbundle could not be run (%s): %s" % (" ".join(argv), e))
+        if r.returncode != 0:
+            raise WorldError("certbundle failed (exit %d): %s\n  command: %s" % (
+                r.returncode, r.stderr.decode("utf-8", "replace").strip(), " ".join(argv)))
+        return r.stdout
+
+    def certbundle_make(self, host, port, chain, orbit, fmt):
+        args = ["make", "--host", host, "--port", str(port), "--chain", chain, "--format", fmt,
+                "--created", str(self.bundle_created)]
+        if orbit:
+            args += ["--orbit", orbit]
+        return self.run_certbundle(args)
+
+    def write_txt_record(self, owner_host, strings):
+        """Queues the TXT record _certbundle.<owner_host> for the zone and writes it as
+        `certbundle make --format txt` prints it (the name, then one string a line) to
+        bundles/txt/<owner_host>.txt (input for `certbundle inspect`). Returns its
+        world.json description."""
+        name = BUNDLE_TXT_PREFIX + owner_host
+        path = self.path("bundles", "txt", owner_host + ".txt")
+        _write(path, "\n".join([name] + strings) + "\n")
+        self.bundle_txt.append((name, strings))
+        return {"name": name, "txt": path, "strings": len(strings),
+                "bytes": sum(len(x) for x in strings)}
+
+    @staticmethod
+    def parse_txt_output(out):
+        lines = out.decode("ascii").splitlines()
+        return lines[0], lines[1:]
+
+    def make_spoofed_chain(self, host):
+        """A chain for `host` from the untrusted root (NOT a trust anchor): an RSA leaf (the
+        untrusted fixture's key) with SAN host, then untrusted-root.pem. Made outside the
+        PKI's `openssl ca` databases, so pki.json and the serials are unchanged."""
+        d = self.path("bundles", "spoof", host)
+        os.makedirs(d, exist_ok=True)
+        p = self.pki
+        key = p["hosts"][pki.host_dir_name("untrusted")]["key"]
+        csr, leaf, ext = (os.path.join(d, n) for n in ("leaf.csr", "leaf.pem", "ext.cnf"))
+        _write(ext, "basicConstraints = critical, CA:FALSE\n"
+                    "keyUsage = critical, digitalSignature, keyEncipherment\n"
+                    "extendedKeyUsage = serverAuth\n"
+                    "subjectAltName = DNS:%s\n" % host)
+        openssl = shutil.which("openssl")
+        for argv in ([openssl, "req", "-new", "-key", key, "-subj", "/CN=" + host, "-out", csr],
+                     [openssl, "x509", "-req", "-in", csr, "-CA", p["untrusted_root"],
+                      "-CAkey", os.path.join(p["dir"], "untrusted-root", "key.pem"),
+                      "-set_serial", "0x5A01", "-days", "30", "-extfile", ext, "-out", leaf]):
+            r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+            if r.returncode != 0:
+                raise WorldError("making the spoofed chain for %s failed: %s\n%s" % (
+                    host, " ".join(argv), r.stdout))
+        chain = os.path.join(d, "chain.pem")
+        with open(leaf) as a, open(p["untrusted_root"]) as b:
+            _write(chain, a.read() + b.read())
+        os.remove(csr)
+        return chain
+
+    def make_bundles(self):
+        """Makes the certificate bundles of the Snap Start origins (now that their ports are
+        known) and of the broken cases, writes the files nginx serves and queues the TXT
+        records for the zone. See README.md, *Certificate bundles*."""
+        d = self.path("bundles")
+        os.makedirs(os.path.join(d, "txt"), exist_ok=True)
+        self.bundle_created = int(time.time())
+        dns = bool(self.knotd)
+        http = bool(self.bundle_listeners)
+        L = self.bundle_listeners
+        cdn_dir = self.path("bundles", "cdn", BUNDLE_CDN_PATH.strip("/"))
+
+        def cdn_urls(host):
+            return ["http://%s.%s%s/%s.crt" % (c, pki.DOMAIN, BUNDLE_CDN_PATH, host)
+                    for c in BUNDLE_CDN_FILES] if http else []
+
+        def write_cdn_file(host, data):
+            _write_bytes(os.path.join(cdn_dir, host + ".crt"), data)
+
+        origins = {}
+        txt_of = {}
+        for key in BUNDLE_ORIGINS:
+            o = self.origins.get(key)
+            if o is None:
+                continue
+            host, port, orbit = o["host"], o["port"], o["snap_start_orbit"]
+            file_bytes = self.certbundle_make(host, port, o["cert_chain"], orbit, "cdn")
+            write_cdn_file(host, file_bytes)
+            sources = {}
+            if dns:
+                if key in BUNDLE_POINTER_ORIGINS and http:
+                    url = cdn_urls(host)[0]
+                    name, strings = self.parse_txt_output(
+                        self.run_certbundle(["pointer", "--host", host, "--url", url]))
+                    sources["dns"] = dict(self.write_txt_record(host, strings), form="pointer",
+                                          url=url)
+                else:
+                    name, strings = self.parse_txt_output(
+                        self.certbundle_make(host, port, o["cert_chain"], orbit, "txt"))
+                    txt_of[key] = strings
+                    sources["dns"] = dict(self.write_txt_record(host, strings), form="bundle")
+            if http:
+                wk = L["well-known-" + key]
+                _write_bytes(self.path("bundles", "well-known", host,
+                                       BUNDLE_WELL_KNOWN_PATH.lstrip("/")),
+                             self.certbundle_make(host, port, o["cert_chain"], orbit,
+                                                  "well-known"))
+                sources["well-known"] = {
+                    "url": "http://%s%s" % (host, BUNDLE_WELL_KNOWN_PATH),
+                    "rtt_ms": wk["rtt_ms"], "address": wk["address"], "port": wk["port"],
+                    "process": wk["process"]}
+                sources["cdn"] = {"urls": cdn_urls(host)}
+            sources["truncated"] = {"address": o["address"], "port": port}
+            origins[key] = {
+                "host": host, "port": port, "address": o["address"], "orbit": orbit,
+                "cipher_suite": "0x%04x" % 0x009c, "chain": o["cert_chain"],
+                "file": os.path.join(cdn_dir, host + ".crt"), "file_bytes": len(file_bytes),
+                "sources": sources,
+            }
+
+        cases = {}
+        for case, (key, source, expect, reason, what) in BUNDLE_CASES.items():
+            o = self.origins.get(key)
+            if o is None or (source == "dns" and not dns) or (source == "cdn" and not http):
+                continue
+            host, port = o["host"], o["port"]
+            c = {"host": host, "origin": key, "source": source, "expect": expect,
+                 "reason": reason, "description": what, "origin_expect": o["expect"]}
+            chain = None
+            if case == "another_host_bundle":
+                if "www" not in txt_of:
+                    continue
+                c.update(self.write_txt_record(host, txt_of["www"]))
+                c["bundle_host"] = "www." + pki.DOMAIN
+                chain = self.origins["www"]["cert_chain"]
+            elif case == "another_host_chain":
+                chain = self.pki["hosts"][pki.host_dir_name("www")]["chain"]
+                write_cdn_file(host, self.certbundle_make(host, port, chain, None, "cdn"))
+                c["urls"] = cdn_urls(host)
+            elif case == "untrusted_root":
+                chain = self.make_spoofed_chain(host)
+                c.update(self.write_txt_record(host, self.parse_txt_output(
+                    self.certbundle_make(host, port, chain, None, "txt"))[1]))
+            elif case == "not_a_bundle":
+                write_cdn_file(host, NOT_A_BUNDLE_HTML.encode())
+                c["urls"] = cdn_urls(host)
+                c["content_type"] = "text/html"
+            elif case == "stale_orbit":
+                chain = o["cert_chain"]
+                c.update(self.write_txt_record(host, self.parse_txt_output(
+                    self.certbundle_make(host, port, chain, BUNDLE_STALE_ORBIT, "txt"))[1]))
+                c["orbit"] = BUNDLE_STALE_ORBIT
+                c["server_orbit"] = o["snap_start_orbit"]
+            elif case in ("expired", "revoked"):
+                chain = o["cert_chain"]
+                c.update(self.write_txt_record(host, self.parse_txt_output(
+                    self.certbundle_make(host, port, chain, None, "txt"))[1]))
+            elif case == "bad_txt_record":
+                c.update(self.write_txt_record(host, [BAD_TXT_RECORD]))
+            elif case == "malformed_bundle":
+                body = b"not a CertBundle message, only text"
+                data = b"\x89CB\n" + len(body).to_bytes(3, "big") + body
+                c.update(self.write_txt_record(host, [
+                    "v=cb1; b=" + base64.b64encode(data).decode("ascii")]))
+            if chain:
+                c["chain"] = chain
+            cases[case] = c
+
+        cdns = {}
+        if http:
+            for cdn in BUNDLE_CDNS:
+                l = L[cdn]
+                cdns[cdn] = {
+                    "base": "http://%s%s" % (l["host"], BUNDLE_CDN_PATH),
+                    "host": l["host"], "address": l["address"], "port": l["port"],
+                    "serves": "files" if cdn in BUNDLE_CDN_FILES else "404",
+                    "rtt_ms": l["rtt_ms"], "process": l["process"],
+                    "backend": l.get("backend")}
+        self.bundle_cases = cases
+        self.bundles = {
+            "certbundle": self.certbundle,
+            "dir": d,
+            "created_unix": self.bundle_created,
+            "txt_name_prefix": BUNDLE_TXT_PREFIX,
+            "well_known_path": BUNDLE_WELL_KNOWN_PATH,
+            "cdns": cdns,
+            "origins": origins,
+            # origins whose server answers the truncated-handshake probe (it has an orbit)
+            "truncated_handshake": sorted(
+                (k for k, o in self.origins.items() if o.get("snap_start_orbit")),
+                key=lambda k: ORIGIN_ORDER.index(k) if k in ORIGIN_ORDER else 99),
+        }
+        if not self.args.quiet:
+            log("certificate bundles: %s through %s; %d broken case(s)" % (
+                ", ".join(o["host"] for o in origins.values()),
+                ", ".join(sorted({s for o in origins.values() for s in o["sources"]})),
+                len(cases)))
+
+    def bundle_cdn_list(self):
+        return [c["base"] for c in self.bundles["cdns"].values()] if self.bundles else []
+
+    def bundle_rewrites(self):
+        """url_rewrites for the bundle URLs: each CDN's host (when its port is not 80) and each
+        origin's well-known directory (never on port 80: that is the testserver's, or free)."""
+        rewrites = {}
+        if not self.bundles:
+            return rewrites
+        for c in self.bundles["cdns"].values():
+            if c["port"] != HTTP_FIXED_PORT:
+                rewrites["http://%s/" % c["host"]] = "http://%s:%d/" % (c["host"], c["port"])
+        for o in self.bundles["origins"].values():
+            wk = o["sources"].get("well-known")
+            if wk and wk["port"] != HTTP_FIXED_PORT:
+                rewrites["http://%s/.well-known/" % o["host"]] = \
+                    "http://%s:%d/.well-known/" % (o["host"], wk["port"])
+        return rewrites
+
+    def bundle_endpoints(self):
+        """(host, port, address) of every bundle listener clients connect to (for world.json's
+        hosts and resolve)."""
+        out = []
+        if self.bundles:
+            for c in self.bundles["cdns"].values():
+                out.append((c["host"], c["port"], c["address"]))
+            for o in self.bundles["origins"].values():
+                wk = o["sources"].get("well-known")
+                if wk:
+                    out.append((o["host"], wk["port"], wk["address"]))
+        return out
 
     # OCSP: `openssl ocsp` answering for the intermediate CA from its index, signing with the
     # delegated signer; a netem relay on 127.0.0.21 in front of it with --ocsp-rtt-ms.
@@ -1050,7 +1498,7 @@ class World:
         shutil.rmtree(d, ignore_errors=True)  # no state from an earlier world (timer DB)
         for sub in ("", "run", "db"):
             os.makedirs(os.path.join(d, sub), exist_ok=True)
-        zone_text, a_records, aaaa_records, big = dns_zone()
+        zone_text, a_records, aaaa_records, big = dns_zone(self.bundle_txt)
         zone_file = os.path.join(d, DNS_ZONE + ".zone")
         _write(zone_file, zone_text)
         big_file = os.path.join(d, "big.txt")
@@ -1117,6 +1565,8 @@ class World:
             "big_txt_file": big_file,
             "big_txt_bytes": len(big),
             "nxdomain_host": "nope." + DNS_ZONE,
+            # the certificate-bundle TXT records (details under "bundles" and "bundle_cases")
+            "bundle_txt_names": [name for name, _ in self.bundle_txt],
         }
 
     def start_dns_relay(self, knot_port):
@@ -1175,12 +1625,19 @@ class World:
                 items.append("<li>OCSP: %s (%d ms RTT), the responder for every leaf of the "
                              "intermediate CA</li>" % (html.escape(self.ocsp["url"]),
                                                        self.ocsp["rtt_ms"]))
+            if self.bundles:
+                items.append("<li>Certificate bundles of %s: DNS TXT _certbundle.HOST, "
+                             "http://HOST%s, CDNs %s</li>" % (
+                                 html.escape(", ".join(o["host"] for o in
+                                                       self.bundles["origins"].values())),
+                                 BUNDLE_WELL_KNOWN_PATH,
+                                 html.escape(", ".join(self.bundle_cdn_list()) or "none")))
             if self.dns:
                 items.append("<li>DNS: %s is served at %s (%d ms RTT) and %s (direct)</li>" % (
                     html.escape(DNS_ZONE), html.escape(self.dns["server"]),
                     self.dns["rtt_ms"], html.escape(self.dns["direct"])))
             for key, why in self.skipped.items():
-                what = key.replace("_", " ") if key == "dns" or "_" in key else \
+                what = key.replace("_", " ") if key in ("dns", "bundles") or "_" in key else \
                     key + ".example.test"
                 items.append("<li>%s: not running (%s)</li>" % (
                     html.escape(what), html.escape(why)))
@@ -1193,11 +1650,12 @@ class World:
         resolve = []
         hosts = {}
         endpoints = list(self.origins.values()) + ([self.ocsp] if self.ocsp else [])
-        for o in endpoints:
-            entry = "%s:%d:%s" % (o["host"], o["port"], o["address"])
+        for host, port, address in [(o["host"], o["port"], o["address"]) for o in endpoints] + \
+                self.bundle_endpoints():
+            entry = "%s:%d:%s" % (host, port, address)
             if entry not in resolve:
                 resolve.append(entry)
-            hosts[o["host"]] = o["address"]
+            hosts[host] = address
         default = self.origins.get("www") or self.origins.get("nginx")
         p = self.pki
         static = self.origins.get("static")
@@ -1221,6 +1679,7 @@ class World:
         static_prefix = "http://static.%s/" % pki.DOMAIN
         if static and static["url"] != static_prefix:
             rewrites[static_prefix] = static["url"]
+        rewrites.update(self.bundle_rewrites())
         doc = {
             "dir": self.dir,
             "trust_anchors": p["root"],
@@ -1237,6 +1696,9 @@ class World:
             "ocsp": self.ocsp,
             "crl": crl,
             "url_rewrites": rewrites,
+            "bundle_cdns": self.bundle_cdn_list(),
+            "bundle_cases": self.bundle_cases,
+            "bundles": self.bundles,
             "pki": {
                 "dir": p["dir"],
                 "manifest": os.path.join(p["dir"], "pki.json"),
@@ -1311,6 +1773,13 @@ def parse_args(argv):
                     help="RTT a netem relay on 127.0.0.21 adds in front of the OCSP responder "
                     "(default 0: no relay)")
     ap.add_argument("--no-ocsp", action="store_true", help="do not start the OCSP responder")
+    ap.add_argument("--certbundle", help="tools/certbundle binary (absent: no certificate "
+                    "bundles are published)")
+    ap.add_argument("--no-bundles", action="store_true",
+                    help="publish no certificate bundles even with --certbundle")
+    ap.add_argument("--cdn-rtt-ms", type=int, default=300,
+                    help="RTT a netem relay adds in front of cdn3.example.test, the slow bundle "
+                    "CDN (default 300; 0: no relay)")
     ap.add_argument("--fixed-ports", action="store_true",
                     help="listen on 443/80 (53 for DNS, 8888 for OCSP) instead of ephemeral "
                     "ports (use inside unshare -n)")
@@ -1340,6 +1809,8 @@ def parse_args(argv):
         ap.error("--ocsp-rtt-ms must not be negative")
     if args.no_ocsp and args.ocsp_rtt_ms:
         ap.error("--no-ocsp does not go with --ocsp-rtt-ms")
+    if args.cdn_rtt_ms < 0:
+        ap.error("--cdn-rtt-ms must not be negative")
     return args
 
 

@@ -18,13 +18,21 @@
   TXT record over UDP with EDNS, truncated without it and whole over TCP, NXDOMAIN with the SOA,
   the netem relay adding its RTT over UDP and TCP, no knotd after teardown (skipped without
   knotd and kdig, Debian packages knot and knot-dnsutils).
+- BundleWorldTest: the certificate bundles (tools/certbundle) of the Snap Start origins (www,
+  slow, tls12) through each source: Knot's _certbundle TXT records (the full bundle, the
+  pointer), nginx's well-known paths (slow's behind its relay) and the CDNs (cdn1 serves, cdn2
+  404, cdn3 slow), each decoding to its host, port and orbit (`certbundle inspect`); the
+  truncated-handshake origins; every broken case broken as world.json says; teardown.
 - NamespaceTest: --fixed-ports inside `unshare -n` (skipped where unshare is not allowed).
 
-Needs openssl, curl and nginx (Debian packages). Run: bazel test //tools/world:world_test
-or python3 tools/world/world_test.py.
+Needs openssl, curl and nginx (Debian packages), and the certbundle binary (//tools/certbundle:
+in the runfiles under Bazel, else bazel-bin/tools/certbundle/certbundle; a test that needs it
+fails without it). Run: bazel test //tools/world:world_test or python3 tools/world/world_test.py.
 """
 
 import atexit
+import base64
+import http.client
 import json
 import os
 import re
@@ -44,6 +52,10 @@ FAKE_NETEM = os.path.join(HERE, "testing", "fake_netem.py")
 
 STARTUP_TIMEOUT = 60
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+import world as world_py  # noqa: E402  (its DNS message helpers and constants)
+
 
 def which(name):
     return shutil.which(name) or next(
@@ -56,6 +68,27 @@ OPENSSL = which("openssl")
 KNOTD = which("knotd")
 KNOTC = which("knotc")
 KDIG = which("kdig")
+
+
+def _find_certbundle():
+    for p in (os.environ.get("CERTBUNDLE"),
+              os.path.join(HERE, "..", "certbundle", "certbundle"),  # Bazel runfiles
+              os.path.join(HERE, "..", "..", "bazel-bin", "tools", "certbundle", "certbundle")):
+        if p and os.path.isfile(p) and os.access(p, os.X_OK):
+            return os.path.abspath(p)
+    return None
+
+
+CERTBUNDLE = _find_certbundle()
+
+
+def certbundle_bin():
+    """The certbundle binary; a test that needs it fails (not skips) without it."""
+    if not CERTBUNDLE:
+        raise AssertionError(
+            "the certbundle binary was not found (not in the runfiles, not in "
+            "bazel-bin/tools/certbundle, no $CERTBUNDLE): bazel build //tools/certbundle")
+    return CERTBUNDLE
 
 
 def make_tmpdir(tag):
@@ -275,6 +308,10 @@ class NginxWorldTest(unittest.TestCase):
         self.assertEqual(w["url_rewrites"], {
             "http://ocsp.example.test:8888/": o["url"],
             "http://static.example.test/": static})
+        # No certbundle (and no testserver): no bundles, and world.json says so.
+        self.assertEqual(w["skipped"]["bundles"], "no --certbundle given")
+        self.assertEqual((w["bundles"], w["bundle_cdns"], w["bundle_cases"]), (None, [], {}))
+        self.assertNotIn("cdn1.example.test", w["hosts"])
 
     # -- nginx over TLS 1.2 and 1.3 ----------------------------------------------------------
 
@@ -541,8 +578,9 @@ sys.exit(42)
             f.write(self.CHECK.replace("CURL", CURL))
         d = os.path.join(tmp, "w")
         rc, out, err = run([sys.executable, WORLD, "--dir", d, "--testserver", FAKE_TESTSERVER,
-                            "--netem", FAKE_NETEM, "--rtt-ms", "200", "--run", sys.executable,
-                            script, report_path], timeout=120)
+                            "--netem", FAKE_NETEM, "--certbundle", certbundle_bin(),
+                            "--rtt-ms", "200", "--run", sys.executable, script, report_path],
+                           timeout=120)
         self.assertEqual(rc, 42, err)  # the command's exit code
         with open(report_path) as f:
             rep = json.load(f)
@@ -895,6 +933,416 @@ class DnsWorldTest(unittest.TestCase):
         self.assertFalse(os.path.exists(self.dns["control_socket"]))
 
 
+def _recv_exact(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise AssertionError("the DNS server closed the connection after %d bytes" % len(data))
+        data += chunk
+    return data
+
+
+def dns_txt(server, name, tcp=True, edns=4096, timeout=5):
+    """The TXT records of name at server ("ADDR:PORT"), over TCP or over UDP (with EDNS
+    `edns`). Returns (rcode, flags, [[strings] per record])."""
+    addr, port = server.rsplit(":", 1)
+    qid = int.from_bytes(os.urandom(2), "big")
+    msg = world_py.dns_query_packet(qid, name, world_py.DNS_TYPE_TXT, edns_payload=edns)
+    if tcp:
+        with socket.create_connection((addr, int(port)), timeout=timeout) as sock:
+            sock.sendall(len(msg).to_bytes(2, "big") + msg)
+            resp = _recv_exact(sock, int.from_bytes(_recv_exact(sock, 2), "big"))
+    else:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            sock.settimeout(timeout)
+            sock.sendto(msg, (addr, int(port)))
+            resp = sock.recv(65535)
+    rid, flags, rcode, answers = world_py.dns_parse_response(resp)
+    assert rid == qid, (rid, qid)
+    records = []
+    for rtype, rdata in answers:
+        if rtype != world_py.DNS_TYPE_TXT:
+            continue
+        strings, i = [], 0
+        while i < len(rdata):
+            strings.append(rdata[i + 1:i + 1 + rdata[i]].decode("ascii"))
+            i += 1 + rdata[i]
+        records.append(strings)
+    return rcode, flags, records
+
+
+def http_get(world, url, timeout=20):
+    """GET url the way a client of the world does: url_rewrites, then the host's address from
+    world.json's hosts. Returns (status, Content-Type, body, seconds)."""
+    url = rewrite_url(world, url)
+    m = re.match(r"http://([^:/]+)(?::(\d+))?(/.*)$", url)
+    assert m, url
+    host, port, path = m.group(1), int(m.group(2) or 80), m.group(3)
+    t = time.monotonic()
+    conn = http.client.HTTPConnection(world["hosts"][host], port, timeout=timeout)
+    try:
+        conn.request("GET", path, headers={"Host": host if port == 80 else "%s:%d" % (host, port)})
+        r = conn.getresponse()
+        body = r.read()
+    finally:
+        conn.close()
+    return r.status, r.getheader("Content-Type"), body, time.monotonic() - t
+
+
+@unittest.skipUnless(NGINX and OPENSSL and KNOTD, "needs nginx, openssl and knotd")
+class BundleWorldTest(unittest.TestCase):
+    """One world with the stand-in test server and netem, nginx, Knot and certbundle: the
+    certificate bundles of the Snap Start origins through every source, and the broken cases.
+    The teardown test runs last (test_zz_...)."""
+
+    RTT_MS = 200
+    CDN_RTT_MS = 300
+
+    @classmethod
+    def setUpClass(cls):
+        cls.certbundle = certbundle_bin()
+        cls.tmp = make_tmpdir("bundles")
+        cls.wp = WorldProcess(os.path.join(cls.tmp, "w"), [
+            "--testserver", FAKE_TESTSERVER, "--netem", FAKE_NETEM,
+            "--certbundle", cls.certbundle, "--rtt-ms", str(cls.RTT_MS),
+            "--cdn-rtt-ms", str(cls.CDN_RTT_MS), "--dns-rtt-ms", "0", "--require-dns"])
+        cls.world = cls.wp.world
+        cls.bundles = cls.world["bundles"]
+        cls.dns = cls.world["dns"]["direct"]
+
+    @classmethod
+    def tearDownClass(cls):
+        if getattr(cls, "wp", None) is None:
+            return
+        cls.wp.stop()
+        for pid, cmd in processes_mentioning(cls.wp.dir):
+            os.kill(pid, signal.SIGKILL)  # only processes started for this test's directory
+
+    def inspect(self, data, *flags, txt_name=None):
+        """`certbundle inspect --json` of data (bytes of a file, or TXT strings with
+        txt_name). Returns (exit code, the JSON or None, stderr)."""
+        fd, path = tempfile.mkstemp(dir=self.tmp, suffix=".bundle")
+        with os.fdopen(fd, "wb") as f:
+            if txt_name is not None:
+                f.write(("\n".join([txt_name] + data) + "\n").encode("ascii"))
+            else:
+                f.write(data)
+        rc, out, err = run([self.certbundle, "inspect", "--json"] + list(flags) + [path])
+        return rc, (json.loads(out) if out.strip() else None), err
+
+    def txt_record(self, name, **kw):
+        rcode, flags, records = dns_txt(self.dns, name, **kw)
+        self.assertEqual(rcode, 0, name)
+        self.assertEqual(len(records), 1, "%s: %r" % (name, records))
+        return records[0]
+
+    def get(self, url):
+        return http_get(self.world, url)
+
+    def assert_bundle(self, info, key):
+        """info (inspect's JSON) is the bundle of Snap Start origin `key`."""
+        o = self.world["origins"][key]
+        self.assertEqual(info["host"], o["host"])
+        self.assertEqual(info["port"], o["port"])
+        self.assertEqual(info["orbit"], o["snap_start_orbit"])
+        self.assertEqual(info["cipher_suite"], "0x009c")
+        self.assertEqual(info["check"], "ok")
+        self.assertEqual(info["chain"][0]["subject"], "CN=" + o["host"])
+        self.assertEqual(info["created_unix"], self.bundles["created_unix"])
+
+    def test_world_json(self):
+        w, b = self.world, self.bundles
+        self.assertEqual(w["skipped"], {})
+        self.assertEqual(w["bundle_cdns"], ["http://cdn%d.example.test/bundles" % i
+                                            for i in (1, 2, 3)])
+        self.assertEqual(sorted(b["origins"]), ["slow", "tls12", "www"])
+        self.assertEqual(b["truncated_handshake"], ["www", "slow", "tls12", "slow12"])
+        self.assertEqual(b["txt_name_prefix"], "_certbundle.")
+        self.assertEqual(b["well_known_path"], "/.well-known/cert-bundle")
+        for key, orbit in (("www", "0102030405060708"), ("slow", "1112131415161718"),
+                           ("tls12", "2122232425262728"), ("slow12", "2122232425262728")):
+            self.assertEqual(w["origins"][key]["snap_start_orbit"], orbit)
+        for key in ("nginx", "ecdsa", "static", "www_http", "expired"):
+            self.assertIsNone(w["origins"][key]["snap_start_orbit"], key)
+        for key, o in b["origins"].items():
+            origin = w["origins"][key]
+            self.assertEqual((o["host"], o["port"], o["orbit"]),
+                             (origin["host"], origin["port"], origin["snap_start_orbit"]))
+            self.assertEqual(sorted(o["sources"]), ["cdn", "dns", "truncated", "well-known"])
+            self.assertEqual(o["sources"]["truncated"]["port"], origin["port"])
+            wk = o["sources"]["well-known"]
+            self.assertEqual(wk["url"], "http://%s/.well-known/cert-bundle" % o["host"])
+            self.assertEqual(w["url_rewrites"]["http://%s/.well-known/" % o["host"]],
+                             "http://%s:%d/.well-known/" % (o["host"], wk["port"]))
+            self.assertIn("%s:%d:%s" % (o["host"], wk["port"], wk["address"]), w["resolve"])
+            self.assertEqual(o["sources"]["cdn"]["urls"],
+                             ["http://cdn%d.example.test/bundles/%s.crt" % (i, o["host"])
+                              for i in (1, 3)])
+        self.assertEqual(b["origins"]["www"]["sources"]["dns"]["form"], "bundle")
+        self.assertEqual(b["origins"]["slow"]["sources"]["dns"]["form"], "bundle")
+        self.assertEqual(b["origins"]["tls12"]["sources"]["dns"]["form"], "pointer")
+        self.assertEqual(b["origins"]["slow"]["sources"]["well-known"]["rtt_ms"], self.RTT_MS)
+        self.assertEqual(b["origins"]["slow"]["sources"]["well-known"]["process"],
+                         "netem-well-known-slow")
+        for i, addr in ((1, "127.0.0.23"), (2, "127.0.0.24"), (3, "127.0.0.25")):
+            c = b["cdns"]["cdn%d" % i]
+            host = "cdn%d.example.test" % i
+            self.assertEqual((c["host"], c["address"]), (host, addr))
+            self.assertEqual(w["hosts"][host], addr)
+            self.assertEqual(w["dns"]["records"][host], addr)
+            self.assertEqual(w["url_rewrites"]["http://%s/" % host],
+                             "http://%s:%d/" % (host, c["port"]))
+            self.assertIn("%s:%d:%s" % (host, c["port"], addr), w["resolve"])
+        self.assertEqual([b["cdns"][c]["serves"] for c in ("cdn1", "cdn2", "cdn3")],
+                         ["files", "404", "files"])
+        self.assertEqual(b["cdns"]["cdn3"]["rtt_ms"], self.CDN_RTT_MS)
+        for name in ("netem-cdn3", "netem-well-known-slow", "nginx", "dns_knot"):
+            self.assertTrue(pid_alive(w["pids"][name]), name)
+        # Every case, on a host of its own (none on a Snap Start origin's host).
+        cases = w["bundle_cases"]
+        self.assertEqual(sorted(cases), sorted(world_py.BUNDLE_CASES))
+        positive = {o["host"] for o in b["origins"].values()}
+        for name, c in cases.items():
+            self.assertNotIn(c["host"], positive, name)
+            self.assertEqual(c["origin_expect"], w["origins"][c["origin"]]["expect"], name)
+            self.assertIn(c["expect"], ("rejected", "recovers"), name)
+            self.assertIn(c["source"], ("dns", "cdn"), name)
+            self.assertTrue(c["reason"] and c["description"], name)
+        self.assertEqual(sorted(self.world["dns"]["bundle_txt_names"]), sorted(
+            ["_certbundle.%s.example.test" % h for h in (
+                "www", "slow", "tls12", "nginx", "ecdsa", "slow12", "expired", "wrongname",
+                "untrusted", "revoked")]))
+
+    @unittest.skipUnless(KNOTC, "needs knotc")
+    def test_zone_with_bundles_is_valid(self):
+        rc, out, err = run([KNOTC, "-c", self.world["dns"]["config"], "zone-check",
+                            "example.test"])
+        self.assertEqual(rc, 0, out + err)
+
+    def test_dns_txt_full_bundles(self):
+        for key in ("www", "slow"):
+            src = self.bundles["origins"][key]["sources"]["dns"]
+            self.assertEqual(src["name"], "_certbundle.%s.example.test" % key)
+            with open(src["txt"]) as f:
+                published = f.read().splitlines()
+            # Over UDP with EDNS 4096 the ~2.2 KB record comes whole; over TCP too.
+            rcode, flags, records = dns_txt(self.dns, src["name"], tcp=False)
+            self.assertEqual((rcode, flags & 0x0200), (0, 0), "TC set or error")
+            self.assertEqual(records, [published[1:]])
+            strings = self.txt_record(src["name"])
+            self.assertEqual([src["name"]] + strings, published)
+            self.assertEqual(len(strings), src["strings"])
+            self.assertTrue(all(len(x) <= 255 for x in strings))
+            self.assertTrue(strings[0].startswith("v=cb1; b="))
+            rc, info, err = self.inspect(strings, txt_name=src["name"])
+            self.assertEqual(rc, 0, err)
+            self.assert_bundle(info, key)
+            self.assertEqual(info["name"], src["name"])
+            self.assertEqual(info["form"], "txt")
+
+    def test_dns_txt_pointer_to_cdn1(self):
+        src = self.bundles["origins"]["tls12"]["sources"]["dns"]
+        url = "http://cdn1.example.test/bundles/tls12.example.test.crt"
+        self.assertEqual(src["url"], url)
+        strings = self.txt_record("_certbundle.tls12.example.test")
+        self.assertEqual(strings, ["v=cb1; url=" + url])
+        rc, info, err = self.inspect(strings, txt_name=src["name"])
+        self.assertEqual((rc, info["pointer"]), (0, url), err)
+        status, ctype, body, _ = self.get(url)
+        self.assertEqual((status, ctype), (200, "application/octet-stream"))
+        rc, info, err = self.inspect(body)
+        self.assertEqual(rc, 0, err)
+        self.assert_bundle(info, "tls12")
+
+    def test_well_known(self):
+        times = {}
+        for key, o in self.bundles["origins"].items():
+            status, ctype, body, secs = self.get(o["sources"]["well-known"]["url"])
+            self.assertEqual((status, ctype), (200, "application/octet-stream"), key)
+            times[key] = secs
+            rc, info, err = self.inspect(body)
+            self.assertEqual(rc, 0, err)
+            self.assert_bundle(info, key)
+            self.assertEqual(info["form"], "file")
+            # The well-known and CDN forms are the same bytes.
+            with open(o["file"], "rb") as f:
+                self.assertEqual(body, f.read())
+            self.assertEqual(len(body), o["file_bytes"])
+            # Only that path is served there.
+            status, _, _, _ = self.get("http://%s/.well-known/other" % o["host"])
+            self.assertEqual(status, 404)
+        # slow's well-known path is behind its relay; www's is not.
+        self.assertGreaterEqual(times["slow"], self.RTT_MS / 1000.0)
+        self.assertLess(times["www"], self.RTT_MS / 2000.0)
+
+    def test_cdns(self):
+        for key, o in self.bundles["origins"].items():
+            with open(o["file"], "rb") as f:
+                want = f.read()
+            host = o["host"]
+            status, ctype, body, fast = self.get("http://cdn1.example.test/bundles/%s.crt" % host)
+            self.assertEqual((status, ctype, body), (200, "application/octet-stream", want), key)
+            rc, info, err = self.inspect(body)
+            self.assertEqual(rc, 0, err)
+            self.assert_bundle(info, key)
+            # cdn2: 404 (nginx's HTML page), which is not a bundle.
+            status, ctype, body, _ = self.get("http://cdn2.example.test/bundles/%s.crt" % host)
+            self.assertEqual((status, ctype), (404, "text/html"), key)
+            self.assertIn(b"404 Not Found", body)
+            rc, info, err = self.inspect(body)
+            self.assertEqual(rc, 1)
+            self.assertIn("neither a bundle file", err)
+            # cdn3: the same file, at least one relay RTT later.
+            status, ctype, body, slow = self.get("http://cdn3.example.test/bundles/%s.crt" % host)
+            self.assertEqual((status, body), (200, want), key)
+            self.assertGreaterEqual(slow, self.CDN_RTT_MS / 1000.0)
+            self.assertLess(fast, self.CDN_RTT_MS / 2000.0)
+        status, _, _, _ = self.get("http://cdn1.example.test/bundles/static.example.test.crt")
+        self.assertEqual(status, 404)
+        status, _, _, _ = self.get("http://cdn1.example.test/other")
+        self.assertEqual(status, 404)
+
+    def case(self, name):
+        c = self.world["bundle_cases"][name]
+        if c["source"] == "dns":
+            self.assertEqual(c["name"], "_certbundle." + c["host"])
+            strings = self.txt_record(c["name"])
+            with open(c["txt"]) as f:
+                self.assertEqual([c["name"]] + strings, f.read().splitlines())
+            return c, strings
+        self.assertEqual(c["urls"], ["http://cdn%d.example.test/bundles/%s.crt" % (i, c["host"])
+                                     for i in (1, 3)])
+        got = [self.get(u) for u in c["urls"]]
+        self.assertEqual(got[0][2], got[1][2])  # cdn3 serves what cdn1 does
+        return c, got[0]
+
+    def inspect_case(self, c, data):
+        port = str(self.world["origins"][c["origin"]]["port"])
+        if c["source"] == "dns":
+            return self.inspect(data, "--host", c["host"], "--port", port, txt_name=c["name"])
+        return self.inspect(data[2], "--host", c["host"], "--port", port)
+
+    def verify(self, chain, hostname, cafile=None):
+        return run([OPENSSL, "verify", "-CAfile", cafile or self.world["trust_anchors"],
+                    "-untrusted", chain, "-verify_hostname", hostname, chain])
+
+    def test_case_another_host_bundle(self):
+        c, strings = self.case("another_host_bundle")
+        self.assertEqual((c["host"], c["reason"]), ("nginx.example.test", "wrong_host"))
+        www = self.bundles["origins"]["www"]["sources"]["dns"]
+        with open(www["txt"]) as f:
+            self.assertEqual(strings, f.read().splitlines()[1:])  # www's record, verbatim
+        rc, info, err = self.inspect_case(c, strings)
+        self.assertEqual(rc, 1)
+        self.assertEqual(info["host"], "www.example.test")
+        self.assert_bundle(dict(info, check="ok"), "www")  # a perfectly good bundle for www
+        self.assertIn("www.example.test", info["check"])
+
+    def test_case_another_host_chain(self):
+        c, (status, ctype, body, _) = self.case("another_host_chain")
+        self.assertEqual((c["host"], c["reason"]), ("nginx.example.test", "chain_not_for_host"))
+        self.assertEqual(status, 200)
+        rc, info, err = self.inspect_case(c, (status, ctype, body))
+        self.assertEqual(rc, 0, err)  # its shape is right: host, port, dates
+        self.assertEqual(info["host"], "nginx.example.test")
+        self.assertEqual(info["chain"][0]["subject"], "CN=www.example.test")
+        rc, out, err = self.verify(c["chain"], "nginx.example.test")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("hostname mismatch", out + err)
+        self.assertEqual(self.verify(c["chain"], "www.example.test")[0], 0)
+
+    def test_case_untrusted_root(self):
+        c, strings = self.case("untrusted_root")
+        self.assertEqual((c["host"], c["reason"]), ("ecdsa.example.test", "untrusted_root"))
+        rc, info, err = self.inspect_case(c, strings)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(info["host"], "ecdsa.example.test")
+        self.assertEqual([x["subject"] for x in info["chain"]],
+                         ["CN=ecdsa.example.test",
+                          "CN=netstack Untrusted Root CA,O=netstack untrusted"])
+        rc, out, err = self.verify(c["chain"], "ecdsa.example.test")
+        self.assertNotEqual(rc, 0)
+        self.assertRegex(out + err, r"error (19|20) at")
+        # The chain is fine for its host; only the root is not a trust anchor.
+        rc, out, err = self.verify(c["chain"], "ecdsa.example.test",
+                                   cafile=self.world["pki"]["untrusted_root"])
+        self.assertEqual(rc, 0, out + err)
+
+    def test_case_not_a_bundle(self):
+        c, (status, ctype, body, _) = self.case("not_a_bundle")
+        self.assertEqual((c["host"], c["reason"]), ("ecdsa.example.test", "not_a_bundle"))
+        self.assertEqual((status, ctype), (200, "text/html"))
+        self.assertTrue(body.startswith(b"<!DOCTYPE html>"))
+        rc, info, err = self.inspect_case(c, (status, ctype, body))
+        self.assertEqual(rc, 1)
+        self.assertIn("neither a bundle file", err)
+
+    def test_case_stale_orbit(self):
+        c, strings = self.case("stale_orbit")
+        self.assertEqual((c["host"], c["expect"], c["reason"]),
+                         ("slow12.example.test", "recovers", "stale_orbit"))
+        slow12 = self.world["origins"]["slow12"]
+        self.assertEqual(c["server_orbit"], slow12["snap_start_orbit"])
+        self.assertNotEqual(c["orbit"], c["server_orbit"])
+        rc, info, err = self.inspect_case(c, strings)
+        self.assertEqual(rc, 0, err)  # a good bundle, but for an orbit the server left
+        self.assertEqual((info["host"], info["port"], info["orbit"]),
+                         ("slow12.example.test", slow12["port"], c["orbit"]))
+        self.assertEqual(self.verify(c["chain"], "slow12.example.test")[0], 0)
+
+    def test_case_expired(self):
+        c, strings = self.case("expired")
+        rc, info, err = self.inspect_case(c, strings)
+        self.assertEqual(rc, 1)
+        self.assertEqual(info["host"], "expired.example.test")
+        self.assertIn("expired", info["check"])
+
+    def test_case_bad_txt_record(self):
+        c, strings = self.case("bad_txt_record")
+        self.assertEqual(c["host"], "wrongname.example.test")
+        self.assertEqual(strings, [world_py.BAD_TXT_RECORD])
+        rc, info, err = self.inspect_case(c, strings)
+        self.assertEqual((rc, info), (1, None))
+        self.assertIn("not base64", err)
+
+    def test_case_malformed_bundle(self):
+        c, strings = self.case("malformed_bundle")
+        self.assertEqual(c["host"], "untrusted.example.test")
+        self.assertTrue(strings[0].startswith("v=cb1; b="))
+        raw = base64.b64decode("".join(strings)[len("v=cb1; b="):])
+        self.assertTrue(raw.startswith(b"\x89CB\n"))  # the magic, then not a bundle
+        rc, info, err = self.inspect_case(c, strings)
+        self.assertEqual((rc, info), (1, None))
+        self.assertIn("certbundle:", err)
+
+    def test_case_revoked(self):
+        c, strings = self.case("revoked")
+        rc, info, err = self.inspect_case(c, strings)
+        self.assertEqual(rc, 0, err)  # well formed and verifying: only revocation rejects it
+        self.assertEqual(info["host"], "revoked.example.test")
+        self.assertEqual(self.verify(c["chain"], "revoked.example.test")[0], 0)
+        crls = os.path.join(self.tmp, "crls.pem")
+        with open(crls, "w") as f:
+            for p in (self.world["crl"]["root_pem"], self.world["crl"]["pem"]):
+                with open(p) as crl:
+                    f.write(crl.read())
+        rc, out, err = run([OPENSSL, "verify", "-CAfile", self.world["trust_anchors"],
+                            "-untrusted", c["chain"], "-crl_check_all", "-CRLfile", crls,
+                            c["chain"]])
+        self.assertNotEqual(rc, 0)
+        self.assertIn("certificate revoked", out + err)
+
+    def test_zz_teardown(self):
+        pids = {n: self.world["pids"][n] for n in ("nginx", "netem-cdn3",
+                                                   "netem-well-known-slow", "dns_knot")}
+        rc = self.wp.stop()
+        self.assertEqual(rc, 0, self.wp.stderr())
+        for name, pid in pids.items():
+            self.assertFalse(pid_alive(pid), "%s (%d) survived teardown" % (name, pid))
+        self.assertEqual(processes_mentioning(self.wp.dir), [])
+
+
 @unittest.skipUnless(NGINX and OPENSSL, "needs nginx and openssl")
 class StartupFailureTest(unittest.TestCase):
     def test_failing_peer_stops_world(self):
@@ -953,6 +1401,37 @@ class StartupFailureTest(unittest.TestCase):
                             "--run", "true"])
         self.assertEqual(rc, 1)
         self.assertIn("--netem /nonexistent/netem: not an executable file", err)
+        rc, out, err = run([sys.executable, WORLD, "--dir", d, "--certbundle",
+                            "/nonexistent/certbundle", "--run", "true"])
+        self.assertEqual(rc, 1)
+        self.assertIn("--certbundle /nonexistent/certbundle: not an executable file", err)
+
+    def test_failing_certbundle_stops_world(self):
+        tmp = make_tmpdir("failcb")
+        bad = os.path.join(tmp, "bad_certbundle")
+        with open(bad, "w") as f:
+            f.write("#!/bin/sh\necho 'certbundle: chain.pem: no certificate' >&2\nexit 1\n")
+        os.chmod(bad, 0o755)
+        d = os.path.join(tmp, "w")
+        rc, out, err = run([sys.executable, WORLD, "--dir", d, "--no-nginx", "--no-dns",
+                            "--testserver", FAKE_TESTSERVER, "--certbundle", bad,
+                            "--run", "true"], timeout=120)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("certbundle failed (exit 1): certbundle: chain.pem: no certificate", err)
+        self.assertFalse(os.path.exists(os.path.join(d, "world.json")))
+        self.assertEqual(processes_mentioning(d), [])  # the testservers had started
+
+    def test_no_bundles(self):
+        # --no-bundles wins over --certbundle (world.sh passes one by default).
+        d = os.path.join(make_tmpdir("nobundles"), "w")
+        rc, out, err = run([sys.executable, WORLD, "--dir", d, "--no-nginx", "--no-dns",
+                            "--no-ocsp", "--testserver", FAKE_TESTSERVER, "--certbundle",
+                            certbundle_bin(), "--no-bundles", "--run", "sh", "-c",
+                            "cat $NETSTACK_WORLD"], timeout=120)
+        self.assertEqual(rc, 0, err)
+        w = json.loads(out)
+        self.assertEqual(w["skipped"]["bundles"], "--no-bundles")
+        self.assertIsNone(w["bundles"])
 
 
 def _namespace_usable():
@@ -985,9 +1464,19 @@ class NamespaceTest(unittest.TestCase):
             f.write("%s ocsp -issuer %s/pki/intermediate.pem -cert %s/pki/www.example.test/"
                     "leaf.pem -url http://127.0.0.21:8888/ -CAfile %s/pki/root.pem "
                     "-timeout 10\n" % (OPENSSL, d, d, d))
+            # Bundles: the CDNs on port 80 (as their URLs say), the well-known paths on 8080.
+            f.write("%s -sS -o %s/cdn1.crt --resolve cdn1.example.test:80:127.0.0.23 "
+                    "http://cdn1.example.test/bundles/www.example.test.crt\n"
+                    "%s -sS -o %s/cdn3.crt --resolve cdn3.example.test:80:127.0.0.25 "
+                    "http://cdn3.example.test/bundles/www.example.test.crt\n"
+                    "%s -sS -o %s/wk.crt --resolve www.example.test:8080:127.0.0.11 "
+                    "http://www.example.test:8080/.well-known/cert-bundle\n" % (
+                        CURL, tmp, CURL, tmp, CURL, tmp))
         inner = ("%s link set lo up && exec %s %s --dir %s --fixed-ports --quiet --testserver %s "
-                 "--netem %s --rtt-ms 10 --dns-rtt-ms 10 --ocsp-rtt-ms 10 --run sh %s" % (
-                     which("ip"), sys.executable, WORLD, d, FAKE_TESTSERVER, FAKE_NETEM, script))
+                 "--netem %s --certbundle %s --rtt-ms 10 --dns-rtt-ms 10 --ocsp-rtt-ms 10 "
+                 "--cdn-rtt-ms 10 --run sh %s" % (
+                     which("ip"), sys.executable, WORLD, d, FAKE_TESTSERVER, FAKE_NETEM,
+                     certbundle_bin(), script))
         rc, out, err = run(["unshare", "-n", "sh", "-c", inner], timeout=120)
         self.assertEqual(rc, 0, err)
         self.assertRegex(out, r"^proto=TLSv1.3 ")
@@ -1002,7 +1491,23 @@ class NamespaceTest(unittest.TestCase):
         self.assertEqual(w["ocsp"]["port"], 8888)
         self.assertNotEqual(w["ocsp"]["direct"], "127.0.0.21:8888")
         self.assertEqual(w["crl"]["url"], "http://static.example.test/intermediate.crl")
-        self.assertEqual(w["url_rewrites"], {})  # the embedded URLs are right as they are
+        # The embedded URLs and the CDNs' are right as they are; only the well-known paths
+        # move (port 80 of www and slow is taken by their plain-HTTP origins).
+        self.assertEqual(w["url_rewrites"], {
+            "http://%s.example.test/.well-known/" % h:
+                "http://%s.example.test:8080/.well-known/" % h for h in ("www", "slow", "tls12")})
+        self.assertEqual(w["bundle_cdns"], ["http://cdn%d.example.test/bundles" % i
+                                            for i in (1, 2, 3)])
+        self.assertEqual(w["bundles"]["origins"]["www"]["port"], 443)
+        contents = []
+        for name in ("cdn1.crt", "cdn3.crt", "wk.crt"):
+            with open(os.path.join(tmp, name), "rb") as f:
+                contents.append(f.read())
+        with open(w["bundles"]["origins"]["www"]["file"], "rb") as f:
+            self.assertEqual(contents, [f.read()] * 3)
+        rc, got, err = run([certbundle_bin(), "inspect", "--json", os.path.join(tmp, "wk.crt")])
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(got)["port"], 443)
         if KNOTD and KDIG:
             self.assertEqual(out.splitlines()[1:3], ["127.0.0.11", "127.0.0.21"])
             self.assertEqual(w["dns"]["direct"], "127.0.0.53:53")
