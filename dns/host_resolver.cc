@@ -60,6 +60,7 @@ SystemHostResolver::~SystemHostResolver() = default;
 
 void ResolveOverrides::Add(const ResolveOverride& entry) {
   overrides_.emplace(absl::StrCat(entry.host, ":", entry.port), entry.address);
+  any_port_.emplace(entry.host, entry.address);
 }
 
 void SystemHostResolver::AddOverride(const ResolveOverride& entry) {
@@ -68,9 +69,10 @@ void SystemHostResolver::AddOverride(const ResolveOverride& entry) {
 
 bool ResolveOverrides::Lookup(const std::string& host, uint16_t port,
                               HostResolveResult* result) const {
-  auto it =
-      overrides_.find(absl::StrCat(absl::AsciiStrToLower(host), ":", port));
-  if (it != overrides_.end()) {
+  const std::string name = absl::AsciiStrToLower(host);
+  auto it = port == 0 ? any_port_.find(name)
+                      : overrides_.find(absl::StrCat(name, ":", port));
+  if (it != (port == 0 ? any_port_.end() : overrides_.end())) {
     result->addresses = {it->second};
     result->source = "override";
     return true;

@@ -76,12 +76,14 @@ class ResolveOverrides {
  public:
   // Add keeps the first entry for a host:port.
   void Add(const ResolveOverride& entry);
-  // Lookup fills |result| and returns true if |host| needs no lookup.
+  // Lookup fills |result| and returns true if |host| needs no lookup. Port 0
+  // (a prefetch, for any port) matches the host's first entry of any port.
   bool Lookup(const std::string& host, uint16_t port,
               HostResolveResult* result) const;
 
  private:
   absl::flat_hash_map<std::string, IPAddress> overrides_;  // "host:port"
+  absl::flat_hash_map<std::string, IPAddress> any_port_;   // "host"
 };
 
 class SystemHostResolver : public HostResolver {

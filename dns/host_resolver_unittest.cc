@@ -22,6 +22,12 @@ TEST(HostResolverTest, OverridesAndLiteralsAnswerSynchronously) {
   EXPECT_EQ(OK, resolver.Resolve(
                     "::1", 443, &result, [](int) {}, &request));
   EXPECT_EQ(result.source, "literal");
+  // A prefetch (port 0) is for any port: the host's override answers it.
+  HostResolveResult prefetched;
+  EXPECT_EQ(OK, resolver.Prefetch(
+                    "www.example.test", &prefetched, [](int) {}, &request));
+  EXPECT_EQ(prefetched.source, "override");
+  EXPECT_EQ(prefetched.addresses[0].ToString(), "127.0.0.11");
 }
 
 TEST(HostResolverTest, ResolvesLocalhostOnTheWorkerPool) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """TLS Snap Start (net/snap_start) end to end: the TLS 1.2 core against real OpenSSL peers in
-both directions (`openssl s_server -cipher AES128-GCM-SHA256`, `openssl s_client`), fetch
+both directions (`openssl s_server -cipher AES128-GCM-SHA256`, `openssl s_client`, with the
+extended master secret, and a renegotiation request refused with no_renegotiation), fetch
 --snap-start learning an orbit then sending its request inside the ClientHello, a captured
 ClientHello replayed to the server (never accepted), recovery after an orbit change, the
 truncated-handshake probe leaving the server's session state unchanged, and the round trips of
@@ -45,7 +46,8 @@ def core_client_vs_openssl_s_server(ctx):
     handshake, data both ways, and resumption with OpenSSL's ticket on round 2."""
     with e2e.s_server(ctx, HOST, ["-tls1_2", "-cipher", "AES128-GCM-SHA256"]) as srv:
         r = ctx.fetch("--resolve", "%s:%d:127.0.0.1" % (HOST, srv.port), "--trust-anchor",
-                      ctx.root_pem, "--max-time", "10", "--snap-start", "--repeat", "2",
+                      ctx.root_pem, "--max-time", "10", "--snap-start", "--snap-start-learn",
+                      "handshake", "--repeat", "2",
                       "https://%s:%d/" % (HOST, srv.port), world=False, trace=True)
         try:
             r.expect_ok()
@@ -54,6 +56,9 @@ def core_client_vs_openssl_s_server(ctx):
     body = r.out.decode("latin-1")
     expect(re.search(r"Cipher\s*:\s*AES128-GCM-SHA256", body),
            "s_server page lacks the static-RSA suite:\n" + body[:800])
+    # RFC 7627: the core offers the extended master secret and OpenSSL uses it.
+    expect(re.search(r"Extended master secret:\s*yes", body),
+           "s_server page shows no extended master secret:\n" + body[:1500])
     expect_eq([t["tls"]["cipher"] for t in r.trace], ["TLS_RSA_WITH_AES_128_GCM_SHA256"] * 2,
               "trace cipher")
     expect_eq([t["tls"]["resumed"] for t in r.trace], [False, True], "tls.resumed per round")
@@ -86,12 +91,38 @@ def openssl_s_client_vs_core_server(ctx):
         expect("HTTP/1.1 200" in out, "no 200 from the core server:\n" + out[-1500:])
         expect("Verify return code: 0 (ok)" in out, "s_client did not verify:\n" + out[-1500:])
         expect("AES128-GCM-SHA256" in out, "cipher:\n" + out[-1500:])
+        # RFC 7627: OpenSSL offers the extended master secret; the core uses it.
+        expect("Extended master secret: yes" in out,
+               "no extended master secret:\n" + out[-1500:])
         conns = _connections(tail.json_lines())
         expect_eq([c.get("stack") for c in conns], ["snap_start"], "server stack")
         expect_eq(conns[0]["cipher"], "TLS_RSA_WITH_AES_128_GCM_SHA256", "server cipher")
         out = _s_client(srv.port, ["-CAfile", ctx.root_pem, "-reconnect"], request=None)
         reused = [l for l in out.splitlines() if l.startswith("Reused,")]
         expect(len(reused) >= 4, "s_client -reconnect did not resume:\n" + out[-2000:])
+
+
+def openssl_renegotiation_gets_no_renegotiation(ctx):
+    """openssl s_client asks the core server to renegotiate ('R' on its stdin): the server
+    refuses with a fatal no_renegotiation alert (100), as BoringSSL's server does."""
+    with _server(ctx, "--snap-start-orbit", ORBIT, "--snap-start-core-only") as srv:
+        argv = ["openssl", "s_client", "-connect", "127.0.0.1:%d" % srv.port, "-servername",
+                HOST, "-tls1_2", "-cipher", "AES128-GCM-SHA256", "-CAfile", ctx.root_pem]
+        p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT)
+        try:
+            # Wait for the handshake, ask for renegotiation, give the alert time to arrive.
+            time.sleep(1.0)
+            p.stdin.write(b"R\n")
+            p.stdin.flush()
+            time.sleep(1.0)
+            out = p.communicate(timeout=20)[0].decode("utf-8", "replace")
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise CheckFailed("openssl s_client did not finish: %s" % " ".join(argv))
+        expect("RENEGOTIATING" in out, "s_client did not renegotiate:\n" + out[-1500:])
+        expect("alert no renegotiation" in out,
+               "no no_renegotiation alert:\n" + out[-1500:])
 
 
 def fetch_learns_then_snap_starts(ctx):
@@ -101,7 +132,8 @@ def fetch_learns_then_snap_starts(ctx):
     profile = ctx.scratch("snap-profile")
     with _server(ctx, "--snap-start-orbit", ORBIT) as srv:
         tail = e2e.LogTail(srv.log)
-        r1 = _fetch(ctx, srv.port, "--snap-start", "--profile", profile).expect_ok()
+        r1 = _fetch(ctx, srv.port, "--snap-start", "--snap-start-learn", "handshake",
+                    "--profile", profile).expect_ok()
         expect_eq(r1.trace[0]["tls"]["snapStart"], "learned", "run 1 tls.snapStart")
         expect_eq(r1.trace[0]["tls"]["snapStartDetail"], "server orbit " + ORBIT,
                   "run 1 detail")
@@ -291,7 +323,7 @@ def snap_start_costs_two_round_trips(ctx):
 
 
 CHECKS = [core_client_vs_openssl_s_server, openssl_s_client_vs_core_server,
-          fetch_learns_then_snap_starts, replayed_client_hello_is_never_accepted,
+          openssl_renegotiation_gets_no_renegotiation, fetch_learns_then_snap_starts, replayed_client_hello_is_never_accepted,
           orbit_change_recovers_and_relearns, probe_leaves_server_state_unchanged,
           snap_start_costs_two_round_trips]
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo: starts the local world (tools/world), fetches its front page with
 # tools/fetch and prints the page and its trace, then compares TLS 1.2, TLS
-# 1.2 with False Start and TLS 1.3 through a 100 ms emulated link.
+# 1.2 with False Start, TLS 1.3 and Snap Start (learned, and on a first visit
+# from a prefetched certificate bundle) through a 100 ms emulated link.
 # Run through ./run demo (which builds the binaries first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,7 @@ rtt=${RTT_MS:-100}
 
 exec python3 tools/world/world.py --dir "$dir" --quiet --rtt-ms "$rtt" \
   --testserver "$bin/testserver/testserver" --netem "$bin/netem/netem" \
+  --certbundle "$bin/certbundle/certbundle" \
   --run bash -c '
 set -euo pipefail
 fetch="'"$bin"'/fetch/fetch --revocation off"
@@ -49,7 +51,8 @@ for cfg in "plain http (the baseline)|slow_http|" \
            "tls1.2 False Start|slow12|--tls-max 1.2" \
            "tls1.3|slow|--tls-max 1.3" \
            "tls1.3 resumed (2nd of --repeat 2)|slow|--tls-max 1.3 --repeat 2" \
-           "Snap Start (orbit learned before)|slow12|--snap-start --profile '"$dir"'/snap-profile"; do
+           "Snap Start (orbit learned before)|slow12|--snap-start --profile '"$dir"'/snap-profile" \
+           "Snap Start, 1st visit (CDN bundle)|slow|--snap-start --bundle-sources cdn --prefetch slow.example.test --profile '"$dir"'/fresh-profile"; do
   IFS="|" read -r name origin flags <<<"$cfg"
   # shellcheck disable=SC2086
   $fetch --world "$NETSTACK_WORLD" --no-world-dns $flags -o /dev/null --trace-json - "$(url $origin)" |

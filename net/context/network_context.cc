@@ -21,6 +21,13 @@
 #include "net/socket/transport_connect_job.h"
 #include "net/ssl/ssl_client_context.h"
 #include "net/ssl/ssl_client_socket.h"
+#include "net/timing/load_timing.h"
+#include "prefetch/cert_prefetcher.h"
+#include "prefetch/dns_bundle_source.h"
+#include "prefetch/http_bundle_sources.h"
+#include "prefetch/prefetch_cache.h"
+#include "prefetch/snap_start_from_bundle.h"
+#include "prefetch/truncated_bundle_source.h"
 
 namespace net {
 
@@ -180,6 +187,121 @@ class NetworkContext::PrevalidateJob : public NetworkContext::Request {
   WeakPtrFactory<PrevalidateJob> weak_factory_{this};
 };
 
+// Observer: the context's ear on the connection layer and the prefetchers.
+//  - After each TLS handshake: fills the trace's cert.bundle from the
+//    prefetcher's record, and, with Snap Start on, learns the orbit of a
+//    server it has no information for with a truncated handshake off the
+//    critical path.
+//  - When a bundle is ready: hands a bundle with an orbit to the Snap Start
+//    state, so the first visit runs Snap Start.
+class NetworkContext::Observer : public TlsHandshakeObserver,
+                                 public CertPrefetcher::Observer {
+ public:
+  explicit Observer(NetworkContext* context) : context_(context) {}
+
+  void OnTlsHandshakeDone(const std::string& host, uint16_t port, int result,
+                          LoadTiming* timing) override {
+    Annotate(host, port, timing);
+    SnapStartClientContext* snap = context_->snap_start_context();
+    if (result == OK && snap && context_->orbit_learner_ &&
+        timing->ssl.snap_start.empty() &&
+        !snap->GetInfo(absl::StrCat(host, ":", port))) {
+      context_->orbit_learner_->Prefetch(host, port);
+    }
+  }
+
+  void OnBundleReady(const PrefetchRecord& record) override {
+    SnapStartClientContext* snap = context_->snap_start_context();
+    if (!snap || !record.fetched.bundle.orbit) return;
+    const std::string key = absl::StrCat(record.host, ":", record.port);
+    absl::StatusOr<SnapStartInfo> info = SnapStartInfoFromBundle(
+        record.fetched, snap->options().tickets, record.prevalidated);
+    if (!info.ok()) return;
+    // Information from a real handshake (learned in a recovery) is better
+    // than a synthesized template for the same chain and orbit.
+    const SnapStartInfo* known = snap->GetInfo(key);
+    if (known && known->chain_der == info->chain_der &&
+        known->orbit == info->orbit && record.fetched.server_hello.empty())
+      return;
+    snap->PutInfo(key, *std::move(info));
+  }
+
+ private:
+  void Annotate(const std::string& host, uint16_t port, LoadTiming* timing) {
+    const CertPrefetcher* prefetcher = context_->cert_prefetcher();
+    const PrefetchRecord* record =
+        prefetcher ? prefetcher->Record(host, port) : nullptr;
+    if (!record) return;
+    CertBundleTrace& trace = timing->cert_bundle;
+    trace = CertBundleTrace();  // a Snap Start attempt is reported twice
+    trace.present = true;
+    trace.rejected = record->rejected;
+    trace.started = record->started;
+    trace.received = record->bundle_received;
+    trace.ready = record->ready;
+    if (record->state != PrefetchRecord::State::kReady) {
+      trace.not_used_because = record->state == PrefetchRecord::State::kRunning
+                                   ? "the prefetch had not finished"
+                                   : "no usable bundle";
+      return;
+    }
+    const FetchedBundle& fetched = record->fetched;
+    trace.source = BundleSourceTypeToString(fetched.source);
+    trace.via = fetched.via;
+    trace.bytes = static_cast<int64_t>(fetched.bytes);
+    trace.from_cache = record->from_cache;
+    trace.prevalidated = record->prevalidated;
+    trace.age = absl::Now() - record->fetched_at;
+    SSLInfo& ssl = timing->ssl;
+    const bool snap_from_bundle = ssl.snap_start == "accepted" &&
+                                  fetched.bundle.orbit.has_value() &&
+                                  SnapStartUsedBundle(host, port, fetched);
+    if (snap_from_bundle && ssl.cert_verify.verified_chain_der.empty()) {
+      // The Snap Start socket trusted the information because the
+      // prevalidator had verified the bundle's chain: that answer is this
+      // connection's verification (nothing of it on the critical path).
+      CertVerifyParams params;
+      params.chain_der = fetched.bundle.chain;
+      params.hostname = host;
+      params.now = absl::Now();
+      CertVerifyResult result;
+      std::unique_ptr<CertVerifier::Request> request;
+      if (context_->cert_verifier() &&
+          context_->cert_verifier()->Verify(
+              params, &result, [](int) {}, &request) == OK)
+        ssl.cert_verify = std::move(result);
+    }
+    const bool same_leaf =
+        !ssl.cert_verify.verified_chain_der.empty() &&
+        !fetched.bundle.chain.empty() &&
+        ssl.cert_verify.verified_chain_der[0] == fetched.bundle.chain[0];
+    const bool prevalidated_answer =
+        ssl.cert_verify.revocation_source == RevocationSource::kPrevalidated;
+    trace.used = same_leaf && (prevalidated_answer || snap_from_bundle ||
+                               !record->prevalidated);
+    if (!trace.used) {
+      trace.not_used_because =
+          ssl.resumed  ? "the session was resumed"
+          : !same_leaf ? "the server's chain differs from the bundle's"
+                       : "the verification did not use the bundle";
+    }
+  }
+
+  // SnapStartUsedBundle: the Snap Start information for host:port predicts
+  // with the bundle's chain and orbit.
+  bool SnapStartUsedBundle(const std::string& host, uint16_t port,
+                           const FetchedBundle& fetched) const {
+    SnapStartClientContext* snap = context_->snap_start_context();
+    const SnapStartInfo* info =
+        snap ? snap->GetInfo(absl::StrCat(host, ":", port)) : nullptr;
+    return info && info->chain_der == fetched.bundle.chain &&
+           std::string(info->orbit.begin(), info->orbit.end()) ==
+               *fetched.bundle.orbit;
+  }
+
+  NetworkContext* const context_;
+};
+
 NetworkContext::NetworkContext(NetworkContextParams params)
     : params_(std::move(params)) {}
 
@@ -188,6 +310,11 @@ NetworkContext::~NetworkContext() {
   // construction.
   dns_prefetcher_.reset();
   http_session_.reset();
+  orbit_learner_.reset();
+  cert_prefetcher_.reset();
+  learner_cache_.reset();
+  observer_.reset();
+  bundle_sources_.clear();
   snap_start_context_.reset();
   obc_provider_.reset();
   obc_store_.reset();
@@ -196,8 +323,9 @@ NetworkContext::~NetworkContext() {
   prevalidator_.reset();
   if (verifier_) verifier_->set_revocation_checker(nullptr);
   revocation_checker_.reset();
+  bundle_fetcher_.reset();
   revocation_fetcher_.reset();
-  revocation_session_.reset();
+  plain_session_.reset();
   verifier_.reset();
   resolver_.reset();
   // Worker threads join here, after everything that posts to them.
@@ -239,8 +367,16 @@ absl::Status NetworkContext::Init() {
   absl::StatusOr<std::unique_ptr<BasicCertVerifier>> verifier =
       BasicCertVerifier::Create(params_.trust_anchor_files,
                                 params_.system_trust_store);
-  if (verifier.ok()) {
-    verifier_ = *std::move(verifier);
+  if (verifier.ok()) verifier_ = *std::move(verifier);
+  HttpNetworkSessionParams plain = params_.session;
+  plain.request_timeout = absl::Seconds(10);
+  plain.cookie_jar = nullptr;
+  plain.snap_start_context = nullptr;
+  plain.tls_observer = nullptr;
+  plain.ssl_config.client_cert_provider = nullptr;
+  plain_session_ = std::make_unique<HttpNetworkSession>(
+      plain, resolver_.get(), socket_factory_, verifier_.get());
+  if (verifier_) {
     verifier_->set_worker_pool(worker_pool_.get());
     InitRevocation();
     prevalidator_ = std::make_unique<Prevalidator>(verifier_.get());
@@ -260,16 +396,22 @@ absl::Status NetworkContext::Init() {
   if (!status.ok()) return status;
   status = InitSnapStart();
   if (!status.ok()) return status;
+  status = InitBundlePrefetch();
+  if (!status.ok()) return status;
 
   HttpNetworkSessionParams session_params = params_.session;
   session_params.cookie_jar = profile_->cookie_jar();
   session_params.snap_start_context = snap_start_context_.get();
+  session_params.tls_observer = observer_.get();
+  session_params.snap_start_learn_in_handshake =
+      params_.snap_start_learn_in_handshake;
   if (obc_provider_)
     session_params.ssl_config.client_cert_provider = obc_provider_.get();
   http_session_ = std::make_unique<HttpNetworkSession>(
       session_params, resolver_.get(), socket_factory_, cert_verifier());
   dns_prefetcher_ = std::make_unique<DnsPrefetcher>(
       resolver_.get(), params_.max_concurrent_prefetches);
+  if (cert_prefetcher_) dns_prefetcher_->AddObserver(cert_prefetcher_.get());
   return absl::OkStatus();
 }
 
@@ -294,23 +436,15 @@ absl::Status NetworkContext::InitResolver() {
   return absl::OkStatus();
 }
 
-// Revocation: a plain-HTTP session of its own (so fetching an OCSP response
-// never itself needs a revocation check, and carries no cookies), the
-// profile's cache, and the checker behind the verifier.
+// Revocation: fetches on the plain-HTTP session (so fetching an OCSP
+// response never itself needs a revocation check, and carries no cookies),
+// the profile's cache, and the checker behind the verifier.
 void NetworkContext::InitRevocation() {
   if (params_.revocation == RevocationPolicy::Mode::kOff) return;
   RevocationPolicy policy;
   policy.mode = params_.revocation;
-  HttpNetworkSessionParams plain = params_.session;
-  plain.request_timeout = absl::Seconds(10);
-  plain.cookie_jar = nullptr;
-  plain.snap_start_context = nullptr;
-  plain.ssl_config.client_cert_provider = nullptr;
-  revocation_session_ = std::make_unique<HttpNetworkSession>(
-      plain, resolver_.get(), socket_factory_, verifier_.get());
   revocation_fetcher_ = std::make_unique<HttpUrlFetcher>(
-      revocation_session_.get(), absl::Seconds(5),
-      params_.revocation_url_rewrites);
+      plain_session_.get(), absl::Seconds(5), params_.url_rewrites);
   revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(
       policy, revocation_fetcher_.get(), profile_->revocation_cache(),
       worker_pool_.get());
@@ -379,6 +513,71 @@ absl::Status NetworkContext::InitSnapStart() {
   return absl::OkStatus();
 }
 
+// Certificate-bundle prefetching: the sources (plain-HTTP fetches through
+// the world's rewrites, bounded to a bundle's size), the profile's cache,
+// the prefetcher on the DNS prefetcher's observer list, and an orbit
+// learner (truncated handshakes only) for Snap Start.
+absl::Status NetworkContext::InitBundlePrefetch() {
+  const bool prefetch = !params_.bundle_sources.empty();
+  const bool learn = snap_start_context_ != nullptr;
+  if (!prefetch && !learn) return absl::OkStatus();
+  absl::StatusOr<PrefetchCache> cache = PrefetchCache::Load(
+      profile_->PathFor(PrefetchCache::kFileName), absl::Now());
+  if (!cache.ok())
+    return absl::Status(cache.status().code(),
+                        absl::StrCat("profile: ", cache.status().message()));
+  prefetch_cache_ = std::make_unique<PrefetchCache>(*std::move(cache));
+  bundle_fetcher_ = std::make_unique<HttpUrlFetcher>(
+      plain_session_.get(), absl::Seconds(5), params_.url_rewrites,
+      kMaxBundleFileBytes);
+  bundle_sources_.push_back(std::make_unique<DnsBundleSource>(
+      resolver_.get(), bundle_fetcher_.get()));
+  bundle_sources_.push_back(
+      std::make_unique<WellKnownBundleSource>(bundle_fetcher_.get()));
+  bundle_sources_.push_back(std::make_unique<CdnBundleSource>(
+      bundle_fetcher_.get(), params_.bundle_cdns));
+  bundle_sources_.push_back(std::make_unique<TruncatedBundleSource>(
+      resolver_.get(), socket_factory_, params_.session.connect_timeout));
+  std::vector<BundleSource*> sources;
+  for (const auto& source : bundle_sources_) sources.push_back(source.get());
+  observer_ = std::make_unique<Observer>(this);
+  if (prefetch) {
+    CertPrefetcherOptions options;
+    options.source_order = params_.bundle_sources;
+    options.prevalidate = params_.bundle_prevalidate;
+    cert_prefetcher_ = std::make_unique<CertPrefetcher>(
+        options, sources, prevalidator_.get(), prefetch_cache_.get());
+    for (const auto& [host, port] : params_.prefetch_ports)
+      cert_prefetcher_->SetPort(host, port);
+    cert_prefetcher_->set_observer(observer_.get());
+  }
+  if (learn) {
+    // The learner's bundles are not the trace's prefetched ones: it writes
+    // to a cache of its own (memory only) and only feeds Snap Start.
+    CertPrefetcherOptions options;
+    options.source_order = {BundleSourceType::kTruncated};
+    options.prevalidate = true;
+    learner_cache_ = std::make_unique<PrefetchCache>();
+    orbit_learner_ = std::make_unique<CertPrefetcher>(
+        options, sources, prevalidator_.get(), learner_cache_.get());
+    orbit_learner_->set_observer(observer_.get());
+  }
+  return absl::OkStatus();
+}
+
+void NetworkContext::WhenIdle(absl::AnyInvocable<void()> done) {
+  // DNS first (its completions start bundle jobs), then bundles (their
+  // completions feed Snap Start), then orbit learning.
+  dns_prefetcher_->WhenIdle([this, done = std::move(done)]() mutable {
+    auto after_bundles = [this, done = std::move(done)]() mutable {
+      if (!orbit_learner_) return std::move(done)();
+      orbit_learner_->WhenIdle(std::move(done));
+    };
+    if (!cert_prefetcher_) return after_bundles();
+    cert_prefetcher_->WhenIdle(std::move(after_bundles));
+  });
+}
+
 CertVerifier* NetworkContext::cert_verifier() {
   return session_verifier_.get();
 }
@@ -390,7 +589,7 @@ std::unique_ptr<HttpNetworkTransaction> NetworkContext::CreateTransaction() {
 void NetworkContext::Prefetch(const std::vector<std::string>& hosts,
                               absl::AnyInvocable<void()> done) {
   dns_prefetcher_->Prefetch(hosts);
-  dns_prefetcher_->WhenIdle(std::move(done));
+  WhenIdle(std::move(done));
 }
 
 std::vector<std::string> NetworkContext::StartupHosts(size_t n) const {
@@ -443,7 +642,17 @@ int NetworkContext::FlushObcs(CompletionOnceCallback callback) {
 }
 
 absl::Status NetworkContext::SaveProfile() {
-  return profile_->Save(absl::Now());
+  absl::Status status = profile_->Save(absl::Now());
+  if (prefetch_cache_) {
+    absl::Status cache =
+        prefetch_cache_->Save(profile_->PathFor(PrefetchCache::kFileName));
+    if (!cache.ok())
+      status = status.ok() ? cache
+                           : absl::Status(status.code(),
+                                          absl::StrCat(status.message(), "; ",
+                                                       cache.message()));
+  }
+  return status;
 }
 
 }  // namespace net

@@ -39,14 +39,17 @@
 #include "net/context/profile.h"
 #include "net/http/http_network_session.h"
 #include "net/http/http_network_transaction.h"
+#include "prefetch/bundle_source.h"
 
 namespace net {
 
 class BasicCertVerifier;
+class CertPrefetcher;
+class HttpUrlFetcher;
+class PrefetchCache;
 class CertVerifier;
 class ClientSocketFactory;
 class DnsPrefetcher;
-class HttpUrlFetcher;
 class KeyPool;
 class ObcClientCertProvider;
 class OcspCrlRevocationChecker;
@@ -79,11 +82,23 @@ struct NetworkContextParams {
   // one). Not owned; must outlive the context. Null: the default factory.
   ClientSocketFactory* socket_factory = nullptr;
 
-  // Revocation checking of every verified chain (off, soft-fail, hard-fail)
-  // and URL prefixes in certificates mapped to reachable ones (the local
-  // world's OCSP responder and CRLs).
+  // Revocation checking of every verified chain (off, soft-fail, hard-fail).
   RevocationPolicy::Mode revocation = RevocationPolicy::Mode::kSoftFail;
-  std::map<std::string, std::string> revocation_url_rewrites;
+  // URL prefixes mapped to reachable ones for the plain-HTTP fetches the
+  // context makes itself (OCSP, CRLs, bundle files): the local world's
+  // responder, CDNs and well-known paths live on ephemeral ports.
+  std::map<std::string, std::string> url_rewrites;
+
+  // Certificate-bundle prefetching (prefetch/): off when empty, else the
+  // sources tried, in order, for every host the DNS prefetcher resolves.
+  std::vector<BundleSourceType> bundle_sources;
+  // CDN base URLs for the cdn source ("http://cdn.example/bundles").
+  std::vector<std::string> bundle_cdns;
+  // Verify and check revocation of a bundle as soon as it arrives (off: the
+  // connection verifies it on the critical path).
+  bool bundle_prevalidate = true;
+  // The port each prefetched host is prefetched for (default 443).
+  std::map<std::string, uint16_t> prefetch_ports;
 
   // Origin-bound certificates: presented as TLS client certificates when
   // set; scoped per origin or per eTLD+1; |obc_pool_depth| keys of the
@@ -92,8 +107,14 @@ struct NetworkContextParams {
   ScopeMode obc_scope = ScopeMode::kOrigin;
   int obc_pool_depth = -1;
 
-  // TLS Snap Start through net/snap_start's TLS 1.2 core (needs trust).
+  // TLS Snap Start through net/snap_start's TLS 1.2 core (needs trust): for
+  // servers whose orbit is known (learned, or from a prefetched bundle);
+  // others get the normal handshake and their orbit is learned afterwards
+  // with a truncated handshake, off the critical path. With
+  // |snap_start_learn_in_handshake| every connection uses the core and
+  // learns in-band (slower; for testing the core).
   bool snap_start = false;
+  bool snap_start_learn_in_handshake = false;
 
   // The profile (see Profile): its directory ("" = memory only), private.
   std::string profile_dir;
@@ -120,8 +141,10 @@ class NetworkContext {
   std::unique_ptr<HttpNetworkTransaction> CreateTransaction();
 
   // Prefetch resolves |hosts| ahead of use (the DNS prefetcher, which
-  // de-duplicates and bounds concurrency); |done| runs from a posted task
-  // once nothing is queued or in flight.
+  // de-duplicates and bounds concurrency) and, with bundle sources
+  // configured, fetches, verifies and prevalidates each host's certificate
+  // bundle; |done| runs from a posted task once nothing is queued or in
+  // flight (orbit learning included).
   void Prefetch(const std::vector<std::string>& hosts,
                 absl::AnyInvocable<void()> done);
 
@@ -157,6 +180,10 @@ class NetworkContext {
                       std::unique_ptr<Request>* out_request,
                       std::string* error_detail = nullptr);
 
+  // WhenIdle runs |done| (from a task) once no prefetch, bundle or orbit
+  // learning job runs or waits: what a tool waits for before exiting.
+  void WhenIdle(absl::AnyInvocable<void()> done);
+
   // WaitForObcKeys returns OK once the OBC key pool holds its target depth
   // (or there is none), else ERR_IO_PENDING and runs |callback| then.
   int WaitForObcKeys(CompletionOnceCallback callback);
@@ -187,6 +214,8 @@ class NetworkContext {
     return snap_start_context_.get();
   }
   HttpNetworkSession* http_session() { return http_session_.get(); }
+  // Null without bundle sources.
+  CertPrefetcher* cert_prefetcher() { return cert_prefetcher_.get(); }
   const NetworkContextParams& params() const { return params_; }
   // Why the context has no verifier (empty if it has one).
   const std::string& trust_error() const { return trust_error_; }
@@ -194,6 +223,7 @@ class NetworkContext {
  private:
   class ConnectJob;
   class PrevalidateJob;
+  class Observer;
 
   explicit NetworkContext(NetworkContextParams params);
   absl::Status Init();
@@ -201,6 +231,7 @@ class NetworkContext {
   void InitRevocation();
   absl::Status InitObc();
   absl::Status InitSnapStart();
+  absl::Status InitBundlePrefetch();
 
   NetworkContextParams params_;
   std::unique_ptr<WorkerPool> worker_pool_;
@@ -211,8 +242,11 @@ class NetworkContext {
   ClientSocketFactory* socket_factory_ = nullptr;
   std::unique_ptr<BasicCertVerifier> verifier_;
   std::string trust_error_;
-  std::unique_ptr<HttpNetworkSession> revocation_session_;
+  // Plain HTTP for what the context fetches itself (OCSP, CRLs, bundles):
+  // no cookies, no OBC, no revocation check of its own.
+  std::unique_ptr<HttpNetworkSession> plain_session_;
   std::unique_ptr<HttpUrlFetcher> revocation_fetcher_;
+  std::unique_ptr<HttpUrlFetcher> bundle_fetcher_;
   std::unique_ptr<OcspCrlRevocationChecker> revocation_checker_;
   std::unique_ptr<Prevalidator> prevalidator_;
   std::unique_ptr<PrevalidatedCertVerifier> session_verifier_;
@@ -220,6 +254,13 @@ class NetworkContext {
   std::unique_ptr<OriginBoundCertStore> obc_store_;
   std::unique_ptr<ObcClientCertProvider> obc_provider_;
   std::unique_ptr<SnapStartClientContext> snap_start_context_;
+  std::unique_ptr<PrefetchCache> prefetch_cache_;
+  std::unique_ptr<PrefetchCache> learner_cache_;
+  std::vector<std::unique_ptr<BundleSource>> bundle_sources_;
+  std::unique_ptr<CertPrefetcher> cert_prefetcher_;
+  // Learns orbits off the critical path with the truncated handshake.
+  std::unique_ptr<CertPrefetcher> orbit_learner_;
+  std::unique_ptr<Observer> observer_;
   std::unique_ptr<HttpNetworkSession> http_session_;
   std::unique_ptr<DnsPrefetcher> dns_prefetcher_;
 };

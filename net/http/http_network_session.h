@@ -24,6 +24,22 @@ namespace net {
 
 class CookieJar;
 class SnapStartClientContext;
+struct LoadTiming;
+
+// TlsHandshakeObserver hears about every TLS handshake a transaction ends,
+// on the network thread, with the request's LoadTiming so far (its ssl
+// facts filled in). It may add facts to the trace (net/context fills in
+// what certificate-bundle prefetching did) and start work off the critical
+// path (learning a server's Snap Start orbit); it must not block or call
+// back into the transaction.
+class TlsHandshakeObserver {
+ public:
+  virtual ~TlsHandshakeObserver() = default;
+  // |result| is OK or the handshake's error. A Snap Start attempt's outcome
+  // is known only once the server answers: it is reported again then.
+  virtual void OnTlsHandshakeDone(const std::string& host, uint16_t port,
+                                  int result, LoadTiming* timing) = 0;
+};
 
 struct HttpNetworkSessionParams {
   absl::Duration connect_timeout = absl::Seconds(10);
@@ -37,10 +53,21 @@ struct HttpNetworkSessionParams {
   // response's Set-Cookie headers. Null: no cookies. Not owned; must outlive
   // the session.
   CookieJar* cookie_jar = nullptr;
-  // TLS Snap Start: when set, https connections use net/snap_start's TLS 1.2
-  // core (static RSA; Snap Start when the context knows the server, else a
-  // handshake that learns its orbit). Not owned; must outlive the session.
+  // TLS Snap Start: when set, an https connection to a server the context
+  // knows (an orbit learned earlier or from a prefetched bundle) uses
+  // net/snap_start's TLS 1.2 core and attempts Snap Start; any other server
+  // gets the normal BoringSSL handshake (TLS 1.3, or 1.2 with False Start),
+  // so Snap Start never makes a visit slower. Learning a server's orbit is
+  // the TlsHandshakeObserver's business, off the critical path. Not owned;
+  // must outlive the session.
   SnapStartClientContext* snap_start_context = nullptr;
+  // Learn orbits in-band instead: every https connection goes through the
+  // TLS 1.2 core, whose full handshake offers the empty extension (static
+  // RSA, no False Start: slower; for testing the core against other TLS
+  // stacks).
+  bool snap_start_learn_in_handshake = false;
+  // Told about every TLS handshake. Not owned; must outlive the session.
+  TlsHandshakeObserver* tls_observer = nullptr;
   // The clock every trace timestamp is read from; tests substitute a
   // SimpleTestTickClock. Not owned; must outlive the session.
   const TickClock* clock = DefaultTickClock::GetInstance();

@@ -287,7 +287,10 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
 
 int HttpNetworkTransaction::DoSslConnect() {
   timing_.ssl_start = session_->clock()->NowTicks();
-  if (SnapStartClientContext* snap = session_->params().snap_start_context) {
+  SnapStartClientContext* snap = session_->params().snap_start_context;
+  if (snap && (session_->params().snap_start_learn_in_handshake ||
+               snap->GetInfo(absl::StrCat(request_.url.host(), ":",
+                                          request_.url.port())))) {
     socket_ = std::make_unique<SnapStartClientSocket>(
         std::move(socket_), request_.url.host(), request_.url.port(), snap);
   } else {
@@ -302,6 +305,10 @@ int HttpNetworkTransaction::DoSslConnect() {
 int HttpNetworkTransaction::DoSslConnectComplete(int result) {
   timing_.ssl = *SocketSSLInfo();
   NoteSnapStartRejection();
+  if (TlsHandshakeObserver* observer = session_->params().tls_observer) {
+    observer->OnTlsHandshakeDone(request_.url.host(), request_.url.port(),
+                                 result, &timing_);
+  }
   if (result != OK) {
     auto* snap = dynamic_cast<SnapStartClientSocket*>(socket_.get());
     error_detail_ =
@@ -440,6 +447,11 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
   if (auto* snap = dynamic_cast<SnapStartClientSocket*>(socket_.get())) {
     timing_.ssl = snap->ssl_info();
     NoteSnapStartRejection();
+    // The Snap Start handshake has only now really ended.
+    if (TlsHandshakeObserver* observer = session_->params().tls_observer) {
+      observer->OnTlsHandshakeDone(request_.url.host(), request_.url.port(), OK,
+                                   &timing_);
+    }
   }
   SaveCookies();
   last_progress_ = TimeTicks::Now();

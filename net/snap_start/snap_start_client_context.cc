@@ -21,6 +21,12 @@ bool AddBytes24(CBB* cbb, absl::string_view bytes) {
          CBB_flush(cbb);
 }
 
+// The same information, the verified mark aside.
+bool SameInfo(const SnapStartInfo& a, const SnapStartInfo& b) {
+  return a.chain_der == b.chain_der && a.cipher_suite == b.cipher_suite &&
+         a.orbit == b.orbit && a.server_hello == b.server_hello;
+}
+
 std::string ToString(const CBS& cbs) {
   return std::string(reinterpret_cast<const char*>(CBS_data(&cbs)),
                      CBS_len(&cbs));
@@ -71,8 +77,25 @@ void SnapStartClientContext::MarkVerified(const std::string& key) {
   if (it != infos_.end()) it->second.verified = true;
 }
 
+void SnapStartClientContext::MarkVerified(const std::string& key,
+                                          const SnapStartInfo& checked) {
+  auto it = infos_.find(key);
+  if (it != infos_.end() && SameInfo(it->second, checked)) {
+    it->second.verified = true;
+  }
+}
+
 void SnapStartClientContext::RemoveInfo(const std::string& key) {
   if (infos_.erase(key) > 0) Persist();
+}
+
+void SnapStartClientContext::RemoveInfo(const std::string& key,
+                                        const SnapStartInfo& stale) {
+  auto it = infos_.find(key);
+  if (it != infos_.end() && SameInfo(it->second, stale)) {
+    infos_.erase(it);
+    Persist();
+  }
 }
 
 const Tls12ClientSession* SnapStartClientContext::GetSession(

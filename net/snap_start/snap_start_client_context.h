@@ -44,6 +44,9 @@ struct Tls12ClientSession {
   std::string master_secret;
   uint16_t cipher_suite = 0;
   std::vector<std::string> chain_der;
+  // The master secret is the extended one (RFC 7627); a resumption must
+  // agree.
+  bool extended_master_secret = false;
 };
 
 struct SnapStartClientOptions {
@@ -64,12 +67,18 @@ class SnapStartClientContext {
   CertVerifier* cert_verifier() { return verifier_; }
   const SnapStartClientOptions& options() const { return options_; }
 
-  // Keys are "host:port".
+  // Keys are "host:port". A socket copies what it needs when it connects:
+  // the pointers returned here are valid only until the next change.
   const SnapStartInfo* GetInfo(const std::string& key) const;
   // PutInfo stores (and persists, if configured) the information.
   void PutInfo(const std::string& key, SnapStartInfo info);
   void MarkVerified(const std::string& key);
+  // MarkVerified marks the entry verified only if it is still |checked| (the
+  // copy a socket verified; another socket may have replaced it meanwhile).
+  void MarkVerified(const std::string& key, const SnapStartInfo& checked);
   void RemoveInfo(const std::string& key);
+  // RemoveInfo removes the entry only if it is still |stale|.
+  void RemoveInfo(const std::string& key, const SnapStartInfo& stale);
 
   const Tls12ClientSession* GetSession(const std::string& key) const;
   void PutSession(const std::string& key, Tls12ClientSession session);

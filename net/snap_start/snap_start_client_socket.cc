@@ -1,17 +1,15 @@
 #include "net/snap_start/snap_start_client_socket.h"
 
-#include <openssl/mem.h>
-
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "net/base/ip_endpoint.h"
+#include "net/snap_start/not_reached.h"
+#include "net/snap_start/tls12_handshake.h"
 
 namespace net {
 namespace {
-
-constexpr uint16_t kRecordVersion = 0x0303;
 
 bool IsRejection(int rv) {
   return rv == ERR_SSL_PEER_ALERT || rv == ERR_SSL_HANDSHAKE_CLOSED ||
@@ -52,7 +50,7 @@ bool Usable(const SnapStartInfo& info, std::string* why) {
 SnapStartClientSocket::SnapStartClientSocket(
     std::unique_ptr<StreamSocket> transport, std::string host, uint16_t port,
     SnapStartClientContext* context)
-    : Tls12SocketBase(std::move(transport), std::string()),
+    : Tls12SocketBase(Side::kClient, std::move(transport), std::string()),
       host_(std::move(host)),
       port_(port),
       key_(absl::StrCat(host_, ":", port_)),
@@ -61,123 +59,116 @@ SnapStartClientSocket::SnapStartClientSocket(
 SnapStartClientSocket::~SnapStartClientSocket() = default;
 
 int SnapStartClientSocket::Connect(CompletionOnceCallback callback) {
-  const SnapStartInfo* info = context_->GetInfo(key_);
+  // Copies: the context's entries may change while this socket waits.
+  if (const SnapStartInfo* info = context_->GetInfo(key_)) info_ = *info;
+  if (context_->options().tickets) {
+    if (const Tls12ClientSession* session = context_->GetSession(key_)) {
+      session_ = *session;
+    }
+  }
   std::string why;
-  if (info && context_->options().attempt && context_->options().tickets &&
-      Usable(*info, &why)) {
-    if (info->verified) {
-      snap_ready_ = true;
-      ssl_info_.snap_start = "attempted";
+  if (info_ && context_->options().attempt && context_->options().tickets &&
+      Usable(*info_, &why)) {
+    if (info_->verified) {
+      phase_ = SnapPhase::kReady;
+      SetOutcome(SnapStartOutcome::kAttempted);
       return OK;
     }
     next_state_ = STATE_VERIFY_PREDICTED;
   } else {
-    if (info && !why.empty()) {
+    if (info_ && !why.empty()) {
       ssl_info_.snap_start_detail = why;
-      context_->RemoveInfo(key_);
-    } else if (info && !context_->options().tickets) {
+      context_->RemoveInfo(key_, *info_);
+    } else if (info_ && !context_->options().tickets) {
       ssl_info_.snap_start_detail =
           "Snap Start needs session tickets enabled on the client";
     }
+    info_.reset();
     next_state_ = STATE_SEND_CLIENT_HELLO;
   }
-  int rv = DoHandshakeLoop(OK);
+  const int rv = DoHandshakeLoop(OK);
+  SetHandshakeResult(rv);
   if (rv == ERR_IO_PENDING) connect_callback_ = std::move(callback);
   return rv;
 }
 
 int SnapStartClientSocket::DoHandshakeLoop(int result) {
-  int rv = result;
-  do {
-    State state = next_state_;
-    next_state_ = STATE_NONE;
+  return RunDoLoop(&next_state_, result, [this](State state, int rv) -> int {
     switch (state) {
       case STATE_VERIFY_PREDICTED:
-        rv = DoVerifyPredicted();
-        break;
+        return DoVerifyPredicted();
       case STATE_VERIFY_PREDICTED_COMPLETE:
-        rv = DoVerifyPredictedComplete(rv);
-        break;
+        return DoVerifyPredictedComplete(rv);
       case STATE_SEND_CLIENT_HELLO:
-        rv = DoSendClientHello();
-        break;
+        return DoSendClientHello();
       case STATE_SEND_CLIENT_HELLO_COMPLETE:
-        rv = DoSendClientHelloComplete(rv);
-        break;
+        return DoSendClientHelloComplete(rv);
+      case STATE_SEND_SNAP_CLIENT_HELLO:
+        return DoSendSnapClientHello();
       case STATE_SEND_SNAP_CLIENT_HELLO_COMPLETE:
-        rv = DoSendSnapClientHelloComplete(rv);
-        break;
+        return DoSendSnapClientHelloComplete(rv);
       case STATE_READ_SNAP_OUTCOME:
-        rv = DoReadSnapOutcome(rv);
-        break;
+        return DoReadSnapOutcome(rv);
       case STATE_READ_SERVER_HELLO:
-        rv = DoReadServerHello(rv);
-        break;
+        return DoReadServerHello(rv);
       case STATE_READ_CERTIFICATE:
-        rv = DoReadCertificate(rv);
-        break;
+        return DoReadCertificate(rv);
       case STATE_READ_SERVER_HELLO_DONE:
-        rv = DoReadServerHelloDone(rv);
-        break;
+        return DoReadServerHelloDone(rv);
       case STATE_VERIFY_CERT:
-        rv = DoVerifyCert();
-        break;
+        return DoVerifyCert();
       case STATE_VERIFY_CERT_COMPLETE:
-        rv = DoVerifyCertComplete(rv);
-        break;
+        return DoVerifyCertComplete(rv);
       case STATE_SEND_CLIENT_FLIGHT:
-        rv = DoSendClientFlight();
-        break;
+        return DoSendClientFlight();
       case STATE_SEND_CLIENT_FLIGHT_COMPLETE:
-        rv = DoSendClientFlightComplete(rv);
-        break;
+        return DoSendClientFlightComplete(rv);
       case STATE_READ_SERVER_CCS:
-        rv = DoReadServerCcs(rv);
-        break;
+        return DoReadServerCcs(rv);
       case STATE_READ_SERVER_FINISHED:
-        rv = DoReadServerFinished(rv);
-        break;
+        return DoReadServerFinished(rv);
       case STATE_SEND_CLIENT_FINISHED_COMPLETE:
-        rv = DoSendClientFinishedComplete(rv);
-        break;
+        return DoSendClientFinishedComplete(rv);
       case STATE_RETRANSMIT_EARLY_DATA_COMPLETE:
-        rv = DoRetransmitEarlyDataComplete(rv);
-        break;
+        return DoRetransmitEarlyDataComplete(rv);
       case STATE_NONE:
-        rv = ERR_UNEXPECTED;
-        break;
+      default:
+        SNAP_START_NOTREACHED();
+        return ERR_UNEXPECTED;
     }
-  } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
-  return rv;
+  });
 }
 
 void SnapStartClientSocket::OnHandshakeIOComplete(int result) {
-  const bool was_writing_first =
-      static_cast<bool>(pending_write_callback_) && !snap_outcome_pending_;
+  const bool was_sending = phase_ == SnapPhase::kSending;
   int rv = DoHandshakeLoop(result);
+  const bool hello_out = phase_ == SnapPhase::kSent;
+  if (rv != ERR_IO_PENDING) SetHandshakeResult(rv);
   WeakPtr<SnapStartClientSocket> weak = weak_factory_.GetWeakPtr();
-  if (was_writing_first && snap_outcome_pending_) {
-    // The Snap Start ClientHello, and with it the first Write, went out.
-    CompletionOnceCallback callback = std::move(pending_write_callback_);
-    pending_write_callback_ = nullptr;
-    pending_write_buf_.reset();
-    std::move(callback)(snap_write_len_);
+  if (was_sending && (hello_out || rv != ERR_IO_PENDING) &&
+      first_write_callback_) {
+    // The ClientHello carrying the first Write went out, or failed to.
+    CompletionOnceCallback callback = std::move(first_write_callback_);
+    first_write_callback_ = nullptr;
+    std::move(callback)(hello_out ? early_data_len_ : rv);
     if (!weak) return;
   }
   if (rv == ERR_IO_PENDING) return;
-  OnHandshakeDone(rv);
-}
-
-void SnapStartClientSocket::OnHandshakeDone(int result) {
   if (connect_callback_) {
     CompletionOnceCallback callback = std::move(connect_callback_);
     connect_callback_ = nullptr;
-    std::move(callback)(result);
+    std::move(callback)(rv);
     return;
   }
+  ResumeWaitingIO(rv);
+}
+
+void SnapStartClientSocket::SetHandshakeResult(int result) {
+  if (result != OK && result != ERR_IO_PENDING) handshake_error_ = result;
+}
+
+void SnapStartClientSocket::ResumeWaitingIO(int result) {
   WeakPtr<SnapStartClientSocket> weak = weak_factory_.GetWeakPtr();
-  snap_outcome_pending_ = false;
-  handshake_result_ = result;
   if (pending_write_callback_) {
     auto callback = std::make_shared<CompletionOnceCallback>(
         std::move(pending_write_callback_));
@@ -210,8 +201,10 @@ int SnapStartClientSocket::Read(std::shared_ptr<IOBuffer> buf, int len,
   if (handshake_done()) {
     return Tls12SocketBase::Read(std::move(buf), len, std::move(callback));
   }
-  if (handshake_result_ != ERR_IO_PENDING) return handshake_result_;
-  if (!snap_outcome_pending_ || pending_read_callback_) {
+  if (handshake_error_ != OK) return handshake_error_;
+  const bool attempt_running =
+      phase_ == SnapPhase::kSending || phase_ == SnapPhase::kSent;
+  if (!attempt_running || pending_read_callback_) {
     return ERR_SOCKET_NOT_CONNECTED;
   }
   pending_read_buf_ = std::move(buf);
@@ -225,37 +218,53 @@ int SnapStartClientSocket::Write(std::shared_ptr<IOBuffer> buf, int len,
   if (handshake_done()) {
     return Tls12SocketBase::Write(std::move(buf), len, std::move(callback));
   }
+  // A failed handshake (a rejected attempt included) answers every later
+  // call with its error.
+  if (handshake_error_ != OK) return handshake_error_;
   if (len <= 0) return ERR_INVALID_ARGUMENT;
-  if (snap_ready_ && sent_client_hello_.empty()) {
-    snap_write_len_ = static_cast<int>(
-        std::min<size_t>(static_cast<size_t>(len), kMaxEarlyData));
-    int rv = StartSnapStart(absl::string_view(buf->data(), snap_write_len_));
-    if (rv != ERR_IO_PENDING) rv = DoHandshakeLoop(rv);
-    if (snap_outcome_pending_) {
-      // The ClientHello is out; the loop now waits for the outcome.
-      if (rv != ERR_IO_PENDING) OnHandshakeDone(rv);
-      return snap_write_len_;
+  switch (phase_) {
+    case SnapPhase::kReady: {
+      early_data_len_ = static_cast<int>(
+          std::min<size_t>(static_cast<size_t>(len), kMaxEarlyData));
+      early_data_.assign(buf->data(), early_data_len_);
+      phase_ = SnapPhase::kSending;
+      next_state_ = STATE_SEND_SNAP_CLIENT_HELLO;
+      int rv = DoHandshakeLoop(OK);
+      const bool hello_out = phase_ == SnapPhase::kSent;
+      if (rv != ERR_IO_PENDING) SetHandshakeResult(rv);
+      // Once the ClientHello is out the Write is done; the outcome shows in
+      // later Reads and Writes.
+      if (hello_out) return early_data_len_;
+      if (rv == ERR_IO_PENDING) {
+        first_write_callback_ = std::move(callback);
+        return ERR_IO_PENDING;
+      }
+      // The attempt failed before anything went out.
+      return rv;
     }
-    if (rv == ERR_IO_PENDING) {
+    case SnapPhase::kSent:
+      if (pending_write_callback_) return ERR_SOCKET_NOT_CONNECTED;
+      // More data before the outcome is known: it waits for the handshake.
       pending_write_buf_ = std::move(buf);
+      pending_write_len_ = len;
       pending_write_callback_ = std::move(callback);
-    }
-    return rv;
+      return ERR_IO_PENDING;
+    case SnapPhase::kSending:  // the first Write is still pending
+    case SnapPhase::kNone:
+      return ERR_SOCKET_NOT_CONNECTED;
   }
-  if (handshake_result_ != ERR_IO_PENDING) return handshake_result_;
-  if (!snap_outcome_pending_ || pending_write_callback_) {
-    return ERR_SOCKET_NOT_CONNECTED;
-  }
-  // More data before the outcome is known: it waits for the handshake.
-  pending_write_buf_ = std::move(buf);
-  pending_write_len_ = len;
-  pending_write_callback_ = std::move(callback);
-  return ERR_IO_PENDING;
+  SNAP_START_NOTREACHED();
+  return ERR_UNEXPECTED;
+}
+
+void SnapStartClientSocket::SetOutcome(SnapStartOutcome outcome) {
+  outcome_ = outcome;
+  ssl_info_.snap_start = SnapStartOutcomeToString(outcome);
 }
 
 int SnapStartClientSocket::DoVerifyPredicted() {
   next_state_ = STATE_VERIFY_PREDICTED_COMPLETE;
-  return StartVerify(context_->GetInfo(key_)->chain_der);
+  return StartVerify(info_->chain_der);
 }
 
 int SnapStartClientSocket::StartVerify(
@@ -275,61 +284,39 @@ int SnapStartClientSocket::StartVerify(
 int SnapStartClientSocket::DoVerifyPredictedComplete(int result) {
   verify_request_.reset();
   if (result == OK) {
-    context_->MarkVerified(key_);
-    snap_ready_ = true;
-    ssl_info_.snap_start = "attempted";
+    info_->verified = true;
+    context_->MarkVerified(key_, *info_);
+    phase_ = SnapPhase::kReady;
+    SetOutcome(SnapStartOutcome::kAttempted);
     return OK;  // Connect completes; the first Write carries the attempt.
   }
   ssl_info_.snap_start_detail = absl::StrCat(
       "predicted chain failed verification: ", ssl_info_.cert_verify.detail);
   ssl_info_.cert_verify = CertVerifyResult();
-  context_->RemoveInfo(key_);
+  context_->RemoveInfo(key_, *info_);
+  info_.reset();
   next_state_ = STATE_SEND_CLIENT_HELLO;
   return OK;
 }
 
-ClientHello SnapStartClientSocket::BuildClientHello(
-    const std::string& session_id) const {
-  ClientHello hello;
-  hello.version = kTls12Version;
-  hello.random = client_random_;
-  hello.session_id = session_id;
-  hello.cipher_suites = {kTlsRsaWithAes128GcmSha256,
-                         kEmptyRenegotiationInfoScsv};
-  hello.compression_methods = std::string(1, '\0');
-  hello.has_extensions = true;
-  // No SNI for IP literals (RFC 6066 section 3).
-  if (!IPAddress::Parse(host_)) {
-    hello.extensions.emplace_back(kServerNameExtension,
-                                  ServerNameExtension(host_));
-  }
-  // rsa_pkcs1_sha256, rsa_pss_rsae_sha256, ecdsa_secp256r1_sha256: unused by
-  // static RSA, but servers choose certificates by them.
-  hello.extensions.emplace_back(
-      kSignatureAlgorithmsExtension,
-      std::string("\x00\x06\x04\x01\x08\x04\x04\x03", 8));
-  if (context_->options().tickets) {
-    const Tls12ClientSession* session = context_->GetSession(key_);
-    hello.extensions.emplace_back(
-        kSessionTicketExtension,
-        session && !session_id.empty() ? session->ticket : std::string());
-  }
-  return hello;
+std::optional<std::string> SnapStartClientSocket::OfferedTicket(
+    bool resume) const {
+  if (!context_->options().tickets) return std::nullopt;
+  return resume && session_ ? session_->ticket : std::string();
 }
 
 int SnapStartClientSocket::DoSendClientHello() {
-  client_random_ = NewHelloRandom();
-  const Tls12ClientSession* session =
-      context_->options().tickets ? context_->GetSession(key_) : nullptr;
-  offered_session_id_ = session ? RandomBytes(32) : std::string();
-  offered_ticket_ = session != nullptr;
-  ClientHello hello = BuildClientHello(offered_session_id_);
+  std::string random = NewHelloRandom(absl::Now());
+  offered_session_id_ = session_ ? RandomBytes(32) : std::string();
+  offered_hello_ = NewClientHello(host_, random, offered_session_id_,
+                                  OfferedTicket(session_.has_value()));
   // The empty extension: learn the server's orbit.
-  hello.extensions.emplace_back(kSnapStartExtension, std::string());
-  const std::string raw =
-      SerializeHandshake(kClientHelloType, SerializeClientHello(hello));
-  transcript_.Reset();
-  transcript_.Update(raw);
+  offered_hello_.extensions.emplace_back(kSnapStartExtension, std::string());
+  const std::string raw = SerializeHandshake(
+      kClientHelloType, SerializeClientHello(offered_hello_));
+  set_randoms(std::move(random), std::string());
+  transcript().Reset();
+  transcript().Update(raw);
   next_state_ = STATE_SEND_CLIENT_HELLO_COMPLETE;
   return WriteFlight(SerializeHandshakeRecords(raw));
 }
@@ -340,100 +327,83 @@ int SnapStartClientSocket::DoSendClientHelloComplete(int result) {
   return OK;
 }
 
-int SnapStartClientSocket::StartSnapStart(absl::string_view early_data) {
-  const SnapStartInfo* info = context_->GetInfo(key_);
-  const Tls12ClientSession* session = context_->GetSession(key_);
-  early_data_ = std::string(early_data);
-  client_random_ = NewHelloRandom();
-  snap_resume_ = session != nullptr;
-  offered_session_id_ = snap_resume_ ? RandomBytes(32) : std::string();
-  offered_ticket_ = snap_resume_;
-  ClientHello hello = BuildClientHello(offered_session_id_);
+int SnapStartClientSocket::DoSendSnapClientHello() {
+  // The ticket form needs a session whose master secret is of the kind the
+  // predicted ServerHello announces (RFC 7627 section 5.3); otherwise the
+  // full form.
+  absl::StatusOr<ServerHello> saved = ParseServerHello(info_->server_hello);
+  const bool predicted_ems =
+      saved.ok() &&
+      saved->FindExtension(kExtendedMasterSecretExtension) != nullptr;
+  const bool resume =
+      session_ && session_->extended_master_secret == predicted_ems;
+  std::string random = NewHelloRandom(absl::Now());
+  offered_session_id_ = resume ? RandomBytes(32) : std::string();
+  ClientHello hello =
+      NewClientHello(host_, random, offered_session_id_, OfferedTicket(resume));
+  // The transcript hashes the ClientHello without the extension, which goes
+  // last (SPECS.md section 1.5).
   const std::string stripped_raw =
       SerializeHandshake(kClientHelloType, SerializeClientHello(hello));
 
   SnapStartAttempt attempt;
-  attempt.orbit = info->orbit;
+  attempt.orbit = info_->orbit;
   attempt.random_bytes = RandomBytes(kSnapStartRandomBytesSize);
   const std::string suggested =
-      SuggestedServerRandom(client_random_, info->orbit, attempt.random_bytes);
-
-  // The predicted server flight.
-  absl::StatusOr<ServerHello> predicted = ParseServerHello(info->server_hello);
-  if (!predicted.ok()) return Rejected("ServerHello template does not parse");
-  predicted->random = suggested;
-  predicted->session_id = offered_session_id_;
-  if (snap_resume_) {
-    // A resuming server sends neither server_name nor session_ticket.
-    std::vector<Extension> kept;
-    for (Extension& ext : predicted->extensions) {
-      if (ext.first != kServerNameExtension &&
-          ext.first != kSessionTicketExtension) {
-        kept.push_back(std::move(ext));
-      }
-    }
-    predicted->extensions = std::move(kept);
+      SuggestedServerRandom(random, info_->orbit, attempt.random_bytes);
+  absl::StatusOr<ServerHello> predicted = PredictServerHello(
+      info_->server_hello, suggested, offered_session_id_, resume);
+  if (!predicted.ok()) {
+    return Rejected(std::string(predicted.status().message()));
   }
-  const std::string sh_raw =
-      SerializeHandshake(kServerHelloType, SerializeServerHello(*predicted));
-  Fnv1a64 fnv;
-  fnv.Update(sh_raw);
-  transcript_.Reset();
-  transcript_.Update(stripped_raw);
-  transcript_.Update(sh_raw);
-  server_random_ = suggested;
+  const ServerFlight flight =
+      BuildServerFlight(*predicted, resume ? nullptr : &info_->chain_der);
+  transcript().Reset();
+  transcript().Update(stripped_raw);
+  transcript().Update(flight.Messages());
+  set_randoms(std::move(random), suggested);
   server_hello_ = *predicted;
   server_hello_body_ = SerializeServerHello(*predicted);
 
   std::string records;
-  if (!snap_resume_) {
-    const std::string cert_raw = SerializeHandshake(
-        kCertificateType, SerializeCertificate(info->chain_der));
-    const std::string done_raw = SerializeHandshake(kServerHelloDoneType, "");
-    fnv.Update(cert_raw);
-    fnv.Update(done_raw);
-    transcript_.Update(cert_raw);
-    transcript_.Update(done_raw);
-    const std::string premaster = NewPremasterSecret();
+  if (resume) {
+    kind_ = HandshakeKind::kSnapStartResumption;
+    set_master_secret(session_->master_secret);
+    extended_master_secret_ = session_->extended_master_secret;
+    chain_der_ = session_->chain_der;
+    // The client computes the server's Finished itself (SPECS.md 1.4).
+    expected_server_finished_ = ExpectedPeerFinished();
+    transcript().Update(expected_server_finished_);
+  } else {
+    kind_ = HandshakeKind::kSnapStartFull;
+    const std::string premaster = NewPremasterSecret(hello.version);
     absl::StatusOr<std::string> encrypted =
-        RsaEncryptPremaster(info->chain_der[0], premaster);
+        RsaEncryptPremaster(info_->chain_der[0], premaster);
     if (!encrypted.ok()) {
-      context_->RemoveInfo(key_);
-      return Fail(ERR_SSL_PROTOCOL_ERROR,
-                  std::string(encrypted.status().message()), 0xff);
+      return Rejected(std::string(encrypted.status().message()));
     }
     const std::string cke_raw = SerializeHandshake(
         kClientKeyExchangeType, SerializeRsaClientKeyExchange(*encrypted));
-    transcript_.Update(cke_raw);
-    master_secret_ = Tls12MasterSecret(premaster, client_random_, suggested);
-    chain_der_ = info->chain_der;
+    transcript().Update(cke_raw);
+    // RFC 7627's session hash is this transcript: the stripped ClientHello,
+    // the predicted flight and the ClientKeyExchange. The server matches the
+    // flight byte for byte before it accepts, so both sides hash the same.
+    extended_master_secret_ = predicted_ems;
+    DeriveMasterSecret(premaster, extended_master_secret_);
+    chain_der_ = info_->chain_der;
     expect_ticket_ =
         predicted->FindExtension(kSessionTicketExtension) != nullptr;
     records += SerializeRecord(kTlsHandshake, kRecordVersion, cke_raw);
-  } else {
-    master_secret_ = session->master_secret;
-    chain_der_ = session->chain_der;
-    abbreviated_ = true;
-    expected_server_finished_ = SerializeHandshake(
-        kFinishedType,
-        Tls12FinishedVerifyData(master_secret_, true, transcript_.Hash()));
-    transcript_.Update(expected_server_finished_);
   }
-  attempt.predicted_hash = fnv.Digest();
-  int rv = InstallKeys(suggested);
+  int rv = InstallPendingKeys();
   if (rv != OK) return rv;
-  records += SerializeRecord(kTlsChangeCipherSpec, kRecordVersion, "\x01");
-  const std::string finished_raw = SerializeHandshake(
-      kFinishedType,
-      Tls12FinishedVerifyData(master_secret_, false, transcript_.Hash()));
-  transcript_.Update(finished_raw);
-  records += write_cipher()->Seal(kTlsHandshake, finished_raw);
-  if (!early_data_.empty()) {
-    records += write_cipher()->SealAll(kTlsApplicationData, early_data_);
-  }
+  records += CcsAndFinished(OwnFinished());
+  records += write_cipher()->SealAll(kTlsApplicationData, early_data_);
+  attempt.predicted_hash = flight.Hash();
   attempt.records = std::move(records);
   hello.extensions.emplace_back(kSnapStartExtension,
                                 SerializeSnapStartAttempt(attempt));
+  offered_hello_ = hello;
   original_client_hello_ =
       SerializeHandshake(kClientHelloType, SerializeClientHello(hello));
   sent_client_hello_ = SerializeHandshakeRecords(original_client_hello_);
@@ -441,30 +411,18 @@ int SnapStartClientSocket::StartSnapStart(absl::string_view early_data) {
   return WriteFlight(sent_client_hello_);
 }
 
-int SnapStartClientSocket::InstallKeys(const std::string& server_random) {
-  keys_ = Tls12DeriveKeys(master_secret_, client_random_, server_random);
-  absl::StatusOr<std::unique_ptr<RecordCipher>> cipher =
-      RecordCipher::Create(keys_.client_write_key, keys_.client_write_iv);
-  if (!cipher.ok()) {
-    return Fail(ERR_UNEXPECTED, std::string(cipher.status().message()),
-                kAlertInternalError);
-  }
-  set_write_cipher(std::move(*cipher));
-  return OK;
-}
-
 int SnapStartClientSocket::DoSendSnapClientHelloComplete(int result) {
   if (result != OK) return result;
-  snap_outcome_pending_ = true;
+  phase_ = SnapPhase::kSent;
   next_state_ = STATE_READ_SNAP_OUTCOME;
   return OK;
 }
 
 int SnapStartClientSocket::Rejected(std::string why) {
-  context_->RemoveInfo(key_);
-  ssl_info_.snap_start = "rejected";
+  if (info_) context_->RemoveInfo(key_, *info_);
+  SetOutcome(SnapStartOutcome::kRejected);
   ssl_info_.snap_start_detail = why;
-  return Fail(ERR_SNAP_START_REJECTED, std::move(why), 0xff);
+  return Fail(ERR_SNAP_START_REJECTED, std::move(why));
 }
 
 int SnapStartClientSocket::DoReadSnapOutcome(int result) {
@@ -472,10 +430,6 @@ int SnapStartClientSocket::DoReadSnapOutcome(int result) {
   HandshakeMessage message;
   bool is_ccs = false;
   int rv = ReadHandshakeOrCcs(&message, &is_ccs);
-  if (rv == ERR_IO_PENDING) {
-    next_state_ = STATE_READ_SNAP_OUTCOME;
-    return rv;
-  }
   if (IsRejection(rv)) {
     return Rejected(absl::StrCat(
         "server refused the Snap Start ClientHello (", ErrorToShortString(rv),
@@ -485,32 +439,21 @@ int SnapStartClientSocket::DoReadSnapOutcome(int result) {
   if (!is_ccs && message.type == kServerHelloType) {
     // Recovery: a normal handshake over the original ClientHello; the
     // early data is sent again once it completes.
-    ssl_info_.snap_start = "recovered";
+    SetOutcome(SnapStartOutcome::kRecovered);
     ssl_info_.snap_start_detail =
         "server answered with a ServerHello (wrong orbit, time outside its "
         "window, replay, or misprediction)";
-    set_write_cipher(nullptr);
-    transcript_.Reset();
-    transcript_.Update(original_client_hello_);
-    transcript_.Update(message.raw);
-    abbreviated_ = false;
-    master_secret_.clear();
+    ResetHandshakeKeys();
+    transcript().Update(original_client_hello_);
+    transcript().Update(message.raw);
     chain_der_.clear();
+    expected_server_finished_.clear();
     return ProcessServerHello(message);
   }
-  ssl_info_.snap_start = "accepted";
-  snap_accepted_ = true;
-  if (is_ccs) {
-    next_state_ = STATE_READ_SERVER_CCS;
-    pending_ccs_ = true;
-    return OK;
-  }
-  if (message.type == kNewSessionTicketType && !snap_resume_) {
-    // Accepted; the ticket comes first.
-    next_state_ = STATE_READ_SERVER_CCS;
-    pending_message_ = std::move(message);
-    has_pending_message_ = true;
-    return OK;
+  SetOutcome(SnapStartOutcome::kAccepted);
+  if (is_ccs) return ProcessServerCcs();
+  if (message.type == kNewSessionTicketType && expect_ticket_) {
+    return ProcessNewSessionTicket(message);  // the ticket comes first
   }
   return Fail(ERR_SSL_PROTOCOL_ERROR,
               absl::StrCat("unexpected handshake message ", message.type,
@@ -523,63 +466,45 @@ int SnapStartClientSocket::DoReadServerHello(int result) {
   HandshakeMessage message;
   int rv =
       ReadHandshakeMessageOfType(kServerHelloType, "ServerHello", &message);
-  if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_SERVER_HELLO;
   if (rv != OK) return rv;
-  transcript_.Update(message.raw);
+  transcript().Update(message.raw);
   return ProcessServerHello(message);
 }
 
 int SnapStartClientSocket::ProcessServerHello(const HandshakeMessage& message) {
-  if (message.raw.empty()) return ERR_UNEXPECTED;
-  absl::StatusOr<ServerHello> hello = ParseServerHello(message.body);
-  if (!hello.ok()) {
-    return Fail(ERR_SSL_PROTOCOL_ERROR, std::string(hello.status().message()),
-                kAlertDecodeError);
+  if (std::optional<HandshakeFailure> failure = ParseAndCheckServerHello(
+          message.body, offered_hello_, &server_hello_)) {
+    return Fail(*failure);
   }
-  if (hello->version != kTls12Version) {
-    return Fail(
-        ERR_SSL_VERSION_OR_CIPHER_MISMATCH,
-        absl::StrCat("server chose version 0x", absl::Hex(hello->version),
-                     "; the Snap Start core speaks TLS 1.2 only"),
-        kAlertProtocolVersion);
-  }
-  if (hello->cipher_suite != kTlsRsaWithAes128GcmSha256 ||
-      hello->compression_method != 0) {
-    return Fail(ERR_SSL_VERSION_OR_CIPHER_MISMATCH,
-                "server chose a cipher suite or compression not offered",
-                kAlertIllegalParameter);
-  }
-  for (const Extension& ext : hello->extensions) {
-    const bool ok = (ext.first == kRenegotiationInfoExtension &&
-                     ext.second == std::string(1, '\0')) ||
-                    (ext.first == kServerNameExtension && ext.second.empty()) ||
-                    (ext.first == kSessionTicketExtension &&
-                     ext.second.empty() && context_->options().tickets) ||
-                    (ext.first == kSnapStartExtension &&
-                     ParseSnapStartServerExtension(ext.second).ok());
-    if (!ok) {
-      return Fail(ERR_SSL_PROTOCOL_ERROR,
-                  absl::StrCat("server sent extension ", ext.first,
-                               " that was not offered or is malformed"),
-                  kAlertUnsupportedExtension);
-    }
-  }
-  server_random_ = hello->random;
-  server_hello_ = *hello;
+  set_randoms(client_random(), server_hello_.random);
   server_hello_body_ = message.body;
-  const Tls12ClientSession* session = context_->GetSession(key_);
-  if (offered_ticket_ && session && !offered_session_id_.empty() &&
-      hello->session_id == offered_session_id_) {
-    abbreviated_ = true;
-    master_secret_ = session->master_secret;
-    chain_der_ = session->chain_der;
-    int rv = InstallKeys(server_random_);
+  const bool server_ems =
+      server_hello_.FindExtension(kExtendedMasterSecretExtension) != nullptr;
+  expect_ticket_ =
+      server_hello_.FindExtension(kSessionTicketExtension) != nullptr;
+  if (session_ && !offered_session_id_.empty() &&
+      server_hello_.session_id == offered_session_id_) {
+    // RFC 7627 section 5.3: a resumption must keep the session's kind of
+    // master secret.
+    if (server_ems != session_->extended_master_secret) {
+      return Fail(ERR_SSL_PROTOCOL_ERROR,
+                  "server resumed a session with a different extended "
+                  "master secret state (RFC 7627 section 5.3)",
+                  kAlertHandshakeFailure);
+    }
+    kind_ = HandshakeKind::kResumption;
+    set_master_secret(session_->master_secret);
+    extended_master_secret_ = session_->extended_master_secret;
+    chain_der_ = session_->chain_der;
+    int rv = InstallPendingKeys();
     if (rv != OK) return rv;
     next_state_ = STATE_READ_SERVER_CCS;
     return OK;
   }
-  if (offered_ticket_) context_->RemoveSession(key_);
-  expect_ticket_ = hello->FindExtension(kSessionTicketExtension) != nullptr;
+  // The server declined the ticket.
+  if (!offered_session_id_.empty()) context_->RemoveSession(key_);
+  kind_ = HandshakeKind::kFull;
+  extended_master_secret_ = server_ems;
   next_state_ = STATE_READ_CERTIFICATE;
   return OK;
 }
@@ -588,27 +513,12 @@ int SnapStartClientSocket::DoReadCertificate(int result) {
   if (result != OK) return result;
   HandshakeMessage message;
   int rv = ReadHandshakeMessage(&message);
-  if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_CERTIFICATE;
   if (rv != OK) return rv;
-  if (message.type == kServerKeyExchangeType) {
-    return Fail(ERR_SSL_PROTOCOL_ERROR,
-                "server sent a ServerKeyExchange: not static RSA",
-                kAlertUnexpectedMessage);
+  if (std::optional<HandshakeFailure> failure =
+          ParseServerCertificate(message, &chain_der_)) {
+    return Fail(*failure);
   }
-  if (message.type != kCertificateType) {
-    return Fail(ERR_SSL_PROTOCOL_ERROR, "expected Certificate",
-                kAlertUnexpectedMessage);
-  }
-  absl::StatusOr<std::vector<std::string>> chain =
-      ParseCertificate(message.body);
-  if (!chain.ok() || chain->empty()) {
-    return Fail(ERR_SSL_SERVER_CERT_MISSING,
-                chain.ok() ? "server sent no certificate"
-                           : std::string(chain.status().message()),
-                kAlertDecodeError);
-  }
-  chain_der_ = std::move(*chain);
-  transcript_.Update(message.raw);
+  transcript().Update(message.raw);
   next_state_ = STATE_READ_SERVER_HELLO_DONE;
   return OK;
 }
@@ -617,9 +527,8 @@ int SnapStartClientSocket::DoReadServerHelloDone(int result) {
   if (result != OK) return result;
   HandshakeMessage message;
   int rv = ReadHandshakeMessage(&message);
-  if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_SERVER_HELLO_DONE;
   if (rv != OK) return rv;
-  transcript_.Update(message.raw);
+  transcript().Update(message.raw);
   if (message.type == kCertificateRequestType && !client_cert_requested_) {
     client_cert_requested_ = true;  // answered with an empty Certificate
     next_state_ = STATE_READ_SERVER_HELLO_DONE;
@@ -659,10 +568,12 @@ int SnapStartClientSocket::DoSendClientFlight() {
   if (client_cert_requested_) {
     const std::string cert_raw =
         SerializeHandshake(kCertificateType, SerializeCertificate({}));
-    transcript_.Update(cert_raw);
+    transcript().Update(cert_raw);
     flight += SerializeRecord(kTlsHandshake, kRecordVersion, cert_raw);
   }
-  const std::string premaster = NewPremasterSecret();
+  // The premaster carries the version the ClientHello offered
+  // (RFC 5246 section 7.4.7.1).
+  const std::string premaster = NewPremasterSecret(offered_hello_.version);
   absl::StatusOr<std::string> encrypted =
       RsaEncryptPremaster(chain_der_[0], premaster);
   if (!encrypted.ok()) {
@@ -672,17 +583,12 @@ int SnapStartClientSocket::DoSendClientFlight() {
   }
   const std::string cke_raw = SerializeHandshake(
       kClientKeyExchangeType, SerializeRsaClientKeyExchange(*encrypted));
-  transcript_.Update(cke_raw);
+  transcript().Update(cke_raw);
   flight += SerializeRecord(kTlsHandshake, kRecordVersion, cke_raw);
-  master_secret_ = Tls12MasterSecret(premaster, client_random_, server_random_);
-  int rv = InstallKeys(server_random_);
+  DeriveMasterSecret(premaster, extended_master_secret_);
+  int rv = InstallPendingKeys();
   if (rv != OK) return rv;
-  flight += SerializeRecord(kTlsChangeCipherSpec, kRecordVersion, "\x01");
-  const std::string finished_raw = SerializeHandshake(
-      kFinishedType,
-      Tls12FinishedVerifyData(master_secret_, false, transcript_.Hash()));
-  transcript_.Update(finished_raw);
-  flight += write_cipher()->Seal(kTlsHandshake, finished_raw);
+  flight += CcsAndFinished(OwnFinished());
   next_state_ = STATE_SEND_CLIENT_FLIGHT_COMPLETE;
   return WriteFlight(std::move(flight));
 }
@@ -697,41 +603,35 @@ int SnapStartClientSocket::DoReadServerCcs(int result) {
   if (result != OK) return result;
   HandshakeMessage message;
   bool is_ccs = false;
-  if (pending_ccs_) {
-    pending_ccs_ = false;
-    is_ccs = true;
-  } else if (has_pending_message_) {
-    has_pending_message_ = false;
-    message = std::move(pending_message_);
-  } else {
-    int rv = ReadHandshakeOrCcs(&message, &is_ccs);
-    if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_SERVER_CCS;
-    if (rv != OK) return rv;
+  int rv = ReadHandshakeOrCcs(&message, &is_ccs);
+  if (rv != OK) return rv;
+  if (is_ccs) return ProcessServerCcs();
+  if (message.type == kNewSessionTicketType && expect_ticket_) {
+    return ProcessNewSessionTicket(message);
   }
-  if (!is_ccs) {
-    if (message.type != kNewSessionTicketType || !expect_ticket_ ||
-        abbreviated_) {
-      return Fail(ERR_SSL_PROTOCOL_ERROR,
-                  absl::StrCat("unexpected handshake message ", message.type,
-                               " before the server's ChangeCipherSpec"),
-                  kAlertUnexpectedMessage);
-    }
-    absl::StatusOr<NewSessionTicket> ticket =
-        ParseNewSessionTicket(message.body);
-    if (!ticket.ok()) {
-      return Fail(ERR_SSL_PROTOCOL_ERROR,
-                  std::string(ticket.status().message()), kAlertDecodeError);
-    }
-    expect_ticket_ = false;
-    transcript_.Update(message.raw);
-    new_session_.ticket = std::move(ticket->ticket);
-    next_state_ = STATE_READ_SERVER_CCS;
-    return OK;
+  return Fail(ERR_SSL_PROTOCOL_ERROR,
+              absl::StrCat("unexpected handshake message ", message.type,
+                           " before the server's ChangeCipherSpec"),
+              kAlertUnexpectedMessage);
+}
+
+int SnapStartClientSocket::ProcessNewSessionTicket(
+    const HandshakeMessage& message) {
+  absl::StatusOr<NewSessionTicket> ticket = ParseNewSessionTicket(message.body);
+  if (!ticket.ok()) {
+    return Fail(ERR_SSL_PROTOCOL_ERROR, std::string(ticket.status().message()),
+                kAlertDecodeError);
   }
-  absl::StatusOr<std::unique_ptr<RecordCipher>> cipher =
-      RecordCipher::Create(keys_.server_write_key, keys_.server_write_iv);
-  if (!cipher.ok()) return ERR_UNEXPECTED;
-  set_read_cipher(std::move(*cipher));
+  expect_ticket_ = false;
+  transcript().Update(message.raw);
+  new_session_.ticket = std::move(ticket->ticket);
+  next_state_ = STATE_READ_SERVER_CCS;
+  return OK;
+}
+
+int SnapStartClientSocket::ProcessServerCcs() {
+  int rv = ReceiveChangeCipherSpec();
+  if (rv != OK) return rv;
   next_state_ = STATE_READ_SERVER_FINISHED;
   return OK;
 }
@@ -741,42 +641,25 @@ int SnapStartClientSocket::DoReadServerFinished(int result) {
   HandshakeMessage message;
   int rv =
       ReadHandshakeMessageOfType(kFinishedType, "server Finished", &message);
-  if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_SERVER_FINISHED;
   if (rv != OK) return rv;
-  std::string expected;
-  if (snap_accepted_ && snap_resume_) {
-    expected = expected_server_finished_;
-  } else {
-    expected = SerializeHandshake(
-        kFinishedType,
-        Tls12FinishedVerifyData(master_secret_, true, transcript_.Hash()));
-    transcript_.Update(message.raw);
-  }
-  if (message.raw.size() != expected.size() ||
-      CRYPTO_memcmp(message.raw.data(), expected.data(), expected.size()) !=
-          0) {
-    return Fail(ERR_SSL_PROTOCOL_ERROR, "server Finished does not verify",
-                kAlertDecryptError);
-  }
-  if (abbreviated_ && !snap_accepted_) {
+  // In the Snap Start ticket form the client computed the server's Finished
+  // (and its own) when it built the attempt.
+  rv = VerifyPeerFinished(message, kind_ == HandshakeKind::kSnapStartResumption
+                                       ? &expected_server_finished_
+                                       : nullptr);
+  if (rv != OK) return rv;
+  next_state_ = STATE_SEND_CLIENT_FINISHED_COMPLETE;
+  if (kind_ == HandshakeKind::kResumption) {
     // Resumption: the client's CCS and Finished follow the server's.
-    std::string flight =
-        SerializeRecord(kTlsChangeCipherSpec, kRecordVersion, "\x01");
-    const std::string finished_raw = SerializeHandshake(
-        kFinishedType,
-        Tls12FinishedVerifyData(master_secret_, false, transcript_.Hash()));
-    transcript_.Update(finished_raw);
-    flight += write_cipher()->Seal(kTlsHandshake, finished_raw);
-    next_state_ = STATE_SEND_CLIENT_FINISHED_COMPLETE;
-    return WriteFlight(std::move(flight));
+    return WriteFlight(CcsAndFinished(OwnFinished()));
   }
-  return DoSendClientFinishedComplete(OK);
+  return OK;
 }
 
 int SnapStartClientSocket::DoSendClientFinishedComplete(int result) {
   if (result != OK) return result;
   FinishHandshake();
-  if (ssl_info_.snap_start == "recovered" && !early_data_.empty()) {
+  if (outcome_ == SnapStartOutcome::kRecovered && !early_data_.empty()) {
     next_state_ = STATE_RETRANSMIT_EARLY_DATA_COMPLETE;
     return WriteFlight(
         write_cipher()->SealAll(kTlsApplicationData, early_data_));
@@ -792,44 +675,50 @@ int SnapStartClientSocket::DoRetransmitEarlyDataComplete(int result) {
 
 void SnapStartClientSocket::FinishHandshake() {
   set_handshake_done();
+  const bool resumed = kind_ == HandshakeKind::kResumption ||
+                       kind_ == HandshakeKind::kSnapStartResumption;
   ssl_info_.version = "TLSv1.2";
   ssl_info_.cipher = "TLS_RSA_WITH_AES_128_GCM_SHA256";
   ssl_info_.group = "RSA";
   ssl_info_.alpn = "";
-  ssl_info_.resumed = abbreviated_;
+  ssl_info_.resumed = resumed;
   ssl_info_.peer_cert_count = static_cast<int>(chain_der_.size());
-  if (abbreviated_ || snap_accepted_) ssl_info_.cert_verify.error = OK;
-  if (ssl_info_.snap_start.empty()) ssl_info_.snap_start = "learned";
+  // Verified before: in the session's handshake or before the prediction.
+  if (kind_ != HandshakeKind::kFull) ssl_info_.cert_verify.error = OK;
+  if (outcome_ == SnapStartOutcome::kNone) {
+    SetOutcome(SnapStartOutcome::kLearned);
+  }
   if (!new_session_.ticket.empty() && context_->options().tickets) {
-    new_session_.master_secret = master_secret_;
+    new_session_.master_secret = master_secret();
     new_session_.cipher_suite = kTlsRsaWithAes128GcmSha256;
     new_session_.chain_der = chain_der_;
+    new_session_.extended_master_secret = extended_master_secret_;
     context_->PutSession(key_, std::move(new_session_));
   }
   // Learn (or refresh) the server's Snap Start information from a full
   // handshake whose chain was just verified.
-  if (!abbreviated_ && !snap_accepted_) {
-    const std::string* ext = server_hello_.FindExtension(kSnapStartExtension);
-    absl::StatusOr<SnapStartServerInfo> server_info =
-        ext ? ParseSnapStartServerExtension(*ext)
-            : absl::InvalidArgumentError("no Snap Start extension");
-    if (server_info.ok()) {
-      SnapStartInfo info;
-      info.chain_der = chain_der_;
-      info.cipher_suite = server_info->cipher_suite;
-      info.orbit = server_info->orbit;
-      info.server_hello = server_hello_body_;
-      info.verified = true;
-      context_->PutInfo(key_, std::move(info));
-      if (ssl_info_.snap_start == "learned") {
-        ssl_info_.snap_start_detail =
-            absl::StrCat("server orbit ", OrbitToHex(server_info->orbit));
-      }
-    } else {
-      context_->RemoveInfo(key_);
-      if (ssl_info_.snap_start == "learned") {
-        ssl_info_.snap_start_detail = "server does not support Snap Start";
-      }
+  if (kind_ != HandshakeKind::kFull) return;
+  const std::string* ext = server_hello_.FindExtension(kSnapStartExtension);
+  absl::StatusOr<SnapStartServerInfo> server_info =
+      ext ? ParseSnapStartServerExtension(*ext)
+          : absl::InvalidArgumentError("no Snap Start extension");
+  const bool learned = outcome_ == SnapStartOutcome::kLearned;
+  if (server_info.ok()) {
+    SnapStartInfo info;
+    info.chain_der = chain_der_;
+    info.cipher_suite = server_info->cipher_suite;
+    info.orbit = server_info->orbit;
+    info.server_hello = server_hello_body_;
+    info.verified = true;
+    context_->PutInfo(key_, std::move(info));
+    if (learned) {
+      ssl_info_.snap_start_detail =
+          absl::StrCat("server orbit ", OrbitToHex(server_info->orbit));
+    }
+  } else {
+    context_->RemoveInfo(key_);
+    if (learned) {
+      ssl_info_.snap_start_detail = "server does not support Snap Start";
     }
   }
 }

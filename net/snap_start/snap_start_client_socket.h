@@ -13,9 +13,17 @@
 //               ClientHello follows and the data is sent again;
 //   rejected  — an alert or a close: ERR_SNAP_START_REJECTED and the
 //               information is forgotten (the caller retries afresh).
+// An attempt that cannot even be built (say the predicted leaf key is not
+// RSA) is rejected too: the first Write returns ERR_SNAP_START_REJECTED, and
+// so does every later Read and Write.
 // Without information, Connect() runs a normal handshake offering the empty
 // extension, so the server's orbit is learned for next time; a server without
-// Snap Start is simply a TLS 1.2 peer.
+// Snap Start is simply a TLS 1.2 peer. Full handshakes offer the extended
+// master secret (RFC 7627).
+//
+// The socket copies the server's information and session from the context
+// when it connects and works from the copies: another socket's update cannot
+// change them mid-handshake.
 //
 // Handshake states run as a DoLoop. Owns the transport; the context must
 // outlive the socket. Network-thread affine.
@@ -24,14 +32,14 @@
 #define NET_SNAP_START_SNAP_START_CLIENT_SOCKET_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cert/cert_verifier.h"
-#include "net/base/tick_clock.h"
 #include "net/base/weak_ptr.h"
-#include "net/snap_start/fnv1a64.h"
 #include "net/snap_start/snap_start_client_context.h"
+#include "net/snap_start/snap_start_flight.h"
 #include "net/snap_start/tls12_crypto.h"
 #include "net/snap_start/tls12_messages.h"
 #include "net/snap_start/tls12_socket_base.h"
@@ -56,9 +64,13 @@ class SnapStartClientSocket : public Tls12SocketBase {
   int Write(std::shared_ptr<IOBuffer> buf, int len,
             CompletionOnceCallback callback) override;
 
-  // For the trace; ssl_info().snap_start says none / learned / attempted /
-  // accepted / recovered / rejected.
+  // For the trace; ssl_info().snap_start is SnapStartOutcomeToString of
+  // snap_start_outcome(): "learned" / "attempted" / "accepted" /
+  // "recovered" / "rejected".
   const SSLInfo& ssl_info() const { return ssl_info_; }
+  SnapStartOutcome snap_start_outcome() const { return outcome_; }
+  // Whether the session's master secret is the extended one (RFC 7627).
+  bool extended_master_secret() const { return extended_master_secret_; }
   // The raw ClientHello records of a Snap Start attempt (tests replay them).
   const std::string& sent_client_hello() const { return sent_client_hello_; }
 
@@ -69,6 +81,7 @@ class SnapStartClientSocket : public Tls12SocketBase {
     STATE_VERIFY_PREDICTED_COMPLETE,
     STATE_SEND_CLIENT_HELLO,
     STATE_SEND_CLIENT_HELLO_COMPLETE,
+    STATE_SEND_SNAP_CLIENT_HELLO,
     STATE_SEND_SNAP_CLIENT_HELLO_COMPLETE,
     STATE_READ_SNAP_OUTCOME,
     STATE_READ_SERVER_HELLO,
@@ -84,11 +97,28 @@ class SnapStartClientSocket : public Tls12SocketBase {
     STATE_RETRANSMIT_EARLY_DATA_COMPLETE,
   };
 
+  // Where the socket stands with a Snap Start attempt.
+  enum class SnapPhase {
+    kNone,     // no attempt (a normal handshake, or none yet)
+    kReady,    // Connect() done; the first Write() carries the attempt
+    kSending,  // the ClientHello carrying it is being written
+    kSent,     // it went out; the handshake completes behind Read()/Write()
+  };
+
+  // The kind of handshake under way.
+  enum class HandshakeKind {
+    kFull,
+    kResumption,           // a ticket, abbreviated handshake
+    kSnapStartFull,        // an attempt in the full form
+    kSnapStartResumption,  // an attempt in the ticket form
+  };
+
   int DoHandshakeLoop(int result);
   int DoVerifyPredicted();
   int DoVerifyPredictedComplete(int result);
   int DoSendClientHello();
   int DoSendClientHelloComplete(int result);
+  int DoSendSnapClientHello();
   int DoSendSnapClientHelloComplete(int result);
   int DoReadSnapOutcome(int result);
   int DoReadServerHello(int result);
@@ -96,76 +126,77 @@ class SnapStartClientSocket : public Tls12SocketBase {
   int DoReadCertificate(int result);
   int DoReadServerHelloDone(int result);
   int DoVerifyCert();
-  // Verifies |chain_der| for host_; completes through OnHandshakeIOComplete.
-  int StartVerify(const std::vector<std::string>& chain_der);
   int DoVerifyCertComplete(int result);
   int DoSendClientFlight();
   int DoSendClientFlightComplete(int result);
   int DoReadServerCcs(int result);
+  int ProcessNewSessionTicket(const HandshakeMessage& message);
+  int ProcessServerCcs();
   int DoReadServerFinished(int result);
   int DoSendClientFinishedComplete(int result);
   int DoRetransmitEarlyDataComplete(int result);
   void OnHandshakeIOComplete(int result) override;
-  void OnHandshakeDone(int result);
 
-  // The ClientHello without the Snap Start extension (|session_id| set).
-  ClientHello BuildClientHello(const std::string& session_id) const;
-  // Builds and sends the Snap Start ClientHello carrying |early_data|.
-  int StartSnapStart(absl::string_view early_data);
-  int InstallKeys(const std::string& server_random);
+  // Verifies |chain_der| for host_; completes through OnHandshakeIOComplete.
+  int StartVerify(const std::vector<std::string>& chain_der);
+  // Records the end of a handshake run: OK once it is done, an error that
+  // every later Read and Write returns.
+  void SetHandshakeResult(int result);
+  // Runs the Read and Write that waited for the attempt's outcome.
+  void ResumeWaitingIO(int result);
   void FinishHandshake();
+  void SetOutcome(SnapStartOutcome outcome);
+  // Forgets the server's information and fails with ERR_SNAP_START_REJECTED.
   int Rejected(std::string why);
+  // The session_ticket extension's content: the ticket when |resume|, else
+  // empty; unset when tickets are off.
+  std::optional<std::string> OfferedTicket(bool resume) const;
 
   const std::string host_;
   const uint16_t port_;
   const std::string key_;  // host:port
   SnapStartClientContext* const context_;
 
+  // Copied from the context at Connect().
+  std::optional<SnapStartInfo> info_;
+  std::optional<Tls12ClientSession> session_;
+
   State next_state_ = STATE_NONE;
+  SnapPhase phase_ = SnapPhase::kNone;
+  HandshakeKind kind_ = HandshakeKind::kFull;
+  SnapStartOutcome outcome_ = SnapStartOutcome::kNone;
+  // OK, or the error a failed handshake left for every later call.
+  int handshake_error_ = OK;
   CompletionOnceCallback connect_callback_;
 
-  // Snap Start: Connect() done, waiting for the first Write.
-  bool snap_ready_ = false;
-  // The attempt went out; its outcome is not known yet.
-  bool snap_outcome_pending_ = false;
-  bool snap_resume_ = false;
-  bool snap_accepted_ = false;
-  // The outcome's first message, handed to STATE_READ_SERVER_CCS.
-  bool pending_ccs_ = false;
-  bool has_pending_message_ = false;
-  HandshakeMessage pending_message_;
-  // The handshake's result once a Snap Start attempt has resolved.
-  int handshake_result_ = ERR_IO_PENDING;
+  // Snap Start.
   std::string early_data_;
+  int early_data_len_ = 0;  // bytes of the first Write embedded
   std::string sent_client_hello_;
   std::string original_client_hello_;     // raw handshake message, with ext
   std::string expected_server_finished_;  // resumption form
 
   // Handshake state.
-  std::string client_random_;
-  std::string server_random_;
+  ClientHello offered_hello_;
   std::string offered_session_id_;
-  bool offered_ticket_ = false;
-  bool abbreviated_ = false;
   bool expect_ticket_ = false;
+  bool extended_master_secret_ = false;
   std::string server_hello_body_;
   ServerHello server_hello_;
   std::vector<std::string> chain_der_;
-  std::string master_secret_;
-  Tls12KeyBlock keys_;
-  Transcript transcript_;
   bool client_cert_requested_ = false;
   std::unique_ptr<CertVerifier::Request> verify_request_;
   Tls12ClientSession new_session_;
 
-  // A user Read or Write waiting for the Snap Start outcome.
+  // The first Write while its ClientHello is being written, and a Read or
+  // Write waiting for the attempt's outcome.
+  CompletionOnceCallback first_write_callback_;
   std::shared_ptr<IOBuffer> pending_read_buf_;
   int pending_read_len_ = 0;
   CompletionOnceCallback pending_read_callback_;
   std::shared_ptr<IOBuffer> pending_write_buf_;
   int pending_write_len_ = 0;
   CompletionOnceCallback pending_write_callback_;
-  int snap_write_len_ = 0;  // bytes of the first Write embedded
 
   SSLInfo ssl_info_;
   WeakPtrFactory<SnapStartClientSocket> weak_factory_{this};

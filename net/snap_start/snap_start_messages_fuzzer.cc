@@ -9,6 +9,8 @@
 
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/snap_start/snap_start_server_context.h"
+#include "net/snap_start/tls12_crypto.h"
+#include "net/snap_start/tls12_handshake.h"
 #include "net/snap_start/tls12_messages.h"
 #include "net/snap_start/tls12_record.h"
 
@@ -16,8 +18,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
   if (auto hello = net::ParseClientHello(input); hello.ok()) {
     net::ParseClientHello(net::SerializeClientHello(*hello)).IgnoreError();
+    (void)net::CheckClientHello(*hello);
   }
-  net::ParseServerHello(input).IgnoreError();
+  if (auto hello = net::ParseServerHello(input); hello.ok()) {
+    (void)net::CheckServerHello(
+        *hello, net::NewClientHello("example.test", std::string(32, 'r'),
+                                    std::string(), std::string()));
+  }
+  (void)net::PremasterFromPkcs1Block(input, net::kTls12Version,
+                                     std::string(48, 'x'));
   net::ParseCertificate(input).IgnoreError();
   net::ParseNewSessionTicket(input).IgnoreError();
   net::ParseRsaClientKeyExchange(input).IgnoreError();

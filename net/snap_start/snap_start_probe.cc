@@ -1,12 +1,12 @@
 #include "net/snap_start/snap_start_probe.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "net/snap_start/not_reached.h"
 #include "net/snap_start/tls12_crypto.h"
+#include "net/snap_start/tls12_handshake.h"
 
 namespace net {
-namespace {
-constexpr uint8_t kAlertUserCanceled = 90;
-}  // namespace
 
 std::optional<SnapStartInfo> SnapStartProbeResult::ToSnapStartInfo() const {
   if (!orbit || chain_der.empty()) return std::nullopt;
@@ -21,27 +21,20 @@ std::optional<SnapStartInfo> SnapStartProbeResult::ToSnapStartInfo() const {
 
 SnapStartProbe::SnapStartProbe(std::unique_ptr<StreamSocket> transport,
                                std::string host)
-    : Tls12SocketBase(std::move(transport), std::string()),
+    : Tls12SocketBase(Side::kClient, std::move(transport), std::string()),
       host_(std::move(host)) {}
 
 SnapStartProbe::~SnapStartProbe() = default;
 
 int SnapStartProbe::Run(CompletionOnceCallback callback) {
-  ClientHello hello;
-  hello.version = kTls12Version;
-  hello.random = NewHelloRandom();
-  hello.cipher_suites = {kTlsRsaWithAes128GcmSha256,
-                         kEmptyRenegotiationInfoScsv};
-  hello.compression_methods = std::string(1, '\0');
-  hello.has_extensions = true;
-  hello.extensions.emplace_back(kServerNameExtension,
-                                ServerNameExtension(host_));
-  // Tickets offered so the ServerHello template matches what a connecting
-  // client will be answered.
-  hello.extensions.emplace_back(kSessionTicketExtension, std::string());
-  hello.extensions.emplace_back(kSnapStartExtension, std::string());
+  // The ClientHello a connecting client sends (tickets offered, extended
+  // master secret), so the ServerHello template matches what it will be
+  // answered, plus the empty Snap Start extension.
+  offered_ = NewClientHello(host_, NewHelloRandom(absl::Now()), std::string(),
+                            std::string());
+  offered_.extensions.emplace_back(kSnapStartExtension, std::string());
   const std::string raw =
-      SerializeHandshake(kClientHelloType, SerializeClientHello(hello));
+      SerializeHandshake(kClientHelloType, SerializeClientHello(offered_));
   next_state_ = STATE_SEND_HELLO_COMPLETE;
   int rv = WriteFlight(SerializeHandshakeRecords(raw));
   if (rv != ERR_IO_PENDING) rv = DoLoop(rv);
@@ -55,92 +48,87 @@ void SnapStartProbe::OnHandshakeIOComplete(int result) {
 }
 
 int SnapStartProbe::DoLoop(int result) {
-  int rv = result;
-  do {
-    State state = next_state_;
-    next_state_ = STATE_NONE;
+  return RunDoLoop(&next_state_, result, [this](State state, int rv) -> int {
     switch (state) {
       case STATE_SEND_HELLO_COMPLETE:
-        if (rv == OK) next_state_ = STATE_READ_SERVER_HELLO;
-        break;
-      case STATE_READ_SERVER_HELLO:
-        rv = DoReadServerHello(rv);
-        break;
-      case STATE_READ_CERTIFICATE:
-        rv = DoReadCertificate(rv);
-        break;
-      case STATE_READ_SERVER_HELLO_DONE:
-        rv = DoReadServerHelloDone(rv);
-        break;
+        if (rv == OK) next_state_ = STATE_READ_HELLO;
+        return rv;
+      case STATE_READ_HELLO:
+        return DoReadHello(rv);
+      case STATE_READ_CHAIN:
+        return DoReadChain(rv);
+      case STATE_READ_FLIGHT_END:
+        return DoReadFlightEnd(rv);
       case STATE_NONE:
-        rv = ERR_UNEXPECTED;
-        break;
+      default:
+        SNAP_START_NOTREACHED();
+        return ERR_UNEXPECTED;
     }
-  } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
-  return rv;
+  });
 }
 
-int SnapStartProbe::DoReadServerHello(int result) {
+int SnapStartProbe::DoReadHello(int result) {
   if (result != OK) return result;
   HandshakeMessage message;
   int rv =
       ReadHandshakeMessageOfType(kServerHelloType, "ServerHello", &message);
-  if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_SERVER_HELLO;
   if (rv != OK) return rv;
-  absl::StatusOr<ServerHello> hello = ParseServerHello(message.body);
-  if (!hello.ok()) {
-    return Fail(ERR_SSL_PROTOCOL_ERROR, std::string(hello.status().message()),
-                kAlertDecodeError);
+  if (std::optional<HandshakeFailure> failure =
+          ParseAndCheckServerHello(message.body, offered_, &server_hello_)) {
+    return Fail(*failure);
   }
-  result_.cipher_suite = hello->cipher_suite;
+  flight_.server_hello = message.raw;
+  result_.cipher_suite = server_hello_.cipher_suite;
   result_.server_hello = message.body;
-  if (const std::string* ext = hello->FindExtension(kSnapStartExtension)) {
+  if (const std::string* ext =
+          server_hello_.FindExtension(kSnapStartExtension)) {
     absl::StatusOr<SnapStartServerInfo> info =
         ParseSnapStartServerExtension(*ext);
     if (info.ok()) result_.orbit = info->orbit;
   }
-  next_state_ = STATE_READ_CERTIFICATE;
+  next_state_ = STATE_READ_CHAIN;
   return OK;
 }
 
-int SnapStartProbe::DoReadCertificate(int result) {
+int SnapStartProbe::DoReadChain(int result) {
   if (result != OK) return result;
   HandshakeMessage message;
   int rv = ReadHandshakeMessage(&message);
-  if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_CERTIFICATE;
   if (rv != OK) return rv;
-  absl::StatusOr<std::vector<std::string>> chain =
-      message.type == kCertificateType
-          ? ParseCertificate(message.body)
-          : absl::InvalidArgumentError("expected Certificate");
-  if (!chain.ok() || chain->empty()) {
-    return Fail(ERR_SSL_SERVER_CERT_MISSING,
-                chain.ok() ? "empty Certificate"
-                           : std::string(chain.status().message()),
-                kAlertDecodeError);
+  if (std::optional<HandshakeFailure> failure =
+          ParseServerCertificate(message, &result_.chain_der)) {
+    return Fail(*failure);
   }
-  result_.chain_der = std::move(*chain);
-  next_state_ = STATE_READ_SERVER_HELLO_DONE;
+  flight_.certificate = message.raw;
+  next_state_ = STATE_READ_FLIGHT_END;
   return OK;
 }
 
-int SnapStartProbe::DoReadServerHelloDone(int result) {
+int SnapStartProbe::DoReadFlightEnd(int result) {
   if (result != OK) return result;
   HandshakeMessage message;
   int rv = ReadHandshakeMessage(&message);
-  if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_SERVER_HELLO_DONE;
   if (rv != OK) return rv;
-  if (message.type == kServerHelloDoneType ||
-      message.type == kServerKeyExchangeType ||
-      message.type == kCertificateRequestType) {
-    // Enough seen: abort so that the server completes nothing.
-    SendAlertBestEffort(2, kAlertUserCanceled);
-    transport()->Disconnect();
-    return OK;
+  if (message.type != kServerHelloDoneType &&
+      message.type != kServerKeyExchangeType &&
+      message.type != kCertificateRequestType) {
+    return Fail(ERR_SSL_PROTOCOL_ERROR,
+                absl::StrCat("unexpected handshake message ", message.type),
+                kAlertUnexpectedMessage);
   }
-  return Fail(ERR_SSL_PROTOCOL_ERROR,
-              absl::StrCat("unexpected handshake message ", message.type),
-              kAlertUnexpectedMessage);
+  // Enough seen: abort so that the server completes nothing.
+  SendAlert(kAlertLevelFatal, kAlertUserCanceled);
+  transport()->Disconnect();
+  // A client predicts this flight from the ServerHello and the chain; if
+  // rebuilding it from them does not give the bytes read (a flight with a
+  // ServerKeyExchange or a CertificateRequest, a ServerHelloDone with a body),
+  // every attempt would be a misprediction: no orbit, no Snap Start.
+  flight_.server_hello_done = message.raw;
+  if (BuildServerFlight(server_hello_, &result_.chain_der).Messages() !=
+      flight_.Messages()) {
+    result_.orbit.reset();
+  }
+  return OK;
 }
 
 }  // namespace net

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "net/snap_start/snap_start_client_context.h"
+#include "net/snap_start/snap_start_flight.h"
 #include "net/snap_start/tls12_messages.h"
 #include "net/snap_start/tls12_socket_base.h"
 
@@ -26,7 +27,8 @@ namespace net {
 struct SnapStartProbeResult {
   std::vector<std::string> chain_der;
   uint16_t cipher_suite = 0;
-  // Absent when the server does not do Snap Start.
+  // Absent when the server does not do Snap Start, or when its flight would
+  // not predict byte for byte from what was read.
   std::optional<Orbit> orbit;
   std::string server_hello;  // body
 
@@ -52,19 +54,23 @@ class SnapStartProbe : public Tls12SocketBase {
   enum State {
     STATE_NONE,
     STATE_SEND_HELLO_COMPLETE,
-    STATE_READ_SERVER_HELLO,
-    STATE_READ_CERTIFICATE,
-    STATE_READ_SERVER_HELLO_DONE,
+    STATE_READ_HELLO,
+    STATE_READ_CHAIN,
+    STATE_READ_FLIGHT_END,
   };
   int DoLoop(int result);
-  int DoReadServerHello(int result);
-  int DoReadCertificate(int result);
-  int DoReadServerHelloDone(int result);
+  int DoReadHello(int result);
+  int DoReadChain(int result);
+  int DoReadFlightEnd(int result);
   void OnHandshakeIOComplete(int result) override;
 
   const std::string host_;
   State next_state_ = STATE_NONE;
   CompletionOnceCallback callback_;
+  ClientHello offered_;
+  ServerHello server_hello_;
+  // The flight as read, to check that it predicts.
+  ServerFlight flight_;
   SnapStartProbeResult result_;
 };
 

@@ -20,8 +20,11 @@ constexpr absl::Duration kTicketLifetime = absl::Hours(24);
 }  // namespace
 
 SnapStartServerContext::SnapStartServerContext(
-    const SnapStartServerConfig& config)
-    : config_(config) {}
+    const SnapStartServerConfig& config, const WallClock* clock,
+    const TickClock* tick_clock)
+    : config_(config),
+      clock_(clock ? clock : SystemWallClock::GetInstance()),
+      tick_clock_(tick_clock ? tick_clock : DefaultTickClock::GetInstance()) {}
 
 SnapStartServerContext::~SnapStartServerContext() {
   if (key_) EVP_PKEY_free(key_);
@@ -29,9 +32,11 @@ SnapStartServerContext::~SnapStartServerContext() {
 
 absl::StatusOr<std::unique_ptr<SnapStartServerContext>>
 SnapStartServerContext::Create(const SnapStartServerConfig& config,
-                               absl::Time now) {
+                               const WallClock* clock,
+                               const TickClock* tick_clock) {
   std::unique_ptr<SnapStartServerContext> context(
-      new SnapStartServerContext(config));
+      new SnapStartServerContext(config, clock, tick_clock));
+  const absl::Time now = context->clock()->Now();
   FILE* f = fopen(config.cert_chain_file.c_str(), "r");
   if (!f) {
     return absl::InvalidArgumentError(
@@ -100,6 +105,7 @@ std::string SnapStartServerContext::SealTicket(
   std::string plaintext = session.master_secret;
   plaintext.push_back(static_cast<char>(session.cipher_suite >> 8));
   plaintext.push_back(static_cast<char>(session.cipher_suite & 0xff));
+  plaintext.push_back(session.extended_master_secret ? 1 : 0);
   const int64_t issued = absl::ToUnixSeconds(now);
   for (int i = 0; i < 8; ++i)
     plaintext.push_back(static_cast<char>(issued >> (56 - 8 * i)));
@@ -142,15 +148,19 @@ std::optional<Tls12ServerSession> SnapStartServerContext::OpenTicket(
       ticket_key_name_.size());
   EVP_AEAD_CTX_cleanup(&ctx);
   ERR_clear_error();
-  if (!ok || len != kMasterSecretSize + 2 + 8) return std::nullopt;
+  // master secret (48), suite (2), extended master secret flag (1), issue
+  // time (8).
+  if (!ok || len != kMasterSecretSize + 2 + 1 + 8) return std::nullopt;
   Tls12ServerSession session;
   session.master_secret = plaintext.substr(0, kMasterSecretSize);
   session.cipher_suite =
       static_cast<uint16_t>((static_cast<uint8_t>(plaintext[48]) << 8) |
                             static_cast<uint8_t>(plaintext[49]));
+  if (static_cast<uint8_t>(plaintext[50]) > 1) return std::nullopt;
+  session.extended_master_secret = plaintext[50] == 1;
   int64_t issued = 0;
   for (int i = 0; i < 8; ++i)
-    issued = (issued << 8) | static_cast<uint8_t>(plaintext[50 + i]);
+    issued = (issued << 8) | static_cast<uint8_t>(plaintext[51 + i]);
   const int64_t age = absl::ToUnixSeconds(now) - issued;
   if (age < 0 || age > absl::ToInt64Seconds(kTicketLifetime)) {
     return std::nullopt;

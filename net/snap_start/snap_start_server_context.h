@@ -6,6 +6,9 @@
 // (it carries the Snap Start extension and offers the core's suite) or goes to
 // BoringSSL untouched.
 //
+// Time comes from injected clocks: a WallClock for the strike register,
+// tickets and hello randoms, a TickClock for handshake timing.
+//
 // Owned by the server; outlives every SnapStartServerSocket. Thread-safe (the
 // strike register locks; counters are atomic).
 
@@ -22,8 +25,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "net/base/tick_clock.h"
 #include "net/snap_start/strike_register.h"
 #include "net/snap_start/tls12_messages.h"
+#include "net/snap_start/wall_clock.h"
 
 namespace net {
 
@@ -43,15 +48,23 @@ struct SnapStartServerConfig {
 struct Tls12ServerSession {
   std::string master_secret;
   uint16_t cipher_suite = 0;
+  // The master secret is the extended one (RFC 7627); resumption must agree.
+  bool extended_master_secret = false;
 };
 
 class SnapStartServerContext {
  public:
+  // Create loads the chain and key and starts the strike register at the
+  // clock's now. |clock| and |tick_clock| (null: the system's) must outlive
+  // the context.
   static absl::StatusOr<std::unique_ptr<SnapStartServerContext>> Create(
-      const SnapStartServerConfig& config, absl::Time now = absl::Now());
+      const SnapStartServerConfig& config, const WallClock* clock = nullptr,
+      const TickClock* tick_clock = nullptr);
   ~SnapStartServerContext();
 
   const SnapStartServerConfig& config() const { return config_; }
+  const WallClock* clock() const { return clock_; }
+  const TickClock* tick_clock() const { return tick_clock_; }
   const std::vector<std::string>& chain_der() const { return chain_der_; }
   EVP_PKEY* private_key() const { return key_; }
   // Null without an orbit.
@@ -78,9 +91,12 @@ class SnapStartServerContext {
   Counters& counters() { return counters_; }
 
  private:
-  explicit SnapStartServerContext(const SnapStartServerConfig& config);
+  SnapStartServerContext(const SnapStartServerConfig& config,
+                         const WallClock* clock, const TickClock* tick_clock);
 
   const SnapStartServerConfig config_;
+  const WallClock* const clock_;
+  const TickClock* const tick_clock_;
   std::vector<std::string> chain_der_;
   EVP_PKEY* key_ = nullptr;
   std::unique_ptr<StrikeRegister> strike_register_;

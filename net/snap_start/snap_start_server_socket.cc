@@ -1,31 +1,49 @@
 #include "net/snap_start/snap_start_server_socket.h"
 
-#include <openssl/mem.h>
-
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "net/snap_start/fnv1a64.h"
+#include "net/snap_start/not_reached.h"
 
 namespace net {
 namespace {
 
-constexpr uint16_t kRecordVersion = 0x0303;
 constexpr uint32_t kTicketLifetimeHint = 3600;
+
+// Reads the records a Snap Start extension embeds, telling the end of them
+// from a malformed one.
+class EmbeddedRecords {
+ public:
+  enum class Next { kRecord, kEnd, kMalformed };
+  explicit EmbeddedRecords(absl::string_view bytes) { buffer_.Append(bytes); }
+  Next Read(TlsRecord* out) {
+    absl::StatusOr<std::optional<TlsRecord>> record = buffer_.Next();
+    if (!record.ok()) return Next::kMalformed;
+    if (!record->has_value()) {
+      // Nothing left, or a truncated record.
+      return buffer_.empty() ? Next::kEnd : Next::kMalformed;
+    }
+    *out = std::move(**record);
+    return Next::kRecord;
+  }
+
+ private:
+  RecordBuffer buffer_;
+};
 
 }  // namespace
 
 SnapStartServerSocket::SnapStartServerSocket(
     std::unique_ptr<StreamSocket> transport, std::string initial_bytes,
     SnapStartServerContext* context)
-    : Tls12SocketBase(std::move(transport), std::move(initial_bytes)),
+    : Tls12SocketBase(Side::kServer, std::move(transport),
+                      std::move(initial_bytes)),
       context_(context) {}
 
 SnapStartServerSocket::~SnapStartServerSocket() = default;
 
 int SnapStartServerSocket::Handshake(CompletionOnceCallback callback) {
-  handshake_start_ = TimeTicks::Now();
+  handshake_start_ = context_->tick_clock()->NowTicks();
   next_state_ = STATE_READ_CLIENT_HELLO;
   int rv = DoHandshakeLoop(OK);
   if (rv == ERR_IO_PENDING) {
@@ -37,7 +55,7 @@ int SnapStartServerSocket::Handshake(CompletionOnceCallback callback) {
 }
 
 void SnapStartServerSocket::Done(int result) {
-  handshake_end_ = TimeTicks::Now();
+  handshake_end_ = context_->tick_clock()->NowTicks();
   if (result != OK) context_->counters().handshakes_failed++;
 }
 
@@ -49,59 +67,64 @@ void SnapStartServerSocket::OnHandshakeIOComplete(int result) {
 }
 
 int SnapStartServerSocket::DoHandshakeLoop(int result) {
-  int rv = result;
-  do {
-    State state = next_state_;
-    next_state_ = STATE_NONE;
+  return RunDoLoop(&next_state_, result, [this](State state, int rv) -> int {
     switch (state) {
       case STATE_READ_CLIENT_HELLO:
-        rv = DoReadClientHello(rv);
-        break;
+        return DoReadClientHello(rv);
       case STATE_SEND_FLIGHT_COMPLETE:
-        rv = DoSendFlightComplete(rv);
-        break;
+        return DoSendFlightComplete(rv);
       case STATE_READ_CLIENT_KEY_EXCHANGE:
-        rv = DoReadClientKeyExchange(rv);
-        break;
+        return DoReadClientKeyExchange(rv);
       case STATE_READ_CLIENT_CCS:
-        rv = DoReadClientCcs(rv);
-        break;
+        return DoReadClientCcs(rv);
       case STATE_READ_CLIENT_FINISHED:
-        rv = DoReadClientFinished(rv);
-        break;
+        return DoReadClientFinished(rv);
       case STATE_SEND_FINISHED_COMPLETE:
-        rv = DoSendFinishedComplete(rv);
-        break;
+        return DoSendFinishedComplete(rv);
       case STATE_NONE:
-        rv = ERR_UNEXPECTED;
-        break;
+      default:
+        SNAP_START_NOTREACHED();
+        return ERR_UNEXPECTED;
     }
-  } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
-  return rv;
+  });
 }
 
-std::string SnapStartServerSocket::BuildServerHello(const ClientHello& hello,
-                                                    const std::string& random,
-                                                    bool resuming) const {
+void SnapStartServerSocket::SetOutcome(SnapStartOutcome outcome,
+                                       std::string detail) {
+  outcome_ = outcome;
+  ssl_info_.snap_start = SnapStartOutcomeToString(outcome);
+  ssl_info_.snap_start_detail = std::move(detail);
+}
+
+ServerHello SnapStartServerSocket::BuildServerHello(
+    const std::string& random) const {
+  const bool resuming = resumed_session_.has_value();
   ServerHello server_hello;
   server_hello.version = kTls12Version;
   server_hello.random = random;
   // No session cache: a full handshake gets no session ID; a resumption
   // echoes the client's (RFC 5077 section 3.4).
-  server_hello.session_id = resuming ? hello.session_id : std::string();
+  server_hello.session_id = resuming ? client_hello_.session_id : std::string();
   server_hello.cipher_suite = kTlsRsaWithAes128GcmSha256;
   server_hello.compression_method = 0;
   server_hello.has_extensions = true;
-  if (hello.FindExtension(kRenegotiationInfoExtension) ||
-      hello.OffersSuite(kEmptyRenegotiationInfoScsv)) {
+  if (client_hello_.FindExtension(kRenegotiationInfoExtension) ||
+      client_hello_.OffersSuite(kEmptyRenegotiationInfoScsv)) {
     server_hello.extensions.emplace_back(kRenegotiationInfoExtension,
                                          std::string(1, '\0'));
+  }
+  // RFC 7627 sections 5.2 and 5.3: echoed whenever offered, resumption
+  // included (a resumption that disagrees never gets here).
+  if (ems_offered_) {
+    server_hello.extensions.emplace_back(kExtendedMasterSecretExtension,
+                                         std::string());
   }
   if (!resuming && send_ticket_) {
     server_hello.extensions.emplace_back(kSessionTicketExtension,
                                          std::string());
   }
-  if (hello.FindExtension(kSnapStartExtension) && context_->config().orbit) {
+  if (client_hello_.FindExtension(kSnapStartExtension) &&
+      context_->config().orbit) {
     SnapStartServerInfo info;
     info.orbit = *context_->config().orbit;
     info.cipher_suite = kTlsRsaWithAes128GcmSha256;
@@ -109,8 +132,13 @@ std::string SnapStartServerSocket::BuildServerHello(const ClientHello& hello,
         kSnapStartExtension, SerializeSnapStartServerExtension(info));
   }
   if (server_hello.extensions.empty()) server_hello.has_extensions = false;
-  return SerializeHandshake(kServerHelloType,
-                            SerializeServerHello(server_hello));
+  return server_hello;
+}
+
+ServerFlight SnapStartServerSocket::BuildFlight(
+    const std::string& random) const {
+  return BuildServerFlight(BuildServerHello(random),
+                           resumed_session_ ? nullptr : &context_->chain_der());
 }
 
 int SnapStartServerSocket::DoReadClientHello(int result) {
@@ -118,264 +146,224 @@ int SnapStartServerSocket::DoReadClientHello(int result) {
   HandshakeMessage message;
   int rv =
       ReadHandshakeMessageOfType(kClientHelloType, "ClientHello", &message);
-  if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_CLIENT_HELLO;
   if (rv != OK) return rv;
-  absl::StatusOr<ClientHello> hello = ParseClientHello(message.body);
-  if (!hello.ok()) {
-    return Fail(ERR_SSL_PROTOCOL_ERROR, std::string(hello.status().message()),
-                kAlertDecodeError);
+  if (std::optional<HandshakeFailure> failure =
+          ParseAndCheckClientHello(message.body, &client_hello_)) {
+    return Fail(*failure);
   }
-  if (hello->version < kTls12Version) {
-    return Fail(ERR_SSL_VERSION_OR_CIPHER_MISMATCH, "client offers no TLS 1.2",
-                kAlertProtocolVersion);
-  }
-  if (!hello->OffersSuite(kTlsRsaWithAes128GcmSha256) ||
-      hello->compression_methods.find('\0') == std::string::npos) {
-    return Fail(ERR_SSL_VERSION_OR_CIPHER_MISMATCH,
-                "client does not offer TLS_RSA_WITH_AES_128_GCM_SHA256 with "
-                "null compression",
-                kAlertHandshakeFailure);
-  }
-  client_hello_ = std::move(*hello);
   client_hello_raw_ = message.raw;
-  const absl::Time now = absl::Now();
+  ems_offered_ =
+      client_hello_.FindExtension(kExtendedMasterSecretExtension) != nullptr;
   const std::string* ticket_ext =
       client_hello_.FindExtension(kSessionTicketExtension);
   if (ticket_ext && !ticket_ext->empty() && context_->config().tickets &&
       !client_hello_.session_id.empty()) {
-    resumed_session_ = context_->OpenTicket(*ticket_ext, now);
+    resumed_session_ =
+        context_->OpenTicket(*ticket_ext, context_->clock()->Now());
+  }
+  // RFC 7627 section 5.3, as BoringSSL applies it: a session with the
+  // extended master secret resumed without the extension is fatal; a session
+  // without it is not resumed when the client now offers it.
+  if (resumed_session_ && resumed_session_->extended_master_secret &&
+      !ems_offered_) {
+    return Fail(ERR_SSL_PROTOCOL_ERROR,
+                "resumption of an extended-master-secret session without "
+                "the extension (RFC 7627 section 5.3)",
+                kAlertHandshakeFailure);
+  }
+  if (resumed_session_ && !resumed_session_->extended_master_secret &&
+      ems_offered_) {
+    resumed_session_.reset();
   }
   send_ticket_ = ticket_ext != nullptr && context_->config().tickets;
 
   const std::string* snap = client_hello_.FindExtension(kSnapStartExtension);
   if (snap) {
+    // Well-formed: CheckClientHello checked it.
     absl::StatusOr<std::optional<SnapStartAttempt>> attempt =
         ParseSnapStartClientExtension(*snap);
-    if (!attempt.ok()) {
-      return Fail(ERR_SSL_PROTOCOL_ERROR,
-                  std::string(attempt.status().message()), kAlertDecodeError);
-    }
-    if (attempt->has_value()) {
+    if (attempt.ok() && attempt->has_value()) {
       std::string reason;
-      rv = TrySnapStart(client_hello_, client_hello_raw_, **attempt, &reason);
-      if (rv != ERR_FAILED) return rv;  // accepted (or a fatal error)
-      ssl_info_.snap_start = "recovered";
-      ssl_info_.snap_start_detail = reason;
-      context_->counters().snap_start_recovered++;
+      int fatal_error = ERR_UNEXPECTED;
+      switch (EvaluateSnapStart(**attempt, &reason, &fatal_error)) {
+        case SnapStartDecision::kAccept:
+          return SendSnapStartAcceptance();
+        case SnapStartDecision::kFatal:
+          return fatal_error;
+        case SnapStartDecision::kRecover:
+          SetOutcome(SnapStartOutcome::kRecovered, std::move(reason));
+          context_->counters().snap_start_recovered++;
+          break;
+      }
     } else if (context_->config().orbit) {
-      ssl_info_.snap_start = "learned";
+      SetOutcome(SnapStartOutcome::kLearned, std::string());
     }
   }
   return StartNormalHandshake();
 }
 
-// Returns OK (or ERR_IO_PENDING) on acceptance, a fatal error, or ERR_FAILED
-// for recovery with |*reason| set.
-int SnapStartServerSocket::TrySnapStart(const ClientHello& hello,
-                                        const std::string& raw,
-                                        const SnapStartAttempt& attempt,
-                                        std::string* reason) {
+SnapStartServerSocket::SnapStartDecision
+SnapStartServerSocket::EvaluateSnapStart(const SnapStartAttempt& attempt,
+                                         std::string* reason,
+                                         int* fatal_error) {
   StrikeRegister* strikes = context_->strike_register();
   if (!strikes) {
     *reason = "no orbit configured";
-    return ERR_FAILED;
+    return SnapStartDecision::kRecover;
   }
-  if (hello.extensions.back().first != kSnapStartExtension) {
+  if (client_hello_.extensions.back().first != kSnapStartExtension) {
     *reason = "Snap Start extension is not the last extension";
-    return ERR_FAILED;
+    return SnapStartDecision::kRecover;
   }
-  if (!resumed_session_ && !hello.session_id.empty()) {
+  if (!resumed_session_ && !client_hello_.session_id.empty()) {
     *reason = "full-handshake attempt with a session ID";
-    return ERR_FAILED;
+    return SnapStartDecision::kRecover;
   }
-  const std::string suggested =
-      SuggestedServerRandom(hello.random, attempt.orbit, attempt.random_bytes);
-  StrikeRegister::Result strike = strikes->Insert(suggested, absl::Now());
+  const std::string suggested = SuggestedServerRandom(
+      client_hello_.random, attempt.orbit, attempt.random_bytes);
+  StrikeRegister::Result strike =
+      strikes->Insert(suggested, context_->clock()->Now());
   if (strike != StrikeRegister::Result::kAccepted) {
     *reason = StrikeRegister::ResultToString(strike);
-    return ERR_FAILED;
+    return SnapStartDecision::kRecover;
   }
   // The flight this server would send, hashed as the client predicted it.
-  const bool resuming = resumed_session_.has_value();
-  const std::string sh_raw = BuildServerHello(hello, suggested, resuming);
-  Fnv1a64 fnv;
-  fnv.Update(sh_raw);
-  std::string cert_raw, done_raw;
-  if (!resuming) {
-    cert_raw = SerializeHandshake(kCertificateType,
-                                  SerializeCertificate(context_->chain_der()));
-    done_raw = SerializeHandshake(kServerHelloDoneType, "");
-    fnv.Update(cert_raw);
-    fnv.Update(done_raw);
-  }
-  if (fnv.Digest() != attempt.predicted_hash) {
+  const ServerFlight flight = BuildFlight(suggested);
+  if (flight.Hash() != attempt.predicted_hash) {
     *reason = "misprediction (FNV-1a-64 of the server flight differs)";
-    return ERR_FAILED;
+    return SnapStartDecision::kRecover;
   }
   // The ClientHello is hashed as if the extension were absent.
-  ClientHello stripped = hello;
+  ClientHello stripped = client_hello_;
   stripped.extensions.pop_back();
-  transcript_.Reset();
-  transcript_.Update(
+  transcript().Reset();
+  transcript().Update(
       SerializeHandshake(kClientHelloType, SerializeClientHello(stripped)));
-  transcript_.Update(sh_raw);
-  transcript_.Update(cert_raw);
-  transcript_.Update(done_raw);
-  server_random_ = suggested;
-  int rv = ProcessEmbeddedRecords(attempt, reason);
-  if (rv != OK) return rv;
-  // Accepted: only [NewSessionTicket], CCS, Finished go out.
-  ssl_info_.snap_start = "accepted";
-  ssl_info_.resumed = resuming;
-  context_->counters().snap_start_accepted++;
-  std::string flight;
-  if (resuming) {
-    flight = SerializeRecord(kTlsChangeCipherSpec, kRecordVersion, "\x01");
-    flight += write_cipher()->Seal(kTlsHandshake, expected_server_finished_);
-  } else {
-    flight = FinalFlight(send_ticket_);
-  }
-  abbreviated_ = false;
-  next_state_ = STATE_SEND_FINISHED_COMPLETE;
-  return WriteFlight(std::move(flight));
+  transcript().Update(flight.Messages());
+  set_randoms(client_hello_.random, suggested);
+  return CheckEmbeddedRecords(attempt, reason, fatal_error);
 }
 
-int SnapStartServerSocket::ProcessEmbeddedRecords(
-    const SnapStartAttempt& attempt, std::string* reason) {
-  RecordBuffer records;
-  records.Append(attempt.records);
-  auto next = [&records](TlsRecord* out) {
-    absl::StatusOr<std::optional<TlsRecord>> r = records.Next();
-    if (!r.ok() || !r->has_value()) return false;
-    *out = std::move(**r);
-    return true;
-  };
+SnapStartServerSocket::SnapStartDecision
+SnapStartServerSocket::CheckEmbeddedRecords(const SnapStartAttempt& attempt,
+                                            std::string* reason,
+                                            int* fatal_error) {
+  EmbeddedRecords records(attempt.records);
   TlsRecord record;
+  auto expect = [&](uint8_t type, const char* what) {
+    EmbeddedRecords::Next next = records.Read(&record);
+    if (next == EmbeddedRecords::Next::kRecord && record.type == type) {
+      return true;
+    }
+    *reason = next == EmbeddedRecords::Next::kMalformed
+                  ? "embedded records: malformed record"
+                  : absl::StrCat("embedded records: no ", what);
+    return false;
+  };
   if (resumed_session_) {
-    master_secret_ = resumed_session_->master_secret;
+    set_master_secret(resumed_session_->master_secret);
+    extended_master_secret_ = resumed_session_->extended_master_secret;
   } else {
     // ClientKeyExchange, in plaintext.
-    if (!next(&record) || record.type != kTlsHandshake) {
-      *reason = "embedded records: no ClientKeyExchange";
-      return ERR_FAILED;
+    if (!expect(kTlsHandshake, "ClientKeyExchange")) {
+      return SnapStartDecision::kRecover;
     }
     HandshakeBuffer handshake;
     handshake.Append(record.fragment);
     absl::StatusOr<std::optional<HandshakeMessage>> cke = handshake.Next();
-    if (!cke.ok() || !cke->has_value() || !handshake.empty() ||
-        (*cke)->type != kClientKeyExchangeType) {
-      *reason = "embedded records: malformed ClientKeyExchange";
-      return ERR_FAILED;
-    }
     absl::StatusOr<std::string> encrypted =
-        ParseRsaClientKeyExchange((*cke)->body);
+        cke.ok() && cke->has_value() && handshake.empty() &&
+                (*cke)->type == kClientKeyExchangeType
+            ? ParseRsaClientKeyExchange((*cke)->body)
+            : absl::InvalidArgumentError("not a ClientKeyExchange");
     if (!encrypted.ok()) {
       *reason = "embedded records: malformed ClientKeyExchange";
-      return ERR_FAILED;
+      return SnapStartDecision::kRecover;
     }
-    transcript_.Update((*cke)->raw);
-    const std::string premaster =
-        RsaDecryptPremaster(context_->private_key(), *encrypted);
-    master_secret_ =
-        Tls12MasterSecret(premaster, client_hello_.random, server_random_);
+    transcript().Update((*cke)->raw);
+    // The session hash of RFC 7627 is this transcript: the ClientHello as
+    // the handshake hashes it, the flight the client predicted and the
+    // server just matched, and the ClientKeyExchange.
+    extended_master_secret_ = ems_offered_;
+    DeriveMasterSecret(RsaDecryptPremaster(context_->private_key(), *encrypted,
+                                           client_hello_.version),
+                       extended_master_secret_);
   }
-  int rv = InstallKeys();
-  if (rv != OK) return rv;
-  if (resumed_session_) {
-    expected_server_finished_ = SerializeHandshake(
-        kFinishedType,
-        Tls12FinishedVerifyData(master_secret_, true, transcript_.Hash()));
-    transcript_.Update(expected_server_finished_);
+  if (InstallPendingKeys() != OK) {
+    *fatal_error = ERR_UNEXPECTED;
+    return SnapStartDecision::kFatal;
   }
-  if (!next(&record) || record.type != kTlsChangeCipherSpec ||
+  if (resumed_session_) expected_server_finished_ = OwnFinished();
+  if (!expect(kTlsChangeCipherSpec, "ChangeCipherSpec") ||
       record.fragment != "\x01") {
-    *reason = "embedded records: no ChangeCipherSpec";
-    return ERR_FAILED;
+    if (reason->empty()) *reason = "embedded records: malformed CCS";
+    return SnapStartDecision::kRecover;
   }
-  absl::StatusOr<std::unique_ptr<RecordCipher>> read_cipher =
-      RecordCipher::Create(keys_.client_write_key, keys_.client_write_iv);
-  if (!read_cipher.ok()) return ERR_UNEXPECTED;
-  if (!next(&record) || record.type != kTlsHandshake) {
-    *reason = "embedded records: no Finished";
-    return ERR_FAILED;
-  }
-  absl::StatusOr<std::string> finished = (*read_cipher)->Open(record);
-  const std::string expected = SerializeHandshake(
-      kFinishedType,
-      Tls12FinishedVerifyData(master_secret_, false, transcript_.Hash()));
-  if (!finished.ok() || finished->size() != expected.size() ||
-      CRYPTO_memcmp(finished->data(), expected.data(), expected.size()) != 0) {
+  ReceiveChangeCipherSpec();
+  if (!expect(kTlsHandshake, "Finished")) return SnapStartDecision::kRecover;
+  absl::StatusOr<std::string> finished = read_cipher()->Open(record);
+  if (!finished.ok() || !FinishedMatches(*finished, ExpectedPeerFinished())) {
     *reason = "embedded client Finished does not verify";
-    return ERR_FAILED;
+    return SnapStartDecision::kRecover;
   }
-  transcript_.Update(*finished);
+  transcript().Update(*finished);
   std::string app_data;
-  while (next(&record)) {
-    absl::StatusOr<std::string> data = (*read_cipher)->Open(record);
-    if (record.type != kTlsApplicationData || !data.ok()) {
+  for (;;) {
+    EmbeddedRecords::Next next = records.Read(&record);
+    if (next == EmbeddedRecords::Next::kEnd) break;
+    if (next == EmbeddedRecords::Next::kMalformed) {
+      *reason = "embedded records: malformed record";
+      return SnapStartDecision::kRecover;
+    }
+    absl::StatusOr<std::string> data =
+        record.type == kTlsApplicationData
+            ? read_cipher()->Open(record)
+            : absl::InvalidArgumentError("not application data");
+    if (!data.ok()) {
       *reason = "embedded application data does not authenticate";
-      return ERR_FAILED;
+      return SnapStartDecision::kRecover;
     }
     app_data += *data;
   }
-  if (!records.empty()) {
-    *reason = "embedded records: trailing bytes";
-    return ERR_FAILED;
-  }
-  set_read_cipher(std::move(*read_cipher));
   AppendAppData(app_data);
-  return OK;
+  return SnapStartDecision::kAccept;
 }
 
-int SnapStartServerSocket::InstallKeys() {
-  keys_ = Tls12DeriveKeys(master_secret_, client_hello_.random, server_random_);
-  absl::StatusOr<std::unique_ptr<RecordCipher>> cipher =
-      RecordCipher::Create(keys_.server_write_key, keys_.server_write_iv);
-  if (!cipher.ok()) return ERR_UNEXPECTED;
-  set_write_cipher(std::move(*cipher));
-  return OK;
+int SnapStartServerSocket::SendSnapStartAcceptance() {
+  // Accepted: only [NewSessionTicket], CCS, Finished go out.
+  SetOutcome(SnapStartOutcome::kAccepted, std::string());
+  ssl_info_.resumed = resumed_session_.has_value();
+  context_->counters().snap_start_accepted++;
+  next_state_ = STATE_SEND_FINISHED_COMPLETE;
+  return WriteFlight(resumed_session_
+                         ? CcsAndFinished(expected_server_finished_)
+                         : FinalFlight());
 }
 
 int SnapStartServerSocket::StartNormalHandshake() {
   // A recovered attempt may have installed keys; start clean.
-  set_write_cipher(nullptr);
-  set_read_cipher(nullptr);
-  server_random_ = NewHelloRandom();
-  transcript_.Reset();
-  transcript_.Update(client_hello_raw_);
-  const bool resuming = resumed_session_.has_value();
-  const std::string sh_raw =
-      BuildServerHello(client_hello_, server_random_, resuming);
-  transcript_.Update(sh_raw);
-  std::string flight = SerializeRecord(kTlsHandshake, kRecordVersion, sh_raw);
-  if (resuming) {
-    abbreviated_ = true;
+  ResetHandshakeKeys();
+  set_randoms(client_hello_.random, NewHelloRandom(context_->clock()->Now()));
+  transcript().Update(client_hello_raw_);
+  const ServerFlight flight = BuildFlight(server_random());
+  transcript().Update(flight.Messages());
+  std::string bytes = SerializeHandshakeRecords(flight.Messages());
+  if (resumed_session_) {
     ssl_info_.resumed = true;
-    master_secret_ = resumed_session_->master_secret;
-    int rv = InstallKeys();
+    set_master_secret(resumed_session_->master_secret);
+    extended_master_secret_ = resumed_session_->extended_master_secret;
+    int rv = InstallPendingKeys();
     if (rv != OK) return rv;
-    const std::string finished_raw = SerializeHandshake(
-        kFinishedType,
-        Tls12FinishedVerifyData(master_secret_, true, transcript_.Hash()));
-    transcript_.Update(finished_raw);
-    flight += SerializeRecord(kTlsChangeCipherSpec, kRecordVersion, "\x01");
-    flight += write_cipher()->Seal(kTlsHandshake, finished_raw);
-  } else {
-    const std::string cert_raw = SerializeHandshake(
-        kCertificateType, SerializeCertificate(context_->chain_der()));
-    const std::string done_raw = SerializeHandshake(kServerHelloDoneType, "");
-    transcript_.Update(cert_raw);
-    transcript_.Update(done_raw);
-    flight += SerializeHandshakeRecords(cert_raw + done_raw);
+    bytes += CcsAndFinished(OwnFinished());
   }
   next_state_ = STATE_SEND_FLIGHT_COMPLETE;
-  return WriteFlight(std::move(flight));
+  return WriteFlight(std::move(bytes));
 }
 
 int SnapStartServerSocket::DoSendFlightComplete(int result) {
   if (result != OK) return result;
   next_state_ =
-      abbreviated_ ? STATE_READ_CLIENT_CCS : STATE_READ_CLIENT_KEY_EXCHANGE;
+      resumed_session_ ? STATE_READ_CLIENT_CCS : STATE_READ_CLIENT_KEY_EXCHANGE;
   return OK;
 }
 
@@ -384,7 +372,6 @@ int SnapStartServerSocket::DoReadClientKeyExchange(int result) {
   HandshakeMessage message;
   int rv = ReadHandshakeMessageOfType(kClientKeyExchangeType,
                                       "ClientKeyExchange", &message);
-  if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_CLIENT_KEY_EXCHANGE;
   if (rv != OK) return rv;
   absl::StatusOr<std::string> encrypted =
       ParseRsaClientKeyExchange(message.body);
@@ -392,12 +379,14 @@ int SnapStartServerSocket::DoReadClientKeyExchange(int result) {
     return Fail(ERR_SSL_PROTOCOL_ERROR,
                 std::string(encrypted.status().message()), kAlertDecodeError);
   }
-  transcript_.Update(message.raw);
-  const std::string premaster =
-      RsaDecryptPremaster(context_->private_key(), *encrypted);
-  master_secret_ =
-      Tls12MasterSecret(premaster, client_hello_.random, server_random_);
-  rv = InstallKeys();
+  transcript().Update(message.raw);
+  // No alert and no branch on the decryption's outcome: a bad premaster
+  // only shows as a Finished that does not verify (RFC 5246 7.4.7.1).
+  extended_master_secret_ = ems_offered_;
+  DeriveMasterSecret(RsaDecryptPremaster(context_->private_key(), *encrypted,
+                                         client_hello_.version),
+                     extended_master_secret_);
+  rv = InstallPendingKeys();
   if (rv != OK) return rv;
   next_state_ = STATE_READ_CLIENT_CCS;
   return OK;
@@ -408,7 +397,6 @@ int SnapStartServerSocket::DoReadClientCcs(int result) {
   HandshakeMessage message;
   bool is_ccs = false;
   int rv = ReadHandshakeOrCcs(&message, &is_ccs);
-  if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_CLIENT_CCS;
   if (rv != OK) return rv;
   if (!is_ccs) {
     return Fail(
@@ -420,10 +408,8 @@ int SnapStartServerSocket::DoReadClientCcs(int result) {
                          : ""),
         kAlertUnexpectedMessage);
   }
-  absl::StatusOr<std::unique_ptr<RecordCipher>> cipher =
-      RecordCipher::Create(keys_.client_write_key, keys_.client_write_iv);
-  if (!cipher.ok()) return ERR_UNEXPECTED;
-  set_read_cipher(std::move(*cipher));
+  rv = ReceiveChangeCipherSpec();
+  if (rv != OK) return rv;
   next_state_ = STATE_READ_CLIENT_FINISHED;
   return OK;
 }
@@ -431,44 +417,32 @@ int SnapStartServerSocket::DoReadClientCcs(int result) {
 int SnapStartServerSocket::DoReadClientFinished(int result) {
   if (result != OK) return result;
   HandshakeMessage message;
-  int rv = ReadHandshakeMessage(&message);
-  if (rv == ERR_IO_PENDING) next_state_ = STATE_READ_CLIENT_FINISHED;
+  int rv =
+      ReadHandshakeMessageOfType(kFinishedType, "client Finished", &message);
   if (rv != OK) return rv;
-  const std::string expected = SerializeHandshake(
-      kFinishedType,
-      Tls12FinishedVerifyData(master_secret_, false, transcript_.Hash()));
-  if (message.type != kFinishedType || message.raw.size() != expected.size() ||
-      CRYPTO_memcmp(message.raw.data(), expected.data(), expected.size()) !=
-          0) {
-    return Fail(ERR_SSL_PROTOCOL_ERROR, "client Finished does not verify",
-                kAlertDecryptError);
-  }
-  transcript_.Update(message.raw);
-  if (abbreviated_) return DoSendFinishedComplete(OK);
+  rv = VerifyPeerFinished(message);
+  if (rv != OK) return rv;
   next_state_ = STATE_SEND_FINISHED_COMPLETE;
-  return WriteFlight(FinalFlight(send_ticket_));
+  if (resumed_session_) return OK;
+  return WriteFlight(FinalFlight());
 }
 
-std::string SnapStartServerSocket::FinalFlight(bool with_ticket) {
+std::string SnapStartServerSocket::FinalFlight() {
   std::string flight;
-  if (with_ticket) {
+  if (send_ticket_) {
     Tls12ServerSession session;
-    session.master_secret = master_secret_;
+    session.master_secret = master_secret();
     session.cipher_suite = kTlsRsaWithAes128GcmSha256;
+    session.extended_master_secret = extended_master_secret_;
     NewSessionTicket ticket;
     ticket.lifetime_hint = kTicketLifetimeHint;
-    ticket.ticket = context_->SealTicket(session, absl::Now());
+    ticket.ticket = context_->SealTicket(session, context_->clock()->Now());
     const std::string ticket_raw = SerializeHandshake(
         kNewSessionTicketType, SerializeNewSessionTicket(ticket));
-    transcript_.Update(ticket_raw);
+    transcript().Update(ticket_raw);
     flight += SerializeRecord(kTlsHandshake, kRecordVersion, ticket_raw);
   }
-  flight += SerializeRecord(kTlsChangeCipherSpec, kRecordVersion, "\x01");
-  const std::string finished_raw = SerializeHandshake(
-      kFinishedType,
-      Tls12FinishedVerifyData(master_secret_, true, transcript_.Hash()));
-  transcript_.Update(finished_raw);
-  flight += write_cipher()->Seal(kTlsHandshake, finished_raw);
+  flight += CcsAndFinished(OwnFinished());
   return flight;
 }
 

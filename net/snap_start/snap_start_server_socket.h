@@ -10,6 +10,8 @@
 //     for the log; or
 //   - serves a client that offered no attempt the same normal handshake,
 //     announcing its orbit when the client sent the empty extension.
+// Full handshakes use the extended master secret (RFC 7627) when the client
+// offers it; tickets remember which kind a session has.
 // The server keeps no session state (tickets only), so a probe that stops
 // after ServerHelloDone leaves nothing behind.
 //
@@ -23,6 +25,7 @@
 #include <string>
 
 #include "net/base/tick_clock.h"
+#include "net/snap_start/snap_start_flight.h"
 #include "net/snap_start/snap_start_server_context.h"
 #include "net/snap_start/tls12_crypto.h"
 #include "net/snap_start/tls12_messages.h"
@@ -48,6 +51,9 @@ class SnapStartServerSocket : public Tls12SocketBase {
   // (empty extension: orbit announced), "accepted" or "recovered", with the
   // reason in snap_start_detail.
   const SSLInfo& ssl_info() const { return ssl_info_; }
+  SnapStartOutcome snap_start_outcome() const { return outcome_; }
+  // Whether the session's master secret is the extended one (RFC 7627).
+  bool extended_master_secret() const { return extended_master_secret_; }
   TimeTicks handshake_start() const { return handshake_start_; }
   TimeTicks handshake_end() const { return handshake_end_; }
 
@@ -62,12 +68,22 @@ class SnapStartServerSocket : public Tls12SocketBase {
     STATE_SEND_FINISHED_COMPLETE,
   };
 
+  // What the server does with a Snap Start attempt.
+  enum class SnapStartDecision {
+    kAccept,   // the embedded handshake checks out: answer CCS + Finished
+    kRecover,  // a normal handshake over the original ClientHello
+    kFatal,    // the connection fails (already reported through Fail)
+  };
+
   int DoHandshakeLoop(int result);
   int DoReadClientHello(int result);
-  int TrySnapStart(const ClientHello& hello, const std::string& raw,
-                   const SnapStartAttempt& attempt, std::string* reason);
-  int ProcessEmbeddedRecords(const SnapStartAttempt& attempt,
-                             std::string* reason);
+  // Decides on an attempt. kRecover sets |*reason|; kFatal sets
+  // |*fatal_error|.
+  SnapStartDecision EvaluateSnapStart(const SnapStartAttempt& attempt,
+                                      std::string* reason, int* fatal_error);
+  SnapStartDecision CheckEmbeddedRecords(const SnapStartAttempt& attempt,
+                                         std::string* reason, int* fatal_error);
+  int SendSnapStartAcceptance();
   int StartNormalHandshake();
   int DoSendFlightComplete(int result);
   int DoReadClientKeyExchange(int result);
@@ -76,13 +92,15 @@ class SnapStartServerSocket : public Tls12SocketBase {
   int DoSendFinishedComplete(int result);
   void OnHandshakeIOComplete(int result) override;
   void Done(int result);
+  void SetOutcome(SnapStartOutcome outcome, std::string detail);
 
-  // The ServerHello this server sends for |hello| with |random|.
-  std::string BuildServerHello(const ClientHello& hello,
-                               const std::string& random, bool resuming) const;
-  // [NewSessionTicket], CCS, Finished: the server's last flight.
-  std::string FinalFlight(bool with_ticket);
-  int InstallKeys();
+  // The ServerHello this server sends for the ClientHello with |random|.
+  ServerHello BuildServerHello(const std::string& random) const;
+  // The flight BuildServerHello(|random|) starts.
+  ServerFlight BuildFlight(const std::string& random) const;
+  // [NewSessionTicket], CCS, Finished: the server's last flight of a full
+  // handshake.
+  std::string FinalFlight();
 
   SnapStartServerContext* const context_;
   State next_state_ = STATE_NONE;
@@ -90,18 +108,16 @@ class SnapStartServerSocket : public Tls12SocketBase {
 
   ClientHello client_hello_;
   std::string client_hello_raw_;
-  std::string server_random_;
+  // The session a ticket resumes; unset for a full handshake.
   std::optional<Tls12ServerSession> resumed_session_;
   bool send_ticket_ = false;
-  std::string master_secret_;
-  Tls12KeyBlock keys_;
-  Transcript transcript_;
-  // After the server's Finished in an abbreviated handshake, the client's
-  // CCS and Finished complete it.
-  bool abbreviated_ = false;
+  // The client offered extended_master_secret.
+  bool ems_offered_ = false;
+  bool extended_master_secret_ = false;
   // Snap Start resumption form: the server Finished the client computed.
   std::string expected_server_finished_;
 
+  SnapStartOutcome outcome_ = SnapStartOutcome::kNone;
   SSLInfo ssl_info_;
   TimeTicks handshake_start_;
   TimeTicks handshake_end_;

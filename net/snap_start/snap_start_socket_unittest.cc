@@ -17,6 +17,7 @@
 #include "net/snap_start/snap_start_client_socket.h"
 #include "net/snap_start/snap_start_probe.h"
 #include "net/snap_start/snap_start_server_socket.h"
+#include "net/snap_start/tls12_test_util.h"
 #include "net/socket/tcp_client_socket.h"
 #include "net/socket/tcp_server_socket.h"
 #include "net/ssl/ssl_client_socket.h"
@@ -32,6 +33,17 @@ std::string Fixture(const char* name) {
   return std::string("cert/testdata/") + name;
 }
 
+// The system clock shifted by an offset the test moves.
+class ShiftedClock : public WallClock {
+ public:
+  absl::Time Now() const override { return absl::Now() + offset_; }
+  void set_offset(absl::Duration offset) { offset_ = offset; }
+  void Advance(absl::Duration d) { offset_ += d; }
+
+ private:
+  absl::Duration offset_;
+};
+
 SnapStartServerConfig ServerConfig(std::optional<Orbit> orbit = kOrbit) {
   SnapStartServerConfig config;
   config.cert_chain_file = Fixture("good_leaf_chain.pem");
@@ -46,8 +58,9 @@ class EchoServer {
  public:
   explicit EchoServer(const SnapStartServerConfig& config) {
     // Created one window in the past: no startup period in tests.
-    auto context = SnapStartServerContext::Create(
-        config, absl::Now() - config.window - absl::Seconds(1));
+    clock_.set_offset(-config.window - absl::Seconds(1));
+    auto context = SnapStartServerContext::Create(config, &clock_);
+    clock_.set_offset(absl::ZeroDuration());
     EXPECT_TRUE(context.ok()) << context.status();
     core_ = std::move(*context);
     Listen();
@@ -60,6 +73,7 @@ class EchoServer {
   }
   const IPEndPoint& address() const { return address_; }
   SnapStartServerContext* core() { return core_.get(); }
+  ShiftedClock& clock() { return clock_; }
   SnapStartServerSocket* last_core_socket() const {
     return core_sockets_.empty() ? nullptr : core_sockets_.back();
   }
@@ -119,6 +133,7 @@ class EchoServer {
     if (rv > 0) Echo(socket);
   }
 
+  ShiftedClock clock_;
   std::unique_ptr<SnapStartServerContext> core_;
   std::unique_ptr<SSLServerContext> boringssl_;
   TCPServerSocket listener_;
@@ -161,6 +176,18 @@ class SnapStartSocketTest : public ::testing::Test {
         context ? context : context_.get());
     TestCompletionCallback cb;
     return cb.GetResult((*out)->Connect(cb.callback()));
+  }
+
+  // A first connection learns the server's orbit; its ticket is then
+  // forgotten, so the next attempt takes the full form (the premaster rides
+  // in the ClientHello). Returns the context key.
+  std::string LearnWithoutSession(EchoServer* server) {
+    const std::string key = absl::StrCat(kHost, ":", server->address().port());
+    std::unique_ptr<SnapStartClientSocket> socket;
+    EXPECT_EQ(OK, Connect(server->address(), &socket));
+    EXPECT_EQ(RoundTrip(socket.get(), "learn"), "learn");
+    context_->RemoveSession(key);
+    return key;
   }
 
   std::string RoundTrip(StreamSocket* socket, const std::string& message) {
@@ -213,6 +240,8 @@ TEST_F(SnapStartSocketTest, LearnsOrbitThenAcceptsFullAndTicketForms) {
   std::unique_ptr<SnapStartClientSocket> first;
   ASSERT_EQ(OK, Connect(server.address(), &first)) << first->error_detail();
   EXPECT_EQ(first->ssl_info().snap_start, "learned");
+  EXPECT_EQ(first->snap_start_outcome(), SnapStartOutcome::kLearned);
+  EXPECT_TRUE(first->extended_master_secret());
   EXPECT_EQ(first->ssl_info().version, "TLSv1.2");
   EXPECT_EQ(first->ssl_info().cipher, "TLS_RSA_WITH_AES_128_GCM_SHA256");
   EXPECT_EQ(first->ssl_info().cert_verify.error, OK);
@@ -238,6 +267,10 @@ TEST_F(SnapStartSocketTest, LearnsOrbitThenAcceptsFullAndTicketForms) {
   EXPECT_EQ(RoundTrip(full.get(), "GET /full"), "GET /full");
   EXPECT_EQ(full->ssl_info().snap_start, "accepted");
   EXPECT_FALSE(full->ssl_info().resumed);
+  // The full form carries the extended master secret too: the session hash
+  // is the transcript over the predicted flight (README).
+  EXPECT_TRUE(full->extended_master_secret());
+  EXPECT_TRUE(server.last_core_socket()->extended_master_secret());
   EXPECT_EQ(server.core()->counters().snap_start_accepted, 2u);
   EXPECT_EQ(server.core()->counters().snap_start_recovered, 0u);
   // And it received a new ticket with its acceptance.
@@ -246,11 +279,9 @@ TEST_F(SnapStartSocketTest, LearnsOrbitThenAcceptsFullAndTicketForms) {
 
 TEST_F(SnapStartSocketTest, CapturedClientHelloReplayIsNeverAccepted) {
   EchoServer server(ServerConfig());
-  const std::string key = absl::StrCat(kHost, ":", server.address().port());
+  // Full form: the strongest capture.
+  const std::string key = LearnWithoutSession(&server);
   std::unique_ptr<SnapStartClientSocket> socket;
-  ASSERT_EQ(OK, Connect(server.address(), &socket));
-  ASSERT_EQ(RoundTrip(socket.get(), "x"), "x");
-  context_->RemoveSession(key);  // full form: the strongest capture
   ASSERT_EQ(OK, Connect(server.address(), &socket));
   ASSERT_EQ(RoundTrip(socket.get(), "GET /secret"), "GET /secret");
   ASSERT_EQ(socket->ssl_info().snap_start, "accepted");
@@ -268,11 +299,8 @@ TEST_F(SnapStartSocketTest, CapturedClientHelloReplayIsNeverAccepted) {
 
 TEST_F(SnapStartSocketTest, WrongOrbitAndMispredictionRecoverAndServe) {
   EchoServer server(ServerConfig());
-  const std::string key = absl::StrCat(kHost, ":", server.address().port());
+  const std::string key = LearnWithoutSession(&server);
   std::unique_ptr<SnapStartClientSocket> socket;
-  ASSERT_EQ(OK, Connect(server.address(), &socket));
-  ASSERT_EQ(RoundTrip(socket.get(), "x"), "x");
-  context_->RemoveSession(key);
 
   // Misprediction: the client believes in a chain without the intermediate.
   SnapStartInfo info = *context_->GetInfo(key);
@@ -306,17 +334,15 @@ TEST_F(SnapStartSocketTest, StaleTimeRecovers) {
   SnapStartServerConfig config = ServerConfig();
   config.window = absl::Seconds(1);
   EchoServer server(config);
-  const std::string key = absl::StrCat(kHost, ":", server.address().port());
+  const std::string key = LearnWithoutSession(&server);
   std::unique_ptr<SnapStartClientSocket> socket;
-  ASSERT_EQ(OK, Connect(server.address(), &socket));
-  ASSERT_EQ(RoundTrip(socket.get(), "x"), "x");
-  context_->RemoveSession(key);
   ASSERT_EQ(OK, Connect(server.address(), &socket));
   const std::string fresh_hello_probe = "GET /a";
   ASSERT_EQ(RoundTrip(socket.get(), fresh_hello_probe), fresh_hello_probe);
   const std::string capture = socket->sent_client_hello();
-  // Replayed after the window: rejected by time (the strike entry is gone).
-  absl::SleepFor(absl::Seconds(2.2));
+  // Replayed after the window (the server's clock moved on): rejected by
+  // time.
+  server.clock().Advance(absl::Seconds(2.2));
   auto [content, handshake] = RawExchange(server.address(), capture);
   EXPECT_EQ(content, 22);
   EXPECT_EQ(handshake, 2);
@@ -326,11 +352,8 @@ TEST_F(SnapStartSocketTest, StaleTimeRecovers) {
 
 TEST_F(SnapStartSocketTest, BitFlipsInTheExtensionFailCleanlyOrRecover) {
   EchoServer server(ServerConfig());
-  const std::string key = absl::StrCat(kHost, ":", server.address().port());
+  const std::string key = LearnWithoutSession(&server);
   std::unique_ptr<SnapStartClientSocket> socket;
-  ASSERT_EQ(OK, Connect(server.address(), &socket));
-  ASSERT_EQ(RoundTrip(socket.get(), "x"), "x");
-  context_->RemoveSession(key);
   ASSERT_EQ(OK, Connect(server.address(), &socket));
   ASSERT_EQ(RoundTrip(socket.get(), "GET /"), "GET /");
   const std::string capture = socket->sent_client_hello();
@@ -447,6 +470,7 @@ TEST_F(SnapStartSocketTest, OurClientAgainstBoringSslServer) {
                 "server does not support Snap Start");
     }
     EXPECT_EQ(socket->ssl_info().resumed, i == 1);  // BoringSSL tickets
+    EXPECT_TRUE(socket->extended_master_secret());  // BoringSSL echoes it
     EXPECT_EQ(RoundTrip(socket.get(), "to boringssl"), "to boringssl");
   }
 }
@@ -468,9 +492,50 @@ TEST_F(SnapStartSocketTest, BoringSslClientAgainstOurServer) {
     EXPECT_EQ(socket->ssl_info().cipher, "TLS_RSA_WITH_AES_128_GCM_SHA256");
     EXPECT_EQ(RoundTrip(socket.get(), "from boringssl"), "from boringssl");
     EXPECT_EQ(socket->ssl_info().resumed, i == 1);  // our tickets
+    // BoringSSL offers the extended master secret; the session keeps it.
+    EXPECT_TRUE(server.last_core_socket()->extended_master_secret());
   }
   EXPECT_EQ(server.core()->counters().full_handshakes, 1u);
   EXPECT_EQ(server.core()->counters().resumed_handshakes, 1u);
+}
+
+// Regression: an attempt that fails before anything is sent (the predicted
+// leaf key is ECDSA, so no premaster can be encrypted to it) used to run the
+// handshake loop with no state (ERR_UNEXPECTED, so the transaction never
+// retried), and a second Write then read the server information the failure
+// had removed (a crash). Now every call answers ERR_SNAP_START_REJECTED and a
+// new connection does a normal handshake.
+TEST_F(SnapStartSocketTest, AttemptThatCannotBeBuiltIsRejectedNotACrash) {
+  EchoServer server(ServerConfig());
+  // The full form encrypts to the leaf key.
+  const std::string key = LearnWithoutSession(&server);
+  std::unique_ptr<SnapStartClientSocket> socket;
+  SnapStartInfo info = *context_->GetInfo(key);
+  info.chain_der = ReadPemChain(Fixture("good_ecdsa_leaf_chain.pem"));
+  ASSERT_FALSE(info.chain_der.empty());
+  info.verified = true;
+  context_->PutInfo(key, info);
+
+  ASSERT_EQ(OK, Connect(server.address(), &socket));
+  EXPECT_EQ(socket->ssl_info().snap_start, "attempted");
+  TestCompletionCallback cb;
+  auto request = std::make_shared<IOBuffer>(std::string("GET /"));
+  EXPECT_EQ(ERR_SNAP_START_REJECTED, socket->Write(request, 5, cb.callback()));
+  EXPECT_EQ(socket->snap_start_outcome(), SnapStartOutcome::kRejected);
+  EXPECT_NE(socket->ssl_info().snap_start_detail.find("not RSA"),
+            std::string::npos)
+      << socket->ssl_info().snap_start_detail;
+  EXPECT_EQ(context_->GetInfo(key), nullptr);
+  // Every later call is safe and says the same.
+  EXPECT_EQ(ERR_SNAP_START_REJECTED, socket->Write(request, 5, cb.callback()));
+  auto in = std::make_shared<IOBuffer>(16);
+  EXPECT_EQ(ERR_SNAP_START_REJECTED, socket->Read(in, 16, cb.callback()));
+  EXPECT_FALSE(cb.have_result());
+
+  // What the transaction does next: a new connection, a normal handshake.
+  ASSERT_EQ(OK, Connect(server.address(), &socket));
+  EXPECT_EQ(socket->ssl_info().snap_start, "learned");
+  EXPECT_EQ(RoundTrip(socket.get(), "GET /again"), "GET /again");
 }
 
 }  // namespace

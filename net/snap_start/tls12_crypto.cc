@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 
 namespace net {
 namespace {
@@ -56,6 +55,12 @@ std::string Tls12MasterSecret(absl::string_view premaster,
                   kMasterSecretSize);
 }
 
+std::string Tls12ExtendedMasterSecret(absl::string_view premaster,
+                                      absl::string_view session_hash) {
+  return Tls12Prf(premaster, "extended master secret", session_hash,
+                  kMasterSecretSize);
+}
+
 Tls12KeyBlock Tls12DeriveKeys(absl::string_view master_secret,
                               absl::string_view client_random,
                               absl::string_view server_random) {
@@ -83,23 +88,39 @@ std::string Tls12FinishedVerifyData(absl::string_view master_secret,
                   transcript_hash, kFinishedSize);
 }
 
+std::string Tls12FinishedMessage(absl::string_view master_secret,
+                                 bool from_server,
+                                 absl::string_view transcript_hash) {
+  const std::string verify_data =
+      Tls12FinishedVerifyData(master_secret, from_server, transcript_hash);
+  // Handshake type 20 (finished), u24 length 12.
+  return absl::StrCat(absl::string_view("\x14\x00\x00\x0c", 4), verify_data);
+}
+
+bool FinishedMatches(absl::string_view received, absl::string_view expected) {
+  return received.size() == expected.size() &&
+         CRYPTO_memcmp(received.data(), expected.data(), expected.size()) == 0;
+}
+
 std::string RandomBytes(size_t n) {
   std::string out(n, '\0');
   RAND_bytes(reinterpret_cast<uint8_t*>(out.data()), n);
   return out;
 }
 
-std::string NewHelloRandom() {
-  const uint32_t now = static_cast<uint32_t>(absl::ToUnixSeconds(absl::Now()));
+std::string NewHelloRandom(absl::Time now) {
+  const uint32_t seconds = static_cast<uint32_t>(absl::ToUnixSeconds(now));
   std::string out = RandomBytes(32);
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>(now >> (24 - 8 * i));
+  for (int i = 0; i < 4; ++i) {
+    out[i] = static_cast<char>(seconds >> (24 - 8 * i));
+  }
   return out;
 }
 
-std::string NewPremasterSecret() {
+std::string NewPremasterSecret(uint16_t client_version) {
   std::string premaster(kPremasterSecretSize, '\0');
-  premaster[0] = static_cast<char>(kTls12Version >> 8);
-  premaster[1] = static_cast<char>(kTls12Version & 0xff);
+  premaster[0] = static_cast<char>(client_version >> 8);
+  premaster[1] = static_cast<char>(client_version & 0xff);
   RAND_bytes(reinterpret_cast<uint8_t*>(&premaster[2]), premaster.size() - 2);
   return premaster;
 }
@@ -132,25 +153,100 @@ absl::StatusOr<std::string> RsaEncryptPremaster(absl::string_view leaf_der,
   return out;
 }
 
-std::string RsaDecryptPremaster(EVP_PKEY* key, absl::string_view encrypted) {
-  // The fallback is chosen before decrypting, and used on every failure, so
-  // the outcome does not branch on padding validity in a way the peer sees.
-  std::string fallback = NewPremasterSecret();
-  RSA* rsa = EVP_PKEY_get0_RSA(key);
-  if (rsa == nullptr) return fallback;
-  std::vector<uint8_t> out(RSA_size(rsa));
-  size_t out_len = 0;
-  ERR_clear_error();
-  const bool ok =
-      RSA_decrypt(rsa, &out_len, out.data(), out.size(),
-                  reinterpret_cast<const uint8_t*>(encrypted.data()),
-                  encrypted.size(), RSA_PKCS1_PADDING) != 0;
-  ERR_clear_error();
-  if (!ok || out_len != kPremasterSecretSize ||
-      out[0] != (kTls12Version >> 8) || out[1] != (kTls12Version & 0xff)) {
-    return fallback;
+namespace {
+
+// Constant-time helpers in the manner of BoringSSL's crypto/internal.h (which
+// Debian's package does not install). A mask is all ones (true) or all zeros
+// (false); no helper branches on its inputs.
+
+// ValueBarrier hides |a| from the optimizer, so that it cannot turn the mask
+// arithmetic below back into a branch.
+inline uint32_t ValueBarrier(uint32_t a) {
+  __asm__("" : "+r"(a) : /* no inputs */);
+  return a;
+}
+
+// All ones if the top bit of |a| is set.
+inline uint32_t CtMsb(uint32_t a) { return 0u - (a >> 31); }
+
+// All ones if |a| is zero: only for a == 0 do both ~a and a - 1 have the top
+// bit set.
+inline uint32_t CtIsZero(uint32_t a) { return CtMsb(~a & (a - 1)); }
+
+inline uint32_t CtEq(uint32_t a, uint32_t b) { return CtIsZero(a ^ b); }
+
+inline uint8_t CtSelect8(uint8_t mask, uint8_t a, uint8_t b) {
+  const uint8_t m = static_cast<uint8_t>(ValueBarrier(mask));
+  return static_cast<uint8_t>((m & a) | (static_cast<uint8_t>(~m) & b));
+}
+
+}  // namespace
+
+std::string PremasterFromPkcs1Block(absl::string_view block,
+                                    uint16_t client_version,
+                                    absl::string_view random_premaster) {
+  // Lengths are public (the modulus size); only the contents are secret.
+  if (random_premaster.size() != kPremasterSecretSize ||
+      block.size() < 11 + kPremasterSecretSize) {
+    return std::string(random_premaster);
   }
-  return std::string(reinterpret_cast<char*>(out.data()), out_len);
+  const uint8_t* b = reinterpret_cast<const uint8_t*>(block.data());
+  // EM = 00 || 02 || PS (nonzero, at least 8 bytes) || 00 || M, with M the
+  // 48-byte premaster (RFC 8017 section 7.2.2): so the separator must sit
+  // exactly at |padding_len| - 1 and every byte before it from 2 on must be
+  // nonzero.
+  const size_t padding_len = block.size() - kPremasterSecretSize;
+  uint32_t good = CtEq(b[0], 0) & CtEq(b[1], 2);
+  for (size_t i = 2; i < padding_len - 1; ++i) {
+    good &= ~CtIsZero(b[i]);
+  }
+  good &= CtIsZero(b[padding_len - 1]);
+  // The premaster begins with the version the ClientHello offered (RFC 5246
+  // section 7.4.7.1), checked in constant time as well (Klima, Pokorny and
+  // Rosa, 2003).
+  good &= CtEq(b[padding_len], client_version >> 8);
+  good &= CtEq(b[padding_len + 1], client_version & 0xff);
+  const uint8_t mask = static_cast<uint8_t>(good);
+  std::string out(kPremasterSecretSize, '\0');
+  for (size_t i = 0; i < kPremasterSecretSize; ++i) {
+    out[i] = static_cast<char>(CtSelect8(
+        mask, b[padding_len + i], static_cast<uint8_t>(random_premaster[i])));
+  }
+  return out;
+}
+
+std::string RsaDecryptPremaster(EVP_PKEY* key, absl::string_view encrypted,
+                                uint16_t client_version) {
+  // The fallback is drawn before decrypting and every failure uses it, so the
+  // peer learns nothing until Finished, which then fails the same way for
+  // every kind of bad ClientKeyExchange.
+  const std::string random_premaster = RandomBytes(kPremasterSecretSize);
+  RSA* rsa = key ? EVP_PKEY_get0_RSA(key) : nullptr;
+  if (rsa == nullptr) return random_premaster;
+  const size_t modulus_len = RSA_size(rsa);
+  // Public facts (the key size and the ciphertext's length) may branch.
+  if (modulus_len < 11 + kPremasterSecretSize ||
+      encrypted.size() != modulus_len) {
+    return random_premaster;
+  }
+  // Decrypt without padding: the padding is checked below, branch-free.
+  std::string block(modulus_len, '\0');
+  size_t block_len = 0;
+  const bool decrypted =
+      RSA_decrypt(rsa, &block_len, reinterpret_cast<uint8_t*>(block.data()),
+                  block.size(),
+                  reinterpret_cast<const uint8_t*>(encrypted.data()),
+                  encrypted.size(), RSA_NO_PADDING) != 0;
+  ERR_clear_error();
+  // Fails only for a ciphertext not below the modulus: public too.
+  if (!decrypted || block_len != modulus_len) {
+    OPENSSL_cleanse(block.data(), block.size());
+    return random_premaster;
+  }
+  std::string premaster =
+      PremasterFromPkcs1Block(block, client_version, random_premaster);
+  OPENSSL_cleanse(block.data(), block.size());
+  return premaster;
 }
 
 std::string Transcript::Hash() const {

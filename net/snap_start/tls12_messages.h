@@ -24,6 +24,7 @@
 namespace net {
 
 enum TlsHandshakeType : uint8_t {
+  kHelloRequestType = 0,
   kClientHelloType = 1,
   kServerHelloType = 2,
   kNewSessionTicketType = 4,
@@ -37,6 +38,7 @@ enum TlsHandshakeType : uint8_t {
 
 inline constexpr uint16_t kServerNameExtension = 0;
 inline constexpr uint16_t kSignatureAlgorithmsExtension = 13;
+inline constexpr uint16_t kExtendedMasterSecretExtension = 23;  // RFC 7627
 inline constexpr uint16_t kSessionTicketExtension = 35;
 inline constexpr uint16_t kRenegotiationInfoExtension = 0xff01;
 inline constexpr uint16_t kSnapStartExtension = 13174;

@@ -24,7 +24,7 @@ std::string SerializeHandshakeRecords(absl::string_view messages) {
   while (!messages.empty()) {
     absl::string_view chunk = messages.substr(0, kMaxPlaintextSize);
     messages.remove_prefix(chunk.size());
-    out += SerializeRecord(kTlsHandshake, 0x0303, chunk);
+    out += SerializeRecord(kTlsHandshake, kRecordVersion, chunk);
   }
   return out;
 }
@@ -98,8 +98,6 @@ void AdditionalData(uint64_t seq, uint8_t type, uint16_t version, size_t length,
   out[11] = static_cast<uint8_t>(length >> 8);
   out[12] = static_cast<uint8_t>(length & 0xff);
 }
-
-constexpr uint16_t kRecordVersion = 0x0303;
 
 }  // namespace
 

@@ -29,6 +29,29 @@ enum TlsContentType : uint8_t {
   kTlsApplicationData = 23,
 };
 
+// TLS alert descriptions the core sends or names (RFC 5246 section 7.2).
+enum TlsAlert : uint8_t {
+  kAlertCloseNotify = 0,
+  kAlertUnexpectedMessage = 10,
+  kAlertBadRecordMac = 20,
+  kAlertHandshakeFailure = 40,
+  kAlertBadCertificate = 42,
+  kAlertIllegalParameter = 47,
+  kAlertDecodeError = 50,
+  kAlertDecryptError = 51,
+  kAlertProtocolVersion = 70,
+  kAlertInternalError = 80,
+  kAlertUserCanceled = 90,
+  kAlertNoRenegotiation = 100,
+  kAlertUnsupportedExtension = 110,
+};
+
+inline constexpr uint8_t kAlertLevelWarning = 1;
+inline constexpr uint8_t kAlertLevelFatal = 2;
+
+// The record-layer version of every record the core writes: TLS 1.2.
+inline constexpr uint16_t kRecordVersion = 0x0303;
+
 inline constexpr size_t kTlsRecordHeaderSize = 5;
 inline constexpr size_t kMaxPlaintextSize = 16384;
 inline constexpr size_t kMaxCiphertextSize = kMaxPlaintextSize + 2048;

@@ -4,32 +4,49 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "net/snap_start/not_reached.h"
 
 namespace net {
 namespace {
 constexpr int kReadSize = 16 * 1024 + 64;
-constexpr uint16_t kRecordVersion = 0x0303;
 }  // namespace
 
-Tls12SocketBase::Tls12SocketBase(std::unique_ptr<StreamSocket> transport,
+Tls12SocketBase::Tls12SocketBase(Side side,
+                                 std::unique_ptr<StreamSocket> transport,
                                  std::string initial_bytes)
-    : transport_(std::move(transport)) {
+    : side_(side), transport_(std::move(transport)) {
   records_.Append(initial_bytes);
 }
 
 Tls12SocketBase::~Tls12SocketBase() = default;
 
-int Tls12SocketBase::Fail(int error, std::string detail, uint8_t alert) {
+int Tls12SocketBase::Fail(int error, std::string detail,
+                          std::optional<TlsAlert> alert) {
   if (error_detail_.empty()) error_detail_ = std::move(detail);
-  if (alert != 0xff) SendAlertBestEffort(2, alert);
+  if (alert) SendAlert(kAlertLevelFatal, *alert);
+  // Whatever went wrong, the connection is over: nothing more goes out
+  // (RFC 5246 section 7.2.2), and later Reads and Writes see the error.
+  write_closed_ = true;
+  fatal_error_ = error;
   return error;
 }
 
-void Tls12SocketBase::SendAlertBestEffort(uint8_t level, uint8_t description) {
-  // Never beside a pending write (one Write at a time on the transport).
-  if (!transport_ || !transport_->IsConnected() || write_buf_) return;
+int Tls12SocketBase::Fail(const HandshakeFailure& failure) {
+  return Fail(failure.error, failure.detail, failure.alert);
+}
+
+void Tls12SocketBase::SendAlert(uint8_t level, TlsAlert description) {
+  const bool can_send = !write_closed_ && transport_ &&
+                        transport_->IsConnected() &&
+                        // Never beside a pending write (one Write at a time
+                        // on the transport).
+                        !write_buf_;
+  if (level == kAlertLevelFatal) write_closed_ = true;
+  if (!can_send) return;
   const char body[2] = {static_cast<char>(level),
                         static_cast<char>(description)};
+  // Under the write state in force: plaintext until this side's
+  // ChangeCipherSpec, when the peer cannot decrypt anything yet.
   std::string record =
       write_cipher_ ? write_cipher_->Seal(kTlsAlert, absl::string_view(body, 2))
                     : SerializeRecord(kTlsAlert, kRecordVersion,
@@ -37,6 +54,96 @@ void Tls12SocketBase::SendAlertBestEffort(uint8_t level, uint8_t description) {
   // Best effort: one write attempt; the result does not matter.
   auto buf = std::make_shared<IOBuffer>(record);
   transport_->Write(buf, static_cast<int>(record.size()), [buf](int) {});
+}
+
+void Tls12SocketBase::set_randoms(std::string client_random,
+                                  std::string server_random) {
+  client_random_ = std::move(client_random);
+  server_random_ = std::move(server_random);
+}
+
+void Tls12SocketBase::DeriveMasterSecret(absl::string_view premaster,
+                                         bool extended) {
+  master_secret_ =
+      extended ? Tls12ExtendedMasterSecret(premaster, transcript_.Hash())
+               : Tls12MasterSecret(premaster, client_random_, server_random_);
+}
+
+int Tls12SocketBase::InstallPendingKeys() {
+  const Tls12KeyBlock keys =
+      Tls12DeriveKeys(master_secret_, client_random_, server_random_);
+  const bool client = side_ == Side::kClient;
+  absl::StatusOr<std::unique_ptr<RecordCipher>> write = RecordCipher::Create(
+      client ? keys.client_write_key : keys.server_write_key,
+      client ? keys.client_write_iv : keys.server_write_iv);
+  absl::StatusOr<std::unique_ptr<RecordCipher>> read = RecordCipher::Create(
+      client ? keys.server_write_key : keys.client_write_key,
+      client ? keys.server_write_iv : keys.client_write_iv);
+  if (!write.ok() || !read.ok()) {
+    return Fail(ERR_UNEXPECTED, "cannot set up the record keys",
+                kAlertInternalError);
+  }
+  pending_write_cipher_ = std::move(*write);
+  pending_read_cipher_ = std::move(*read);
+  return OK;
+}
+
+std::string Tls12SocketBase::ChangeCipherSpecRecord() {
+  if (!pending_write_cipher_) SNAP_START_NOTREACHED();
+  write_cipher_ = std::move(pending_write_cipher_);
+  return SerializeRecord(kTlsChangeCipherSpec, kRecordVersion, "\x01");
+}
+
+int Tls12SocketBase::ReceiveChangeCipherSpec() {
+  if (!pending_read_cipher_) {
+    return Fail(ERR_SSL_PROTOCOL_ERROR,
+                "ChangeCipherSpec before the key exchange",
+                kAlertUnexpectedMessage);
+  }
+  read_cipher_ = std::move(pending_read_cipher_);
+  return OK;
+}
+
+std::string Tls12SocketBase::OwnFinished() {
+  std::string finished = Tls12FinishedMessage(
+      master_secret_, side_ == Side::kServer, transcript_.Hash());
+  transcript_.Update(finished);
+  return finished;
+}
+
+std::string Tls12SocketBase::ExpectedPeerFinished() const {
+  return Tls12FinishedMessage(master_secret_, side_ == Side::kClient,
+                              transcript_.Hash());
+}
+
+std::string Tls12SocketBase::CcsAndFinished(absl::string_view finished) {
+  std::string out = ChangeCipherSpecRecord();
+  if (!write_cipher_) return out;  // not reached (checked above)
+  out += write_cipher_->Seal(kTlsHandshake, finished);
+  return out;
+}
+
+int Tls12SocketBase::VerifyPeerFinished(const HandshakeMessage& message,
+                                        const std::string* precomputed) {
+  const std::string expected =
+      precomputed ? *precomputed : ExpectedPeerFinished();
+  if (!FinishedMatches(message.raw, expected)) {
+    return Fail(ERR_SSL_PROTOCOL_ERROR,
+                absl::StrCat(side_ == Side::kServer ? "client" : "server",
+                             " Finished does not verify"),
+                kAlertDecryptError);
+  }
+  if (!precomputed) transcript_.Update(message.raw);
+  return OK;
+}
+
+void Tls12SocketBase::ResetHandshakeKeys() {
+  pending_read_cipher_.reset();
+  pending_write_cipher_.reset();
+  read_cipher_.reset();
+  write_cipher_.reset();
+  master_secret_.clear();
+  transcript_.Reset();
 }
 
 int Tls12SocketBase::ReadRecord(TlsRecord* out, bool for_handshake) {
@@ -65,16 +172,20 @@ int Tls12SocketBase::ReadRecord(TlsRecord* out, bool for_handshake) {
           return Fail(ERR_SSL_PROTOCOL_ERROR, "malformed alert",
                       kAlertDecodeError);
         }
+        const uint8_t level = static_cast<uint8_t>(record.fragment[0]);
         const uint8_t description = static_cast<uint8_t>(record.fragment[1]);
         if (description == kAlertCloseNotify) {
           peer_closed_ = true;
           // A clean end of stream; ReadAppData turns it into 0.
           if (!for_handshake) return ERR_CONNECTION_CLOSED;
           return Fail(ERR_SSL_HANDSHAKE_CLOSED,
-                      "peer sent close_notify during the handshake", 0xff);
+                      "peer sent close_notify during the handshake");
         }
+        // Not answered: after the peer's alert nothing more goes out.
         return Fail(ERR_SSL_PEER_ALERT,
-                    absl::StrCat("peer sent fatal alert ", description), 0xff);
+                    absl::StrCat("peer sent ",
+                                 level == kAlertLevelFatal ? "fatal " : "",
+                                 "alert ", description));
       }
       *out = std::move(record);
       return OK;
@@ -82,11 +193,10 @@ int Tls12SocketBase::ReadRecord(TlsRecord* out, bool for_handshake) {
     if (transport_eof_) {
       if (for_handshake) {
         return Fail(ERR_SSL_HANDSHAKE_CLOSED,
-                    "connection closed during the handshake", 0xff);
+                    "connection closed during the handshake");
       }
       if (!records_.empty()) {
-        return Fail(ERR_CONNECTION_CLOSED, "connection closed mid-record",
-                    0xff);
+        return Fail(ERR_CONNECTION_CLOSED, "connection closed mid-record");
       }
       clean_eof_ = true;  // between records; ReadAppData turns it into 0
       return ERR_CONNECTION_CLOSED;
@@ -236,6 +346,7 @@ int Tls12SocketBase::Read(std::shared_ptr<IOBuffer> buf, int len,
 
 int Tls12SocketBase::ReadAppData() {
   while (app_data_.empty()) {
+    if (write_closed_ && fatal_error_ != OK) return fatal_error_;
     if (peer_closed_) return 0;
     TlsRecord record;
     int rv = ReadRecord(&record, /*for_handshake=*/false);
@@ -248,11 +359,9 @@ int Tls12SocketBase::ReadAppData() {
       continue;
     }
     if (record.type == kTlsHandshake) {
-      // No renegotiation and no post-handshake messages in TLS 1.2 here.
-      return Fail(ERR_SSL_PROTOCOL_ERROR,
-                  "handshake message after the handshake (renegotiation is "
-                  "not supported)",
-                  kAlertUnexpectedMessage);
+      rv = OnPostHandshakeRecord(record);
+      if (rv != OK) return rv;
+      continue;
     }
     return Fail(ERR_SSL_PROTOCOL_ERROR, "unexpected record after handshake",
                 kAlertUnexpectedMessage);
@@ -264,9 +373,46 @@ int Tls12SocketBase::ReadAppData() {
   return n;
 }
 
+int Tls12SocketBase::OnPostHandshakeRecord(const TlsRecord& record) {
+  // TLS 1.2 has no post-handshake messages, so a handshake message here
+  // starts a renegotiation, which the core refuses as BoringSSL does
+  // (ssl_do_post_handshake): a server answers any of them with a fatal
+  // no_renegotiation; a client, a HelloRequest with a fatal no_renegotiation
+  // and anything else with decode_error.
+  if (side_ == Side::kServer) {
+    return Fail(ERR_SSL_PROTOCOL_ERROR,
+                "client attempted renegotiation, which the core refuses",
+                kAlertNoRenegotiation);
+  }
+  if (record.fragment.empty()) {
+    return Fail(ERR_SSL_PROTOCOL_ERROR, "empty handshake record",
+                kAlertDecodeError);
+  }
+  handshake_buffer_.Append(record.fragment);
+  absl::StatusOr<std::optional<HandshakeMessage>> message =
+      handshake_buffer_.Next();
+  if (!message.ok()) {
+    return Fail(ERR_SSL_PROTOCOL_ERROR, std::string(message.status().message()),
+                kAlertDecodeError);
+  }
+  if (!message->has_value()) return OK;  // the rest is still to come
+  if ((*message)->type == kHelloRequestType && (*message)->body.empty()) {
+    return Fail(ERR_SSL_PROTOCOL_ERROR,
+                "server requested renegotiation (HelloRequest), which the "
+                "core refuses",
+                kAlertNoRenegotiation);
+  }
+  return Fail(ERR_SSL_PROTOCOL_ERROR,
+              absl::StrCat("handshake message ", (*message)->type,
+                           " after the handshake"),
+              kAlertDecodeError);
+}
+
 int Tls12SocketBase::Write(std::shared_ptr<IOBuffer> buf, int len,
                            CompletionOnceCallback callback) {
   if (!handshake_done_ || !write_cipher_) return ERR_SOCKET_NOT_CONNECTED;
+  if (write_closed_)
+    return fatal_error_ != OK ? fatal_error_ : ERR_CONNECTION_CLOSED;
   if (len <= 0) return ERR_INVALID_ARGUMENT;
   std::string records = write_cipher_->SealAll(
       kTlsApplicationData, absl::string_view(buf->data(), len));
@@ -282,10 +428,12 @@ int Tls12SocketBase::Write(std::shared_ptr<IOBuffer> buf, int len,
 }
 
 void Tls12SocketBase::Disconnect() {
-  if (handshake_done_ && write_cipher_ && transport_ &&
-      transport_->IsConnected()) {
-    SendAlertBestEffort(1, kAlertCloseNotify);
+  // close_notify only on a connection that is still healthy: never after a
+  // fatal alert, sent or received.
+  if (handshake_done_ && write_cipher_) {
+    SendAlert(kAlertLevelWarning, kAlertCloseNotify);
   }
+  write_closed_ = true;
   if (transport_) transport_->Disconnect();
 }
 
@@ -295,7 +443,8 @@ bool Tls12SocketBase::IsConnected() const {
 
 bool Tls12SocketBase::IsConnectedAndIdle() const {
   return handshake_done_ && app_data_.empty() && records_.empty() &&
-         !peer_closed_ && transport_ && transport_->IsConnectedAndIdle();
+         !peer_closed_ && !write_closed_ && transport_ &&
+         transport_->IsConnectedAndIdle();
 }
 
 int Tls12SocketBase::GetPeerAddress(IPEndPoint* address) const {

@@ -7,9 +7,12 @@
 #include "absl/strings/escaping.h"
 #include "gtest/gtest.h"
 #include "net/snap_start/fnv1a64.h"
+#include "net/snap_start/snap_start_flight.h"
 #include "net/snap_start/tls12_crypto.h"
+#include "net/snap_start/tls12_handshake.h"
 #include "net/snap_start/tls12_messages.h"
 #include "net/snap_start/tls12_record.h"
+#include "net/snap_start/tls12_test_util.h"
 
 namespace net {
 namespace {
@@ -71,6 +74,142 @@ TEST(Tls12CryptoTest, KeysAndFinishedAreDeterministicAndDistinct) {
   EXPECT_NE(Tls12FinishedVerifyData(master, true, hash),
             Tls12FinishedVerifyData(master, false, hash));
   EXPECT_EQ(Tls12FinishedVerifyData(master, true, hash).size(), 12u);
+}
+
+TEST(Tls12CryptoTest, ExtendedMasterSecretIsBoundToTheSessionHash) {
+  const std::string premaster = NewPremasterSecret();
+  const std::string hash_a(32, 'a'), hash_b(32, 'b');
+  const std::string ems = Tls12ExtendedMasterSecret(premaster, hash_a);
+  EXPECT_EQ(ems.size(), 48u);
+  // RFC 7627 section 4: PRF(premaster, "extended master secret", hash).
+  EXPECT_EQ(ems, Tls12Prf(premaster, "extended master secret", hash_a, 48));
+  EXPECT_NE(ems, Tls12ExtendedMasterSecret(premaster, hash_b));
+  EXPECT_NE(ems, Tls12MasterSecret(premaster, hash_a.substr(0, 16),
+                                   hash_a.substr(16)));
+}
+
+TEST(Tls12CryptoTest, PremasterCarriesTheOfferedVersion) {
+  const std::string premaster = NewPremasterSecret(0x0304);
+  EXPECT_EQ(premaster[0], 3);
+  EXPECT_EQ(premaster[1], 4);
+}
+
+// The constant-time PKCS #1 v1.5 check: only a well-formed block with the
+// offered version yields its premaster; anything else yields the random one.
+TEST(Tls12CryptoTest, PremasterFromPkcs1Block) {
+  const std::string random(48, 'R');
+  const std::string premaster = NewPremasterSecret(0x0303);
+  const std::string good = Pkcs1Block(256, premaster);
+  EXPECT_EQ(PremasterFromPkcs1Block(good, 0x0303, random), premaster);
+  // The version is the offered one: the same block fails for 0x0304.
+  EXPECT_EQ(PremasterFromPkcs1Block(good, 0x0304, random), random);
+  const size_t separator = 256 - 48 - 1;
+  struct Case {
+    const char* name;
+    size_t at;
+    char value;
+  } cases[] = {{"first byte", 0, 1},
+               {"block type", 1, 1},
+               {"zero at the start of the padding", 2, 0},
+               {"zero inside the padding", 100, 0},
+               {"zero just before the separator", separator - 1, 0},
+               {"no separator", separator, 7},
+               {"version major", separator + 1, 2},
+               {"version minor", separator + 2, 1}};
+  for (const Case& c : cases) {
+    std::string bad = good;
+    bad[c.at] = c.value;
+    EXPECT_EQ(PremasterFromPkcs1Block(bad, 0x0303, random), random) << c.name;
+  }
+  EXPECT_EQ(
+      PremasterFromPkcs1Block(Pkcs1Block(256, premaster + "x"), 0x0303, random),
+      random);
+  // A block too short to hold a premaster.
+  EXPECT_EQ(PremasterFromPkcs1Block(good.substr(0, 58), 0x0303, random),
+            random);
+}
+
+// The server builds its flight and the client predicts it with the same
+// code: a prediction from the server's own ServerHello matches it byte for
+// byte, in both forms.
+TEST(SnapStartFlightTest, PredictionMatchesTheServersFlight) {
+  ServerHello hello;
+  hello.version = kTls12Version;
+  hello.random = std::string(32, 's');
+  hello.cipher_suite = kTlsRsaWithAes128GcmSha256;
+  hello.has_extensions = true;
+  hello.extensions = {{kRenegotiationInfoExtension, std::string(1, '\0')},
+                      {kExtendedMasterSecretExtension, ""},
+                      {kSessionTicketExtension, ""},
+                      {kSnapStartExtension, std::string(10, 'o')}};
+  const std::vector<std::string> chain = {"leaf", "intermediate"};
+  const std::string suggested(32, 'g');
+  auto full = PredictServerHello(SerializeServerHello(hello), suggested, "",
+                                 /*resuming=*/false);
+  ASSERT_TRUE(full.ok());
+  ServerHello server = hello;
+  server.random = suggested;
+  EXPECT_EQ(BuildServerFlight(*full, &chain).Messages(),
+            BuildServerFlight(server, &chain).Messages());
+  EXPECT_EQ(BuildServerFlight(*full, &chain).Hash(),
+            BuildServerFlight(server, &chain).Hash());
+  const ServerFlight flight = BuildServerFlight(server, &chain);
+  Fnv1a64 fnv;
+  fnv.Update(flight.Messages());
+  EXPECT_EQ(flight.Hash(), fnv.Digest());
+  EXPECT_EQ(flight.server_hello_done, std::string("\x0e\x00\x00\x00", 4));
+
+  // The ticket form: no session_ticket, the session ID echoed, no
+  // Certificate or ServerHelloDone.
+  auto resumed = PredictServerHello(SerializeServerHello(hello), suggested,
+                                    std::string(32, 'i'), /*resuming=*/true);
+  ASSERT_TRUE(resumed.ok());
+  EXPECT_EQ(resumed->FindExtension(kSessionTicketExtension), nullptr);
+  EXPECT_NE(resumed->FindExtension(kExtendedMasterSecretExtension), nullptr);
+  EXPECT_EQ(resumed->session_id, std::string(32, 'i'));
+  EXPECT_TRUE(BuildServerFlight(*resumed, nullptr).certificate.empty());
+  EXPECT_FALSE(PredictServerHello("junk", suggested, "", false).ok());
+}
+
+TEST(SnapStartFlightTest, OutcomeNamesAreTheTraceStrings) {
+  EXPECT_STREQ(SnapStartOutcomeToString(SnapStartOutcome::kNone), "");
+  EXPECT_STREQ(SnapStartOutcomeToString(SnapStartOutcome::kLearned), "learned");
+  EXPECT_STREQ(SnapStartOutcomeToString(SnapStartOutcome::kAttempted),
+               "attempted");
+  EXPECT_STREQ(SnapStartOutcomeToString(SnapStartOutcome::kAccepted),
+               "accepted");
+  EXPECT_STREQ(SnapStartOutcomeToString(SnapStartOutcome::kRecovered),
+               "recovered");
+  EXPECT_STREQ(SnapStartOutcomeToString(SnapStartOutcome::kRejected),
+               "rejected");
+}
+
+TEST(HandshakeChecksTest, ServerHelloExtensions) {
+  const ClientHello offered = NewClientHello(
+      "www.example.test", std::string(32, 'c'), "", std::string());
+  ServerHello hello;
+  hello.version = kTls12Version;
+  hello.random = std::string(32, 's');
+  hello.cipher_suite = kTlsRsaWithAes128GcmSha256;
+  hello.has_extensions = true;
+  EXPECT_FALSE(CheckServerHello(hello, offered).has_value());
+  auto alert_for = [&](uint16_t type, std::string body) {
+    ServerHello h = hello;
+    h.extensions = {{type, std::move(body)}};
+    auto failure = CheckServerHello(h, offered);
+    return failure ? static_cast<int>(failure->alert) : -1;
+  };
+  EXPECT_EQ(alert_for(kExtendedMasterSecretExtension, ""), -1);
+  EXPECT_EQ(alert_for(kExtendedMasterSecretExtension, "x"), kAlertDecodeError);
+  EXPECT_EQ(alert_for(kRenegotiationInfoExtension, std::string(1, '\0')), -1);
+  EXPECT_EQ(alert_for(kRenegotiationInfoExtension, "\x01x"),
+            kAlertHandshakeFailure);
+  EXPECT_EQ(alert_for(kRenegotiationInfoExtension, "\x05"), kAlertDecodeError);
+  EXPECT_EQ(alert_for(kSessionTicketExtension, "x"), kAlertDecodeError);
+  EXPECT_EQ(alert_for(kSnapStartExtension, "x"), kAlertUnsupportedExtension);
+  EXPECT_EQ(alert_for(0x1234, ""), kAlertUnsupportedExtension);
+  EXPECT_EQ(alert_for(kSignatureAlgorithmsExtension, ""),
+            kAlertUnsupportedExtension);
 }
 
 TEST(TranscriptTest, HashDoesNotDisturb) {

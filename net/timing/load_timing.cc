@@ -1,6 +1,8 @@
 #include "net/timing/load_timing.h"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -74,6 +76,30 @@ std::string JsonEscape(const std::string& s) {
   return out;
 }
 
+// ",\"bundle\":{...}": cert.bundle, times from the prefetch trigger.
+static void AppendCertBundle(const LoadTiming& t, std::string* json) {
+  const CertBundleTrace& b = t.cert_bundle;
+  auto since_trigger = [&](TimeTicks v) {
+    return v.is_null() || b.started.is_null() ? std::string("null")
+                                              : Ms(v - b.started);
+  };
+  absl::StrAppend(json, ",\"bundle\":{\"used\":", b.used ? "true" : "false",
+                  ",\"source\":\"", b.source, "\",\"via\":\"",
+                  JsonEscape(b.via), "\",\"bytes\":", b.bytes,
+                  ",\"fromCache\":", b.from_cache ? "true" : "false",
+                  ",\"prevalidated\":", b.prevalidated ? "true" : "false",
+                  ",\"fetchMs\":", since_trigger(b.received),
+                  ",\"readyMs\":", since_trigger(b.ready),
+                  ",\"ageMs\":", Ms(b.age), ",\"rejected\":[");
+  for (size_t i = 0; i < b.rejected.size(); ++i)
+    absl::StrAppend(json, i ? "," : "", "\"", JsonEscape(b.rejected[i]), "\"");
+  *json += "]";
+  if (!b.not_used_because.empty())
+    absl::StrAppend(json, ",\"notUsedBecause\":\"",
+                    JsonEscape(b.not_used_because), "\"");
+  *json += "}";
+}
+
 std::string LoadTimingToJson(const LoadTiming& t) {
   std::string json = "{";
   absl::StrAppend(&json, "\"name\":\"", JsonEscape(t.url), "\"");
@@ -123,14 +149,17 @@ std::string LoadTimingToJson(const LoadTiming& t) {
     }
     json += "}";
     const CertVerifyResult& v = s.cert_verify;
-    absl::StrAppend(
-        &json, ",\"cert\":{\"source\":\"", s.resumed ? "session" : "handshake",
-        "\",\"verifyResult\":\"", ErrorToShortString(v.error),
-        "\",\"verifyMs\":", Ms(v.verify_duration),
-        ",\"revocation\":{\"source\":\"",
-        RevocationSourceToString(v.revocation_source), "\",\"outcome\":\"",
-        RevocationOutcomeToString(v.revocation_outcome),
-        "\",\"ms\":", Ms(v.revocation_duration), ",\"checks\":[");
+    absl::StrAppend(&json, ",\"cert\":{\"source\":\"",
+                    t.cert_bundle.used ? "prefetch"
+                    : s.resumed        ? "session"
+                                       : "handshake",
+                    "\",\"verifyResult\":\"", ErrorToShortString(v.error),
+                    "\",\"verifyMs\":", Ms(v.verify_duration),
+                    ",\"revocation\":{\"source\":\"",
+                    RevocationSourceToString(v.revocation_source),
+                    "\",\"outcome\":\"",
+                    RevocationOutcomeToString(v.revocation_outcome),
+                    "\",\"ms\":", Ms(v.revocation_duration), ",\"checks\":[");
     bool first_check = true;
     for (const RevocationCheck& c : v.revocation_checks) {
       absl::StrAppend(&json, first_check ? "" : ",", "{\"depth\":", c.depth,
@@ -146,7 +175,9 @@ std::string LoadTimingToJson(const LoadTiming& t) {
       json += "}";
       first_check = false;
     }
-    json += "]}}";
+    json += "]}";
+    if (t.cert_bundle.present) AppendCertBundle(t, &json);
+    json += "}";
   }
   json += "}";
   return json;
@@ -159,6 +190,10 @@ std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings) {
   for (const LoadTiming& t : timings) {
     if (!t.start.is_null() && (origin.is_null() || t.start < origin))
       origin = t.start;
+    // A prefetch job started before the requests that used it.
+    const TimeTicks job =
+        t.cert_bundle.present ? t.cert_bundle.started : TimeTicks();
+    if (!job.is_null() && job < origin) origin = job;
   }
   std::string out = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[";
   bool first = true;
@@ -173,6 +208,29 @@ std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings) {
                     ",\"dur\":", (end - begin) / absl::Microseconds(1),
                     ",\"args\":{", args, "}}");
   };
+  // The prefetch track (tid 0): each bundle job once, however many
+  // requests used it.
+  std::set<std::pair<std::string, int64_t>> jobs_seen;
+  for (const LoadTiming& t : timings) {
+    const CertBundleTrace& b = t.cert_bundle;
+    if (!b.present || b.started.is_null()) continue;
+    if (!jobs_seen.insert({b.via, (b.started - origin) / absl::Microseconds(1)})
+             .second)
+      continue;
+    if (jobs_seen.size() == 1) {
+      if (!first) out += ",";
+      first = false;
+      out +=
+          "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"
+          "\"args\":{\"name\":\"prefetch (bundles, prevalidation)\"}}";
+    }
+    event(0, "bundle_fetch", b.started, b.received,
+          absl::StrCat("\"source\":\"", b.source, "\",\"via\":\"",
+                       JsonEscape(b.via), "\",\"bytes\":", b.bytes,
+                       ",\"fromCache\":", b.from_cache ? "true" : "false"));
+    event(0, b.prevalidated ? "prevalidation" : "verification", b.received,
+          b.ready, "");
+  }
   int tid = 0;
   for (const LoadTiming& t : timings) {
     ++tid;

@@ -13,10 +13,36 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "net/base/tick_clock.h"
 #include "net/ssl/ssl_config.h"
 
 namespace net {
+
+// CertBundleTrace: what certificate-bundle prefetching (prefetch/) did for
+// the request's host. Filled by the connection layer's observer
+// (net/context) after the TLS handshake.
+struct CertBundleTrace {
+  // The host was prefetched (a bundle job ran for host:port).
+  bool present = false;
+  // The handshake used the bundle: the server's leaf is the bundle's and the
+  // verification answer was the prevalidated one, or Snap Start predicted
+  // from it. Then the trace's cert.source is "prefetch".
+  bool used = false;
+  std::string source;  // dns, well-known, cdn, truncated; "" if none usable
+  std::string via;     // the record or URL
+  int64_t bytes = 0;   // of the carrier
+  bool from_cache = false;
+  bool prevalidated = false;
+  TimeTicks started;   // the prefetch trigger
+  TimeTicks received;  // the bundle arrived
+  TimeTicks ready;     // verified and prevalidated (or given up)
+  absl::Duration age = absl::ZeroDuration();  // at use
+  // Why each rejected bundle or failed source was not used, in order; and
+  // why a ready bundle did not serve this connection.
+  std::vector<std::string> rejected;
+  std::string not_used_because;
+};
 
 struct LoadTiming {
   // W3C Resource Timing points.
@@ -45,6 +71,7 @@ struct LoadTiming {
   bool socket_reused = false;
   bool https = false;
   SSLInfo ssl;
+  CertBundleTrace cert_bundle;
   int64_t body_bytes = 0;
   int64_t header_bytes = 0;
 };
@@ -57,7 +84,9 @@ struct LoadTiming {
 std::string LoadTimingToJson(const LoadTiming& timing);
 
 // ToTraceEvents returns a Chrome trace-event JSON document (the object form,
-// {"traceEvents": [...]}) with one track per request and a complete ("X")
+// {"traceEvents": [...]}) with one track per request (and one "prefetch"
+// track for the certificate-bundle jobs the requests used: bundle fetch,
+// then prevalidation) and a complete ("X")
 // event per phase; Perfetto and chrome://tracing open it.
 std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings);
 

@@ -107,6 +107,44 @@ TEST(LoadTimingTest, TraceEventsAreCompleteEvents) {
       << json;
 }
 
+TEST(LoadTimingTest, PrefetchedBundleIsTheCertificateSource) {
+  LoadTiming t = HttpsTiming();
+  EXPECT_NE(LoadTimingToJson(t).find("\"cert\":{\"source\":\"handshake\""),
+            std::string::npos);
+  EXPECT_EQ(LoadTimingToJson(t).find("\"bundle\""), std::string::npos);
+  t.cert_bundle.present = true;
+  t.cert_bundle.used = true;
+  t.cert_bundle.source = "cdn";
+  t.cert_bundle.via = "http://cdn1.example.test/b/www.example.test.crt";
+  t.cert_bundle.bytes = 1528;
+  t.cert_bundle.prevalidated = true;
+  t.cert_bundle.started = At(-500);
+  t.cert_bundle.received = At(-450);
+  t.cert_bundle.ready = At(-150);
+  t.cert_bundle.age = absl::Milliseconds(500);
+  t.cert_bundle.rejected = {
+      "dns: TXT _certbundle.www.example.test: no \"v=cb1\""};
+  std::string json = LoadTimingToJson(t);
+  EXPECT_NE(json.find("\"cert\":{\"source\":\"prefetch\""), std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"bundle\":{\"used\":true,\"source\":\"cdn\""),
+            std::string::npos)
+      << json;
+  EXPECT_NE(
+      json.find("\"fetchMs\":50.000,\"readyMs\":350.000,\"ageMs\":500.000"),
+      std::string::npos)
+      << json;
+  EXPECT_NE(json.find("no \\\"v=cb1\\\""), std::string::npos) << json;
+  // The job appears once on the prefetch track, however many requests.
+  std::string events = LoadTimingsToTraceEvents({t, t});
+  size_t first = events.find("\"bundle_fetch\"");
+  ASSERT_NE(first, std::string::npos) << events;
+  EXPECT_EQ(events.find("\"bundle_fetch\"", first + 1), std::string::npos);
+  EXPECT_NE(events.find("\"prevalidation\""), std::string::npos);
+  EXPECT_NE(events.find("prefetch (bundles, prevalidation)"),
+            std::string::npos);
+}
+
 TEST(LoadTimingTest, EscapesStrings) {
   EXPECT_EQ(JsonEscape("a\"b\\c\n\x01"), "a\\\"b\\\\c\\n\\u0001");
 }

@@ -25,6 +25,8 @@
 #include "net/context/network_context.h"
 #include "net/snap_start/snap_start_probe.h"
 #include "net/timing/load_timing.h"
+#include "prefetch/bundle_source.h"
+#include "prefetch/cert_prefetcher.h"
 #include "tools/fetch/fetch_options.h"
 #include "tools/netem/connect_delay_socket_factory.h"
 
@@ -180,6 +182,10 @@ class FetchRunner {
     }
     if (out_ && fclose(out_) != 0 && exit_code == 0) exit_code = 23;
     out_ = nullptr;
+    // Work the visits started off the critical path (learning a Snap Start
+    // orbit) finishes before the profile is saved.
+    context_->WhenIdle([this] { loop_.Quit(); });
+    loop_.Run();
     Wait(context_->FlushObcs(QuitCallback()));
     absl::Status saved = context_->SaveProfile();
     if (!saved.ok()) {
@@ -247,7 +253,7 @@ class FetchRunner {
       return absl::InvalidArgumentError(
           absl::StrCat("--revocation: unknown mode ", options_.revocation));
     params.revocation = *mode;
-    params.revocation_url_rewrites = options_.url_rewrites;
+    params.url_rewrites = options_.url_rewrites;
     if (options_.obc != "off") {
       std::optional<KeyAlgorithm> algorithm = ParseKeyAlgorithm(options_.obc);
       std::optional<ScopeMode> scope = ParseScopeMode(options_.obc_scope);
@@ -261,7 +267,24 @@ class FetchRunner {
       params.obc_scope = *scope;
       params.obc_pool_depth = options_.obc_pool;
     }
+    if (!options_.bundle_sources.empty()) {
+      absl::StatusOr<std::vector<BundleSourceType>> sources =
+          ParseBundleSourceList(options_.bundle_sources);
+      if (!sources.ok())
+        return absl::InvalidArgumentError(
+            absl::StrCat("--bundle-sources: ", sources.status().message()));
+      params.bundle_sources = *sources;
+    }
+    params.bundle_cdns = options_.bundle_cdns;
+    params.bundle_prevalidate = options_.bundle_prevalidation;
+    params.prefetch_ports = options_.prefetch_ports;
+    for (const Url& url : urls_) {
+      if (url.SchemeIsCryptographic())
+        params.prefetch_ports.emplace(url.host(), url.port());
+    }
     params.snap_start = options_.snap_start;
+    params.snap_start_learn_in_handshake =
+        options_.snap_start_learn_in_handshake;
     params.profile_dir = options_.profile_dir;
     params.private_profile = options_.private_profile;
     params.cookies = options_.cookies;
@@ -356,6 +379,27 @@ class FetchRunner {
                 << "\n";
     context_->Prefetch(hosts, [this] { loop_.Quit(); });
     loop_.Run();
+    if (options_.verbose && context_->cert_prefetcher()) {
+      for (const std::string& host : hosts) {
+        const auto& ports = context_->params().prefetch_ports;
+        auto port = ports.find(host);
+        const PrefetchRecord* record = context_->cert_prefetcher()->Record(
+            host, port != ports.end() ? port->second : 443);
+        if (!record) continue;
+        std::cerr << "* bundle for " << record->host << ":" << record->port
+                  << ": "
+                  << (record->state == PrefetchRecord::State::kReady
+                          ? absl::StrCat(
+                                BundleSourceTypeToString(
+                                    record->fetched.source),
+                                " ", record->fetched.via,
+                                record->prevalidated ? ", prevalidated" : "")
+                          : std::string("none usable"))
+                  << "\n";
+        for (const std::string& why : record->rejected)
+          std::cerr << "*   rejected: " << why << "\n";
+      }
+    }
   }
 
   bool KeepsTraces() const {

@@ -3,6 +3,7 @@
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -39,7 +40,22 @@ const char kFetchUsage[] = R"(usage: fetch [flags] URL...
   --no-world-dns          with --world, use its static addresses instead of its DNS server
   --no-edns               plain DNS (512-byte UDP answers, TCP on truncation)
   --dns-timeout SEC       per-attempt DNS timeout (default 2)
-  --prefetch HOST,...     resolve these hosts first (then fetch)
+  --prefetch HOST[:PORT],...
+                          resolve these hosts first (then fetch); with --bundle-sources
+                          also fetch, verify and prevalidate their certificate bundles
+                          (for PORT, else the URL's or the world's https port, else 443)
+  --bundle-sources LIST   certificate-bundle prefetching, sources tried in this order:
+                          dns (TXT _certbundle.HOST), well-known (http://HOST/.well-known/
+                          cert-bundle), cdn (BASE/HOST.crt from every --bundle-cdn at
+                          once), truncated (a handshake stopped before authentication).
+                          Off by default. A bundle that does not verify for its host is
+                          dropped (the trace's cert.bundle.rejected says why) and the
+                          normal handshake runs; with --snap-start a bundle with an orbit
+                          makes the first visit a Snap Start
+  --bundle-cdn URL        a CDN base URL for the cdn source (repeatable; default: the
+                          world's)
+  --no-bundle-prevalidation
+                          prefetch bundles but verify them on the critical path
   --prefetch-links        after fetching a page, prefetch the hosts it links to
   --profile DIR           keep this profile's state in DIR: host history (its top hosts are
                           prefetched at startup), revocation cache, origin-bound
@@ -59,11 +75,17 @@ const char kFetchUsage[] = R"(usage: fetch [flags] URL...
                           rsa1024/rsa2048); 0 = none, each new scope waits for its key to be
                           generated (what browsers did before key pools)
   --snap-start            TLS Snap Start (TLS 1.2, static RSA, AES-128-GCM, no forward
-                          secrecy): with a server's orbit known (learned by an earlier
-                          handshake, kept in DIR/snap_start with --profile) the request
-                          travels inside the ClientHello; otherwise the handshake learns
-                          the orbit. The trace's tls.snapStart says learned / accepted /
-                          recovered / rejected
+                          secrecy) with servers whose orbit is known — from a prefetched,
+                          verified bundle (--bundle-sources) or learned before (kept in
+                          DIR/snap_start with --profile): the request travels inside the
+                          ClientHello. Other servers get the normal handshake (TLS 1.3,
+                          or 1.2 with False Start) and their orbit is learned afterwards
+                          by a truncated handshake, off the critical path. The trace's
+                          tls.snapStart says accepted / recovered / rejected
+  --snap-start-learn handshake|probe
+                          handshake: every https connection uses the TLS 1.2 core and
+                          learns the orbit in-band (tls.snapStart "learned"; slower, for
+                          testing the core); probe (default): as above
   --snap-start-probe      instead of fetching, run a truncated TLS 1.2 handshake to each
                           URL's server and print its certificate chain length, cipher
                           suite and Snap Start orbit as JSON (unverified)
@@ -137,6 +159,14 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
       world.dns_server = server->second.string_value();
   }
   world.default_url = string_field("default_url");
+  auto cdns = fields.find("bundle_cdns");
+  if (cdns != fields.end() &&
+      cdns->second.kind_case() == google::protobuf::Value::kListValue) {
+    for (const auto& v : cdns->second.list_value().values()) {
+      if (v.kind_case() == google::protobuf::Value::kStringValue)
+        world.bundle_cdns.push_back(v.string_value());
+    }
+  }
   auto it = fields.find("resolve");
   if (it != fields.end() &&
       it->second.kind_case() == google::protobuf::Value::kListValue) {
@@ -165,6 +195,9 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
                    ? i->second.string_value()
                    : std::string();
       };
+      if (str("scheme") == "https" && !str("host").empty() && num("port") > 0)
+        world.https_ports.emplace(str("host"),
+                                  static_cast<uint16_t>(num("port")));
       if (num("rtt_ms") > 0 && !str("address").empty() && num("port") > 0) {
         world.links.push_back(WorldLink{
             str("address"), static_cast<uint16_t>(num("port")), num("rtt_ms")});
@@ -298,8 +331,40 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
     } else if (flag == "--prefetch") {
       auto v = value();
       if (!v.ok()) return v.status();
-      for (absl::string_view host : absl::StrSplit(*v, ',', absl::SkipEmpty()))
-        o.prefetch_hosts.emplace_back(host);
+      for (absl::string_view entry :
+           absl::StrSplit(*v, ',', absl::SkipEmpty())) {
+        std::vector<absl::string_view> parts = absl::StrSplit(entry, ':');
+        if (parts.size() > 2 || parts[0].empty())
+          return FlagError(
+              flag, absl::StrCat("bad host '", entry, "' (HOST or HOST:PORT)"));
+        o.prefetch_hosts.emplace_back(parts[0]);
+        if (parts.size() == 2) {
+          int port;
+          if (!absl::SimpleAtoi(parts[1], &port) || port < 1 || port > 65535)
+            return FlagError(flag, absl::StrCat("bad port in '", entry, "'"));
+          o.prefetch_ports[std::string(parts[0])] = port;
+        }
+      }
+    } else if (flag == "--bundle-sources") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.bundle_sources = *v;
+    } else if (flag == "--bundle-cdn") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (!absl::StartsWith(*v, "http://"))
+        return FlagError(flag,
+                         "CDN base URLs are http:// (bundles are "
+                         "verified on their own)");
+      o.bundle_cdns.push_back(*v);
+    } else if (flag == "--snap-start-learn") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (*v != "handshake" && *v != "probe")
+        return FlagError(flag, "expected handshake or probe");
+      o.snap_start_learn_in_handshake = *v == "handshake";
+    } else if (flag == "--no-bundle-prevalidation") {
+      o.bundle_prevalidation = false;
     } else if (flag == "--prefetch-links") {
       o.prefetch_links = true;
     } else if (flag == "--revocation") {
@@ -385,6 +450,9 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
     if (o.urls.empty() && !world->default_url.empty())
       o.urls.push_back(world->default_url);
     for (const WorldLink& link : world->links) o.links.push_back(link);
+    if (o.bundle_cdns.empty()) o.bundle_cdns = world->bundle_cdns;
+    for (const auto& [host, port] : world->https_ports)
+      o.prefetch_ports.emplace(host, port);  // explicit ports win
   }
   if (o.urls.empty()) return absl::InvalidArgumentError("no URL given");
   return o;

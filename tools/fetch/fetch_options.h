@@ -50,11 +50,19 @@ struct FetchOptions {
   bool use_world_dns = true;
   bool edns = true;
   absl::Duration dns_timeout = absl::Seconds(2);
-  std::vector<std::string> prefetch_hosts;  // --prefetch
-  bool prefetch_links = false;              // --prefetch-links
-  std::string profile_dir;                  // --profile
-  bool private_profile = false;             // --private: nothing touches disk
-  std::string revocation = "soft";          // --revocation off|soft|hard
+  std::vector<std::string> prefetch_hosts;  // --prefetch HOST[:PORT]
+  // The port each prefetched host's bundle is fetched for: --prefetch
+  // HOST:PORT, then the URLs' https ports, then the world's origins.
+  std::map<std::string, uint16_t> prefetch_ports;
+  // Certificate-bundle prefetching: --bundle-sources (empty = off), its
+  // CDNs (--bundle-cdn, else the world's), --no-bundle-prevalidation.
+  std::string bundle_sources;
+  std::vector<std::string> bundle_cdns;
+  bool bundle_prevalidation = true;
+  bool prefetch_links = false;      // --prefetch-links
+  std::string profile_dir;          // --profile
+  bool private_profile = false;     // --private: nothing touches disk
+  std::string revocation = "soft";  // --revocation off|soft|hard
   std::vector<std::string> prevalidate_hosts;  // --prevalidate HOST,...
   std::map<std::string, std::string> url_rewrites;
   // Origin-bound certificates: off, ecdsa, rsa1024, rsa2048; scope mode.
@@ -71,6 +79,10 @@ struct FetchOptions {
   // information learned persists in <profile>/snap_start (memory only with
   // --private or without --profile).
   bool snap_start = false;
+  // --snap-start-learn handshake: learn orbits in-band (every https
+  // connection through the TLS 1.2 core) instead of by a truncated
+  // handshake after the visit.
+  bool snap_start_learn_in_handshake = false;
   // --snap-start-probe: a truncated handshake to each URL's server instead
   // of a fetch; prints what it learned as JSON.
   bool snap_start_probe = false;
@@ -101,6 +113,9 @@ struct WorldFile {
   std::vector<WorldLink> links;
   std::vector<std::string> resolve;
   std::string default_url;
+  // Certificate-bundle CDNs, and each https origin's host -> port.
+  std::vector<std::string> bundle_cdns;
+  std::map<std::string, uint16_t> https_ports;
 };
 [[nodiscard]] absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path);
 
