@@ -3,6 +3,9 @@
 #include <openssl/err.h>
 #include <openssl/mem.h>
 #include <openssl/x509v3.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 #include "cert/x509_util.h"
@@ -163,10 +166,25 @@ absl::StatusOr<std::unique_ptr<BasicCertVerifier>> BasicCertVerifier::Create(
     }
   }
   if (use_system_store) {
-    if (!X509_STORE_load_locations(verifier->store_.get(), nullptr,
-                                   "/etc/ssl/certs")) {
+    // As OpenSSL-based tools do: SSL_CERT_FILE and SSL_CERT_DIR replace the
+    // distribution's bundle (Debian's ca-certificates) and hashed directory.
+    const char* env_file = getenv("SSL_CERT_FILE");
+    const char* env_dir = getenv("SSL_CERT_DIR");
+    std::string file =
+        env_file && *env_file ? env_file : "/etc/ssl/certs/ca-certificates.crt";
+    std::string dir = env_dir && *env_dir ? env_dir : "/etc/ssl/certs";
+    const bool have_file = access(file.c_str(), R_OK) == 0;
+    const bool have_dir = access(dir.c_str(), R_OK | X_OK) == 0;
+    if (!have_file && !have_dir)
+      return absl::NotFoundError(absl::StrCat(
+          "no system trust store: neither ", file, " nor ", dir,
+          " is readable (install ca-certificates, or set SSL_CERT_FILE)"));
+    if (!X509_STORE_load_locations(verifier->store_.get(),
+                                   have_file ? file.c_str() : nullptr,
+                                   have_dir ? dir.c_str() : nullptr)) {
       ERR_clear_error();
-      return absl::NotFoundError("cannot load /etc/ssl/certs");
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot load the system trust store from ", have_file ? file : dir));
     }
     ++verifier->anchor_count_;
   }

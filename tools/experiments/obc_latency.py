@@ -207,7 +207,8 @@ def run_fetch(args, server, warmup, tls, name, algorithm, pool, visit, profile):
         argv += ["--obc-warm"] if pool == "warm" else ["--obc-pool", "0"]
     want_lines = 1
     if not args.no_warmup_request:
-        argv.append("https://localhost:%d/" % warmup.port)
+        # One -o per URL, as curl.
+        argv += ["-o", "/dev/null", "https://localhost:%d/" % warmup.port]
         want_lines = 2
     argv.append("https://%s:%d/" % (HOST, server.port))
     cmd = " ".join(argv)

@@ -8,14 +8,18 @@
 // prints the trace if asked.
 
 #include <signal.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
@@ -67,6 +71,8 @@ int ExitCodeForError(int error) {
       return 28;
     case ERR_EMPTY_RESPONSE:
       return 52;
+    case ERR_TOO_MANY_REDIRECTS:
+      return 47;
     case ERR_FILE_TOO_BIG:
       return kExitFileTooBig;
     default:
@@ -83,16 +89,33 @@ int ExitCodeForError(int error) {
   return 1;
 }
 
-// One transaction and what the run keeps of it.
+// One transfer (a URL, its redirects followed) and what the run keeps of it.
 struct Fetch {
   size_t url_index = 0;
+  // The current hop.
+  Url url;
+  std::string method;
+  std::string upload_body;
   std::unique_ptr<HttpNetworkTransaction> transaction;
+  // Earlier hops: their timings (the trace has one entry per hop) and
+  // transactions (kept until the round ends: a parser may hold the socket
+  // it is returning to the idle pool).
+  std::vector<LoadTiming> hops;
+  std::vector<std::unique_ptr<HttpNetworkTransaction>> finished;
+  int redirects = 0;
+  // The current hop is a redirect being drained; where it points.
+  std::optional<Url> next_url;
+  // The final response's Location when it was not followed.
+  std::string redirect_url;
   std::shared_ptr<IOBuffer> buf;
-  // This fetch streams its body to the output (one per URL).
+  // This transfer streams its body to the output (one per URL).
   bool printing = false;
   // The start of the body, kept only for --prefetch-links.
   std::string link_body;
   int64_t body_bytes = 0;
+  int64_t content_length = -1;
+  TimeTicks body_start;
+  TimeTicks progress_drawn;
   int result = ERR_IO_PENDING;
   LoadTiming timing;
   std::string error_detail;
@@ -103,6 +126,9 @@ struct Fetch {
 class FetchRunner {
  public:
   explicit FetchRunner(const FetchOptions& options) : options_(options) {}
+
+  // Compare mode: also hand each transfer's final trace entry to |sink|.
+  void set_completed_sink(std::vector<LoadTiming>* sink) { completed_ = sink; }
 
   int Run() {
     bool needs_verifier = false;
@@ -138,13 +164,7 @@ class FetchRunner {
     if (options_.obc_warm) Wait(context_->WaitForObcKeys(QuitCallback()));
     if (options_.snap_start_probe) return RunSnapStartProbes();
 
-    if (!options_.output_file.empty()) {
-      out_ = fopen(options_.output_file.c_str(), "wb");
-      if (!out_) {
-        std::cerr << "fetch: cannot write " << options_.output_file << "\n";
-        return 23;
-      }
-    }
+    if (!OpenOutputs()) return 23;
 
     // Startup list (the profile's most visited hosts), then explicit hosts.
     std::vector<std::string> startup = context_->StartupHosts(kStartupHosts);
@@ -170,8 +190,14 @@ class FetchRunner {
         for (Fetch& fetch : current_) {
           int code = Report(fetch, round);
           if (exit_code == 0) exit_code = code;
-          if (KeepsTraces()) all_timings_.push_back(std::move(fetch.timing));
-          if (fetch.result >= 0) context_->RecordVisit(urls_[u].host());
+          if (!options_.write_out.empty()) WriteOut(fetch);
+          if (completed_) completed_->push_back(fetch.timing);
+          if (KeepsTraces()) {
+            for (LoadTiming& hop : fetch.hops)
+              all_timings_.push_back(std::move(hop));
+            all_timings_.push_back(std::move(fetch.timing));
+          }
+          if (fetch.result >= 0) context_->RecordVisit(fetch.url.host());
         }
         if (options_.prefetch_links && round == 0 && current_[0].result >= 0) {
           RunPrefetch(ExtractLinkHosts(current_[0].link_body, urls_[u]),
@@ -180,8 +206,10 @@ class FetchRunner {
         current_.clear();
       }
     }
-    if (out_ && fclose(out_) != 0 && exit_code == 0) exit_code = 23;
-    out_ = nullptr;
+    for (FILE*& out : outs_) {
+      if (out && fclose(out) != 0 && exit_code == 0) exit_code = 23;
+      out = nullptr;
+    }
     // Work the visits started off the critical path (learning a Snap Start
     // orbit) finishes before the profile is saved.
     context_->WhenIdle([this] { loop_.Quit(); });
@@ -407,23 +435,92 @@ class FetchRunner {
            !options_.trace_events_file.empty();
   }
 
+  // -o FILE per URL, or -O (the last segment of the URL's path), else
+  // stdout (null).
+  bool OpenOutputs() {
+    outs_.assign(urls_.size(), nullptr);
+    for (size_t u = 0; u < urls_.size(); ++u) {
+      std::string name;
+      if (u < options_.output_files.size()) {
+        name = options_.output_files[u];
+      } else if (options_.remote_name) {
+        std::string path = urls_[u].PathForRequest();
+        path = path.substr(0, path.find('?'));
+        name = path.substr(path.rfind('/') + 1);
+        if (name.empty()) {
+          Error(absl::StrCat(urls_[u].spec(),
+                             ": -O: the URL names no file (its path ends "
+                             "in '/')"));
+          return false;
+        }
+      }
+      if (name.empty() || name == "-") continue;
+      outs_[u] = fopen(name.c_str(), "wb");
+      if (!outs_[u]) {
+        Error(absl::StrCat("cannot write ", name));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Error messages go to stderr unless -s (and not -S).
+  void Error(const std::string& message) {
+    if (options_.silent && !options_.show_error) return;
+    std::cerr << "fetch: " << message << "\n";
+  }
+
   void RunParallel(size_t url_index, bool keep_links) {
     pending_ = options_.parallel;
     current_.resize(options_.parallel);
+    keep_links_ = keep_links;
     for (Fetch& fetch : current_) {
       fetch.url_index = url_index;
-      fetch.transaction = context_->CreateTransaction();
-      keep_links_ = keep_links;
-      HttpRequestInfo request;
-      request.url = urls_[url_index];
-      request.method = options_.head ? "HEAD" : "GET";
-      request.extra_headers = options_.headers;
-      Fetch* f = &fetch;
-      int rv = fetch.transaction->Start(
-          request, [this, f](int rv) { OnStarted(f, rv); });
-      if (rv != ERR_IO_PENDING) OnStarted(f, rv);
+      fetch.url = urls_[url_index];
+      fetch.method = !options_.method.empty() ? options_.method
+                     : options_.head          ? "HEAD"
+                     : options_.data          ? "POST"
+                                              : "GET";
+      if (options_.data) fetch.upload_body = *options_.data;
+      StartHop(&fetch);
     }
     if (pending_ > 0) loop_.Run();
+  }
+
+  void StartHop(Fetch* f) {
+    f->transaction = context_->CreateTransaction();
+    HttpRequestInfo request;
+    request.url = f->url;
+    request.method = f->method;
+    request.extra_headers = options_.headers;
+    request.upload_body = f->upload_body;
+    if (!f->upload_body.empty() && !HasHeader("content-type")) {
+      request.extra_headers.emplace_back("Content-Type",
+                                         "application/x-www-form-urlencoded");
+    }
+    int rv =
+        f->transaction->Start(request, [this, f](int rv) { OnStarted(f, rv); });
+    if (rv != ERR_IO_PENDING) OnStarted(f, rv);
+  }
+
+  bool HasHeader(absl::string_view name) const {
+    for (const auto& [n, v] : options_.headers) {
+      if (absl::EqualsIgnoreCase(n, name)) return true;
+    }
+    return false;
+  }
+
+  // The redirect target of a 3xx response with a Location, or nullopt.
+  std::optional<Url> RedirectTarget(Fetch* f, const HttpResponseHeaders& h) {
+    const int status = h.status_code();
+    if (status != 301 && status != 302 && status != 303 && status != 307 &&
+        status != 308)
+      return std::nullopt;
+    std::optional<std::string> location = h.GetHeader("location");
+    if (!location) return std::nullopt;
+    absl::StatusOr<Url> target = f->url.Resolve(*location);
+    if (!target.ok()) return std::nullopt;
+    return *target;
   }
 
   void OnStarted(Fetch* f, int rv) {
@@ -433,21 +530,42 @@ class FetchRunner {
     }
     const HttpResponseHeaders* h = f->transaction->response_headers();
     if (h) f->headers = h->raw();
-    if (options_.max_filesize >= 0 && h &&
-        h->content_length() > options_.max_filesize) {
-      Done(f, ERR_FILE_TOO_BIG);
-      return;
+    f->next_url.reset();
+    f->redirect_url.clear();
+    if (h) {
+      std::optional<Url> target = RedirectTarget(f, *h);
+      if (target && options_.follow_redirects) {
+        if (f->redirects >= options_.max_redirs) {
+          f->error_detail =
+              absl::StrCat("maximum (", options_.max_redirs,
+                           ") redirects followed; next: ", target->spec());
+          Done(f, ERR_TOO_MANY_REDIRECTS);
+          return;
+        }
+        f->next_url = *target;  // drain this hop's body, then follow
+      } else if (target) {
+        f->redirect_url = target->spec();
+      }
     }
-    // The first response of a URL to arrive is the one printed.
-    if (!printed_[f->url_index]) {
-      printed_[f->url_index] = true;
-      f->printing = true;
-      if (options_.head && !Output(f->headers)) {
-        Done(f, ERR_FAILED, /*write_error=*/true);
+    if (!f->next_url) {
+      f->content_length = h ? h->content_length() : -1;
+      if (options_.max_filesize >= 0 &&
+          f->content_length > options_.max_filesize) {
+        Done(f, ERR_FILE_TOO_BIG);
         return;
+      }
+      // The first final response of a URL to arrive is the one printed.
+      if (!printed_[f->url_index]) {
+        printed_[f->url_index] = true;
+        f->printing = true;
+        if (options_.head && !Output(f, f->headers)) {
+          Done(f, ERR_FAILED, /*write_error=*/true);
+          return;
+        }
       }
     }
     f->buf = std::make_shared<IOBuffer>(kReadSize);
+    f->body_start = TimeTicks::Now();
     ReadBody(f);
   }
 
@@ -472,10 +590,15 @@ class FetchRunner {
 
   // Takes one Read result; returns whether to read on.
   bool HandleBodyBytes(Fetch* f, int rv) {
+    if (rv == 0 && f->next_url) {
+      FollowRedirect(f);
+      return false;
+    }
     if (rv <= 0) {
       Done(f, rv);
       return false;
     }
+    if (f->next_url) return true;  // a redirect's body is not output
     f->body_bytes += rv;
     if (options_.max_filesize >= 0 && f->body_bytes > options_.max_filesize) {
       Done(f, ERR_FILE_TOO_BIG);
@@ -486,15 +609,64 @@ class FetchRunner {
       f->link_body.append(
           chunk.data(),
           std::min(chunk.size(), kMaxLinkBody - f->link_body.size()));
-    if (f->printing && !options_.head && !Output(chunk)) {
+    if (f->printing && !options_.head && !Output(f, chunk)) {
       Done(f, ERR_FAILED, /*write_error=*/true);
       return false;
     }
+    if (f->printing) DrawProgress(f, /*done=*/false);
     return true;
   }
 
-  bool Output(absl::string_view bytes) {
-    FILE* out = out_ ? out_ : stdout;
+  // The hop was a redirect: keep its trace entry and follow it (RFC 9110
+  // 15.4: 301 and 302 turn a POST into a GET, as browsers and curl do; 303
+  // turns anything but HEAD into GET; 307 and 308 keep method and body). A
+  // redirect to another origin gets its own connection, and with it its own
+  // OBC scope.
+  void FollowRedirect(Fetch* f) {
+    LoadTiming timing = f->transaction->load_timing();
+    timing.ssl.cert_verify.verified_chain_der.clear();
+    f->hops.push_back(std::move(timing));
+    f->finished.push_back(std::move(f->transaction));
+    const int status = f->hops.back().status_code;
+    if ((status == 303 && f->method != "HEAD") ||
+        ((status == 301 || status == 302) && f->method == "POST")) {
+      f->method = "GET";
+      f->upload_body.clear();
+    }
+    f->url = *f->next_url;
+    f->next_url.reset();
+    ++f->redirects;
+    loop_.PostTask([this, f] { StartHop(f); });
+  }
+
+  // curl's -# look on a terminal, for bodies that take over a second.
+  void DrawProgress(Fetch* f, bool done) {
+    if (options_.silent || !isatty(STDERR_FILENO)) return;
+    const TimeTicks now = TimeTicks::Now();
+    if (!done && (now - f->body_start < absl::Seconds(1) ||
+                  now - f->progress_drawn < absl::Milliseconds(100)))
+      return;
+    if (done && f->progress_drawn.is_null()) return;
+    f->progress_drawn = now;
+    constexpr int kWidth = 60;
+    std::string line;
+    if (f->content_length > 0) {
+      double fraction =
+          std::min(1.0, static_cast<double>(f->body_bytes) / f->content_length);
+      line =
+          absl::StrFormat("\r%-*s %5.1f%%", kWidth,
+                          std::string(static_cast<int>(fraction * kWidth), '#'),
+                          fraction * 100);
+    } else {
+      line = absl::StrFormat("\r%s %lld bytes",
+                             std::string(f->body_bytes / 65536 % kWidth, '#'),
+                             static_cast<long long>(f->body_bytes));
+    }
+    std::cerr << line << (done ? "\n" : "") << std::flush;
+  }
+
+  bool Output(Fetch* f, absl::string_view bytes) {
+    FILE* out = outs_[f->url_index] ? outs_[f->url_index] : stdout;
     if (fwrite(bytes.data(), 1, bytes.size(), out) != bytes.size())
       return false;
     return fflush(out) == 0;
@@ -509,14 +681,111 @@ class FetchRunner {
     // print it, and a long run must not keep a copy per request.
     f->timing.ssl.cert_verify.verified_chain_der.clear();
     f->timing.ssl.cert_verify.verified_chain_der.shrink_to_fit();
-    f->error_detail = rv == ERR_FILE_TOO_BIG
-                          ? absl::StrCat("the body exceeds --max-filesize ",
-                                         options_.max_filesize, " bytes")
-                          : f->transaction->error_detail();
+    if (rv == ERR_FILE_TOO_BIG) {
+      f->error_detail = absl::StrCat("the body exceeds --max-filesize ",
+                                     options_.max_filesize, " bytes");
+    } else if (f->error_detail.empty()) {
+      f->error_detail = f->transaction->error_detail();
+    }
+    if (f->printing) DrawProgress(f, /*done=*/true);
     f->buf.reset();
     // Keep the transaction until the round ends: the parser may hold the
     // socket it is returning to the idle pool.
     if (--pending_ == 0) loop_.Quit();
+  }
+
+  // -w/--write-out: curl's variables and meanings (times in seconds from
+  // the start of the transfer, redirects included), plus this stack's own.
+  void WriteOut(const Fetch& f) {
+    const LoadTiming& t = f.timing;
+    const TimeTicks start = f.hops.empty() ? t.start : f.hops.front().start;
+    auto secs = [&](TimeTicks v) {
+      return v.is_null()
+                 ? std::string("0.000000")
+                 : absl::StrFormat("%.6f", absl::ToDoubleSeconds(v - start));
+    };
+    int connects = t.socket_reused || t.connect_start.is_null() ? 0 : 1;
+    for (const LoadTiming& hop : f.hops)
+      connects += hop.socket_reused || hop.connect_start.is_null() ? 0 : 1;
+    const std::string remote_ip =
+        t.remote_address.substr(0, t.remote_address.rfind(':'));
+    const std::string remote_port =
+        t.remote_address.rfind(':') == std::string::npos
+            ? ""
+            : t.remote_address.substr(t.remote_address.rfind(':') + 1);
+    const TimeTicks tcp_done =
+        t.https && !t.ssl_start.is_null() ? t.ssl_start : t.connect_end;
+    std::vector<std::pair<std::string, std::string>> vars = {
+        {"http_code", absl::StrFormat("%03d", t.status_code)},
+        {"response_code", absl::StrFormat("%03d", t.status_code)},
+        {"time_namelookup", secs(t.dns_end)},
+        {"time_connect", secs(tcp_done)},
+        {"time_appconnect", t.https ? secs(t.connect_end) : "0.000000"},
+        {"time_pretransfer", secs(t.request_start)},
+        {"time_starttransfer", secs(t.response_start)},
+        {"time_redirect", f.hops.empty() ? "0.000000" : secs(t.start)},
+        {"time_total",
+         secs(!t.response_end.is_null() ? t.response_end : t.failed_at)},
+        {"size_download", absl::StrCat(t.body_bytes)},
+        {"size_header", absl::StrCat(t.header_bytes)},
+        {"num_connects", absl::StrCat(connects)},
+        {"num_redirects", absl::StrCat(f.redirects)},
+        {"url_effective", f.url.spec()},
+        {"redirect_url", f.redirect_url},
+        {"remote_ip", remote_ip},
+        {"remote_port", remote_port},
+        {"ssl_verify_result",
+         t.https && t.ssl.cert_verify.error != OK && !t.ssl.resumed ? "1"
+                                                                    : "0"},
+        {"errormsg", f.result < 0 ? f.error_detail : ""},
+        {"exitcode",
+         absl::StrCat(f.result < 0 ? ExitCodeForError(f.result) : 0)},
+        // This stack's own.
+        {"snap_start", t.ssl.snap_start.empty() ? "none" : t.ssl.snap_start},
+        {"cert_source", !t.https             ? "none"
+                        : t.cert_bundle.used ? "prefetch"
+                        : t.ssl.resumed      ? "session"
+                                             : "handshake"},
+        {"cert_bundle_source",
+         t.cert_bundle.used ? t.cert_bundle.source : "none"},
+        {"revocation_source",
+         t.https ? RevocationSourceToString(t.ssl.cert_verify.revocation_source)
+                 : "none"},
+        {"obc_source", ObcSourceToString(t.ssl.obc.source)},
+        {"tls_version", t.ssl.version},
+    };
+    std::string out;
+    const std::string& format = options_.write_out;
+    for (size_t i = 0; i < format.size(); ++i) {
+      if (format[i] == '\\' && i + 1 < format.size()) {
+        char c = format[++i];
+        out += c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
+        continue;
+      }
+      if (format.compare(i, 2, "%{") == 0) {
+        size_t end = format.find('}', i);
+        if (end != std::string::npos) {
+          std::string name = format.substr(i + 2, end - i - 2);
+          if (name == "json") {
+            out += "{";
+            for (size_t v = 0; v < vars.size(); ++v)
+              absl::StrAppend(&out, v ? "," : "", "\"", vars[v].first, "\":\"",
+                              JsonEscape(vars[v].second), "\"");
+            out += "}";
+          } else {
+            for (const auto& [var, value] : vars) {
+              if (var == name) out += value;
+            }
+          }
+          i = end;
+          continue;
+        }
+      }
+      if (format.compare(i, 2, "%%") == 0) ++i;
+      out += format[i];
+    }
+    fwrite(out.data(), 1, out.size(), stdout);
+    fflush(stdout);
   }
 
   int Report(const Fetch& f, int round) {
@@ -554,21 +823,17 @@ class FetchRunner {
       std::cerr << "* trace " << LoadTimingToJson(t) << "\n";
     }
     if (f.write_error) {
-      // Reported below, with its own exit code.
-    } else if (f.result < 0) {
-      std::cerr << "fetch: " << t.url << ": " << ErrorToShortString(f.result)
-                << " (" << f.result << ")"
-                << (f.error_detail.empty() ? "" : ": ") << f.error_detail
-                << "\n";
-      return ExitCodeForError(f.result);
-    }
-    if (f.write_error) {
-      std::cerr << "fetch: " << t.url << ": cannot write the output\n";
+      Error(absl::StrCat(t.url, ": cannot write the output"));
       return 23;
     }
+    if (f.result < 0) {
+      Error(absl::StrCat(t.url, ": ", ErrorToShortString(f.result), " (",
+                         f.result, ")", f.error_detail.empty() ? "" : ": ",
+                         f.error_detail));
+      return ExitCodeForError(f.result);
+    }
     if (options_.fail_on_http_error && t.status_code >= 400) {
-      std::cerr << "fetch: " << t.url << ": HTTP status " << t.status_code
-                << "\n";
+      Error(absl::StrCat(t.url, ": HTTP status ", t.status_code));
       return 22;
     }
     return 0;
@@ -614,9 +879,201 @@ class FetchRunner {
   bool keep_links_ = false;
   int pending_ = 0;
   int wait_result_ = OK;
+  std::vector<LoadTiming>* completed_ = nullptr;
   std::vector<LoadTiming> all_timings_;
-  FILE* out_ = nullptr;
+  std::vector<FILE*> outs_;  // per URL; null: stdout
 };
+
+// SplitFlags splits a --compare flag string like a shell would for simple
+// cases: whitespace separates, single and double quotes group.
+absl::StatusOr<std::vector<std::string>> SplitFlags(const std::string& text) {
+  std::vector<std::string> out;
+  std::string current;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : text) {
+    if (quote) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        current += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) out.push_back(std::move(current));
+      current.clear();
+      in_word = false;
+    } else {
+      current += c;
+      in_word = true;
+    }
+  }
+  if (quote)
+    return absl::InvalidArgumentError(
+        absl::StrCat("unbalanced quote in '", text, "'"));
+  if (in_word) out.push_back(std::move(current));
+  return out;
+}
+
+struct Phase {
+  const char* name;
+  // Milliseconds of this phase in |t|, or -1 when it did not happen.
+  double (*ms)(const LoadTiming& t);
+};
+
+double Span(TimeTicks from, TimeTicks to) {
+  if (from.is_null() || to.is_null()) return -1;
+  return absl::ToDoubleMilliseconds(to - from);
+}
+
+const Phase kPhases[] = {
+    {"dns", [](const LoadTiming& t) { return Span(t.dns_start, t.dns_end); }},
+    {"tcp",
+     [](const LoadTiming& t) {
+       return Span(t.connect_start, t.https && !t.ssl_start.is_null()
+                                        ? t.ssl_start
+                                        : t.connect_end);
+     }},
+    {"tls",
+     [](const LoadTiming& t) {
+       return t.https ? Span(t.ssl_start, t.connect_end) : -1.0;
+     }},
+    {"request_to_first_byte",
+     [](const LoadTiming& t) {
+       return Span(t.request_start, t.response_start);
+     }},
+    {"download",
+     [](const LoadTiming& t) {
+       return Span(t.response_start, t.response_end);
+     }},
+    {"total",
+     [](const LoadTiming& t) { return Span(t.start, t.response_end); }},
+};
+
+struct Stats {
+  int n = 0;
+  double median = 0, min = 0, max = 0;
+};
+
+Stats Summarize(std::vector<double> v) {
+  Stats s;
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return x < 0; }),
+          v.end());
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.n = static_cast<int>(v.size());
+  s.median = v.size() % 2 ? v[v.size() / 2]
+                          : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  s.min = v.front();
+  s.max = v.back();
+  return s;
+}
+
+// --compare 'FLAGS A' 'FLAGS B' [--runs N] [--compare-out FILE.csv] URL...:
+// runs A and B alternately, each run a fresh NetworkContext (nothing
+// carried over unless a flag such as --profile asks), and prints per
+// Resource Timing phase the median and min-max of each side and B/A.
+int RunCompare(const FetchOptions& options,
+               const std::vector<std::string>& args) {
+  std::vector<std::string> common;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--compare") {
+      i += 2;
+    } else if (args[i] == "--runs" || args[i] == "--compare-out") {
+      ++i;
+    } else {
+      common.push_back(args[i]);
+    }
+  }
+  std::vector<std::vector<std::string>> sides;
+  for (const std::string& flags : options.compare) {
+    absl::StatusOr<std::vector<std::string>> split = SplitFlags(flags);
+    if (!split.ok()) {
+      std::cerr << "fetch: --compare: " << split.status().message() << "\n";
+      return 2;
+    }
+    std::vector<std::string> side = *split;
+    side.insert(side.end(), common.begin(), common.end());
+    // The bodies are not the point; errors still print.
+    side.insert(side.end(), {"-s", "-S"});
+    for (size_t u = 0; u < options.urls.size(); ++u)
+      side.insert(side.end(), {"-o", "/dev/null"});
+    absl::StatusOr<FetchOptions> parsed = ParseFetchOptions(side);
+    if (!parsed.ok()) {
+      std::cerr << "fetch: --compare '" << flags
+                << "': " << parsed.status().message() << "\n";
+      return 2;
+    }
+    sides.push_back(side);
+  }
+  std::vector<LoadTiming> results[2];
+  int failures[2] = {0, 0};
+  for (int run = 0; run < options.compare_runs; ++run) {
+    for (int side = 0; side < 2; ++side) {
+      FetchOptions parsed = *ParseFetchOptions(sides[side]);
+      std::vector<LoadTiming> completed;
+      int rc;
+      {
+        FetchRunner runner(parsed);
+        runner.set_completed_sink(&completed);
+        rc = runner.Run();
+      }
+      if (rc != 0 || completed.empty()) {
+        ++failures[side];
+        continue;
+      }
+      // The last transfer of the run: with --repeat, the warm one.
+      results[side].push_back(completed.back());
+    }
+  }
+  std::cout << absl::StrFormat("%-22s %28s %28s %8s\n", "phase (ms)",
+                               "A: median (min-max)", "B: median (min-max)",
+                               "B/A");
+  std::string csv =
+      "phase,a_runs,a_median_ms,a_min_ms,a_max_ms,b_runs,b_median_ms,"
+      "b_min_ms,b_max_ms,ratio_b_over_a\n";
+  for (const Phase& phase : kPhases) {
+    Stats stats[2];
+    for (int side = 0; side < 2; ++side) {
+      std::vector<double> values;
+      for (const LoadTiming& t : results[side]) values.push_back(phase.ms(t));
+      stats[side] = Summarize(values);
+    }
+    if (stats[0].n == 0 && stats[1].n == 0) continue;
+    auto cell = [](const Stats& s) {
+      return s.n == 0
+                 ? std::string("-")
+                 : absl::StrFormat("%.1f (%.1f-%.1f)", s.median, s.min, s.max);
+    };
+    std::string ratio =
+        stats[0].n && stats[1].n && stats[0].median > 0
+            ? absl::StrFormat("%.2f", stats[1].median / stats[0].median)
+            : "-";
+    std::cout << absl::StrFormat("%-22s %28s %28s %8s\n", phase.name,
+                                 cell(stats[0]), cell(stats[1]), ratio);
+    absl::StrAppend(&csv, phase.name, ",", stats[0].n, ",",
+                    absl::StrFormat("%.3f,%.3f,%.3f", stats[0].median,
+                                    stats[0].min, stats[0].max),
+                    ",", stats[1].n, ",",
+                    absl::StrFormat("%.3f,%.3f,%.3f", stats[1].median,
+                                    stats[1].min, stats[1].max),
+                    ",", ratio == "-" ? "" : ratio, "\n");
+  }
+  std::cout << "A: " << options.compare[0] << "\nB: " << options.compare[1]
+            << "\nruns: " << results[0].size() << " + " << results[1].size()
+            << " (failed: " << failures[0] << " + " << failures[1] << ")\n";
+  if (!options.compare_out.empty()) {
+    std::ofstream file(options.compare_out);
+    file << csv;
+    if (!file) {
+      std::cerr << "fetch: cannot write " << options.compare_out << "\n";
+      return 23;
+    }
+  }
+  return failures[0] + failures[1] == 0 ? 0 : 1;
+}
 
 }  // namespace
 }  // namespace net
@@ -636,6 +1093,7 @@ int main(int argc, char** argv) {
               << net::kFetchUsage;
     return 2;
   }
+  if (!options->compare.empty()) return net::RunCompare(*options, args);
   net::FetchRunner runner(*options);
   return runner.Run();
 }

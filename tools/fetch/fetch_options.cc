@@ -1,14 +1,14 @@
-#include "tools/fetch/fetch_options.h"
-
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cert/x509_util.h"
+#include "tools/fetch/fetch_options.h"
 
 namespace net {
 
@@ -235,10 +235,57 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       return absl::OkStatus();
     };
     absl::Status status;
-    if (flag == "-o") {
+    if (flag == "-o" || flag == "--output") {
       auto v = value();
       if (!v.ok()) return v.status();
-      o.output_file = *v;
+      o.output_files.push_back(*v);
+    } else if (flag == "-O" || flag == "--remote-name") {
+      o.remote_name = true;
+    } else if (flag == "-X" || flag == "--request") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (v->empty() || v->find_first_of(" \t\r\n") != std::string::npos)
+        return FlagError(flag, "expected a method token such as PUT");
+      o.method = *v;
+    } else if (flag == "-d" || flag == "--data" || flag == "--data-binary") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      std::string part = *v;
+      if (!part.empty() && part[0] == '@') {
+        absl::StatusOr<std::string> file = ReadFileToString(part.substr(1));
+        if (!file.ok()) return FlagError(flag, file.status().message());
+        part = *file;
+        // curl's -d @FILE drops carriage returns and newlines.
+        if (flag != "--data-binary")
+          part = absl::StrReplaceAll(part, {{"\r", ""}, {"\n", ""}});
+      }
+      o.data = o.data ? absl::StrCat(*o.data, "&", part) : part;
+    } else if (flag == "-L" || flag == "--location") {
+      o.follow_redirects = true;
+    } else if (flag == "--max-redirs") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (!absl::SimpleAtoi(*v, &o.max_redirs) || o.max_redirs < 0)
+        return FlagError(flag, "expected a number >= 0");
+    } else if (flag == "-s" || flag == "--silent") {
+      o.silent = true;
+    } else if (flag == "-S" || flag == "--show-error") {
+      o.show_error = true;
+    } else if (flag == "-w" || flag == "--write-out") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.write_out = *v;
+    } else if (flag == "--compare") {
+      if (i + 2 >= args.size())
+        return FlagError(flag, "needs two flag strings: --compare 'A' 'B'");
+      o.compare = {args[i + 1], args[i + 2]};
+      i += 2;
+    } else if (flag == "--runs") {
+      status = positive(&o.compare_runs);
+    } else if (flag == "--compare-out") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.compare_out = *v;
     } else if (flag == "-I" || flag == "--head") {
       o.head = true;
     } else if (flag == "-v" || flag == "--verbose") {
@@ -455,6 +502,10 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       o.prefetch_ports.emplace(host, port);  // explicit ports win
   }
   if (o.urls.empty()) return absl::InvalidArgumentError("no URL given");
+  if (o.output_files.size() > o.urls.size())
+    return FlagError("-o", "more output files than URLs");
+  // No anchors named and no world: the system store, as curl does.
+  if (o.trust_anchors.empty()) o.system_trust_store = true;
   return o;
 }
 

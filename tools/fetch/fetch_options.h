@@ -5,6 +5,7 @@
 #define TOOLS_FETCH_FETCH_OPTIONS_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,16 +25,37 @@ struct WorldLink {
 
 struct FetchOptions {
   std::vector<std::string> urls;
-  std::string output_file;          // -o; empty: stdout
-  bool head = false;                // -I
+  // -o FILE per URL, in order (a URL without one writes to stdout, or with
+  // -O to the last segment of its path).
+  std::vector<std::string> output_files;
+  bool remote_name = false;  // -O
+  bool head = false;         // -I
+  // -X METHOD; empty: GET (HEAD with -I, POST with -d).
+  std::string method;
+  // -d/--data (joined with '&', @FILE read without CR/LF) or --data-binary
+  // (@FILE read as is): sent as the request body.
+  std::optional<std::string> data;
+  // -L/--location, --max-redirs (curl's default 50).
+  bool follow_redirects = false;
+  int max_redirs = 50;
+  bool silent = false;      // -s: no progress meter, no error messages
+  bool show_error = false;  // -S: error messages even with -s
+  std::string write_out;    // -w FORMAT after each transfer
+  // Compare mode: fetch --compare 'FLAGS A' 'FLAGS B' [--runs N] URL.
+  std::vector<std::string> compare;  // the two flag strings
+  int compare_runs = 10;
+  std::string compare_out;          // --compare-out FILE.csv
   bool verbose = false;             // -v
   bool fail_on_http_error = false;  // --fail
   std::vector<std::pair<std::string, std::string>> headers;  // -H
   std::vector<ResolveOverride> resolve;                      // --resolve
-  std::vector<std::string> trust_anchors;                    // --trust-anchor
-  bool system_trust_store = false;                           // --system-trust
-  uint16_t tls_min = 0x0303;                                 // TLS 1.2
-  uint16_t tls_max = 0x0304;                                 // TLS 1.3
+  // --trust-anchor replaces the system store, as curl's --cacert does;
+  // without it (or a world), the system store is used (SSL_CERT_FILE and
+  // SSL_CERT_DIR honoured); --system-trust adds it back.
+  std::vector<std::string> trust_anchors;
+  bool system_trust_store = false;
+  uint16_t tls_min = 0x0303;  // TLS 1.2
+  uint16_t tls_max = 0x0304;  // TLS 1.3
   bool false_start = true;
   bool coalesce_handshakes = true;
   std::string ciphers;

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""fetch's curl conventions, side by side with curl on the same server (the world's nginx):
+-L through 301/302/303/307/308 (a POST becomes a GET on 301-303, stays a POST with its body on
+307/308) and across origins, --max-redirs (exit 47 as curl), -X, -d/--data/--data-binary
+@FILE, -o per URL and -O, -s/-S, -w with curl's variables (and ours, and %{json}); the system
+trust store by default (SSL_CERT_FILE); compare mode's table. See tests/README.md."""
+
+import json
+import os
+import subprocess
+
+import e2e
+from e2e import expect, expect_eq
+
+W = "%{http_code} %{num_redirects} %{url_effective} %{num_connects} %{size_download}\\n"
+
+
+def _resolve_args(ctx):
+    out = []
+    for r in ctx.world["resolve"]:
+        out += ["--resolve", r]
+    return out
+
+
+def _curl(ctx, *args):
+    argv = ["curl", "-s", "--cacert", ctx.root_pem] + _resolve_args(ctx) + [str(a) for a in args]
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def _fetch(ctx, *args, **kw):
+    return ctx.fetch(*args, **kw)
+
+
+def redirects_agree_with_curl(ctx):
+    base = ctx.url("nginx")
+    for code in (301, 302, 303, 307, 308):
+        for data in ([], ["-d", "a=1&b=2"]):
+            url = base + "redirect/%d" % code
+            r = _fetch(ctx, "-L", "-w", W, *data, url, trace=True).expect_ok()
+            rc, out, err = _curl(ctx, "-L", "-w", W, *data, url)
+            expect_eq(rc, 0, "curl exit for %d %r (%s)" % (code, data, err))
+            expect_eq(r.out.decode(), out, "body and -w for %d %r" % (code, data))
+            # One trace entry per hop.
+            expect_eq([t["status"] for t in r.trace], [code, 200], "trace hops for %d" % code)
+    # Not followed: %{redirect_url} names the target.
+    url = base + "redirect/302"
+    r = _fetch(ctx, "-s", "-o", os.devnull, "-w", "%{http_code} %{redirect_url}", url)
+    rc, out, _ = _curl(ctx, "-o", os.devnull, "-w", "%{http_code} %{redirect_url}", url)
+    expect_eq(r.out.decode(), out, "-w without -L")
+
+
+def redirect_to_another_origin_gets_its_own_connection(ctx):
+    r = _fetch(ctx, "-L", "-w", "\\n%{num_connects} %{url_effective}", ctx.url("nginx") +
+               "redirect/cross", trace=True).expect_ok()
+    lines = r.out.decode().splitlines()
+    expect_eq(lines[-1], "2 " + ctx.url("ecdsa") + "whoami", "connections and final URL")
+    expect_eq([t["remoteAddress"].split(":")[0] for t in r.trace],
+              [ctx.origin("nginx")["address"], ctx.origin("ecdsa")["address"]], "hop addresses")
+
+
+def max_redirs_exits_47_as_curl(ctx):
+    url = ctx.url("nginx") + "redirect/loop"
+    r = _fetch(ctx, "-L", "--max-redirs", "3", url)
+    r.expect_error(47, "ERR_TOO_MANY_REDIRECTS")
+    rc, _, _ = _curl(ctx, "-L", "--max-redirs", "3", url)
+    expect_eq(rc, 47, "curl's exit code")
+
+
+def methods_and_bodies_agree_with_curl(ctx):
+    url = ctx.url("nginx") + "method"
+    body = ctx.scratch("body.txt")
+    with open(body, "w") as f:
+        f.write("x=1\ny=2\n")
+    for args in (["-X", "PUT"], ["-X", "DELETE"], ["-d", "@" + body],
+                 ["--data-binary", "@" + body], ["-d", "a=1", "-d", "b=2"],
+                 ["-X", "PATCH", "-d", "z=9", "-H", "Content-Type: text/plain"]):
+        r = _fetch(ctx, *args, url).expect_ok()
+        rc, out, _ = _curl(ctx, *args, url)
+        expect_eq(r.out.decode(), out, "server's view of %r" % args)
+
+
+def outputs_and_silence(ctx):
+    a, b = ctx.scratch("a.txt"), ctx.scratch("b.txt")
+    _fetch(ctx, "-o", a, "-o", b, ctx.url("nginx") + "whoami",
+           ctx.url("nginx") + "method").expect_ok()
+    expect(open(a).read().startswith("proto="), "first -o")
+    expect(open(b).read().startswith("method=GET"), "second -o")
+    d = ctx.scratch("remote")
+    os.makedirs(d)
+    argv = [ctx.args.fetch, "--world", ctx.world_json(), "--no-world-dns", "-O",
+            ctx.url("nginx") + "whoami"]
+    p = subprocess.run(argv, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    expect_eq(p.returncode, 0, "-O exit (%s)" % p.stderr.decode())
+    expect(os.path.exists(os.path.join(d, "whoami")), "-O wrote whoami")
+    # -s hides the error message (the exit code stays); -S shows it again.
+    dead = "https://127.0.0.1:%d/" % e2e.free_port()
+    r = _fetch(ctx, "-s", dead)
+    expect(r.rc == 7 and r.err.strip() == "", "-s: rc %d, stderr %r" % (r.rc, r.err))
+    r = _fetch(ctx, "-s", "-S", dead)
+    r.expect_error(7, "ERR_CONNECTION_REFUSED")
+
+
+def write_out_variables(ctx):
+    r = _fetch(ctx, "-o", os.devnull, "-w", "%{json}", ctx.url("nginx") + "whoami").expect_ok()
+    j = json.loads(r.out.decode())
+    for key in ("http_code", "time_namelookup", "time_connect", "time_appconnect",
+                "time_pretransfer", "time_starttransfer", "time_total", "size_download",
+                "num_connects", "ssl_verify_result", "snap_start", "cert_source",
+                "revocation_source", "obc_source"):
+        expect(key in j, "%%{json} lacks %s: %r" % (key, j))
+    expect_eq(j["http_code"], "200", "http_code")
+    times = [float(j[k]) for k in ("time_namelookup", "time_connect", "time_appconnect",
+                                   "time_pretransfer", "time_starttransfer", "time_total")]
+    expect(times == sorted(times), "curl's times must not decrease: %r" % times)
+    expect_eq(j["cert_source"], "handshake", "cert_source")
+
+
+def system_trust_store_by_default(ctx):
+    url = ctx.url("nginx") + "whoami"
+    env = dict(os.environ, SSL_CERT_FILE=ctx.root_pem, SSL_CERT_DIR="/nonexistent")
+    argv = [ctx.args.fetch] + _resolve_args(ctx) + [url]
+    p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=30)
+    expect_eq(p.returncode, 0, "fetch with SSL_CERT_FILE and no flags (%s)" % p.stderr.decode())
+    # Without the world's root the server is not trusted: certificate error, exit 60.
+    env = dict(os.environ)
+    env.pop("SSL_CERT_FILE", None)
+    env.pop("SSL_CERT_DIR", None)
+    p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=30)
+    expect_eq(p.returncode, 60, "untrusted with the system store (%s)" % p.stderr.decode())
+
+
+def compare_mode_prints_its_table(ctx):
+    out = ctx.scratch("compare.csv")
+    r = _fetch(ctx, "--compare", "--tls-max 1.2 --no-false-start", "--tls-max 1.3", "--runs",
+               "3", "--compare-out", out, ctx.url("slow")).expect_ok()
+    text = r.out.decode()
+    for phase in ("dns", "tcp", "tls", "request_to_first_byte", "total"):
+        expect(phase in text, "compare table lacks %s:\n%s" % (phase, text))
+    rows = {l.split(",")[0]: l.split(",") for l in open(out).read().splitlines()[1:]}
+    expect_eq(rows["total"][1], "3", "runs of A")
+    # TLS 1.3 saves a round trip over a full TLS 1.2 handshake without False Start.
+    expect(float(rows["tls"][-1]) < 0.85, "B/A of the TLS phase: %r" % rows["tls"])
+
+
+CHECKS = [
+    redirects_agree_with_curl,
+    redirect_to_another_origin_gets_its_own_connection,
+    max_redirs_exits_47_as_curl,
+    methods_and_bodies_agree_with_curl,
+    outputs_and_silence,
+    write_out_variables,
+    system_trust_store_by_default,
+    compare_mode_prints_its_table,
+]
+
+if __name__ == "__main__":
+    e2e.main(CHECKS, rtt_ms=50)
