@@ -726,8 +726,11 @@ TEST_F(OriginBoundCertStoreTest,
   // The timer kept its rate through the whole generation...
   EXPECT_GE(static_cast<int>(sorted.size()),
             static_cast<int>(total / kPeriod) - 1);
-  // ...typically to well under a millisecond...
-  EXPECT_LT(median, absl::Milliseconds(2));
+  // ...typically to well under a millisecond on an idle machine; the bound
+  // is relative to the work so that a loaded 2-core CI machine (or a
+  // sanitizer build) does not fail it, while a generation on this thread
+  // (tens of ms per key) still would...
+  EXPECT_LT(median, std::max(absl::Milliseconds(2), mean_generation / 10));
   // ...and no firing waited for a key: the worst is far below one generation.
   EXPECT_LT(max, mean_generation / 2);
 }

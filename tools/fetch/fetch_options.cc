@@ -1,3 +1,5 @@
+#include "tools/fetch/fetch_options.h"
+
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
@@ -8,72 +10,91 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cert/x509_util.h"
-#include "tools/fetch/fetch_options.h"
 
 namespace net {
 
 const char kFetchUsage[] = R"(usage: fetch [flags] URL...
-  -o FILE                 write the body to FILE instead of stdout
+       fetch --compare 'FLAGS A' 'FLAGS B' [--runs N] [--compare-out FILE.csv] [flags] URL
+A curl-like client for the netstack networking stack. Defaults in [brackets].
+
+Output
+  -o, --output FILE       write the body of the next URL to FILE (one -o per URL, as curl)
+                          [stdout]
+  -O, --remote-name       write each URL without -o to the last segment of its path
   -I, --head              HEAD request; print the response headers
-  -H 'Name: value'        extra request header (repeatable)
-  -v, --verbose           connection, TLS and header details and the trace on stderr
+  -s, --silent            no progress meter, no error messages (the exit code stays)
+  -S, --show-error        with -s, still print error messages
+  -v, --verbose           connection, TLS, prefetch and header details and the trace on
+                          stderr
+  -w, --write-out FORMAT  print FORMAT after each transfer: curl's %{http_code}
+                          %{time_namelookup} %{time_connect} %{time_appconnect}
+                          %{time_pretransfer} %{time_starttransfer} %{time_total}
+                          %{time_redirect} %{size_download} %{num_connects}
+                          %{num_redirects} %{url_effective} %{redirect_url} %{remote_ip}
+                          %{ssl_verify_result} %{json}, and this stack's %{snap_start}
+                          %{cert_source} %{cert_bundle_source} %{revocation_source}
+                          %{obc_source} %{tls_version}; \n and \t escapes
   --fail                  exit 22 on an HTTP status >= 400
-  --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT (repeatable)
-  --trust-anchor FILE     PEM trust anchors (repeatable)
-  --system-trust          also trust /etc/ssl/certs
-  --tls-max 1.2|1.3       highest TLS version (default 1.3)
-  --tls-min 1.2|1.3       lowest TLS version (default 1.2)
-  --ciphers LIST          OpenSSL-syntax TLS 1.2 cipher list
-  --no-false-start        disable TLS False Start
-  --no-coalesce           let parallel connections each do a full handshake
-  --repeat N              fetch N times in this process (new connections, shows resumption)
-  --repeat-interval SEC   wait SEC between repetitions (e.g. to outlive a DNS TTL)
-  --parallel N            N concurrent fetches of each URL per repetition
   --trace-json FILE       one Resource Timing JSON object per request (- = stdout)
   --trace-events FILE     Chrome trace-event JSON (open in Perfetto)
-  --world FILE            use a tools/world world.json (trust anchors, resolve; URL optional)
+
+Request
+  -X, --request METHOD    the request method [GET; HEAD with -I; POST with -d]
+  -d, --data DATA         send DATA as the body (application/x-www-form-urlencoded);
+                          repeated -d are joined with '&'; @FILE reads FILE without
+                          CR/LF
+  --data-binary DATA      as -d, but @FILE is sent as it is
+  -H 'Name: value'        extra request header (repeatable)
+  -L, --location          follow 301/302/303/307/308 (a POST becomes a GET on 301-303;
+                          307/308 keep method and body); one trace entry per hop
+  --max-redirs N          at most N redirects with -L (exit 47 beyond) [50]
+  --max-filesize BYTES    refuse a body larger than BYTES (exit 63): at once when
+                          Content-Length says so, else when the body grows past it.
+                          Bodies stream to the output as they arrive either way
+  --max-time SEC          whole-request deadline, body included [60]
+
+Connection
+  --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT (repeatable)
+  --connect-timeout SEC   TCP connect timeout [10]
+  --repeat N              fetch N times in this process (new connections: shows
+                          resumption) [1]
+  --repeat-interval SEC   wait SEC between repetitions (e.g. to outlive a DNS TTL) [0]
+  --parallel N            N concurrent fetches of each URL per repetition [1]
+  --world FILE            use a tools/world world.json (trust anchors, DNS or resolve
+                          entries, URL rewrites, bundle CDNs; URL optional)
   --emulate-connect-rtt ADDR:PORT=MS  complete TCP connects to ADDR:PORT one emulated
                           round trip late (the world sets this for origins behind netem)
   --no-emulate-connect-rtt  ignore the world's emulated connect round trips
-  --dns-server ADDR:PORT  resolve with c-ares through this server (repeatable);
-                          default: the system resolver, or the world's DNS server
+
+DNS and prefetching
+  --dns-server ADDR:PORT  resolve with c-ares through this server (repeatable)
+                          [the system resolver, or the world's DNS server]
   --no-world-dns          with --world, use its static addresses instead of its DNS server
-  --no-edns               plain DNS (512-byte UDP answers, TCP on truncation)
-  --dns-timeout SEC       per-attempt DNS timeout (default 2)
+  --no-edns               plain DNS (512-byte UDP answers, TCP on truncation) [EDNS0]
+  --dns-timeout SEC       per-attempt DNS timeout [2]
   --prefetch HOST[:PORT],...
                           resolve these hosts first (then fetch); with --bundle-sources
                           also fetch, verify and prevalidate their certificate bundles
                           (for PORT, else the URL's or the world's https port, else 443)
+  --prefetch-links        after fetching a page, prefetch the hosts it links to
   --bundle-sources LIST   certificate-bundle prefetching, sources tried in this order:
                           dns (TXT _certbundle.HOST), well-known (http://HOST/.well-known/
                           cert-bundle), cdn (BASE/HOST.crt from every --bundle-cdn at
                           once), truncated (a handshake stopped before authentication).
-                          Off by default. A bundle that does not verify for its host is
-                          dropped (the trace's cert.bundle.rejected says why) and the
-                          normal handshake runs; with --snap-start a bundle with an orbit
-                          makes the first visit a Snap Start
-  --bundle-cdn URL        a CDN base URL for the cdn source (repeatable; default: the
-                          world's)
+                          A bundle that does not verify for its host is dropped (the
+                          trace's cert.bundle.rejected says why) and the normal handshake
+                          runs; with --snap-start a bundle with an orbit makes the first
+                          visit a Snap Start [off]
+  --bundle-cdn URL        a CDN base URL for the cdn source (repeatable) [the world's]
   --no-bundle-prevalidation
                           prefetch bundles but verify them on the critical path
-  --prefetch-links        after fetching a page, prefetch the hosts it links to
-  --profile DIR           keep this profile's state in DIR: host history (its top hosts are
-                          prefetched at startup), revocation cache, origin-bound
-                          certificates and cookies (DIR/cookies.pb)
-  --revocation off|soft|hard  revocation checking (OCSP, then CRL) of every chain element
-                          in parallel; soft (default) proceeds when status is unavailable
-  --prevalidate HOST,...  fetch these hosts' chains first and verify + check revocation off the
-                          critical path; the fetch then reuses the prevalidated result
-  --private               private profile: nothing is written to disk (no history, no OBCs,
-                          no cookies, no revocation cache) and the profile's files are not
-                          read; OBCs and cookies live in memory for this run
-  --obc off|ecdsa|rsa1024|rsa2048  present an origin-bound certificate when a server asks
-                          for a client certificate (default off); kept in --profile DIR
-  --obc-scope origin|etld  one OBC per origin (default) or per eTLD+1 (legacy mode)
-  --obc-warm              wait until the key pool is full before fetching
-  --obc-pool N            keys kept ready for the --obc algorithm (default 4 for ecdsa, 2 for
-                          rsa1024/rsa2048); 0 = none, each new scope waits for its key to be
-                          generated (what browsers did before key pools)
+
+TLS
+  --tls-min 1.2|1.3       lowest TLS version [1.2]
+  --tls-max 1.2|1.3       highest TLS version [1.3]
+  --ciphers LIST          OpenSSL-syntax TLS 1.2 cipher list [BoringSSL's]
+  --no-false-start        disable TLS False Start [on]
+  --no-coalesce           let parallel connections each do a full handshake [coalesce]
   --snap-start            TLS Snap Start (TLS 1.2, static RSA, AES-128-GCM, no forward
                           secrecy) with servers whose orbit is known — from a prefetched,
                           verified bundle (--bundle-sources) or learned before (kept in
@@ -81,28 +102,55 @@ const char kFetchUsage[] = R"(usage: fetch [flags] URL...
                           ClientHello. Other servers get the normal handshake (TLS 1.3,
                           or 1.2 with False Start) and their orbit is learned afterwards
                           by a truncated handshake, off the critical path. The trace's
-                          tls.snapStart says accepted / recovered / rejected
+                          tls.snapStart says accepted / recovered / rejected [off]
   --snap-start-learn handshake|probe
                           handshake: every https connection uses the TLS 1.2 core and
                           learns the orbit in-band (tls.snapStart "learned"; slower, for
-                          testing the core); probe (default): as above
+                          testing the core) [probe: as above]
   --snap-start-probe      instead of fetching, run a truncated TLS 1.2 handshake to each
                           URL's server and print its certificate chain length, cipher
                           suite and Snap Start orbit as JSON (unverified)
-  --no-cookies            neither send nor store cookies (DIR/cookies.pb is not read or
-                          written). Otherwise Set-Cookie responses are stored (RFC 6265:
-                          host-only unless Domain=, Secure only over https) and sent on
-                          later requests of this run and, with --profile, of later runs;
-                          a -H 'Cookie: ...' replaces the jar's Cookie header
-  --connect-timeout SEC   TCP connect timeout (default 10)
-  --max-time SEC          whole-request timeout (default 60)
-  --max-filesize BYTES    refuse a body larger than BYTES (exit 63): at once when
-                          Content-Length says so, else when the body grows past it.
-                          Bodies stream to the output as they arrive either way
+
+Certificates
+  --trust-anchor FILE     PEM trust anchors (repeatable); replaces the system store, as
+                          curl's --cacert [the system store: SSL_CERT_FILE, SSL_CERT_DIR,
+                          else /etc/ssl/certs]
+  --system-trust          also trust the system store alongside --trust-anchor
+  --revocation off|soft|hard  revocation checking (OCSP, then CRL) of every chain element
+                          in parallel; soft proceeds when status is unavailable [soft]
+  --prevalidate HOST,...  fetch these hosts' chains first and verify + check revocation off
+                          the critical path; the fetch then reuses the prevalidated result
+
+Profile, cookies and origin-bound certificates
+  --profile DIR           keep this profile's state in DIR (locked while fetch runs): host
+                          history (its top hosts are prefetched at startup), revocation
+                          cache, certificate bundles, Snap Start orbits, origin-bound
+                          certificates and cookies [none: memory only]
+  --private               private profile: nothing is read from or written to disk; OBCs,
+                          cookies, bundles and orbits live in memory for this run
+  --no-cookies            neither send nor store cookies. Otherwise Set-Cookie responses
+                          are stored (RFC 6265: host-only unless Domain=, Secure only over
+                          https) and sent on later requests of this run and, with
+                          --profile, of later runs; -H 'Cookie: ...' replaces the jar's
+  --obc off|ecdsa|rsa1024|rsa2048  present an origin-bound certificate when a server asks
+                          for a client certificate [off]
+  --obc-scope origin|etld  one OBC per origin, or per eTLD+1 (legacy mode) [origin]
+  --obc-warm              wait until the key pool is full before fetching
+  --obc-pool N            keys kept ready for the --obc algorithm (0 = none: each new
+                          scope waits for its key) [4 for ecdsa, 2 for rsa1024/rsa2048]
+
+Compare mode
+  --compare 'A' 'B'       run the fetch with flags A and with flags B alternately, each run
+                          a fresh context (no session, DNS or prefetch state carried over
+                          unless a flag such as --profile asks), and print per Resource
+                          Timing phase the median and min-max of each side and B/A
+  --runs N                runs per side [10]
+  --compare-out FILE.csv  also write the table as CSV
+
 Exit codes: 0 ok, 2 bad usage or config, 3 bad URL, 6 name not resolved,
 7 connect failed, 8 malformed HTTP response, 18 partial body, 22 HTTP error (--fail),
-23 write error, 28 timeout, 35 TLS error, 52 empty response, 60 certificate error,
-63 maximum file size exceeded, 1 other.
+23 write error, 28 timeout, 35 TLS error, 47 too many redirects, 52 empty response,
+60 certificate error, 63 maximum file size exceeded, 1 other.
 )";
 
 namespace {
