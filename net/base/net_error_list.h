@@ -145,3 +145,9 @@ NET_ERROR(PREFETCH_BUNDLE_INVALID, -650)
 
 // The server rejected a Snap Start attempt.
 NET_ERROR(SNAP_START_REJECTED, -700)
+
+// A SPDY header block could not be decompressed: zlib failed, the peer's
+// stream named another dictionary, or the peer ended its zlib stream.
+NET_ERROR(SPDY_COMPRESSION_ERROR, -601)
+// A SPDY frame, or a header block once decompressed, exceeded a size limit.
+NET_ERROR(SPDY_FRAME_SIZE_ERROR, -602)
