@@ -147,9 +147,12 @@ def fetch_learns_then_snap_starts(ctx):
         expect_eq([c.get("snap_start") for c in conns], ["learned", "accepted", "accepted"],
                   "server log snap_start")
         # Zero extra round trips: connectEnd is the ClientHello's departure, so the TLS
-        # phase costs nothing.
+        # phase costs only local work (re-verifying the chain loaded from the profile, the RSA
+        # encryption). Loopback has no round trip to count (snap_start_costs_two_round_trips
+        # does that through netem): the bound only catches a handshake that waits on the
+        # server, with room for a loaded 2-core machine.
         t = r2.trace[0]
-        expect(t["connectEnd"] - t["secureConnectionStart"] < 5,
+        expect(t["connectEnd"] - t["secureConnectionStart"] < 25,
                "Snap Start TLS phase %.1f ms" % (t["connectEnd"] - t["secureConnectionStart"]))
 
 
