@@ -4,6 +4,7 @@
 #include <openssl/x509v3.h>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -12,6 +13,7 @@
 #include "cert/ocsp.h"
 #include "cert/x509_util.h"
 #include "net/base/file_util.h"
+#include "net/base/framed_file.h"
 #include "net/base/weak_ptr.h"
 
 namespace net {
@@ -51,40 +53,72 @@ void RevocationCache::Put(const std::string& key, const Entry& entry) {
   entries_[key] = entry;
 }
 
-// File format: "netstack-revocation-cache 1\n" then one line per entry:
-// hex(key) revoked(0|1) expires-unix-seconds.
-absl::StatusOr<RevocationCache> RevocationCache::Load(const std::string& path) {
-  RevocationCache cache;
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) return cache;  // No cache yet.
-  std::vector<std::string> lines =
-      absl::StrSplit(*text, '\n', absl::SkipEmpty());
-  if (lines.empty() || lines[0] != "netstack-revocation-cache 1")
-    return absl::DataLossError(
-        absl::StrCat(path, " is corrupt (bad header); left untouched"));
-  for (size_t i = 1; i < lines.size(); ++i) {
-    std::vector<std::string> f = absl::StrSplit(lines[i], ' ');
-    int64_t expires;
-    std::string key;
-    if (f.size() != 3 || (f[1] != "0" && f[1] != "1") ||
-        !absl::SimpleAtoi(f[2], &expires) || f[0].size() % 2 != 0) {
-      return absl::DataLossError(
-          absl::StrCat(path, ": corrupt line ", i + 1, "; left untouched"));
-    }
-    key = absl::HexStringToBytes(f[0]);
-    cache.entries_[key] = Entry{f[1] == "1", absl::FromUnixSeconds(expires)};
-  }
-  return cache;
-}
+// The payload: one line per entry, "hex(key) revoked(0|1)
+// expires-unix-seconds\n", in a frame (net/base/framed_file.h).
+namespace {
+constexpr char kRevocationCacheRemedy[] =
+    "move it away to start with an empty revocation cache";
+}  // namespace
 
-absl::Status RevocationCache::Save(const std::string& path) const {
-  std::string text = "netstack-revocation-cache 1\n";
+std::string RevocationCache::Serialize() const {
+  std::string text;
   for (const auto& [key, entry] : entries_) {
     absl::StrAppend(&text, absl::BytesToHexString(key), " ",
                     entry.revoked ? 1 : 0, " ",
                     absl::ToUnixSeconds(entry.expires), "\n");
   }
-  return WriteFileAtomically(path, text);
+  return FrameFileContents(kMagic, kVersion, text);
+}
+
+absl::StatusOr<RevocationCache> RevocationCache::Parse(
+    const std::string& bytes, const std::string& name) {
+  if (absl::StartsWith(bytes, "netstack-revocation-cache 1\n")) {
+    return CorruptFileError(
+        name, "unframed format of an older version, no longer read",
+        kRevocationCacheRemedy);
+  }
+  absl::StatusOr<std::string> text =
+      UnframeFileContents(bytes, kMagic, kVersion);
+  if (!text.ok())
+    return CorruptFileError(name, text.status().message(),
+                            kRevocationCacheRemedy);
+  if (!text->empty() && text->back() != '\n')
+    return CorruptFileError(name, "last line unterminated",
+                            kRevocationCacheRemedy);
+  RevocationCache cache;
+  std::vector<absl::string_view> lines =
+      absl::StrSplit(*text, '\n', absl::SkipEmpty());
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::vector<absl::string_view> f = absl::StrSplit(lines[i], ' ');
+    int64_t expires;
+    std::string key;
+    if (f.size() != 3 || (f[1] != "0" && f[1] != "1") ||
+        !absl::SimpleAtoi(f[2], &expires) || f[0].empty() ||
+        f[0].size() % 2 != 0 ||
+        f[0].find_first_not_of("0123456789abcdef") != absl::string_view::npos) {
+      return CorruptFileError(name, absl::StrCat("bad entry ", i + 1),
+                              kRevocationCacheRemedy);
+    }
+    key = absl::HexStringToBytes(f[0]);
+    if (!cache.entries_
+             .emplace(key, Entry{f[1] == "1", absl::FromUnixSeconds(expires)})
+             .second) {
+      return CorruptFileError(name, absl::StrCat("duplicate entry ", i + 1),
+                              kRevocationCacheRemedy);
+    }
+  }
+  return cache;
+}
+
+absl::StatusOr<RevocationCache> RevocationCache::Load(const std::string& path) {
+  absl::StatusOr<std::string> bytes = ReadFileToString(path);
+  if (absl::IsNotFound(bytes.status())) return RevocationCache();  // None yet.
+  if (!bytes.ok()) return bytes.status();
+  return Parse(*bytes, path);
+}
+
+absl::Status RevocationCache::Save(const std::string& path) const {
+  return WriteFileAtomically(path, Serialize());
 }
 
 RevocationUrls GetRevocationUrls(const std::string& cert_der) {
@@ -153,14 +187,7 @@ class OcspCrlRevocationChecker::ElementCheck {
       VerifyOcsp(stapled_, RevocationSource::kStapled, "stapled");
       return;
     }
-    if (!cache_key_.empty()) {
-      if (auto hit = checker_->cache_->Lookup(cache_key_, absl::Now())) {
-        Finish(hit->revoked ? Verdict::kRevoked : Verdict::kGood,
-               RevocationSource::kCache, "cache", "");
-        return;
-      }
-    }
-    TryNext();
+    CheckCacheThenFetch();
   }
 
   Verdict verdict() const { return verdict_; }
@@ -174,6 +201,19 @@ class OcspCrlRevocationChecker::ElementCheck {
   }
 
  private:
+  // Answers from the cache, else fetches: what happens without a staple, or
+  // after one that does not answer for this certificate.
+  void CheckCacheThenFetch() {
+    if (!cache_key_.empty()) {
+      if (auto hit = checker_->cache_->Lookup(cache_key_, absl::Now())) {
+        Finish(hit->revoked ? Verdict::kRevoked : Verdict::kGood,
+               RevocationSource::kCache, "cache", "");
+        return;
+      }
+    }
+    TryNext();
+  }
+
   // Tries the next OCSP URL, then the next CRL URL; gives up when none is
   // left.
   void TryNext() {
@@ -234,15 +274,17 @@ class OcspCrlRevocationChecker::ElementCheck {
       return VerifyOcspResponse(response, cert, issuer, options);
     };
     auto reply = [this, source, method](absl::StatusOr<OcspResult> result) {
+      // A staple that does not answer (another certificate's, expired,
+      // badly signed, unknown) is ignored: the cache, then fetching, as if
+      // there were none. A bad fetched answer goes on to the next URL.
+      const bool staple = source == RevocationSource::kStapled;
       if (!result.ok()) {
         errors_ += absl::StrCat(method, ": ", result.status().message(), "; ");
-        // A bad staple falls back to fetching; a bad fetched answer to the
-        // next URL.
-        return TryNext();
+        return staple ? CheckCacheThenFetch() : TryNext();
       }
       if (result->status == OcspCertStatus::kUnknown) {
         errors_ += absl::StrCat(method, ": responder says unknown; ");
-        return TryNext();
+        return staple ? CheckCacheThenFetch() : TryNext();
       }
       bool revoked = result->status == OcspCertStatus::kRevoked;
       absl::Time expires = options_now_ + checker_->policy_.max_age;

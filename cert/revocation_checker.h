@@ -14,6 +14,7 @@
 #ifndef CERT_REVOCATION_CHECKER_H_
 #define CERT_REVOCATION_CHECKER_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,11 +49,23 @@ std::optional<RevocationPolicy::Mode> ParseRevocationMode(
 // profile; in memory only (a private profile's is dropped with it).
 class RevocationCache {
  public:
+  static constexpr uint32_t kMagic = 0x31435652;  // "RVC1" little-endian
+  // Version 1 was an unframed text file; Load rejects it, saying so.
+  static constexpr uint32_t kVersion = 2;
+
   // Load reads a saved cache (missing file: empty); Save writes it
-  // atomically (temp, fsync, rename). A private profile never calls either.
+  // atomically (WriteFileAtomically). The file is framed
+  // (net/base/framed_file.h), so one cut at any byte or damaged anywhere is
+  // DataLoss naming the file, and is left as it is. A private profile never
+  // calls either.
   [[nodiscard]] static absl::StatusOr<RevocationCache> Load(
       const std::string& path);
   absl::Status Save(const std::string& path) const;
+  // Serialize is Save's content; Parse is Load on bytes (|name| is used in
+  // error messages).
+  std::string Serialize() const;
+  [[nodiscard]] static absl::StatusOr<RevocationCache> Parse(
+      const std::string& bytes, const std::string& name);
 
   struct Entry {
     bool revoked = false;

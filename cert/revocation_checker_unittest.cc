@@ -4,6 +4,7 @@
 #include "cert/revocation_checker.h"
 
 #include <openssl/mem.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <map>
@@ -13,6 +14,8 @@
 #include "cert/ocsp_test_util.h"
 #include "cert/revocation_test_util.h"
 #include "gtest/gtest.h"
+#include "net/base/file_util.h"
+#include "net/base/framed_file.h"
 #include "net/base/test_completion_callback.h"
 
 namespace net {
@@ -117,6 +120,48 @@ TEST_F(RevocationCheckerTest, StapledResponseAnswersForTheLeaf) {
   EXPECT_EQ(fetcher_.fetch_count(), 2);  // only the intermediates
 }
 
+TEST_F(RevocationCheckerTest, StapleForAnotherCertificateIsIgnored) {
+  // A good answer from the leaf's issuer, for another serial: the leaf is
+  // checked as if nothing had been stapled (the cache, then OCSP), and the
+  // check's detail says why the staple was not used.
+  OcspResponseSpec spec;
+  spec.cert_id = *BuildOcspCertId(X509ToDer(chain_.leaf.get()),
+                                  X509ToDer(chain_.i2.get()));
+  spec.cert_id.serial.back() ^= 0x01;
+  spec.status = OcspCertStatus::kGood;
+  spec.produced_at = spec.this_update = absl::Now() - absl::Minutes(1);
+  spec.next_update = absl::Now() + absl::Hours(1);
+  spec.signer_key = chain_.i2_key.get();
+  spec.responder = chain_.i2.get();
+  CertVerifyParams params;
+  params.stapled_ocsp_response = BuildOcspResponse(spec);
+  OcspCrlRevocationChecker checker(
+      RevocationPolicy{RevocationPolicy::Mode::kHardFail}, &fetcher_, &cache_,
+      &pool_);
+  auto check = [&] {
+    result_.revocation_checks.clear();
+    std::unique_ptr<CertVerifier::Request> request;
+    TestCompletionCallback cb;
+    return cb.GetResult(
+        checker.Check(params, &result_, cb.callback(), &request));
+  };
+  ASSERT_EQ(OK, check());
+  ASSERT_EQ(result_.revocation_checks.size(), 3u);
+  const RevocationCheck& leaf = result_.revocation_checks[0];
+  EXPECT_EQ(leaf.depth, 0);
+  EXPECT_EQ(leaf.source, RevocationSource::kFresh);
+  EXPECT_EQ(leaf.method, "ocsp");
+  EXPECT_TRUE(absl::StrContains(leaf.detail, "stapled: ")) << leaf.detail;
+  EXPECT_TRUE(absl::StrContains(leaf.detail, "another certificate"))
+      << leaf.detail;
+  EXPECT_EQ(fetcher_.fetch_count(), 3);
+  // The next time the ignored staple is followed by the cache: no fetch.
+  ASSERT_EQ(OK, check());
+  EXPECT_EQ(result_.revocation_checks[0].source, RevocationSource::kCache);
+  EXPECT_EQ(result_.revocation_source, RevocationSource::kCache);
+  EXPECT_EQ(fetcher_.fetch_count(), 3);
+}
+
 TEST_F(RevocationCheckerTest, DeadlineTurnsSlowAnswersIntoUnable) {
   fetcher_.delay = absl::Seconds(5);
   RevocationPolicy policy{RevocationPolicy::Mode::kHardFail};
@@ -142,7 +187,74 @@ TEST_F(RevocationCheckerTest, CacheSurvivesSaveAndLoadAndCorruptionIsReported) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   EXPECT_EQ(loaded->size(), 3u);
   std::ofstream(path) << "garbage\n";
-  EXPECT_FALSE(RevocationCache::Load(path).ok());
+  absl::StatusOr<RevocationCache> garbage = RevocationCache::Load(path);
+  EXPECT_TRUE(absl::IsDataLoss(garbage.status())) << garbage.status();
+  EXPECT_NE(garbage.status().message().find(path + " is corrupt"),
+            std::string::npos)
+      << garbage.status();
+}
+
+RevocationCache SomeEntries() {
+  RevocationCache cache;
+  const absl::Time t = absl::FromUnixSeconds(1'800'000'000);
+  cache.Put(std::string("\x01\x02\x03", 3), {false, t});
+  cache.Put("serial-and-issuer-key-hash", {true, t + absl::Hours(1)});
+  return cache;
+}
+
+TEST(RevocationCacheFileTest, EveryTruncationIsDetectedAndTheFileKept) {
+  std::string path = ::testing::TempDir() + "/revocation_cache_truncated";
+  const std::string good = SomeEntries().Serialize();
+  absl::StatusOr<RevocationCache> whole = RevocationCache::Parse(good, "f");
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(whole->size(), 2u);
+  for (size_t n = 0; n < good.size(); ++n) {
+    const std::string cut = good.substr(0, n);
+    ASSERT_TRUE(WriteFileAtomically(path, cut).ok());
+    absl::StatusOr<RevocationCache> loaded = RevocationCache::Load(path);
+    ASSERT_TRUE(absl::IsDataLoss(loaded.status()))
+        << "cut to " << n << " of " << good.size() << ": " << loaded.status();
+    ASSERT_EQ(*ReadFileToString(path), cut);
+  }
+  EXPECT_TRUE(
+      absl::IsDataLoss(RevocationCache::Parse(good + "\n", "f").status()));
+}
+
+TEST(RevocationCacheFileTest, EveryFlippedByteIsDetected) {
+  const std::string good = SomeEntries().Serialize();
+  for (size_t i = 0; i < good.size(); ++i) {
+    for (uint8_t mask : {0x01, 0x80, 0xff}) {
+      std::string bad = good;
+      bad[i] ^= static_cast<char>(mask);
+      ASSERT_TRUE(absl::IsDataLoss(RevocationCache::Parse(bad, "f").status()))
+          << "byte " << i << " ^ " << int(mask);
+    }
+  }
+}
+
+TEST(RevocationCacheFileTest, OldFormatAndBadEntriesAreRejected) {
+  absl::StatusOr<RevocationCache> old = RevocationCache::Parse(
+      "netstack-revocation-cache 1\n0102 0 1800000000\n", "rc");
+  ASSERT_TRUE(absl::IsDataLoss(old.status()));
+  EXPECT_NE(old.status().message().find("older version"), std::string::npos)
+      << old.status();
+  auto framed = [](absl::string_view text) {
+    return FrameFileContents(RevocationCache::kMagic, RevocationCache::kVersion,
+                             text);
+  };
+  ASSERT_TRUE(RevocationCache::Parse(framed("0102 1 5\n"), "f").ok());
+  for (const char* bad :
+       {"0102 1 5", "0102 2 5\n", "010 1 5\n", "zz 1 5\n", "0102 1\n",
+        "0102 1 x\n", "0102 1 5\n0102 0 6\n", " 1 5\n"}) {
+    EXPECT_TRUE(
+        absl::IsDataLoss(RevocationCache::Parse(framed(bad), "f").status()))
+        << bad;
+  }
+  // A missing file is an empty cache; an unreadable one is an error.
+  std::string dir = ::testing::TempDir() + "/revocation_cache_dir";
+  mkdir(dir.c_str(), 0700);
+  EXPECT_EQ(RevocationCache::Load(dir + "/missing")->size(), 0u);
+  EXPECT_FALSE(RevocationCache::Load(dir).ok());
 }
 
 TEST_F(RevocationCheckerTest, OffChecksNothing) {

@@ -1,6 +1,11 @@
 #include "dns/cares_host_resolver.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstring>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -54,6 +59,38 @@ bool IsValidHostname(const std::string& host) {
 std::string JobKey(const std::string& name, HostCache::Kind kind) {
   return absl::StrCat(kind == HostCache::Kind::kTxt ? "txt:" : "addr:",
                       absl::AsciiStrToLower(name));
+}
+
+constexpr size_t kDnsHeaderBytes = 12;
+// The RCODE of a stand-in answer: unassigned, so c-ares hands the answer to
+// the query's callback as it is (it acts on FORMERR, SERVFAIL, NOTIMP and
+// REFUSED itself).
+constexpr uint8_t kStandInRcode = 15;
+// UDP queries remembered at most (IDs are 16 bits; a query that times out is
+// never answered, so the map is cleared when it grows this large).
+constexpr size_t kMaxUdpQuestions = 4096;
+
+uint16_t MessageId(const char* message) {
+  return static_cast<uint16_t>((static_cast<uint8_t>(message[0]) << 8) |
+                               static_cast<uint8_t>(message[1]));
+}
+
+// The question section of a query c-ares sends (one question, no name
+// compression): from the header's end through QCLASS; empty if it does not
+// parse.
+std::string QuestionOf(absl::string_view query) {
+  size_t pos = kDnsHeaderBytes;
+  while (pos < query.size()) {
+    const uint8_t len = static_cast<uint8_t>(query[pos]);
+    if (len == 0) {
+      const size_t end = pos + 1 + 4;  // the root label, QTYPE, QCLASS
+      if (end > query.size()) return "";
+      return std::string(query.substr(kDnsHeaderBytes, end - kDnsHeaderBytes));
+    }
+    if (len & 0xc0) return "";
+    pos += 1 + len;
+  }
+  return "";
 }
 
 }  // namespace
@@ -172,6 +209,12 @@ absl::StatusOr<std::unique_ptr<CaresHostResolver>> CaresHostResolver::Create(
     return absl::InternalError(
         absl::StrCat("ares_init_options: ", ares_strerror(rv)));
   }
+  static const ares_socket_functions kSocketFunctions = {
+      &CaresHostResolver::SocketOpen, &CaresHostResolver::SocketClose,
+      &CaresHostResolver::SocketConnect, &CaresHostResolver::SocketRecvFrom,
+      &CaresHostResolver::SocketSendv};
+  ares_set_socket_functions(resolver->channel_, &kSocketFunctions,
+                            resolver.get());
   if (!config.servers.empty()) {
     std::string csv = absl::StrJoin(config.servers, ",");
     rv = ares_set_servers_ports_csv(resolver->channel_, csv.c_str());
@@ -210,6 +253,101 @@ void CaresHostResolver::ProcessFd(ares_socket_t read_fd,
                                   ares_socket_t write_fd) {
   ares_process_fd(channel_, read_fd, write_fd);
   ArmTimer();
+}
+
+ares_socket_t CaresHostResolver::SocketOpen(int domain, int type, int protocol,
+                                            void* data) {
+  auto* self = static_cast<CaresHostResolver*>(data);
+  // c-ares configures none of a user-managed socket's options: it must be
+  // non-blocking (and close-on-exec, and for TCP without Nagle) from here.
+  const ares_socket_t fd =
+      ::socket(domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol);
+  if (fd == ARES_SOCKET_BAD) return fd;
+  if (type == SOCK_DGRAM) {
+    self->udp_sockets_.insert(fd);
+  } else if (type == SOCK_STREAM) {
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  }
+  return fd;
+}
+
+int CaresHostResolver::SocketClose(ares_socket_t fd, void* data) {
+  static_cast<CaresHostResolver*>(data)->udp_sockets_.erase(fd);
+  return ::close(fd);
+}
+
+int CaresHostResolver::SocketConnect(ares_socket_t fd, const sockaddr* address,
+                                     ares_socklen_t address_len, void* data) {
+  return ::connect(fd, address, address_len);
+}
+
+ares_ssize_t CaresHostResolver::SocketRecvFrom(ares_socket_t fd, void* buffer,
+                                               size_t length, int flags,
+                                               sockaddr* from,
+                                               ares_socklen_t* from_len,
+                                               void* data) {
+  auto* self = static_cast<CaresHostResolver*>(data);
+  const ssize_t n = ::recvfrom(fd, buffer, length, flags, from, from_len);
+  if (n <= 0 || !self->udp_sockets_.contains(fd)) return n;
+  return static_cast<ares_ssize_t>(self->CheckUdpAnswer(
+      static_cast<char*>(buffer), static_cast<size_t>(n), length));
+}
+
+ares_ssize_t CaresHostResolver::SocketSendv(ares_socket_t fd,
+                                            const iovec* vector, int count,
+                                            void* data) {
+  auto* self = static_cast<CaresHostResolver*>(data);
+  if (self->udp_sockets_.contains(fd)) {
+    std::string query;
+    for (int i = 0; i < count; ++i) {
+      query.append(static_cast<const char*>(vector[i].iov_base),
+                   vector[i].iov_len);
+    }
+    std::string question = QuestionOf(query);
+    if (query.size() >= kDnsHeaderBytes && !question.empty()) {
+      if (self->udp_questions_.size() >= kMaxUdpQuestions)
+        self->udp_questions_.clear();
+      self->udp_questions_[MessageId(query.data())] = std::move(question);
+    }
+  }
+  return ::writev(fd, vector, count);
+}
+
+size_t CaresHostResolver::CheckUdpAnswer(char* buffer, size_t length,
+                                         size_t capacity) {
+  if (length < 2) return length;
+  const uint16_t id = MessageId(buffer);
+  auto it = udp_questions_.find(id);
+  if (it == udp_questions_.end()) return length;  // not ours: c-ares decides
+  // Marked truncated: c-ares asks again over TCP.
+  if (length >= 3 && (static_cast<uint8_t>(buffer[2]) & 0x02)) return length;
+  absl::StatusOr<DnsResponse> parsed =
+      ParseDnsResponse(absl::string_view(buffer, length));
+  if (parsed.ok()) return length;
+  // An answer to another question (late, or spoofed) is c-ares's to drop;
+  // one cut short inside the question cannot be told apart, and is ours.
+  const std::string& question = it->second;
+  const size_t compared = std::min(
+      question.size(), length > kDnsHeaderBytes ? length - kDnsHeaderBytes : 0);
+  for (size_t i = 0; i < compared; ++i) {
+    if (absl::ascii_tolower(buffer[kDnsHeaderBytes + i]) !=
+        absl::ascii_tolower(question[i]))
+      return length;
+  }
+  std::string stand_in(kDnsHeaderBytes, '\0');
+  stand_in[0] = static_cast<char>(id >> 8);
+  stand_in[1] = static_cast<char>(id & 0xff);
+  stand_in[2] = static_cast<char>(0x80);  // QR: a response
+  stand_in[3] = static_cast<char>(kStandInRcode);
+  stand_in[5] = 1;  // QDCOUNT
+  stand_in += question;
+  if (stand_in.size() > capacity) return length;
+  malformed_answers_[id] =
+      absl::StrCat("the DNS server's answer (", length,
+                   " bytes) is malformed: ", parsed.status().message());
+  std::memcpy(buffer, stand_in.data(), stand_in.size());
+  return stand_in.size();
 }
 
 void CaresHostResolver::ArmTimer() {
@@ -341,6 +479,19 @@ void CaresHostResolver::OnQueryResult(const std::string& key, int qtype,
   if (it == jobs_.end()) return;
   Job* job = it->second.get();
   --job->pending_queries;
+
+  if (abuf && alen >= 2) {
+    const uint16_t id = MessageId(reinterpret_cast<const char*>(abuf));
+    udp_questions_.erase(id);
+    if (auto m = malformed_answers_.find(id); m != malformed_answers_.end()) {
+      // The stand-in for a malformed answer (CheckUdpAnswer).
+      status = ARES_EBADRESP;
+      if (job->detail.empty()) job->detail = m->second;
+      malformed_answers_.erase(m);
+      abuf = nullptr;
+      alen = 0;
+    }
+  }
 
   // Parse whatever came back, success or NXDOMAIN (for the SOA).
   absl::StatusOr<DnsResponse> response =

@@ -11,12 +11,25 @@
 // are always delivered from a posted task, never inside the caller's call.
 // Destroying a Request cancels it.
 //
+// Malformed answers are errors at once, not timeouts. c-ares drops a UDP
+// answer whose question section it cannot match to a query (an answer cut
+// short inside the question, say), so the query would wait for its timeout.
+// The resolver does c-ares's socket I/O itself (ares_set_socket_functions)
+// and looks at each UDP answer first: one that carries the ID of a query in
+// flight, is not marked truncated (TC), does not parse, and does not name
+// another question is handed to c-ares as a well-formed stand-in for that
+// query (its question, RCODE 15, which c-ares passes through), and the
+// lookup fails with ERR_DNS_MALFORMED_RESPONSE and the parse error. An answer
+// that parses, or names another question, goes to c-ares unchanged.
+//
 // Owned by the network context; outlives every Request. Network thread only.
 
 #ifndef DNS_CARES_HOST_RESOLVER_H_
 #define DNS_CARES_HOST_RESOLVER_H_
 
 #include <ares.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <deque>
 #include <list>
@@ -25,6 +38,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "dns/host_cache.h"
 #include "dns/host_resolver.h"
@@ -107,6 +121,23 @@ class CaresHostResolver : public HostResolver {
   void ProcessFd(ares_socket_t read_fd, ares_socket_t write_fd);
   void ArmTimer();
 
+  // c-ares's socket functions (ares_set_socket_functions); |data| is the
+  // resolver.
+  static ares_socket_t SocketOpen(int domain, int type, int protocol,
+                                  void* data);
+  static int SocketClose(ares_socket_t fd, void* data);
+  static int SocketConnect(ares_socket_t fd, const sockaddr* address,
+                           ares_socklen_t address_len, void* data);
+  static ares_ssize_t SocketRecvFrom(ares_socket_t fd, void* buffer,
+                                     size_t length, int flags, sockaddr* from,
+                                     ares_socklen_t* from_len, void* data);
+  static ares_ssize_t SocketSendv(ares_socket_t fd, const iovec* vector,
+                                  int count, void* data);
+  // A UDP datagram c-ares is about to read: replaces a malformed answer to a
+  // query in flight by its stand-in (see the file comment). Returns the
+  // length to hand c-ares.
+  size_t CheckUdpAnswer(char* buffer, size_t length, size_t capacity);
+
   CaresResolverConfig config_;
   ares_channel channel_ = nullptr;
   bool destroying_ = false;
@@ -119,6 +150,13 @@ class CaresHostResolver : public HostResolver {
   size_t running_jobs_ = 0;
   size_t queries_sent_ = 0;
   size_t coalesced_ = 0;
+  // The UDP sockets c-ares opened through SocketOpen.
+  absl::flat_hash_set<ares_socket_t> udp_sockets_;
+  // The question section (name, type, class) of each UDP query in flight,
+  // by query ID.
+  absl::flat_hash_map<uint16_t, std::string> udp_questions_;
+  // Answers replaced by a stand-in, by query ID: why they were malformed.
+  absl::flat_hash_map<uint16_t, std::string> malformed_answers_;
 };
 
 }  // namespace net

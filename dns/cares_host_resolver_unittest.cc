@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "dns/fake_dns_server.h"
 #include "gtest/gtest.h"
+#include "net/base/sanitizer.h"
 #include "net/base/test_completion_callback.h"
 
 namespace net {
@@ -187,13 +188,54 @@ TEST_F(CaresHostResolverTest, MalformedAnswersAreCleanErrors) {
   for (size_t i = 0; i < breakers.size(); ++i) {
     SCOPED_TRACE(i);
     FakeDnsServer server(breakers[i]);
-    auto resolver =
-        MakeResolver(server.address_string(), absl::Milliseconds(300));
+    // A 2 s timeout: a malformed answer must be reported at once, not
+    // waited out.
+    auto resolver = MakeResolver(server.address_string(), absl::Seconds(2));
     HostResolveResult result;
+    TimeTicks start = TimeTicks::Now();
     int rv = Resolve(resolver.get(), absl::StrCat("m", i, ".ok.test"), &result);
-    EXPECT_TRUE(rv == ERR_DNS_MALFORMED_RESPONSE || rv == ERR_DNS_TIMED_OUT)
-        << ErrorToString(rv);
+    EXPECT_EQ(rv, ERR_DNS_MALFORMED_RESPONSE) << ErrorToString(rv);
+    EXPECT_LT(TimeTicks::Now() - start, absl::Milliseconds(500));
+    EXPECT_NE(result.detail.find("malformed"), std::string::npos)
+        << result.detail;
   }
+}
+
+// Answers cut short at every length, inside the header's count fields, the
+// question and the record: each is ERR_DNS_MALFORMED_RESPONSE at once.
+TEST_F(CaresHostResolverTest, EveryTruncationIsMalformedNotATimeout) {
+  const std::string whole = FakeDnsServer::BuildResponse(
+      FakeDnsQuery{0, "t.ok.test", 1}, 0,
+      {{1, 30, FakeDnsServer::ARecord(1, 2, 3, 4)}});
+  for (size_t cut = 2; cut < whole.size(); cut += 3) {
+    SCOPED_TRACE(cut);
+    FakeDnsServer server([cut](const FakeDnsQuery& q) {
+      return FakeDnsServer::BuildResponse(
+                 q, 0, {{1, 30, FakeDnsServer::ARecord(1, 2, 3, 4)}})
+          .substr(0, cut);
+    });
+    auto resolver = MakeResolver(server.address_string(), absl::Seconds(2));
+    HostResolveResult result;
+    TimeTicks start = TimeTicks::Now();
+    int rv =
+        Resolve(resolver.get(), absl::StrCat("t", cut, ".ok.test"), &result);
+    EXPECT_EQ(rv, ERR_DNS_MALFORMED_RESPONSE) << ErrorToString(rv);
+    EXPECT_LT(TimeTicks::Now() - start, absl::Milliseconds(500));
+  }
+}
+
+// An answer to another question (a late or spoofed one) is not taken for
+// this query's: c-ares drops it and the query times out as before.
+TEST_F(CaresHostResolverTest, GarbageForAnotherQuestionIsIgnored) {
+  FakeDnsServer server([](const FakeDnsQuery& q) {
+    FakeDnsQuery other = q;
+    other.name = "another.ok.test";
+    return FakeDnsServer::BuildResponse(other, 0, {{1, 30, "abc"}});
+  });
+  auto resolver =
+      MakeResolver(server.address_string(), absl::Milliseconds(200));
+  HostResolveResult result;
+  EXPECT_EQ(ERR_DNS_TIMED_OUT, Resolve(resolver.get(), "x.ok.test", &result));
 }
 
 TEST_F(CaresHostResolverTest, SilentServerTimesOut) {
@@ -233,8 +275,17 @@ TEST_F(CaresHostResolverTest, ThousandConcurrentLookupsLeaveNoDescriptors) {
   }
   EXPECT_LE(OpenFdCount(), fds_before + 2);  // c-ares may keep its UDP socket.
   // Rounds two and three reuse what round one allocated (the cache is full
-  // at its bound): no growth beyond allocator noise.
-  EXPECT_LT(ResidentKb() - rss_after_first_round, 2048);
+  // at its bound): no growth beyond allocator noise. Not under a sanitizer:
+  // ASan's quarantine keeps freed blocks out of reuse, so RSS grows anyway.
+  const long growth_kb = ResidentKb() - rss_after_first_round;
+  if (UnderSanitizer()) {
+    SanitizerNote(absl::StrCat("RSS grew ", growth_kb,
+                               " KB over rounds 2-3 (bound 2048 KB not "
+                               "asserted: freed memory is quarantined)")
+                      .c_str());
+  } else {
+    EXPECT_LT(growth_kb, 2048);
+  }
   EXPECT_EQ(resolver->host_cache()->size(), 1000u);  // bounded by cache_size
 }
 

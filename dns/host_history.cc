@@ -1,55 +1,62 @@
 #include "dns/host_history.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "dns/host_history.pb.h"
 #include "net/base/file_util.h"
+#include "net/base/framed_file.h"
 
 namespace net {
 namespace {
 
-constexpr uint32_t kVersion = 1;
+constexpr char kRemedy[] = "move it away to start a new history";
 
 }  // namespace
 
-absl::StatusOr<HostHistory> HostHistory::Load(const std::string& path) {
-  HostHistory history;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    if (access(path.c_str(), F_OK) != 0) return history;  // No history yet.
-    return absl::PermissionDeniedError(absl::StrCat("cannot read ", path));
+absl::StatusOr<HostHistory> HostHistory::Parse(const std::string& bytes,
+                                               const std::string& name) {
+  // Version 1 files were a bare HostHistory message starting with its
+  // version field (varint 1).
+  if (absl::StartsWith(bytes, absl::string_view("\x08\x01", 2))) {
+    return CorruptFileError(name,
+                            "unframed format of an older version, no longer "
+                            "read",
+                            kRemedy);
   }
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
+  absl::StatusOr<std::string> payload =
+      UnframeFileContents(bytes, kMagic, kVersion);
+  if (!payload.ok())
+    return CorruptFileError(name, payload.status().message(), kRemedy);
   netstack::dns::HostHistory proto;
-  if (!proto.ParseFromString(bytes.str()) || proto.version() != kVersion) {
-    return absl::DataLossError(
-        absl::StrCat(path,
-                     " is corrupt or of an unknown version; it was left "
-                     "untouched (move it away to "
-                     "start a new history)"));
-  }
+  if (!proto.ParseFromString(*payload))
+    return CorruptFileError(name, "payload does not parse", kRemedy);
+  HostHistory history;
   for (const auto& visit : proto.hosts()) {
     if (visit.host().empty())
-      return absl::DataLossError(absl::StrCat(path, ": empty host"));
-    history.visits_[visit.host()] =
-        Visits{visit.visits(), visit.last_visit_unix_seconds()};
+      return CorruptFileError(name, "empty host", kRemedy);
+    if (!history.visits_
+             .emplace(visit.host(),
+                      Visits{visit.visits(), visit.last_visit_unix_seconds()})
+             .second) {
+      return CorruptFileError(
+          name, absl::StrCat("duplicate host ", visit.host()), kRemedy);
+    }
   }
   return history;
 }
 
-absl::Status HostHistory::Save(const std::string& path) const {
+absl::StatusOr<HostHistory> HostHistory::Load(const std::string& path) {
+  absl::StatusOr<std::string> bytes = ReadFileToString(path);
+  if (absl::IsNotFound(bytes.status())) return HostHistory();  // None yet.
+  if (!bytes.ok()) return bytes.status();
+  return Parse(*bytes, path);
+}
+
+std::string HostHistory::Serialize() const {
   netstack::dns::HostHistory proto;
-  proto.set_version(kVersion);
   for (const std::string& host : TopHosts(visits_.size())) {
     const Visits& v = visits_.at(host);
     auto* visit = proto.add_hosts();
@@ -57,10 +64,11 @@ absl::Status HostHistory::Save(const std::string& path) const {
     visit->set_visits(v.count);
     visit->set_last_visit_unix_seconds(v.last_unix);
   }
-  std::string data;
-  if (!proto.SerializeToString(&data))
-    return absl::InternalError("serialize failed");
-  return WriteFileAtomically(path, data);
+  return FrameFileContents(kMagic, kVersion, proto.SerializeAsString());
+}
+
+absl::Status HostHistory::Save(const std::string& path) const {
+  return WriteFileAtomically(path, Serialize());
 }
 
 void HostHistory::RecordVisit(const std::string& host, absl::Time when) {

@@ -45,7 +45,11 @@ class SystemHostResolver::RequestImpl : public HostResolver::Request {
       : result_(result), callback_(std::move(callback)) {}
   void OnResolved(int error, HostResolveResult result) {
     *result_ = std::move(result);
-    std::move(callback_)(error);
+    // The callback usually destroys this request (its owner resets it), so
+    // it runs from the stack, not from a member about to be freed (ASan
+    // caught TransportConnectJob doing exactly that).
+    CompletionOnceCallback callback = std::move(callback_);
+    std::move(callback)(error);
   }
   WeakPtr<RequestImpl> GetWeakPtr() { return weak_factory_.GetWeakPtr(); }
 

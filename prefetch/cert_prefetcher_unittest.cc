@@ -19,6 +19,7 @@
 #include "net/base/event_loop.h"
 #include "net/base/file_util.h"
 #include "net/base/test_completion_callback.h"
+#include "net/http/default_client_socket_factory.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/tcp_server_socket.h"
 #include "net/ssl/ssl_server_context.h"
@@ -395,8 +396,8 @@ TEST(TruncatedBundleSourceTest, ChainFromAnAbortedHandshake) {
   };
   accept();
   FakeTxtResolver resolver;
-  TruncatedBundleSource source(
-      &resolver, ClientSocketFactory::GetDefaultFactory(), absl::Seconds(5));
+  TruncatedBundleSource source(&resolver, GetDefaultClientSocketFactory(),
+                               absl::Seconds(5));
   std::unique_ptr<BundleSource::Request> request;
   absl::StatusOr<FetchedBundle> result = absl::UnknownError("not run");
   source.Fetch(

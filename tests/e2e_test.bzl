@@ -21,7 +21,7 @@ _BINARY_ARGS = [
     "$(rootpath //tools/dnslookup)",
 ]
 
-def e2e_test(name, extra_tags = []):
+def e2e_test(name, extra_tags = [], data = []):
     """One end-to-end check script, run under the local world (see e2e.py)."""
     native.sh_test(
         name = name,
@@ -31,7 +31,7 @@ def e2e_test(name, extra_tags = []):
         data = [
             "e2e.py",
             name + ".py",
-        ] + _BINARIES,
+        ] + _BINARIES + data,
         tags = [
             "integration",
             "local",

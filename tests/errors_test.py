@@ -17,7 +17,7 @@ def name_not_resolved(ctx):
     r = ctx.fetch("--max-time", "20", url, trace=True, timeout=40)
     r.expect_error(6, "ERR_NAME_NOT_RESOLVED", r"nonexistent\.invalid")
     expect_eq(r.error_lines()[0]["url"], url, "URL in the error line")
-    expect_eq(r.error_lines()[0]["code"], "-105", "net error number")
+    expect_eq(r.error_lines()[0]["code"], "-403", "net error number (the DNS range)")
     expect_eq(r.trace[0]["error"], "ERR_NAME_NOT_RESOLVED", "trace error")
     expect_eq(r.trace[0]["responseEnd"], None, "trace responseEnd of a failed request")
 
@@ -125,6 +125,7 @@ def handshake_closed(ctx):
     expect_eq(srv.seen[:1], [(0x16, b"\x01")],
               "server saw a handshake record holding a ClientHello (%s)" % srv.errors)
     r.expect_error(35, "ERR_SSL_HANDSHAKE_CLOSED")
+    expect_eq(r.error_lines()[0]["code"], "-506", "net error number (the TLS range)")
 
 
 def tls_version_mismatch(ctx):

@@ -7,7 +7,11 @@ trust store by default (SSL_CERT_FILE); compare mode's table. See tests/README.m
 
 import json
 import os
+import shutil
+import struct
 import subprocess
+import xml.etree.ElementTree as ET
+import zlib
 
 import e2e
 from e2e import expect, expect_eq
@@ -145,6 +149,56 @@ def compare_mode_prints_its_table(ctx):
     expect(float(rows["tls"][-1]) < 0.85, "B/A of the TLS phase: %r" % rows["tls"])
 
 
+def _png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    expect(head[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG: %r" % head[:8])
+    return struct.unpack(">II", head[16:24])
+
+
+def har_and_waterfall_of_a_run_with_redirects_prefetch_and_snap_start(ctx):
+    try:
+        import jsonschema
+    except ImportError:
+        raise e2e.CheckFailed("python3-jsonschema is missing (tools/setup.sh installs it)")
+    har, svg = ctx.scratch("run.har"), ctx.scratch("run.svg")
+    slow = ctx.origin("slow")
+    _fetch(ctx, "-L", "--snap-start", "--bundle-sources", "cdn", "--prefetch", slow["host"],
+           "--profile", ctx.scratch("har-profile"), "--har", har, "--waterfall", svg,
+           "-o", os.devnull, "-o", os.devnull, ctx.url("nginx") + "redirect/301", slow["url"],
+           revocation="soft").expect_ok()
+    doc = json.load(open(har))
+    schema_path = os.path.join(e2e.REPO, "net/timing/testdata/har-1.2.schema.json")
+    jsonschema.validate(doc, json.load(open(schema_path)))
+    entries = doc["log"]["entries"]
+    expect_eq([e["response"]["status"] for e in entries], [301, 200, 200], "HAR entries")
+    for e in entries:
+        t = e["timings"]
+        total = sum(v for k, v in t.items() if k in ("blocked", "dns", "connect", "send",
+                                                      "wait", "receive") and v > 0)
+        expect(abs(total - e["time"]) < 0.01, "timings add up: %r vs %r" % (t, e["time"]))
+    last = entries[-1]
+    expect("accepted" in json.dumps(last.get("_snapStart")), "_snapStart: %r" %
+           last.get("_snapStart"))
+    expect("prefetch" in json.dumps(last.get("_certSource")), "_certSource: %r" %
+           last.get("_certSource"))
+    expect(last.get("_certBundle"), "_certBundle")
+    # The waterfall: well-formed XML, rendered by a real browser at its declared size.
+    root = ET.parse(svg).getroot()
+    width, height = int(float(root.get("width"))), int(float(root.get("height")))
+    browser = shutil.which("chromium") or shutil.which("chromium-headless-shell")
+    expect(browser, "Chromium is missing (tools/setup.sh installs the chromium package)")
+    png = ctx.scratch("run.png")
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                    "--hide-scrollbars", "--user-data-dir=" + ctx.scratch("chromium"),
+                    "--screenshot=" + png, "--window-size=%d,%d" % (width, height),
+                    "file://" + svg], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=60)
+    expect(os.path.exists(png), "Chromium wrote no screenshot")
+    expect_eq(_png_size(png), (width, height), "rendered size")
+    expect(os.path.getsize(png) > 3000, "the rendered picture is not blank")
+
+
 CHECKS = [
     redirects_agree_with_curl,
     redirect_to_another_origin_gets_its_own_connection,
@@ -154,6 +208,7 @@ CHECKS = [
     write_out_variables,
     system_trust_store_by_default,
     compare_mode_prints_its_table,
+    har_and_waterfall_of_a_run_with_redirects_prefetch_and_snap_start,
 ]
 
 if __name__ == "__main__":

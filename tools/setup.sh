@@ -13,6 +13,10 @@ PACKAGES=(
   openssl nginx              # real TLS peers and the PKI tool
   knot knot-dnsutils         # Knot DNS (knotd, knotc) and kdig for the world's DNS
   iproute2 util-linux procps # ip, unshare, pkill for private test namespaces
+  python3-jsonschema         # net/timing:har_schema_test validates HAR 1.2
+  chromium                   # net/timing:waterfall_render_test renders the SVG headless
+  tshark                     # net/spdy:spdy_node_interop_test dissects a SPDY/3 capture
+  nodejs                     # node-spdy, the SPDY/3 peer of net/spdy (module below)
 )
 
 missing=()
@@ -29,4 +33,20 @@ if ((${#missing[@]})); then
   [[ $(id -u) -ne 0 ]] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# node-spdy (npm spdy@4.0.2, ../shared/PEERS.md) for net/spdy:spdy_node_interop_test,
+# into npm's global root (the test looks in /usr/lib and /usr/local/lib node_modules, or
+# $NETSTACK_NODE_PATH). Debian's nodejs comes without npm; NodeSource's includes it.
+if ! command -v npm >/dev/null 2>&1; then
+  echo "setup: installing npm" >&2
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm >&2
+fi
+if ! NODE_PATH="$(npm root -g)" node -e "require('spdy')" >/dev/null 2>&1; then
+  echo "setup: installing node-spdy (npm spdy@4.0.2)" >&2
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO npm install -g --no-fund --no-audit spdy@4.0.2 >&2
 fi

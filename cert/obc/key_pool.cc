@@ -171,7 +171,7 @@ void KeyPool::OnKeyMade(KeyAlgorithm algorithm, bool background,
     if (!s.waiters.empty()) {
       RequestImpl* request = s.waiters.front();
       s.waiters.pop_front();
-      to_run.emplace_back(request->Detach(), ERR_FAILED);
+      to_run.emplace_back(request->Detach(), ERR_OBC_KEY_GENERATION_FAILED);
     }
   }
   // Refill only after successes: a generator that keeps failing must not

@@ -108,7 +108,7 @@ class KeyPool {
 
   // Take removes a key of |algorithm| from the pool into |*result| and
   // returns OK. If none is pooled it returns ERR_IO_PENDING, and |callback|
-  // later runs with OK (|*result| filled) or ERR_FAILED (generation failed).
+  // later runs with OK (|*result| filled) or ERR_OBC_KEY_GENERATION_FAILED.
   // |*result| must stay valid until then or until |*out_request| is
   // destroyed.
   int Take(KeyAlgorithm algorithm, TakeResult* result,

@@ -253,7 +253,7 @@ TEST_F(KeyPoolTest, GenerationFailureFailsTheWaiter) {
   TestCompletionCallback cb;
   ASSERT_EQ(ERR_IO_PENDING, pool.Take(KeyAlgorithm::kEcdsaP256, &result,
                                       cb.callback(), &request));
-  EXPECT_EQ(ERR_FAILED, cb.WaitForResult());
+  EXPECT_EQ(ERR_OBC_KEY_GENERATION_FAILED, cb.WaitForResult());
   EXPECT_EQ(pool.stats().failures, 1u);
   EXPECT_EQ(pool.in_flight_count(KeyAlgorithm::kEcdsaP256),
             0);  // No retry storm.

@@ -32,6 +32,7 @@
 #include "gtest/gtest.h"
 #include "net/base/event_loop.h"
 #include "net/base/test_completion_callback.h"
+#include "net/base/test_file_util.h"
 
 namespace net {
 namespace {
@@ -155,8 +156,7 @@ TEST(ObcStoreCrashTest, SurvivesSigkillDuringWrites) {
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
         << "child " << generation << " exited on its own: " << buffer;
-    if (access(absl::StrCat(path, ".tmp").c_str(), F_OK) == 0)
-      ++killed_mid_write;
+    if (!TemporariesOf(path).empty()) ++killed_mid_write;
 
     int reported = 0;
     for (absl::string_view line :

@@ -1,30 +1,16 @@
 #include "cert/obc/obc_store_file.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "cert/obc/obc_crypto.h"
 #include "cert/obc/obc_store.pb.h"
 #include "net/base/file_util.h"
+#include "net/base/framed_file.h"
 
 namespace net {
 namespace {
 
 namespace pb = ::netstack::cert::obc;
-
-absl::Status Errno(absl::string_view what, const std::string& path) {
-  int e = errno;
-  std::string message = absl::StrCat(what, " ", path, ": ", std::strerror(e));
-  if (e == EACCES || e == EPERM) return absl::PermissionDeniedError(message);
-  return absl::InternalError(message);
-}
 
 pb::ScopeMode ToProto(ScopeMode mode) {
   return mode == ScopeMode::kOrigin ? pb::SCOPE_MODE_ORIGIN
@@ -113,35 +99,20 @@ std::string ObcStoreFile::Serialize(
     cert->set_private_key(record->key_pkcs8);
     cert->set_created_unix_seconds(record->created_unix_seconds);
   }
-  pb::OriginBoundCertFile file;
-  file.set_magic(kMagic);
-  file.set_version(kVersion);
-  certs.SerializeToString(file.mutable_payload());
-  file.set_payload_sha256(Sha256(file.payload()));
-  return file.SerializeAsString();
+  return FrameFileContents(kMagic, kVersion, certs.SerializeAsString());
 }
 
 absl::StatusOr<std::vector<ObcRecord>> ObcStoreFile::Parse(
     const std::string& bytes, const std::string& name) {
   auto corrupt = [&name](absl::string_view why) {
-    return absl::DataLossError(absl::StrCat(
-        name, " is corrupt (", why,
-        "); it was left untouched: move it away to start with no origin-bound "
-        "certificates"));
+    return CorruptFileError(
+        name, why, "move it away to start with no origin-bound certificates");
   };
-  pb::OriginBoundCertFile file;
-  if (!file.ParseFromString(bytes)) return corrupt("not a protobuf frame");
-  // Our writer emits the one canonical encoding of the frame; anything else
-  // (appended bytes, repeated or unknown fields) did not come from it.
-  if (file.SerializeAsString() != bytes)
-    return corrupt("frame is not in canonical form");
-  if (file.magic() != kMagic) return corrupt("bad magic");
-  if (file.version() != kVersion)
-    return corrupt(absl::StrCat("unknown version ", file.version()));
-  if (file.payload_sha256() != Sha256(file.payload()))
-    return corrupt("checksum mismatch");
+  absl::StatusOr<std::string> payload =
+      UnframeFileContents(bytes, kMagic, kVersion);
+  if (!payload.ok()) return corrupt(payload.status().message());
   pb::OriginBoundCerts certs;
-  if (!certs.ParseFromString(file.payload()))
+  if (!certs.ParseFromString(*payload))
     return corrupt("payload does not parse");
 
   std::vector<ObcRecord> records;
@@ -160,26 +131,10 @@ absl::StatusOr<std::vector<ObcRecord>> ObcStoreFile::Parse(
 
 absl::StatusOr<std::vector<ObcRecord>> ObcStoreFile::Load(
     const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return std::vector<ObcRecord>();
-    return Errno("open", path);
-  }
-  std::string bytes;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      absl::Status status = Errno("read", path);
-      close(fd);
-      return status;
-    }
-    if (n == 0) break;
-    bytes.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  return Parse(bytes, path);
+  absl::StatusOr<std::string> bytes = ReadFileToString(path);
+  if (absl::IsNotFound(bytes.status())) return std::vector<ObcRecord>();
+  if (!bytes.ok()) return bytes.status();
+  return Parse(*bytes, path);
 }
 
 absl::Status ObcStoreFile::Save(

@@ -2,11 +2,12 @@
 // (<profile>/origin_bound_certs.pb, obc_store.proto), and ProfileLock, which
 // keeps two stores from writing one profile at once.
 //
-// Save writes <file>.tmp, fsyncs it, renames it over the file and fsyncs the
-// directory: a crash (even kill -9 in the middle) leaves the old or the new
-// file, never a torn one. Load checks the frame (magic, version, SHA-256 of
-// the payload, canonical encoding) and every record (scope syntax, key
-// parses, algorithm matches, the certificate carries the key, no duplicate
+// Save writes a unique temporary (<file>.tmp.<pid>.<n>), fsyncs it, renames
+// it over the file and fsyncs the directory (WriteFileAtomically): a crash
+// (even kill -9 in the middle) leaves the old or the new file, never a torn
+// one. Load checks the frame (net/base/framed_file.h: magic, version,
+// SHA-256 of the payload, canonical encoding) and every record (scope syntax,
+// key parses, algorithm matches, the certificate carries the key, no duplicate
 // scopes), and reports any damage as DataLoss; it never repairs or replaces
 // the file.
 //

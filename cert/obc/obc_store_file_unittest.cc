@@ -14,6 +14,7 @@
 #include "cert/obc/obc_crypto.h"
 #include "cert/obc/obc_store.pb.h"
 #include "gtest/gtest.h"
+#include "net/base/test_file_util.h"
 
 namespace net {
 namespace {
@@ -81,7 +82,7 @@ TEST_F(ObcStoreFileTest, RoundTrip) {
   struct stat st;
   ASSERT_EQ(stat(path_.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  EXPECT_NE(access(absl::StrCat(path_, ".tmp").c_str(), F_OK), 0);
+  EXPECT_TRUE(TemporariesOf(path_).empty());
 
   absl::StatusOr<std::vector<ObcRecord>> loaded = ObcStoreFile::Load(path_);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
@@ -216,12 +217,13 @@ TEST_F(ObcStoreFileTest, InconsistentRecordsAreDetected) {
 TEST_F(ObcStoreFileTest, FailedSaveLeavesTheOldFile) {
   ASSERT_TRUE(ObcStoreFile::Save(path_, records_).ok());
   const std::string before = ReadFile(path_);
-  // A directory where the temporary should go makes the save fail.
-  std::string tmp = absl::StrCat(path_, ".tmp");
-  ASSERT_EQ(mkdir(tmp.c_str(), 0700), 0);
-  EXPECT_FALSE(ObcStoreFile::Save(path_, {}).ok());
-  rmdir(tmp.c_str());
+  // A write that fails halfway (the file size limit) fails the save.
+  {
+    ScopedFileSizeLimit limit(8);
+    EXPECT_FALSE(ObcStoreFile::Save(path_, {}).ok());
+  }
   EXPECT_EQ(ReadFile(path_), before);
+  EXPECT_TRUE(TemporariesOf(path_).empty());
 }
 
 TEST_F(ObcStoreFileTest, ProfileLockIsExclusive) {

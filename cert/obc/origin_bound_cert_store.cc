@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cert/obc/obc_crypto.h"
+#include "net/base/file_util.h"
 
 namespace net {
 
@@ -64,9 +65,9 @@ OriginBoundCertStore::Open(Options options, KeyPool* key_pool,
   if (!lock.ok()) return lock.status();
   std::string path =
       absl::StrCat(options.profile_dir, "/", ObcStoreFile::kFileName);
-  // A temporary left by a crashed write is nobody's now that we hold the
-  // lock; the file it was going to replace is intact.
-  unlink(absl::StrCat(path, ".tmp").c_str());
+  // Temporaries left by crashed writes are nobody's now that we hold the
+  // lock; the file they were going to replace is intact.
+  RemoveStaleTemporaries(path);
   absl::StatusOr<std::vector<ObcRecord>> records = ObcStoreFile::Load(path);
   if (!records.ok()) return records.status();
 

@@ -111,7 +111,7 @@ class OriginBoundCertStore {
 
   // GetOrCreate fills |*result| with |scope|'s certificate and key and
   // returns OK, or returns ERR_IO_PENDING and later runs |callback| with OK
-  // (|*result| filled) or ERR_FAILED (key generation failed). |algorithm| is
+  // (|*result| filled) or ERR_OBC_KEY_GENERATION_FAILED. |algorithm| is
   // used only if the scope has no certificate yet (and no job running).
   // |*result| must stay valid until the callback runs or |*out_request| is
   // destroyed.

@@ -24,6 +24,7 @@
 #include "gtest/gtest.h"
 #include "net/base/event_loop.h"
 #include "net/base/test_completion_callback.h"
+#include "net/base/test_file_util.h"
 
 namespace net {
 namespace {
@@ -244,8 +245,9 @@ TEST_F(OriginBoundCertStoreTest, GenerationFailureIsReported) {
   auto store = OpenStore("", /*private_profile=*/true);
   generator_.FailFromNowOn();
   OriginBoundCertStore::Result result;
-  EXPECT_EQ(ERR_FAILED, Get(store.get(), Scope("https://a.example.test"),
-                            KeyAlgorithm::kEcdsaP256, &result));
+  EXPECT_EQ(ERR_OBC_KEY_GENERATION_FAILED,
+            Get(store.get(), Scope("https://a.example.test"),
+                KeyAlgorithm::kEcdsaP256, &result));
   EXPECT_EQ(store->size(), 0u);
 }
 
@@ -347,6 +349,20 @@ TEST_F(OriginBoundCertStoreTest, ChangesAreWrittenEvenWithoutFlush) {
   EXPECT_EQ(r.cert_der, cert);
 }
 
+// Temporaries a killed writer left (this version's unique names and the
+// older fixed "<file>.tmp") are removed once the store holds the lock.
+TEST_F(OriginBoundCertStoreTest, StaleTemporariesAreRemovedAtOpen) {
+  MakePool({1, 0, 0, 0});
+  const std::string dir = FreshDirectory("obc_stale_tmp");
+  const std::string path = absl::StrCat(dir, "/", ObcStoreFile::kFileName);
+  for (const char* suffix : {".tmp", ".tmp.4242.0", ".tmp.4242.17"})
+    std::ofstream(absl::StrCat(path, suffix)) << "half a write";
+  ASSERT_EQ(TemporariesOf(path).size(), 3u);
+  auto store = OpenStore(dir);
+  ASSERT_TRUE(store);
+  EXPECT_TRUE(TemporariesOf(path).empty());
+}
+
 TEST_F(OriginBoundCertStoreTest, CorruptFileIsReportedNotReplaced) {
   MakePool({1, 0, 0, 0});
   const std::string dir = FreshDirectory("obc_corrupt");
@@ -371,7 +387,7 @@ TEST_F(OriginBoundCertStoreTest, CorruptFileIsReportedNotReplaced) {
   EXPECT_NE(store.status().message().find(path), std::string::npos)
       << store.status();
   EXPECT_EQ(ReadFile(path), bytes);
-  EXPECT_NE(access(absl::StrCat(path, ".tmp").c_str(), F_OK), 0);
+  EXPECT_TRUE(TemporariesOf(path).empty());
 }
 
 TEST_F(OriginBoundCertStoreTest, OneStorePerProfile) {
@@ -393,8 +409,8 @@ TEST_F(OriginBoundCertStoreTest, FailedWriteIsReportedAndRetried) {
   MakePool({2, 0, 0, 0});
   const std::string dir = FreshDirectory("obc_write_failure");
   auto store = OpenStore(dir);
-  // A directory in the temporary file's place makes every write fail.
-  const std::string tmp = absl::StrCat(store->file_path(), ".tmp");
+  // A directory in the file's place makes every write (its rename) fail.
+  const std::string tmp = store->file_path();
   ASSERT_EQ(mkdir(tmp.c_str(), 0700), 0);
   OriginBoundCertStore::Result r;
   ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"),

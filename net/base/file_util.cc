@@ -1,14 +1,15 @@
 #include "net/base/file_util.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace net {
@@ -44,23 +45,49 @@ std::string DirOf(const std::string& path) {
 }  // namespace
 
 absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      return absl::NotFoundError(
+          absl::StrCat("cannot open ", path, ": ", std::strerror(ENOENT)));
+    return Errno("cannot open", path);
+  }
+  std::string contents;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      absl::Status status = Errno("read", path);
+      close(fd);
+      return status;
+    }
+    if (n == 0) break;
+    contents.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return contents;
 }
 
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view data) {
-  std::string tmp = absl::StrCat(path, ".tmp");
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  // A name no other writer (thread or process) uses: the pid tells processes
+  // apart, the counter calls within one; O_EXCL settles the rest (a stale
+  // file of a recycled pid is skipped, never reused).
+  static std::atomic<uint64_t> counter{0};
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tmp = absl::StrCat(path, ".tmp.", getpid(), ".", counter++);
+    fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) break;
+  }
   if (fd < 0) return Errno("create", tmp);
   absl::Status status = WriteAll(fd, data, tmp);
   if (status.ok() && fsync(fd) != 0) status = Errno("fsync", tmp);
   if (close(fd) != 0 && status.ok()) status = Errno("close", tmp);
   if (status.ok() && rename(tmp.c_str(), path.c_str()) != 0)
-    status = Errno("rename", tmp);
+    status = Errno("rename", absl::StrCat(tmp, " to ", path));
   if (!status.ok()) {
     unlink(tmp.c_str());
     return status;
@@ -72,6 +99,24 @@ absl::Status WriteFileAtomically(const std::string& path,
   if (fsync(dir_fd) != 0) status = Errno("fsync directory", dir);
   close(dir_fd);
   return status;
+}
+
+int RemoveStaleTemporaries(const std::string& path) {
+  std::string dir = DirOf(path);
+  size_t slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::string legacy = absl::StrCat(base, ".tmp");
+  std::string prefix = absl::StrCat(base, ".tmp.");
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return 0;
+  int removed = 0;
+  while (dirent* entry = readdir(d)) {
+    absl::string_view name = entry->d_name;
+    if (name != legacy && !absl::StartsWith(name, prefix)) continue;
+    if (unlinkat(dirfd(d), entry->d_name, 0) == 0) ++removed;
+  }
+  closedir(d);
+  return removed;
 }
 
 absl::StatusOr<std::unique_ptr<FileLock>> FileLock::Acquire(

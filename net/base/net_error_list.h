@@ -1,15 +1,25 @@
 // The numbered list of network errors, an X-macro included by net_errors.h.
 //
-// Numbers are stable and never reused. Ranges by area:
+// Names are stable. Every error's number lies in its area's range, so a
+// caller can classify an error by its number (tools/fetch/exit_codes.h
+// derives fetch's exit codes from it):
 //     0- 99  system and generic
 //   100-199  connection and socket
 //   200-299  certificate and revocation
-//   300-399  HTTP
+//   300-399  HTTP (and URLs)
 //   400-499  DNS
 //   500-599  TLS and cipher
 //   600-649  SPDY
 //   650-699  prefetch
 //   700-749  Snap Start
+//   750-799  origin-bound certificates (OBC)
+// Numbers changed once (issue 16), to make the ranges hold: NAME_NOT_RESOLVED
+// -105 -> -403, SOCKET_NOT_CONNECTED -15 -> -112, and the TLS errors that sat
+// among the connection errors: SSL_PROTOCOL_ERROR -107 -> -503,
+// SSL_CLIENT_AUTH_CERT_NEEDED -110 -> -504, SSL_VERSION_OR_CIPHER_MISMATCH
+// -113 -> -505, SSL_HANDSHAKE_CLOSED -119 -> -506, SSL_BAD_RECORD_MAC_ALERT
+// -126 -> -507. Nothing persists error numbers; from now on numbers are
+// stable too and never reused.
 // Each entry is NET_ERROR(NAME, -number) and gets the constant ERR_NAME.
 
 // An asynchronous operation is in progress; its callback will run later.
@@ -38,8 +48,6 @@ NET_ERROR(NOT_IMPLEMENTED, -11)
 NET_ERROR(INSUFFICIENT_RESOURCES, -12)
 // Memory allocation failed.
 NET_ERROR(OUT_OF_MEMORY, -13)
-// The socket is not connected.
-NET_ERROR(SOCKET_NOT_CONNECTED, -15)
 // Writing to a file or socket failed.
 NET_ERROR(FILE_WRITE_FAILED, -16)
 // A command-line flag or configuration value is malformed.
@@ -55,29 +63,18 @@ NET_ERROR(CONNECTION_REFUSED, -102)
 NET_ERROR(CONNECTION_ABORTED, -103)
 // A connection attempt failed.
 NET_ERROR(CONNECTION_FAILED, -104)
-// The host name could not be resolved.
-NET_ERROR(NAME_NOT_RESOLVED, -105)
 // The Internet connection has been lost.
 NET_ERROR(INTERNET_DISCONNECTED, -106)
-// An SSL protocol error occurred.
-NET_ERROR(SSL_PROTOCOL_ERROR, -107)
 // The IP address or port number is invalid.
 NET_ERROR(ADDRESS_INVALID, -108)
 // The IP address is unreachable.
 NET_ERROR(ADDRESS_UNREACHABLE, -109)
-// The server requested a client certificate and none could be supplied.
-NET_ERROR(SSL_CLIENT_AUTH_CERT_NEEDED, -110)
+// The socket is not connected.
+NET_ERROR(SOCKET_NOT_CONNECTED, -112)
 // A connection attempt timed out.
 NET_ERROR(CONNECTION_TIMED_OUT, -118)
-// The client and server do not support a common SSL protocol version or
-// cipher suite.
-NET_ERROR(SSL_VERSION_OR_CIPHER_MISMATCH, -113)
-// The server closed the connection before the TLS handshake finished.
-NET_ERROR(SSL_HANDSHAKE_CLOSED, -119)
 // The address is already in use.
 NET_ERROR(ADDRESS_IN_USE, -147)
-// The server sent a fatal TLS alert for a bad record MAC or decryption.
-NET_ERROR(SSL_BAD_RECORD_MAC_ALERT, -126)
 // The socket is already connected.
 NET_ERROR(SOCKET_IS_CONNECTED, -123)
 
@@ -129,6 +126,8 @@ NET_ERROR(DNS_TIMED_OUT, -400)
 NET_ERROR(DNS_MALFORMED_RESPONSE, -401)
 // The DNS server returned a failure (SERVFAIL, REFUSED).
 NET_ERROR(DNS_SERVER_FAILED, -402)
+// The host name could not be resolved (NXDOMAIN, no addresses).
+NET_ERROR(NAME_NOT_RESOLVED, -403)
 
 // The TLS handshake failed for a reason BoringSSL reported.
 NET_ERROR(SSL_HANDSHAKE_FAILED, -500)
@@ -136,6 +135,17 @@ NET_ERROR(SSL_HANDSHAKE_FAILED, -500)
 NET_ERROR(SSL_SERVER_CERT_MISSING, -501)
 // The peer sent a fatal alert.
 NET_ERROR(SSL_PEER_ALERT, -502)
+// An SSL protocol error occurred.
+NET_ERROR(SSL_PROTOCOL_ERROR, -503)
+// The server requested a client certificate and none could be supplied.
+NET_ERROR(SSL_CLIENT_AUTH_CERT_NEEDED, -504)
+// The client and server do not support a common SSL protocol version or
+// cipher suite.
+NET_ERROR(SSL_VERSION_OR_CIPHER_MISMATCH, -505)
+// The server closed the connection before the TLS handshake finished.
+NET_ERROR(SSL_HANDSHAKE_CLOSED, -506)
+// The server sent a fatal TLS alert for a bad record MAC or decryption.
+NET_ERROR(SSL_BAD_RECORD_MAC_ALERT, -507)
 
 // A SPDY framing or session error.
 NET_ERROR(SPDY_PROTOCOL_ERROR, -600)
@@ -146,8 +156,44 @@ NET_ERROR(PREFETCH_BUNDLE_INVALID, -650)
 // The server rejected a Snap Start attempt.
 NET_ERROR(SNAP_START_REJECTED, -700)
 
+// No key could be generated for the origin-bound certificate the server asked
+// for (the key pool's worker failed).
+NET_ERROR(OBC_KEY_GENERATION_FAILED, -750)
+// The origin-bound certificate store could not supply a certificate for the
+// connection's origin (no scope for it, or the store failed).
+NET_ERROR(OBC_CERT_UNAVAILABLE, -751)
+// The origin-bound certificate and its key could not be installed on the TLS
+// connection.
+NET_ERROR(OBC_CERT_INSTALL_FAILED, -752)
+
 // A SPDY header block could not be decompressed: zlib failed, the peer's
 // stream named another dictionary, or the peer ended its zlib stream.
 NET_ERROR(SPDY_COMPRESSION_ERROR, -601)
 // A SPDY frame, or a header block once decompressed, exceeded a size limit.
 NET_ERROR(SPDY_FRAME_SIZE_ERROR, -602)
+// The server reset a SPDY stream with INVALID_CREDENTIALS: the request's
+// origin had no acceptable client certificate on that session. Retry the
+// request on a new connection made directly to its origin.
+NET_ERROR(SPDY_INVALID_CREDENTIALS, -603)
+// The server did not process the SPDY stream: it reset it with
+// REFUSED_STREAM, or its GOAWAY named a lower last-good stream id, or the
+// session was going away before the stream could start. Safe to retry on a
+// new connection.
+NET_ERROR(SPDY_SERVER_REFUSED_STREAM, -604)
+// A SPDY stream broke flow control: the peer sent more than the window
+// allowed, or a WINDOW_UPDATE overflowed it, or the peer reset the stream
+// with FLOW_CONTROL_ERROR.
+NET_ERROR(SPDY_FLOW_CONTROL_ERROR, -605)
+// The peer reset the SPDY stream (CANCEL, INTERNAL_ERROR, STREAM_IN_USE, ...
+// any status without a more specific error).
+NET_ERROR(SPDY_STREAM_RESET, -606)
+// The server sent GOAWAY with an error status (PROTOCOL_ERROR or
+// INTERNAL_ERROR) and closed the session: it rejected something we sent (a
+// frame it could not parse, a CREDENTIAL whose proof did not verify).
+NET_ERROR(SPDY_GOAWAY_ERROR, -607)
+// No CREDENTIAL frame could be built for the request's client certificate:
+// the connection has no TLS keying-material exporter (plain SPDY), the
+// server's certificate vector has no slots, or signing the proof failed.
+NET_ERROR(SPDY_CREDENTIAL_UNAVAILABLE, -608)
+// A SPDY PING went unanswered within its timeout.
+NET_ERROR(SPDY_PING_FAILED, -609)

@@ -22,6 +22,52 @@ std::string ErrorToString(int error) {
   return "net::" + ErrorToShortString(error);
 }
 
+NetErrorArea GetNetErrorArea(int error) {
+  if (error >= 0) return NetErrorArea::kOk;
+  const int n = -error;
+  if (n < 100) return NetErrorArea::kGeneric;
+  if (n < 200) return NetErrorArea::kConnection;
+  if (n < 300) return NetErrorArea::kCertificate;
+  if (n < 400) return NetErrorArea::kHttp;
+  if (n < 500) return NetErrorArea::kDns;
+  if (n < 600) return NetErrorArea::kTls;
+  if (n < 650) return NetErrorArea::kSpdy;
+  if (n < 700) return NetErrorArea::kPrefetch;
+  if (n < 750) return NetErrorArea::kSnapStart;
+  if (n < 800) return NetErrorArea::kObc;
+  return NetErrorArea::kUnknown;
+}
+
+const char* NetErrorAreaToString(NetErrorArea area) {
+  switch (area) {
+    case NetErrorArea::kOk:
+      return "ok";
+    case NetErrorArea::kGeneric:
+      return "generic";
+    case NetErrorArea::kConnection:
+      return "connection";
+    case NetErrorArea::kCertificate:
+      return "certificate";
+    case NetErrorArea::kHttp:
+      return "http";
+    case NetErrorArea::kDns:
+      return "dns";
+    case NetErrorArea::kTls:
+      return "tls";
+    case NetErrorArea::kSpdy:
+      return "spdy";
+    case NetErrorArea::kPrefetch:
+      return "prefetch";
+    case NetErrorArea::kSnapStart:
+      return "snap_start";
+    case NetErrorArea::kObc:
+      return "obc";
+    case NetErrorArea::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
 int MapSystemError(int os_error) {
   switch (os_error) {
     case 0:

@@ -33,6 +33,27 @@ std::string ErrorToString(int error);
 // ErrorToShortString returns "ERR_NAME" for |error| ("OK" for OK).
 std::string ErrorToShortString(int error);
 
+// The area an error belongs to: the range its number lies in (the ranges
+// are listed atop net_error_list.h).
+enum class NetErrorArea {
+  kOk,           // OK (or any value >= 0)
+  kGeneric,      // -1 .. -99
+  kConnection,   // -100 .. -199: connection and socket
+  kCertificate,  // -200 .. -299: certificate and revocation
+  kHttp,         // -300 .. -399: HTTP and URLs
+  kDns,          // -400 .. -499
+  kTls,          // -500 .. -599: TLS and cipher
+  kSpdy,         // -600 .. -649
+  kPrefetch,     // -650 .. -699
+  kSnapStart,    // -700 .. -749
+  kObc,          // -750 .. -799: origin-bound certificates
+  kUnknown,      // beyond every range
+};
+NetErrorArea GetNetErrorArea(int error);
+// NetErrorAreaToString: "ok", "generic", "connection", "certificate",
+// "http", "dns", "tls", "spdy", "prefetch", "snap_start", "obc", "unknown".
+const char* NetErrorAreaToString(NetErrorArea area);
+
 // MapSystemError maps an errno value to a net error (OK for 0).
 int MapSystemError(int os_error);
 

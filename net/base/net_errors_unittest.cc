@@ -10,9 +10,53 @@ namespace {
 TEST(NetErrorsTest, NamesAreStable) {
   EXPECT_EQ(ErrorToString(OK), "net::OK");
   EXPECT_EQ(ErrorToShortString(ERR_NAME_NOT_RESOLVED), "ERR_NAME_NOT_RESOLVED");
-  EXPECT_EQ(ERR_NAME_NOT_RESOLVED, -105);
+  EXPECT_EQ(ERR_NAME_NOT_RESOLVED, -403);
   EXPECT_EQ(ERR_CERT_REVOKED, -205);
+  EXPECT_EQ(ERR_SSL_PROTOCOL_ERROR, -503);
+  EXPECT_EQ(ERR_SNAP_START_REJECTED, -700);
+  EXPECT_EQ(ERR_OBC_KEY_GENERATION_FAILED, -750);
   EXPECT_EQ(ErrorToShortString(-99999), "<unknown net error -99999>");
+}
+
+// Every error lies in the range its name says (net_error_list.h): a TLS
+// error among the connection errors would be classified (and given fetch's
+// exit code) as a connection error.
+TEST(NetErrorsTest, EveryErrorIsInItsNamedRange) {
+  struct Rule {
+    const char* prefix;
+    NetErrorArea area;
+  };
+  const Rule rules[] = {
+      {"ERR_SSL_", NetErrorArea::kTls},
+      {"ERR_CERT_", NetErrorArea::kCertificate},
+      {"ERR_DNS_", NetErrorArea::kDns},
+      {"ERR_NAME_NOT_RESOLVED", NetErrorArea::kDns},
+      {"ERR_CONNECTION_", NetErrorArea::kConnection},
+      {"ERR_SOCKET_", NetErrorArea::kConnection},
+      {"ERR_ADDRESS_", NetErrorArea::kConnection},
+      {"ERR_SPDY_", NetErrorArea::kSpdy},
+      {"ERR_PREFETCH_", NetErrorArea::kPrefetch},
+      {"ERR_SNAP_START_", NetErrorArea::kSnapStart},
+      {"ERR_OBC_", NetErrorArea::kObc},
+  };
+  int checked = 0;
+#define NET_ERROR(label, value)                                             \
+  for (const Rule& rule : rules) {                                          \
+    const std::string name = "ERR_" #label;                                 \
+    if (name.rfind(rule.prefix, 0) == 0) {                                  \
+      ++checked;                                                            \
+      EXPECT_EQ(GetNetErrorArea(value), rule.area)                          \
+          << name << " (" << value << ") is in the "                        \
+          << NetErrorAreaToString(GetNetErrorArea(value)) << " range, not " \
+          << NetErrorAreaToString(rule.area);                               \
+    }                                                                       \
+  }                                                                         \
+  EXPECT_NE(GetNetErrorArea(value), NetErrorArea::kUnknown) << #label;      \
+  EXPECT_EQ(ErrorToShortString(value), "ERR_" #label);
+#include "net/base/net_error_list.h"
+#undef NET_ERROR
+  EXPECT_GT(checked, 20);
+  EXPECT_EQ(GetNetErrorArea(OK), NetErrorArea::kOk);
 }
 
 TEST(NetErrorsTest, MapsSystemErrors) {

@@ -16,6 +16,7 @@
 #include "net/base/weak_ptr.h"
 #include "net/base/worker_pool.h"
 #include "net/cert_net/http_url_fetcher.h"
+#include "net/http/default_client_socket_factory.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/transport_connect_job.h"
@@ -348,9 +349,8 @@ absl::StatusOr<std::unique_ptr<NetworkContext>> NetworkContext::Create(
 absl::Status NetworkContext::Init() {
   worker_pool_ = std::make_unique<WorkerPool>(
       params_.worker_threads > 0 ? params_.worker_threads : 1);
-  socket_factory_ = params_.socket_factory
-                        ? params_.socket_factory
-                        : ClientSocketFactory::GetDefaultFactory();
+  socket_factory_ = params_.socket_factory ? params_.socket_factory
+                                           : GetDefaultClientSocketFactory();
 
   Profile::Options profile_options;
   profile_options.dir = params_.profile_dir;

@@ -32,6 +32,8 @@ class Profile {
   static constexpr char kLockFileName[] = "profile.lock";
   static constexpr char kRevocationCacheFileName[] = "revocation_cache";
   static constexpr char kSnapStartFileName[] = "snap_start";
+  // prefetch/'s PrefetchCache file (PrefetchCache::kFileName).
+  static constexpr char kPrefetchCacheFileName[] = "cert_bundles";
 
   struct Options {
     // The profile directory; empty means an in-memory profile.

@@ -1,7 +1,6 @@
 #include "net/http/cookie_jar.h"
 
 #include <errno.h>
-#include <openssl/sha.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -12,9 +11,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "net/base/registry_controlled_domain.h"
 #include "net/base/file_util.h"
+#include "net/base/framed_file.h"
 #include "net/base/ip_endpoint.h"
+#include "net/base/registry_controlled_domain.h"
 #include "net/http/cookie_jar.pb.h"
 #include "net/http/parsed_cookie.h"
 
@@ -39,12 +39,6 @@ std::string SiteOf(const std::string& domain) {
 absl::string_view PathOf(const Url& url) {
   absl::string_view path = url.PathForRequest();
   return path.substr(0, path.find('?'));
-}
-
-std::string Sha256(absl::string_view data) {
-  uint8_t digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const uint8_t*>(data.data()), data.size(), digest);
-  return std::string(reinterpret_cast<const char*>(digest), sizeof(digest));
 }
 
 int64_t ToMicros(absl::Time t) { return absl::ToUnixMicros(t); }
@@ -328,35 +322,20 @@ std::string CookieJar::Serialize(absl::Time now) const {
     p->set_creation_unix_micros(ToMicros(c.creation));
     p->set_last_access_unix_micros(ToMicros(c.last_access));
   }
-  pb::CookieFile file;
-  file.set_magic(kMagic);
-  file.set_version(kVersion);
-  stored.SerializeToString(file.mutable_payload());
-  file.set_payload_sha256(Sha256(file.payload()));
-  return file.SerializeAsString();
+  return FrameFileContents(kMagic, kVersion, stored.SerializeAsString());
 }
 
 absl::StatusOr<CookieJar> CookieJar::Parse(const std::string& bytes,
                                            const std::string& name,
                                            absl::Time now, Limits limits) {
   auto corrupt = [&name](absl::string_view why) {
-    return absl::DataLossError(absl::StrCat(
-        name, " is corrupt (", why,
-        "); it was left untouched: move it away to start with no cookies"));
+    return CorruptFileError(name, why, "move it away to start with no cookies");
   };
-  pb::CookieFile file;
-  if (!file.ParseFromString(bytes)) return corrupt("not a protobuf frame");
-  // Our writer emits the one canonical encoding of the frame; anything else
-  // (appended bytes, repeated or unknown fields) did not come from it.
-  if (file.SerializeAsString() != bytes)
-    return corrupt("frame is not in canonical form");
-  if (file.magic() != kMagic) return corrupt("bad magic");
-  if (file.version() != kVersion)
-    return corrupt(absl::StrCat("unknown version ", file.version()));
-  if (file.payload_sha256() != Sha256(file.payload()))
-    return corrupt("checksum mismatch");
+  absl::StatusOr<std::string> payload =
+      UnframeFileContents(bytes, kMagic, kVersion);
+  if (!payload.ok()) return corrupt(payload.status().message());
   pb::StoredCookies stored;
-  if (!stored.ParseFromString(file.payload()))
+  if (!stored.ParseFromString(*payload))
     return corrupt("payload does not parse");
 
   CookieJar jar(limits);

@@ -5,8 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "net/http/cookie_jar.h"
-#include "net/snap_start/snap_start_client_socket.h"
-#include "net/ssl/ssl_client_socket.h"
+#include "net/snap_start/snap_start_client_context.h"
+#include "net/ssl/ssl_info.h"
 
 namespace net {
 namespace {
@@ -209,7 +209,7 @@ int HttpNetworkTransaction::DoInitConnection() {
       reused_socket_ = true;
       timing_.socket_reused = true;
       timing_.dns_source = "reused";
-      if (const SSLInfo* info = SocketSSLInfo()) timing_.ssl = *info;
+      if (const SSLInfo* info = socket_->GetSSLInfo()) timing_.ssl = *info;
       IPEndPoint peer;
       if (socket_->GetPeerAddress(&peer) == OK)
         timing_.remote_address = peer.ToString();
@@ -288,32 +288,37 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
 int HttpNetworkTransaction::DoSslConnect() {
   timing_.ssl_start = session_->clock()->NowTicks();
   SnapStartClientContext* snap = session_->params().snap_start_context;
+  ClientSocketFactory* factory = session_->socket_factory();
   if (snap && (session_->params().snap_start_learn_in_handshake ||
                snap->GetInfo(absl::StrCat(request_.url.host(), ":",
                                           request_.url.port())))) {
-    socket_ = std::make_unique<SnapStartClientSocket>(
+    socket_ = factory->CreateSnapStartClientSocket(
         std::move(socket_), request_.url.host(), request_.url.port(), snap);
   } else {
-    socket_ = std::make_unique<SSLClientSocket>(
+    socket_ = factory->CreateSSLClientSocket(
         std::move(socket_), request_.url.host(), request_.url.port(),
         session_->params().ssl_config, session_->ssl_client_context());
+  }
+  if (!socket_) {
+    error_detail_ = "the socket factory made no TLS socket";
+    return ERR_UNEXPECTED;
   }
   next_state_ = STATE_SSL_CONNECT_COMPLETE;
   return socket_->Connect(IOCallback());
 }
 
 int HttpNetworkTransaction::DoSslConnectComplete(int result) {
-  timing_.ssl = *SocketSSLInfo();
+  const SSLInfo* info = socket_->GetSSLInfo();
+  timing_.ssl = info ? *info : SSLInfo();
+  // A Snap Start attempt's handshake ends with the server's first answer.
+  handshake_awaits_response_ = info && info->awaiting_server_response;
   NoteSnapStartRejection();
   if (TlsHandshakeObserver* observer = session_->params().tls_observer) {
     observer->OnTlsHandshakeDone(request_.url.host(), request_.url.port(),
                                  result, &timing_);
   }
   if (result != OK) {
-    auto* snap = dynamic_cast<SnapStartClientSocket*>(socket_.get());
-    error_detail_ =
-        snap ? snap->error_detail()
-             : static_cast<SSLClientSocket*>(socket_.get())->error_detail();
+    error_detail_ = socket_->error_detail();
     return result;
   }
   timing_.connect_end = session_->clock()->NowTicks();
@@ -365,14 +370,6 @@ int HttpNetworkTransaction::DoSendRequest() {
                               IOCallback());
 }
 
-const SSLInfo* HttpNetworkTransaction::SocketSSLInfo() const {
-  if (auto* ssl = dynamic_cast<SSLClientSocket*>(socket_.get()))
-    return &ssl->ssl_info();
-  if (auto* snap = dynamic_cast<SnapStartClientSocket*>(socket_.get()))
-    return &snap->ssl_info();
-  return nullptr;
-}
-
 void HttpNetworkTransaction::NoteSnapStartRejection() {
   if (snap_start_rejection_.empty()) return;
   timing_.ssl.snap_start = "rejected";
@@ -388,8 +385,8 @@ bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
     // The server refused the Snap Start ClientHello outright (an alert or a
     // close); the socket has forgotten the server's information, so a new
     // connection does a normal handshake. Once only.
-    snap_start_rejection_ =
-        SocketSSLInfo() ? SocketSSLInfo()->snap_start_detail : "rejected";
+    const SSLInfo* info = socket_ ? socket_->GetSSLInfo() : nullptr;
+    snap_start_rejection_ = info ? info->snap_start_detail : "rejected";
     parser_.reset();
     socket_.reset();
     reused_socket_ = false;
@@ -444,8 +441,9 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
   }
   timing_.status_code = parser_->response_headers()->status_code();
   // A Snap Start attempt's outcome is known only once the server answered.
-  if (auto* snap = dynamic_cast<SnapStartClientSocket*>(socket_.get())) {
-    timing_.ssl = snap->ssl_info();
+  if (handshake_awaits_response_) {
+    handshake_awaits_response_ = false;
+    if (const SSLInfo* info = socket_->GetSSLInfo()) timing_.ssl = *info;
     NoteSnapStartRejection();
     // The Snap Start handshake has only now really ended.
     if (TlsHandshakeObserver* observer = session_->params().tls_observer) {

@@ -106,11 +106,12 @@ class HttpNetworkTransaction {
   int TimeOut(bool body_read_pending);
   void OnRequestTimeout();
   bool DeadlinePassed() const;
-  // A reused idle connection failed before any response: retry on a new
-  // connection. Returns false (and changes nothing) otherwise.
-  // The TLS facts of the current socket (BoringSSL or Snap Start core).
-  const SSLInfo* SocketSSLInfo() const;
+  // After a rejected Snap Start attempt and its retry, says so in the
+  // trace's ssl facts.
   void NoteSnapStartRejection();
+  // A reused idle connection failed before any response, or a Snap Start
+  // attempt was rejected: retry on a new connection. Returns false (and
+  // changes nothing) otherwise.
   bool MaybeRetryOnNewConnection(int error);
   // The body is complete (|result| >= 0) or failed: stop the deadline, and
   // return a reusable connection to the idle pool.
@@ -139,6 +140,10 @@ class HttpNetworkTransaction {
   int last_connect_error_ = OK;
   std::unique_ptr<StreamSocket> socket_;
   bool reused_socket_ = false;
+  // The TLS handshake completed before the server answered (a Snap Start
+  // attempt): its facts are read again, and the observer told again, once
+  // the response headers are in.
+  bool handshake_awaits_response_ = false;
   std::unique_ptr<HttpStreamParser> parser_;
   OneShotTimer request_timer_;
   // When the request deadline passes, on the event loop's clock (that of

@@ -14,7 +14,10 @@
 #include "gtest/gtest.h"
 #include "net/base/test_completion_callback.h"
 #include "net/http/cookie_jar.h"
+#include "net/http/default_client_socket_factory.h"
+#include "net/snap_start/snap_start_client_context.h"
 #include "net/socket/socket_test_util.h"
+#include "net/ssl/ssl_test_util.h"
 
 namespace net {
 namespace {
@@ -88,6 +91,27 @@ class HttpNetworkTransactionTest : public ::testing::Test {
       if (n == 0) break;
       body.append(buf->data(), n);
     }
+    timing_ = trans.load_timing();
+    return body;
+  }
+
+  // Runs one GET of |url| on |session|; returns the body or sets |*error|.
+  std::string FetchUrl(HttpNetworkSession* session, const std::string& url,
+                       int* error) {
+    HttpNetworkTransaction trans(session);
+    HttpRequestInfo request;
+    request.url = *Url::Parse(url);
+    TestCompletionCallback cb;
+    *error = cb.GetResult(trans.Start(request, cb.callback()));
+    std::string body;
+    while (*error == OK) {
+      auto buf = std::make_shared<IOBuffer>(64);
+      int n = cb.GetResult(trans.Read(buf, 64, cb.callback()));
+      if (n < 0) *error = n;
+      if (n <= 0) break;
+      body.append(buf->data(), n);
+    }
+    detail_ = trans.error_detail();
     timing_ = trans.load_timing();
     return body;
   }
@@ -352,6 +376,173 @@ TEST_F(HttpNetworkTransactionTest, UnresolvableHost) {
   EXPECT_EQ(error, ERR_NAME_NOT_RESOLVED);
   EXPECT_NE(detail_.find("www.example.test"), std::string::npos);
   EXPECT_EQ(timing_.net_error, ERR_NAME_NOT_RESOLVED);
+}
+
+// Hears every TLS handshake the transaction reports.
+class RecordingTlsObserver : public TlsHandshakeObserver {
+ public:
+  struct Call {
+    std::string host;
+    uint16_t port;
+    int result;
+    std::string snap_start;
+  };
+  void OnTlsHandshakeDone(const std::string& host, uint16_t port, int result,
+                          LoadTiming* timing) override {
+    calls.push_back({host, port, result, timing->ssl.snap_start});
+  }
+  std::vector<Call> calls;
+};
+
+// https: the TLS socket comes from the session's factory, so its handshake
+// result and facts are scripted like TCP.
+TEST_F(HttpNetworkTransactionTest, HttpsHandshakeThroughTheSocketFactory) {
+  MockRead reads[] = {
+      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")};
+  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
+  StaticSocketDataProvider data(reads, writes);
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(ASYNC, OK);
+  ssl.ssl_info.version = "TLSv1.3";
+  ssl.ssl_info.cipher = "TLS_AES_128_GCM_SHA256";
+  ssl.ssl_info.cert_verify.error = OK;
+  factory_.AddTlsSocketProvider(&ssl);
+  RecordingTlsObserver observer;
+  HttpNetworkSessionParams params = ShortDeadline();
+  params.tls_observer = &observer;
+  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+
+  int error;
+  EXPECT_EQ(FetchUrl(&session, "https://www.example.test/page", &error), "ok");
+  EXPECT_EQ(error, OK) << detail_;
+  EXPECT_EQ(factory_.tls_sockets_requested(),
+            std::vector<std::string>{"ssl www.example.test:443"});
+  EXPECT_TRUE(data.write_mismatches().empty()) << data.write_mismatches()[0];
+  EXPECT_TRUE(timing_.https);
+  EXPECT_EQ(timing_.ssl.version, "TLSv1.3");
+  EXPECT_EQ(timing_.ssl.cipher, "TLS_AES_128_GCM_SHA256");
+  EXPECT_FALSE(timing_.ssl_start.is_null());
+  EXPECT_LE(timing_.ssl_start, timing_.connect_end);
+  ASSERT_EQ(observer.calls.size(), 1u);
+  EXPECT_EQ(observer.calls[0].host, "www.example.test");
+  EXPECT_EQ(observer.calls[0].port, 443);
+  EXPECT_EQ(observer.calls[0].result, OK);
+}
+
+// A failed handshake: its error, the socket's own explanation, and the
+// observer hears the failure.
+TEST_F(HttpNetworkTransactionTest, TlsErrorCarriesTheSocketsDetail) {
+  StaticSocketDataProvider data({}, {});
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(ASYNC, ERR_SSL_PROTOCOL_ERROR);
+  ssl.error_detail = "scripted: decode_error alert";
+  factory_.AddTlsSocketProvider(&ssl);
+  RecordingTlsObserver observer;
+  HttpNetworkSessionParams params = ShortDeadline();
+  params.tls_observer = &observer;
+  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+
+  int error;
+  FetchUrl(&session, "https://www.example.test/page", &error);
+  EXPECT_EQ(error, ERR_SSL_PROTOCOL_ERROR) << ErrorToString(error);
+  EXPECT_EQ(detail_, "scripted: decode_error alert");
+  EXPECT_EQ(timing_.net_error, ERR_SSL_PROTOCOL_ERROR);
+  ASSERT_EQ(observer.calls.size(), 1u);
+  EXPECT_EQ(observer.calls[0].result, ERR_SSL_PROTOCOL_ERROR);
+}
+
+// A certificate error from the handshake: the trace keeps the verification.
+TEST_F(HttpNetworkTransactionTest, CertificateErrorKeepsTheVerification) {
+  StaticSocketDataProvider data({}, {});
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(SYNC, ERR_CERT_AUTHORITY_INVALID);
+  ssl.ssl_info.cert_verify.error = ERR_CERT_AUTHORITY_INVALID;
+  ssl.ssl_info.cert_verify.detail = "self-signed certificate";
+  ssl.error_detail = "self-signed certificate";
+  factory_.AddTlsSocketProvider(&ssl);
+
+  int error;
+  FetchUrl(&session_, "https://www.example.test/page", &error);
+  EXPECT_EQ(error, ERR_CERT_AUTHORITY_INVALID) << ErrorToString(error);
+  EXPECT_EQ(detail_, "self-signed certificate");
+  EXPECT_EQ(timing_.ssl.cert_verify.error, ERR_CERT_AUTHORITY_INVALID);
+}
+
+// A server the Snap Start context knows gets the Snap Start core's socket.
+// Its Connect completes before the server answered; the outcome arrives with
+// the response, and the transaction reads the facts again and tells the
+// observer again then.
+TEST_F(HttpNetworkTransactionTest, SnapStartOutcomeIsReadAgainWithTheResponse) {
+  auto snap = SnapStartClientContext::Create(&verifier_, {});
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  (*snap)->PutInfo("www.example.test:443", SnapStartInfo());
+  MockRead reads[] = {
+      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")};
+  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
+  StaticSocketDataProvider data(reads, writes);
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(SYNC, OK);
+  ssl.ssl_info.version = "TLSv1.2";
+  ssl.ssl_info.snap_start = "attempted";
+  ssl.ssl_info.awaiting_server_response = true;
+  SSLInfo accepted = ssl.ssl_info;
+  accepted.snap_start = "accepted";
+  accepted.awaiting_server_response = false;
+  ssl.ssl_info_after_first_read = accepted;
+  factory_.AddTlsSocketProvider(&ssl);
+  RecordingTlsObserver observer;
+  HttpNetworkSessionParams params = ShortDeadline();
+  params.snap_start_context = snap->get();
+  params.tls_observer = &observer;
+  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+
+  int error;
+  EXPECT_EQ(FetchUrl(&session, "https://www.example.test/page", &error), "ok");
+  EXPECT_EQ(error, OK) << detail_;
+  EXPECT_EQ(factory_.tls_sockets_requested(),
+            std::vector<std::string>{"snap_start www.example.test:443"});
+  EXPECT_EQ(timing_.ssl.snap_start, "accepted");
+  ASSERT_EQ(observer.calls.size(), 2u);
+  EXPECT_EQ(observer.calls[0].snap_start, "attempted");
+  EXPECT_EQ(observer.calls[1].snap_start, "accepted");
+}
+
+// The server refuses the attempt (the first write fails with
+// ERR_SNAP_START_REJECTED): one retry on a new connection, and the trace says
+// why.
+TEST_F(HttpNetworkTransactionTest, RejectedSnapStartIsRetriedOnce) {
+  auto snap = SnapStartClientContext::Create(&verifier_, {});
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  (*snap)->PutInfo("www.example.test:443", SnapStartInfo());
+  MockWrite rejected_writes[] = {MockWrite(ASYNC, ERR_SNAP_START_REJECTED)};
+  StaticSocketDataProvider rejected_data({}, rejected_writes);
+  factory_.AddSocketDataProvider(&rejected_data);
+  SSLSocketDataProvider rejected_ssl(SYNC, OK);
+  rejected_ssl.ssl_info.snap_start = "attempted";
+  rejected_ssl.ssl_info.snap_start_detail = "handshake_failure alert";
+  rejected_ssl.ssl_info.awaiting_server_response = true;
+  factory_.AddTlsSocketProvider(&rejected_ssl);
+  MockRead reads[] = {
+      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")};
+  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
+  StaticSocketDataProvider data(reads, writes);
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(ASYNC, OK);
+  ssl.ssl_info.snap_start = "learned";
+  factory_.AddTlsSocketProvider(&ssl);
+  HttpNetworkSessionParams params = ShortDeadline();
+  params.snap_start_context = snap->get();
+  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+
+  int error;
+  EXPECT_EQ(FetchUrl(&session, "https://www.example.test/page", &error), "ok");
+  EXPECT_EQ(error, OK) << detail_;
+  EXPECT_EQ(factory_.tls_sockets_requested().size(), 2u);
+  EXPECT_EQ(timing_.ssl.snap_start, "rejected");
+  EXPECT_NE(timing_.ssl.snap_start_detail.find("handshake_failure alert; "
+                                               "retried on a new connection"),
+            std::string::npos)
+      << timing_.ssl.snap_start_detail;
 }
 
 TEST_F(HttpNetworkTransactionTest, StalledServerHitsTheRequestTimeout) {
@@ -830,7 +1021,9 @@ class EndlessSocket : public StreamSocket {
   std::string pending_;
 };
 
-class EndlessSocketFactory : public ClientSocketFactory {
+// Transport sockets only (MockClientSocketFactory answers TLS requests with
+// null: no test here uses https).
+class EndlessSocketFactory : public MockClientSocketFactory {
  public:
   explicit EndlessSocketFactory(int64_t content_length = -1)
       : content_length_(content_length) {}
@@ -1021,8 +1214,8 @@ TEST_F(HttpNetworkTransactionTest, DeadlineHoldsAgainstAnEndlessServer) {
   EndlessChunkedServer server;
   HttpNetworkSessionParams params;
   params.request_timeout = absl::Milliseconds(300);
-  HttpNetworkSession session(
-      params, &resolver_, ClientSocketFactory::GetDefaultFactory(), &verifier_);
+  HttpNetworkSession session(params, &resolver_,
+                             GetDefaultClientSocketFactory(), &verifier_);
   HttpNetworkTransaction trans(&session);
   HttpRequestInfo request;
   request.url = *Url::Parse(

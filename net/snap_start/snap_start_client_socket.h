@@ -43,7 +43,7 @@
 #include "net/snap_start/tls12_crypto.h"
 #include "net/snap_start/tls12_messages.h"
 #include "net/snap_start/tls12_socket_base.h"
-#include "net/ssl/ssl_config.h"
+#include "net/ssl/ssl_info.h"
 
 namespace net {
 
@@ -68,6 +68,7 @@ class SnapStartClientSocket : public Tls12SocketBase {
   // snap_start_outcome(): "learned" / "attempted" / "accepted" /
   // "recovered" / "rejected".
   const SSLInfo& ssl_info() const { return ssl_info_; }
+  const SSLInfo* GetSSLInfo() const override { return &ssl_info_; }
   SnapStartOutcome snap_start_outcome() const { return outcome_; }
   // Whether the session's master secret is the extended one (RFC 7627).
   bool extended_master_secret() const { return extended_master_secret_; }

@@ -71,7 +71,7 @@ class Tls12SocketBase : public StreamSocket {
   int GetLocalAddress(IPEndPoint* address) const override;
 
   // Why the last failure happened, for logs and the trace.
-  const std::string& error_detail() const { return error_detail_; }
+  const std::string& error_detail() const override { return error_detail_; }
   bool handshake_done() const { return handshake_done_; }
 
  protected:

@@ -117,4 +117,31 @@ MockClientSocketFactory::CreateTransportClientSocket(
   return std::make_unique<MockTCPClientSocket>(data, address);
 }
 
+std::unique_ptr<StreamSocket> MockClientSocketFactory::CreateSSLClientSocket(
+    std::unique_ptr<StreamSocket> transport, const std::string& host,
+    uint16_t port, const SSLConfig& config, SSLClientContext* context) {
+  return CreateTlsSocket(MockTlsSocketProvider::Kind::kSSL,
+                         std::move(transport), host, port);
+}
+
+std::unique_ptr<StreamSocket>
+MockClientSocketFactory::CreateSnapStartClientSocket(
+    std::unique_ptr<StreamSocket> transport, const std::string& host,
+    uint16_t port, SnapStartClientContext* context) {
+  return CreateTlsSocket(MockTlsSocketProvider::Kind::kSnapStart,
+                         std::move(transport), host, port);
+}
+
+std::unique_ptr<StreamSocket> MockClientSocketFactory::CreateTlsSocket(
+    MockTlsSocketProvider::Kind kind, std::unique_ptr<StreamSocket> transport,
+    const std::string& host, uint16_t port) {
+  tls_requested_.push_back(absl::StrCat(
+      kind == MockTlsSocketProvider::Kind::kSSL ? "ssl " : "snap_start ", host,
+      ":", port));
+  if (tls_providers_.empty()) return nullptr;
+  MockTlsSocketProvider* provider = tls_providers_.front();
+  tls_providers_.pop_front();
+  return provider->CreateSocket(kind, std::move(transport), host, port);
+}
+
 }  // namespace net

@@ -7,6 +7,16 @@
 // expected ones fails the test. MockClientSocketFactory hands out one
 // MockTCPClientSocket per provider, in order.
 //
+// TLS is scripted too: each CreateSSLClientSocket / CreateSnapStartClientSocket
+// takes the next MockTlsSocketProvider, which wraps the transport.
+// net/ssl/ssl_test_util.h has the usual one, SSLSocketDataProvider (a
+// scripted handshake result and SSLInfo; application data passes through to
+// the transport's script in plaintext):
+//
+//   SSLSocketDataProvider ssl(ASYNC, OK);
+//   ssl.ssl_info.version = "TLSv1.3";
+//   factory.AddTlsSocketProvider(&ssl);
+//
 //   MockRead reads[] = {MockRead(ASYNC, "HTTP/1.1 200 OK\r\n..."),
 //                       MockRead(SYNC, OK)};  // EOF
 //   MockWrite writes[] = {MockWrite(SYNC, "GET / HTTP/1.1\r\n...")};
@@ -18,7 +28,9 @@
 #ifndef NET_SOCKET_SOCKET_TEST_UTIL_H_
 #define NET_SOCKET_SOCKET_TEST_UTIL_H_
 
+#include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -127,18 +139,52 @@ class MockTCPClientSocket : public StreamSocket {
   WeakPtrFactory<MockTCPClientSocket> weak_factory_{this};
 };
 
+// MockTlsSocketProvider makes the TLS client socket of one
+// CreateSSLClientSocket or CreateSnapStartClientSocket call.
+class MockTlsSocketProvider {
+ public:
+  // Which factory method asked.
+  enum class Kind { kSSL, kSnapStart };
+  virtual ~MockTlsSocketProvider() = default;
+  virtual std::unique_ptr<StreamSocket> CreateSocket(
+      Kind kind, std::unique_ptr<StreamSocket> transport,
+      const std::string& host, uint16_t port) = 0;
+};
+
 class MockClientSocketFactory : public ClientSocketFactory {
  public:
   void AddSocketDataProvider(StaticSocketDataProvider* data) {
     providers_.push_back(data);
   }
+  void AddTlsSocketProvider(MockTlsSocketProvider* provider) {
+    tls_providers_.push_back(provider);
+  }
   std::unique_ptr<StreamSocket> CreateTransportClientSocket(
       const IPEndPoint& address, absl::Duration connect_timeout) override;
+  // Both take the next TLS provider; with none left they return null.
+  std::unique_ptr<StreamSocket> CreateSSLClientSocket(
+      std::unique_ptr<StreamSocket> transport, const std::string& host,
+      uint16_t port, const SSLConfig& config,
+      SSLClientContext* context) override;
+  std::unique_ptr<StreamSocket> CreateSnapStartClientSocket(
+      std::unique_ptr<StreamSocket> transport, const std::string& host,
+      uint16_t port, SnapStartClientContext* context) override;
   size_t sockets_created() const { return created_; }
+  // The TLS sockets asked for, in order: "ssl host:port" or
+  // "snap_start host:port".
+  const std::vector<std::string>& tls_sockets_requested() const {
+    return tls_requested_;
+  }
 
  private:
+  std::unique_ptr<StreamSocket> CreateTlsSocket(
+      MockTlsSocketProvider::Kind kind, std::unique_ptr<StreamSocket> transport,
+      const std::string& host, uint16_t port);
+
   std::deque<StaticSocketDataProvider*> providers_;
+  std::deque<MockTlsSocketProvider*> tls_providers_;
   size_t created_ = 0;
+  std::vector<std::string> tls_requested_;
 };
 
 }  // namespace net

@@ -10,12 +10,17 @@
 #define NET_SOCKET_STREAM_SOCKET_H_
 
 #include <memory>
+#include <string>
 
 #include "net/base/io_buffer.h"
 #include "net/base/ip_endpoint.h"
 #include "net/base/net_errors.h"
 
 namespace net {
+
+// net/ssl/ssl_info.h (net/socket does not depend on net/ssl; only TLS sockets
+// fill one in).
+struct SSLInfo;
 
 class StreamSocket {
  public:
@@ -39,6 +44,16 @@ class StreamSocket {
   virtual bool IsConnectedAndIdle() const = 0;
   virtual int GetPeerAddress(IPEndPoint* address) const = 0;
   virtual int GetLocalAddress(IPEndPoint* address) const = 0;
+
+  // GetSSLInfo returns the TLS facts of the connection, or null for a socket
+  // that is not TLS (TCP, a scripted transport). A TLS socket fills them in
+  // as its handshake proceeds: complete once Connect succeeded (unless
+  // SSLInfo::awaiting_server_response), and on a certificate error its
+  // cert_verify says why. Valid until the socket is destroyed.
+  virtual const SSLInfo* GetSSLInfo() const { return nullptr; }
+  // error_detail explains the socket's last failure beyond its error code
+  // (BoringSSL's reason, the Snap Start core's), or is empty.
+  virtual const std::string& error_detail() const;
 };
 
 }  // namespace net

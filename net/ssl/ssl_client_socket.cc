@@ -2,6 +2,7 @@
 
 #include <openssl/err.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "cert/obc/ssl_client_cert.h"
 #include "net/base/event_loop.h"
@@ -215,10 +216,6 @@ int SSLClientSocket::DoHandshake() {
   }
   if (ssl_error == SSL_ERROR_WANT_X509_LOOKUP) {
     // Waiting for the OBC; OnClientCertReady re-enters the handshake.
-    if (client_cert_error_ != OK) {
-      error_detail_ = "no origin-bound certificate could be made";
-      return client_cert_error_;
-    }
     next_state_ = STATE_HANDSHAKE;
     return ERR_IO_PENDING;
   }
@@ -236,6 +233,12 @@ int SSLClientSocket::DoHandshake() {
     return ERR_IO_PENDING;
   }
   int error = MapError(rv, /*in_handshake=*/true);
+  // The client-certificate callback failed (it returned 0, so BoringSSL
+  // reports a generic SSL_ERROR_SSL): the OBC's own error says why.
+  if (client_cert_error_ != OK) {
+    error_detail_ = client_cert_detail_;
+    return client_cert_error_;
+  }
   if (cert_verify_done_ && ssl_info_.cert_verify.error != OK) {
     error_detail_ = ssl_info_.cert_verify.detail;
     return ssl_info_.cert_verify.error;
@@ -312,6 +315,7 @@ void SSLClientSocket::FinishHandshake() {
 
 int SSLClientSocket::OnClientCertCallback() {
   if (!config_.client_cert_provider) return 1;  // OBC off: send no certificate.
+  if (client_cert_error_ != OK) return 0;  // Failed before; do not ask again.
   if (!client_cert_ready_) {
     if (waiting_for_client_cert_) return -1;
     int rv = config_.client_cert_provider->GetClientCert(
@@ -325,14 +329,34 @@ int SSLClientSocket::OnClientCertCallback() {
       return -1;  // SSL_ERROR_WANT_X509_LOOKUP
     }
     if (rv != OK) {
-      client_cert_error_ = rv;
+      SetClientCertError(rv);
       return 0;
     }
     client_cert_ready_ = true;
   }
-  if (!InstallClientCert(ssl(), client_cert_).ok()) return 0;
+  absl::Status installed = InstallClientCert(ssl(), client_cert_);
+  if (!installed.ok()) {
+    client_cert_error_ = ERR_OBC_CERT_INSTALL_FAILED;
+    client_cert_detail_ =
+        absl::StrCat("the origin-bound certificate for ", host_, ":", port_,
+                     " could not be installed: ", installed.message());
+    return 0;
+  }
   ssl_info_.obc = client_cert_.facts;
   return 1;
+}
+
+void SSLClientSocket::SetClientCertError(int error) {
+  // Errors from the OBC code keep their name (a key that could not be
+  // generated says so); anything else the provider returns is reported as
+  // the OBC being unavailable, with the provider's error in the detail.
+  client_cert_error_ = GetNetErrorArea(error) == NetErrorArea::kObc
+                           ? error
+                           : ERR_OBC_CERT_UNAVAILABLE;
+  client_cert_detail_ =
+      absl::StrCat("no origin-bound certificate for ", host_, ":", port_,
+                   " (the server asked for a client certificate): ",
+                   ErrorToShortString(error));
 }
 
 void SSLClientSocket::OnClientCertReady(int result) {
@@ -341,7 +365,7 @@ void SSLClientSocket::OnClientCertReady(int result) {
   if (result == OK) {
     client_cert_ready_ = true;
   } else {
-    client_cert_error_ = result;
+    SetClientCertError(result);
   }
   OnHandshakeIOComplete(OK);
 }

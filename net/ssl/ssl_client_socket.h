@@ -39,12 +39,15 @@ class SSLClientSocket : public SSLSocketBase {
   ~SSLClientSocket() override;
 
   // StreamSocket: Connect runs the TLS handshake (transport already
-  // connected). Errors are ERR_CERT_*, ERR_SSL_*, or transport errors.
+  // connected). Errors are ERR_CERT_*, ERR_SSL_*, ERR_OBC_* (the server asked
+  // for a client certificate and the OBC could not be had), or transport
+  // errors.
   int Connect(CompletionOnceCallback callback) override;
   void Disconnect() override;
 
   // Valid after Connect succeeds (and for cert errors, cert_verify).
   const SSLInfo& ssl_info() const { return ssl_info_; }
+  const SSLInfo* GetSSLInfo() const override { return &ssl_info_; }
   std::string session_key() const { return session_key_; }
 
   // Called from BoringSSL callbacks.
@@ -91,6 +94,8 @@ class SSLClientSocket : public SSLSocketBase {
   TimeTicks wait_start_;
 
   void OnClientCertReady(int result);
+  // Records why no OBC can be presented (kept as the handshake's error).
+  void SetClientCertError(int error);
 
   // The CertVerifier has answered (ssl_info_.cert_verify.error says how).
   bool cert_verify_done_ = false;
@@ -99,7 +104,9 @@ class SSLClientSocket : public SSLSocketBase {
   std::unique_ptr<ClientCertProvider::Request> client_cert_request_;
   bool client_cert_ready_ = false;
   bool waiting_for_client_cert_ = false;
+  // Set once the OBC failed: an ERR_OBC_* error and its explanation.
   int client_cert_error_ = OK;
+  std::string client_cert_detail_;
   std::unique_ptr<CertVerifier::Request> verify_request_;
 
   SSLInfo ssl_info_;

@@ -1,5 +1,6 @@
-// SSLConfig: per-connection TLS client settings, and SSLInfo: the facts a
-// finished handshake reports for the trace.
+// SSLConfig: per-connection TLS client settings. SSLInfo (the facts a
+// finished handshake reports) is in ssl_info.h, included here for callers
+// that use both.
 
 #ifndef NET_SSL_SSL_CONFIG_H_
 #define NET_SSL_SSL_CONFIG_H_
@@ -10,9 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/time/time.h"
-#include "cert/cert_verifier.h"
-#include "cert/obc/obc_types.h"
+#include "net/ssl/ssl_info.h"
 
 namespace net {
 
@@ -36,28 +35,6 @@ struct SSLConfig {
   // present the connection's origin's OBC from this provider. Null: OBC off
   // (an empty Certificate message). Not owned; outlives the sockets.
   ClientCertProvider* client_cert_provider = nullptr;
-};
-
-// SSLInfo describes a finished client or server handshake.
-struct SSLInfo {
-  std::string version;  // "TLSv1.3"
-  std::string cipher;   // IANA name, "TLS_AES_128_GCM_SHA256"
-  std::string group;    // key exchange group, "X25519"
-  std::string alpn;     // negotiated protocol, or empty
-  bool resumed = false;
-  bool false_start = false;  // client: handshake completed in False Start
-  // Handshake coalescing: this connection waited for another one's session.
-  bool waited_for_session = false;
-  absl::Duration session_wait = absl::ZeroDuration();
-  int peer_cert_count = 0;
-  CertVerifyResult cert_verify;  // client only; default when resumed
-  // Client side: the OBC presented (source kNone if none was asked for).
-  ObcFacts obc;
-  // Snap Start (net/snap_start): "" when not used, else "learned" (a normal
-  // handshake that offered the extension), "attempted", "accepted",
-  // "recovered" or "rejected"; the detail says why.
-  std::string snap_start;
-  std::string snap_start_detail;
 };
 
 }  // namespace net

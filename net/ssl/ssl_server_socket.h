@@ -34,6 +34,7 @@ class SSLServerSocket : public SSLSocketBase {
   void Disconnect() override;
 
   const SSLInfo& ssl_info() const { return ssl_info_; }
+  const SSLInfo* GetSSLInfo() const override { return &ssl_info_; }
   TimeTicks handshake_start() const { return handshake_start_; }
   TimeTicks handshake_end() const { return handshake_end_; }
   // Whether application data was already buffered when the handshake

@@ -1,5 +1,7 @@
 #include "net/ssl/ssl_socket_base.h"
 
+#include <openssl/err.h>
+
 #include "net/base/event_loop.h"
 #include "net/ssl/openssl_util.h"
 
@@ -175,6 +177,28 @@ int SSLSocketBase::GetPeerAddress(IPEndPoint* address) const {
 
 int SSLSocketBase::GetLocalAddress(IPEndPoint* address) const {
   return transport_->GetLocalAddress(address);
+}
+
+int SSLSocketBase::ExportKeyingMaterial(absl::string_view label,
+                                        bool has_context,
+                                        absl::string_view context,
+                                        uint8_t* out, size_t out_len) const {
+  if (!handshake_done_ || !ssl_ || SSL_in_init(ssl_.get()))
+    return ERR_SOCKET_NOT_CONNECTED;
+  if (!SSL_export_keying_material(
+          ssl_.get(), out, out_len, label.data(), label.size(),
+          reinterpret_cast<const uint8_t*>(context.data()), context.size(),
+          has_context)) {
+    ERR_clear_error();
+    return ERR_SSL_PROTOCOL_ERROR;
+  }
+  return OK;
+}
+
+std::string SSLSocketBase::server_name() const {
+  const char* name =
+      ssl_ ? SSL_get_servername(ssl_.get(), TLSEXT_NAMETYPE_host_name) : nullptr;
+  return name ? name : "";
 }
 
 }  // namespace net

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "net/base/weak_ptr.h"
 #include "net/socket/stream_socket.h"
 #include "net/ssl/ssl_config.h"
@@ -37,7 +38,18 @@ class SSLSocketBase : public StreamSocket,
   int GetLocalAddress(IPEndPoint* address) const override;
 
   // BoringSSL's reason for the last failure, for messages.
-  const std::string& error_detail() const { return error_detail_; }
+  const std::string& error_detail() const override { return error_detail_; }
+
+  // ExportKeyingMaterial writes |out_len| bytes of RFC 5705 keying material
+  // for |label| (with |context| only if |has_context|; the two differ in
+  // TLS 1.2) to |out|: OK, or ERR_SOCKET_NOT_CONNECTED before the handshake
+  // (a False Start included) has completed, or ERR_SSL_PROTOCOL_ERROR.
+  // For SPDY CREDENTIAL proofs (net/spdy/spdy_credential.h).
+  int ExportKeyingMaterial(absl::string_view label, bool has_context,
+                           absl::string_view context, uint8_t* out,
+                           size_t out_len) const;
+  // server_name is the SNI host name the client sent ("" if none).
+  std::string server_name() const;
 
   // SSLTransportAdapter::Delegate:
   void OnTransportIOComplete() override;

@@ -4,6 +4,7 @@
 #include <openssl/ssl.h>
 
 #include "cert/basic_cert_verifier.h"
+#include "cert/obc/client_cert_provider.h"
 #include "gtest/gtest.h"
 #include "net/base/event_loop.h"
 #include "net/base/test_completion_callback.h"
@@ -33,6 +34,13 @@ class EchoServer {
     Accept();
   }
   const IPEndPoint& address() const { return address_; }
+  // Sends a CertificateRequest in every handshake and accepts any client
+  // certificate, or none (OBC semantics, as tools/testserver does).
+  void RequestClientCertificates() {
+    SSL_CTX_set_custom_verify(
+        context_->ssl_ctx(), SSL_VERIFY_PEER,
+        [](SSL*, uint8_t*) -> ssl_verify_result_t { return ssl_verify_ok; });
+  }
   int full_handshakes() const { return full_; }
   int resumed_handshakes() const { return resumed_; }
   const std::vector<std::unique_ptr<SSLServerSocket>>& connections() const {
@@ -399,6 +407,69 @@ TEST_F(SSLSocketTest, RandomBytesFromServerAreNotTls) {
   EXPECT_NE(detail.find("peer does not speak TLS"), std::string::npos)
       << detail;
   EXPECT_NE(detail.find("8f 3a 11 c4"), std::string::npos) << detail;
+}
+
+// A ClientCertProvider that fails with |error|, at once or later.
+class FailingClientCertProvider : public ClientCertProvider {
+ public:
+  FailingClientCertProvider(int error, bool async)
+      : error_(error), async_(async) {}
+  int GetClientCert(const Origin& origin, ClientCert* cert,
+                    CompletionOnceCallback callback,
+                    std::unique_ptr<Request>* out_request) override {
+    ++calls;
+    if (!async_) return error_;
+    EventLoop::Current()->PostTask(
+        [callback = std::move(callback), error = error_]() mutable {
+          std::move(callback)(error);
+        });
+    return ERR_IO_PENDING;
+  }
+  int calls = 0;
+
+ private:
+  const int error_;
+  const bool async_;
+};
+
+// The server asks for a client certificate and the OBC cannot be had: the
+// handshake fails with the OBC's own error and says so, not with a generic
+// TLS error (BoringSSL reports only SSL_ERROR_SSL when the certificate
+// callback fails). The provider is asked once.
+TEST_F(SSLSocketTest, ObcFailureKeepsItsCause) {
+  EchoServer server(ServerConfig());
+  server.RequestClientCertificates();
+  for (uint16_t version : {TLS1_2_VERSION, TLS1_3_VERSION}) {
+    for (bool async : {false, true}) {
+      SCOPED_TRACE(testing::Message()
+                   << "version " << version << " async " << async);
+      FailingClientCertProvider key_failure(ERR_OBC_KEY_GENERATION_FAILED,
+                                            async);
+      SSLConfig config;
+      config.version_min = config.version_max = version;
+      config.client_cert_provider = &key_failure;
+      std::unique_ptr<SSLClientSocket> socket;
+      int rv =
+          ConnectTLS(server.address(), "www.example.test", config, &socket);
+      EXPECT_EQ(rv, ERR_OBC_KEY_GENERATION_FAILED) << ErrorToString(rv);
+      EXPECT_EQ(key_failure.calls, 1);
+      EXPECT_NE(socket->error_detail().find("no origin-bound certificate"),
+                std::string::npos)
+          << socket->error_detail();
+      EXPECT_NE(socket->error_detail().find("ERR_OBC_KEY_GENERATION_FAILED"),
+                std::string::npos)
+          << socket->error_detail();
+
+      // Any other failure of the provider is "unavailable", its error named.
+      FailingClientCertProvider other(ERR_INVALID_URL, async);
+      config.client_cert_provider = &other;
+      rv = ConnectTLS(server.address(), "www.example.test", config, &socket);
+      EXPECT_EQ(rv, ERR_OBC_CERT_UNAVAILABLE) << ErrorToString(rv);
+      EXPECT_NE(socket->error_detail().find("ERR_INVALID_URL"),
+                std::string::npos)
+          << socket->error_detail();
+    }
+  }
 }
 
 }  // namespace

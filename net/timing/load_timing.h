@@ -15,7 +15,7 @@
 
 #include "absl/time/time.h"
 #include "net/base/tick_clock.h"
-#include "net/ssl/ssl_config.h"
+#include "net/ssl/ssl_info.h"
 
 namespace net {
 

@@ -27,67 +27,19 @@
 #include "dns/dns_prefetcher.h"
 #include "net/base/event_loop.h"
 #include "net/context/network_context.h"
+#include "net/http/default_client_socket_factory.h"
 #include "net/snap_start/snap_start_probe.h"
+#include "net/timing/har.h"
 #include "net/timing/load_timing.h"
+#include "net/timing/waterfall.h"
 #include "prefetch/bundle_source.h"
 #include "prefetch/cert_prefetcher.h"
+#include "tools/fetch/exit_codes.h"
 #include "tools/fetch/fetch_options.h"
 #include "tools/netem/connect_delay_socket_factory.h"
 
 namespace net {
 namespace {
-
-// curl's exit code for --max-filesize.
-constexpr int kExitFileTooBig = 63;
-
-int ExitCodeForError(int error) {
-  switch (error) {
-    case OK:
-      return 0;
-    case ERR_INVALID_URL:
-    case ERR_UNKNOWN_URL_SCHEME:
-      return 3;
-    case ERR_NAME_NOT_RESOLVED:
-    case ERR_DNS_TIMED_OUT:
-    case ERR_DNS_SERVER_FAILED:
-    case ERR_DNS_MALFORMED_RESPONSE:
-      return 6;
-    case ERR_CONNECTION_REFUSED:
-    case ERR_CONNECTION_FAILED:
-    case ERR_ADDRESS_UNREACHABLE:
-    case ERR_ADDRESS_INVALID:
-      return 7;
-    case ERR_INVALID_HTTP_RESPONSE:
-    case ERR_RESPONSE_HEADERS_TOO_BIG:
-    case ERR_INVALID_CHUNKED_ENCODING:
-    case ERR_RESPONSE_HEADERS_MULTIPLE_CONTENT_LENGTH:
-    case ERR_INVALID_CONTENT_LENGTH:
-      return 8;
-    case ERR_CONTENT_LENGTH_MISMATCH:
-    case ERR_INCOMPLETE_CHUNKED_ENCODING:
-      return 18;
-    case ERR_TIMED_OUT:
-    case ERR_CONNECTION_TIMED_OUT:
-      return 28;
-    case ERR_EMPTY_RESPONSE:
-      return 52;
-    case ERR_TOO_MANY_REDIRECTS:
-      return 47;
-    case ERR_FILE_TOO_BIG:
-      return kExitFileTooBig;
-    default:
-      break;
-  }
-  if (error <= -200 && error > -300) return 60;  // Certificate errors.
-  if (error <= -500 && error > -600) return 35;  // TLS.
-  if (error == ERR_SSL_PROTOCOL_ERROR ||
-      error == ERR_SSL_VERSION_OR_CIPHER_MISMATCH ||
-      error == ERR_SSL_HANDSHAKE_CLOSED ||
-      error == ERR_SSL_BAD_RECORD_MAC_ALERT ||
-      error == ERR_SSL_CLIENT_AUTH_CERT_NEEDED)
-    return 35;
-  return 1;
-}
 
 // One transfer (a URL, its redirects followed) and what the run keeps of it.
 struct Fetch {
@@ -101,6 +53,7 @@ struct Fetch {
   // transactions (kept until the round ends: a parser may hold the socket
   // it is returning to the idle pool).
   std::vector<LoadTiming> hops;
+  std::vector<HarEntryExtras> hop_extras;  // --har only
   std::vector<std::unique_ptr<HttpNetworkTransaction>> finished;
   int redirects = 0;
   // The current hop is a redirect being drained; where it points.
@@ -121,6 +74,7 @@ struct Fetch {
   std::string error_detail;
   std::string headers;
   bool write_error = false;
+  HarEntryExtras extras;  // the final hop's, --har only
 };
 
 class FetchRunner {
@@ -193,9 +147,14 @@ class FetchRunner {
           if (!options_.write_out.empty()) WriteOut(fetch);
           if (completed_) completed_->push_back(fetch.timing);
           if (KeepsTraces()) {
-            for (LoadTiming& hop : fetch.hops)
-              all_timings_.push_back(std::move(hop));
+            for (size_t h = 0; h < fetch.hops.size(); ++h) {
+              all_timings_.push_back(std::move(fetch.hops[h]));
+              if (!options_.har_file.empty())
+                all_extras_.push_back(std::move(fetch.hop_extras[h]));
+            }
             all_timings_.push_back(std::move(fetch.timing));
+            if (!options_.har_file.empty())
+              all_extras_.push_back(std::move(fetch.extras));
           }
           if (fetch.result >= 0) context_->RecordVisit(fetch.url.host());
         }
@@ -265,7 +224,7 @@ class FetchRunner {
     params.session.ssl_config.cipher_list = options_.ciphers;
     // The world's slowed origins: fetch emulates their SYN round trip.
     socket_factory_ = std::make_unique<ConnectDelaySocketFactory>(
-        ClientSocketFactory::GetDefaultFactory());
+        GetDefaultClientSocketFactory());
     if (options_.emulate_connect_rtt) {
       for (const WorldLink& link : options_.links) {
         std::optional<IPAddress> ip = IPAddress::Parse(link.address);
@@ -432,7 +391,25 @@ class FetchRunner {
 
   bool KeepsTraces() const {
     return !options_.trace_json_file.empty() ||
-           !options_.trace_events_file.empty();
+           !options_.trace_events_file.empty() || !options_.har_file.empty() ||
+           !options_.waterfall_file.empty();
+  }
+
+  // What HAR needs beyond the trace: the request and response heads.
+  HarEntryExtras HarExtras(const Fetch& f) const {
+    HarEntryExtras extras;
+    const HttpNetworkTransaction& t = *f.transaction;
+    extras.request_headers.emplace_back("Host", f.url.HostHeader());
+    for (const auto& [name, value] : options_.headers)
+      extras.request_headers.emplace_back(name, value);
+    if (!t.cookie_header_sent().empty())
+      extras.request_headers.emplace_back("Cookie", t.cookie_header_sent());
+    extras.request_body = f.upload_body;
+    if (!f.upload_body.empty())
+      extras.request_body_mime_type = "application/x-www-form-urlencoded";
+    if (const HttpResponseHeaders* h = t.response_headers())
+      extras.response_headers_raw = h->raw();
+    return extras;
   }
 
   // -o FILE per URL, or -O (the last segment of the URL's path), else
@@ -623,6 +600,7 @@ class FetchRunner {
   // redirect to another origin gets its own connection, and with it its own
   // OBC scope.
   void FollowRedirect(Fetch* f) {
+    if (!options_.har_file.empty()) f->hop_extras.push_back(HarExtras(*f));
     LoadTiming timing = f->transaction->load_timing();
     timing.ssl.cert_verify.verified_chain_der.clear();
     f->hops.push_back(std::move(timing));
@@ -673,6 +651,7 @@ class FetchRunner {
   }
 
   void Done(Fetch* f, int rv, bool write_error = false) {
+    if (!options_.har_file.empty()) f->extras = HarExtras(*f);
     f->result = rv;
     f->write_error = write_error;
     f->timing = f->transaction->load_timing();
@@ -839,7 +818,24 @@ class FetchRunner {
     return 0;
   }
 
+  bool WriteFile(const std::string& path, const std::string& text) {
+    std::ofstream file(path);
+    file << text;
+    if (!file) Error(absl::StrCat("cannot write ", path));
+    return static_cast<bool>(file);
+  }
+
   bool WriteTraces() {
+    if (!options_.har_file.empty()) {
+      HarOptions har;
+      har.extras = all_extras_;
+      if (!WriteFile(options_.har_file, LoadTimingsToHar(all_timings_, har)))
+        return false;
+    }
+    if (!options_.waterfall_file.empty() &&
+        !WriteFile(options_.waterfall_file,
+                   LoadTimingsToWaterfallSvg(all_timings_)))
+      return false;
     if (!options_.trace_json_file.empty()) {
       std::string lines;
       for (const LoadTiming& t : all_timings_)
@@ -881,6 +877,7 @@ class FetchRunner {
   int wait_result_ = OK;
   std::vector<LoadTiming>* completed_ = nullptr;
   std::vector<LoadTiming> all_timings_;
+  std::vector<HarEntryExtras> all_extras_;  // parallel to all_timings_, --har
   std::vector<FILE*> outs_;  // per URL; null: stdout
 };
 

@@ -37,6 +37,12 @@ Output
   --fail                  exit 22 on an HTTP status >= 400
   --trace-json FILE       one Resource Timing JSON object per request (- = stdout)
   --trace-events FILE     Chrome trace-event JSON (open in Perfetto)
+  --har FILE              HAR 1.2 of every request (redirect hops included): timings that
+                          add up, serverIPAddress, connection, and this stack's facts as
+                          _-prefixed fields (_dnsSource, _certSource, _certBundle,
+                          _revocation, _snapStart, _obc, _tls)
+  --waterfall FILE.svg    a waterfall picture: one row per request in devtools' colours,
+                          prefetch and prevalidation jobs on rows of their own
 
 Request
   -X, --request METHOD    the request method [GET; HEAD with -I; POST with -d]
@@ -147,10 +153,14 @@ Compare mode
   --runs N                runs per side [10]
   --compare-out FILE.csv  also write the table as CSV
 
-Exit codes: 0 ok, 2 bad usage or config, 3 bad URL, 6 name not resolved,
-7 connect failed, 8 malformed HTTP response, 18 partial body, 22 HTTP error (--fail),
-23 write error, 28 timeout, 35 TLS error, 47 too many redirects, 52 empty response,
-60 certificate error, 63 maximum file size exceeded, 1 other.
+Exit codes: 0 ok, 1 other, 2 bad usage or config, 3 bad URL,
+  6 DNS error (name not resolved), 7 connection error (refused, reset, unreachable),
+  8 malformed HTTP response, 16 SPDY error, 18 partial body, 22 HTTP error (--fail),
+  23 write error, 28 timeout, 35 TLS or Snap Start error, 47 too many redirects,
+  52 empty response, 58 origin-bound certificate error,
+  60 certificate error (also a prefetched bundle's), 63 maximum file size exceeded.
+  They follow the error's range (net/base/net_error_list.h): connection 7, certificate
+  60, HTTP 8, DNS 6, TLS 35, SPDY 16, prefetch 60, Snap Start 35, OBC 58, generic 1.
 )";
 
 namespace {
@@ -390,6 +400,14 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       auto v = value();
       if (!v.ok()) return v.status();
       o.trace_json_file = *v;
+    } else if (flag == "--har") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.har_file = *v;
+    } else if (flag == "--waterfall") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.waterfall_file = *v;
     } else if (flag == "--trace-events") {
       auto v = value();
       if (!v.ok()) return v.status();

@@ -64,6 +64,8 @@ struct FetchOptions {
   int parallel = 1;
   std::string trace_json_file;  // "-" = stdout
   std::string trace_events_file;
+  std::string har_file;        // --har: HAR 1.2 of every request
+  std::string waterfall_file;  // --waterfall: an SVG picture of the run
   std::string world_file;
   // DNS: servers (ADDR:PORT) for the c-ares resolver; empty = the system
   // resolver. A world with a DNS server sets it (--no-world-dns keeps the

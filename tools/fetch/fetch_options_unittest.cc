@@ -110,7 +110,7 @@ TEST(FetchOptionsTest, HelpNamesEveryFlag) {
   for (const char* flag :
        {"-o", "--output", "-O", "--remote-name", "-I", "--head", "-s",
         "--silent", "-S", "--show-error", "-v", "--verbose", "-w",
-        "--write-out", "--fail", "--trace-json", "--trace-events", "-X",
+        "--write-out", "--fail", "--trace-json", "--trace-events", "--har", "--waterfall", "-X",
         "--request", "-d", "--data", "--data-binary", "-H", "-L",
         "--location", "--max-redirs", "--max-filesize", "--max-time",
         "--resolve", "--connect-timeout", "--repeat", "--repeat-interval",

@@ -78,4 +78,19 @@ ConnectDelaySocketFactory::CreateTransportClientSocket(
   return std::make_unique<DelayedConnectSocket>(std::move(socket), it->second);
 }
 
+std::unique_ptr<StreamSocket> ConnectDelaySocketFactory::CreateSSLClientSocket(
+    std::unique_ptr<StreamSocket> transport, const std::string& host,
+    uint16_t port, const SSLConfig& config, SSLClientContext* context) {
+  return base_->CreateSSLClientSocket(std::move(transport), host, port, config,
+                                      context);
+}
+
+std::unique_ptr<StreamSocket>
+ConnectDelaySocketFactory::CreateSnapStartClientSocket(
+    std::unique_ptr<StreamSocket> transport, const std::string& host,
+    uint16_t port, SnapStartClientContext* context) {
+  return base_->CreateSnapStartClientSocket(std::move(transport), host, port,
+                                            context);
+}
+
 }  // namespace net

@@ -11,8 +11,10 @@
 #ifndef TOOLS_NETEM_CONNECT_DELAY_SOCKET_FACTORY_H_
 #define TOOLS_NETEM_CONNECT_DELAY_SOCKET_FACTORY_H_
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 
 #include "absl/time/time.h"
 #include "net/socket/client_socket_factory.h"
@@ -31,6 +33,14 @@ class ConnectDelaySocketFactory : public ClientSocketFactory {
 
   std::unique_ptr<StreamSocket> CreateTransportClientSocket(
       const IPEndPoint& address, absl::Duration connect_timeout) override;
+  // TLS sockets come from the wrapped factory (over the delayed transport).
+  std::unique_ptr<StreamSocket> CreateSSLClientSocket(
+      std::unique_ptr<StreamSocket> transport, const std::string& host,
+      uint16_t port, const SSLConfig& config,
+      SSLClientContext* context) override;
+  std::unique_ptr<StreamSocket> CreateSnapStartClientSocket(
+      std::unique_ptr<StreamSocket> transport, const std::string& host,
+      uint16_t port, SnapStartClientContext* context) override;
 
  private:
   ClientSocketFactory* const base_;

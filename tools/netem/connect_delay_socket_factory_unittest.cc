@@ -2,6 +2,7 @@
 
 #include "gtest/gtest.h"
 #include "net/base/test_completion_callback.h"
+#include "net/http/default_client_socket_factory.h"
 #include "net/socket/tcp_server_socket.h"
 
 namespace net {
@@ -13,7 +14,7 @@ TEST(ConnectDelaySocketFactoryTest, DelaysOnlyConfiguredEndpoints) {
   ASSERT_EQ(OK, server.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 8));
   IPEndPoint address;
   server.GetLocalAddress(&address);
-  ConnectDelaySocketFactory factory(ClientSocketFactory::GetDefaultFactory());
+  ConnectDelaySocketFactory factory(GetDefaultClientSocketFactory());
   factory.AddLink(address, absl::Milliseconds(50));
 
   TestCompletionCallback cb;

@@ -23,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
+#include "net/base/sanitizer.h"
 #include "tools/netem/event_loop.h"
 #include "tools/netem/options.h"
 #include "tools/netem/relay.h"
@@ -271,8 +272,12 @@ TEST(NetemTcpTest, FractionalRttAndZeroDelayOverhead) {
 
   std::printf("tcp rtt added: no delay %.3f ms, --rtt-ms 0.5 %.3f ms\n",
               zero_ms, half_ms);
-  EXPECT_LT(zero_ms, 1.0);
-  EXPECT_NEAR(half_ms, 0.5, 1.0);
+  // The relay's own cost is a property of optimised code: under a sanitizer
+  // (instrumented, several times slower) the bound widens, and says so.
+  const double slack = net::SanitizerSlowdown();
+  net::SanitizerNote("relay overhead bounds widened 5x (instrumented code)");
+  EXPECT_LT(zero_ms, 1.0 * slack);
+  EXPECT_NEAR(half_ms, 0.5, 1.0 * slack);
   // The half millisecond is really there, not lost in the overhead.
   EXPECT_GT(half_ms, 0.4);
 }

@@ -51,6 +51,17 @@ constexpr char kUsage[] = R"(usage: testserver [flags]
                             issues a cookie bound to it, /obc/whoami checks it, and any
                             request whose obc_session cookie is bound to another OBC
                             gets 403
+  --spdy                    offer ALPN spdy/3 (before the other --alpn protocols) and
+                            serve SPDY/3 on connections that choose it: the routes
+                            above over streams, CREDENTIAL frames verified (a bad
+                            proof is a GOAWAY), /spdy/credentials, /spdy/upload,
+                            /spdy/goaway, /spdy/rst/N (spdy_server_session.h)
+  --spdy-require-credentials
+                            SPDY requests whose origin has no credential (no
+                            CREDENTIAL slot, not the TLS handshake's origin) get
+                            RST_STREAM INVALID_CREDENTIALS
+  --spdy-credential-slots N the client certificate vector size announced in SETTINGS
+                            (default 8)
   --snap-start-orbit HEX    TLS Snap Start with this 8-byte orbit (16 hex digits):
                             ClientHellos carrying the extension go to net/snap_start
                             (TLS 1.2, static RSA, AES-128-GCM; needs an RSA key), all
@@ -61,6 +72,17 @@ constexpr char kUsage[] = R"(usage: testserver [flags]
                             attempt recovers for one window after start-up)
   --snap-start-core-only    send every TLS connection to the Snap Start core (interop
                             tests of the TLS 1.2 core with any client)
+  --handshake-timeout-s SEC a TLS handshake must finish this long after accept
+                            (default 10; fractions allowed)
+  --request-timeout-s SEC   a request's head must be complete this long after its
+                            first byte (default 10): slowloris clients are dropped
+  --idle-timeout-s SEC      close a connection after this long without a byte while
+                            waiting for a request, or without progress writing a
+                            response (default 60)
+  --max-connections N       open connections at most; beyond it new connections are
+                            closed at once with a "connection_limit" log line
+                            (default: the descriptor limit, raised to its hard limit
+                            at start, less 64)
   --log FILE                append JSON log lines to FILE
   --quiet                   no log lines on stderr
 Prints "listening https|http ADDR:PORT" per listener, then "ready".
@@ -111,6 +133,13 @@ int main(int argc, char** argv) {
       auto ep = net::IPEndPoint::Parse(v);
       if (!ep.ok()) BadFlag(std::string(ep.status().message()));
       return *ep;
+    };
+    auto seconds = [&]() {
+      std::string v = value();
+      double d;
+      if (!absl::SimpleAtod(v, &d) || !(d > 0) || d > 86400)
+        BadFlag(flag + " needs a positive number of seconds");
+      return absl::Seconds(d);
     };
     auto number = [&]() {
       std::string v = value();
@@ -183,12 +212,33 @@ int main(int argc, char** argv) {
       config.response_size = number();
     } else if (flag == "--delay-ms") {
       config.delay = absl::Milliseconds(number());
+    } else if (flag == "--handshake-timeout-s") {
+      config.handshake_timeout = seconds();
+    } else if (flag == "--request-timeout-s") {
+      config.request_timeout = seconds();
+    } else if (flag == "--idle-timeout-s") {
+      config.idle_timeout = seconds();
+    } else if (flag == "--max-connections") {
+      int64_t n = number();
+      if (n < 1 || n > (int64_t{1} << 20))
+        BadFlag("--max-connections must be between 1 and 1048576");
+      config.max_connections = static_cast<int>(n);
     } else if (flag == "--log") {
       config.log_file = value();
     } else if (flag == "--quiet") {
       config.quiet = true;
     } else if (flag == "--request-client-cert") {
       config.request_client_cert = true;
+    } else if (flag == "--spdy") {
+      if (!config.spdy) config.spdy.emplace();
+    } else if (flag == "--spdy-require-credentials") {
+      if (!config.spdy) config.spdy.emplace();
+      config.spdy->require_credentials = true;
+    } else if (flag == "--spdy-credential-slots") {
+      int64_t n = number();
+      if (n > 255) BadFlag("--spdy-credential-slots must be at most 255");
+      if (!config.spdy) config.spdy.emplace();
+      config.spdy->credential_slots = static_cast<uint32_t>(n);
     } else {
       BadFlag("unknown flag '" + flag + "'");
     }
@@ -216,6 +266,9 @@ int main(int argc, char** argv) {
   }
 
   signal(SIGPIPE, SIG_IGN);
+  // Every connection is a descriptor: take all the system allows (the
+  // connection limit is derived from it, see test_server.h).
+  net::RaiseDescriptorLimit();
   net::EventLoop loop;
   net::TestServer server(config);
   absl::Status status = server.Start();

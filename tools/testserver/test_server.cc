@@ -1,7 +1,11 @@
 #include "tools/testserver/test_server.h"
 
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -23,21 +27,37 @@
 #include "net/socket/prefixed_stream_socket.h"
 #include "net/ssl/ssl_server_socket.h"
 #include "net/timing/load_timing.h"
+#include "tools/testserver/spdy_server_session.h"
 
 namespace net {
 namespace {
 
 constexpr int64_t kMaxGeneratedBody = int64_t{1} << 30;
 constexpr size_t kMaxRequestHeaders = 64 * 1024;
+// Reads of a request head: small, since idle connections hold one.
+constexpr int kReadSize = 4 * 1024;
+// The listen backlog: a burst of connections waits here, not in SYN retries.
+constexpr int kListenBacklog = 1024;
 
-std::string GeneratedBody(int64_t size) {
-  static const char kPattern[] =
-      "netstack test body 0123456789 abcdefghijklmnopqrstuvwxyz\n";
-  std::string body;
-  body.reserve(size);
-  while (static_cast<int64_t>(body.size()) < size) body += kPattern;
-  body.resize(size);
-  return body;
+// The generated body repeats this line; byte i is kPattern[i % size].
+constexpr char kPattern[] =
+    "netstack test body 0123456789 abcdefghijklmnopqrstuvwxyz\n";
+constexpr size_t kPatternSize = sizeof(kPattern) - 1;
+
+// AppendGenerated appends bytes [offset, offset + n) of the generated body.
+void AppendGenerated(std::string* out, int64_t offset, size_t n) {
+  static const std::string* const kTile = [] {
+    auto* tile = new std::string;
+    while (tile->size() < kBodyPiece + kPatternSize) *tile += kPattern;
+    return tile;
+  }();
+  size_t start = static_cast<size_t>(offset % kPatternSize);
+  while (n > 0) {
+    size_t take = std::min(n, kTile->size() - start);
+    out->append(*kTile, start, take);
+    n -= take;
+    start = (start + take) % kPatternSize;
+  }
 }
 
 std::string ContentTypeFor(const std::string& path) {
@@ -89,9 +109,12 @@ class TestServer::Connection {
 
   void Start() {
     if (!tls_) {
+      ArmDeadline(server_->config().idle_timeout, "idle");
       ReadRequest();
       return;
     }
+    // Routing the ClientHello and the handshake, together.
+    ArmDeadline(server_->config().handshake_timeout, "handshake");
     SnapStartServerContext* snap = server_->snap_start_context();
     if (!snap) {
       StartHandshake(ClientHelloRouter::Route::kOther, std::move(transport_),
@@ -118,6 +141,7 @@ class TestServer::Connection {
   void StartHandshake(ClientHelloRouter::Route route,
                       std::unique_ptr<StreamSocket> transport,
                       std::string bytes) {
+    if (closed_) return;  // timed out while routing: |transport| closes
     int rv;
     if (route == ClientHelloRouter::Route::kSnapStartCore) {
       auto snap = std::make_unique<SnapStartServerSocket>(
@@ -167,6 +191,7 @@ class TestServer::Connection {
   }
 
   void OnHandshake(int rv) {
+    if (closed_) return;
     if (rv != OK) {
       server_->Log(absl::StrCat(
           "{\"event\":\"handshake_failed\",\"conn\":", id_, ",\"local\":\"",
@@ -177,6 +202,7 @@ class TestServer::Connection {
       return;
     }
     server_->OnHandshake(info().resumed);
+    ArmDeadline(server_->config().idle_timeout, "idle");
     if (snap_) {
       ReadRequest();
       return;
@@ -189,7 +215,34 @@ class TestServer::Connection {
       obc_spki_ = *spki;
       obc_spki_hex_ = HexEncode(*spki);
     }
+    if (server_->config().spdy && info().alpn == "spdy/3") {
+      StartSpdy();
+      return;
+    }
     ReadRequest();
+  }
+
+  // SPDY/3 takes the connection over (spdy_server_session.h); it keeps its
+  // own idle timer.
+  void StartSpdy() {
+    deadline_.Stop();
+    LogConnection();
+    SpdyServerConnectionInfo spdy_info;
+    spdy_info.conn_id = id_;
+    spdy_info.ssl_info = info();
+    spdy_info.server_name = ssl_->server_name();
+    spdy_info.handshake_obc_spki = obc_spki_;
+    SSLServerSocket* ssl = ssl_;  // outlives spdy_ (declared before it)
+    spdy_info.export_keying_material = [ssl](absl::string_view label,
+                                             size_t length, std::string* out) {
+      out->assign(length, '\0');
+      return ssl->ExportKeyingMaterial(
+          label, kSpdyCredentialExporterHasContext, "",
+          reinterpret_cast<uint8_t*>(out->data()), length);
+    };
+    spdy_ = std::make_unique<SpdyServerSession>(
+        server_, socket_.get(), std::move(spdy_info), [this] { Close(); });
+    spdy_->Start();
   }
 
   void LogConnection() {
@@ -230,19 +283,24 @@ class TestServer::Connection {
   }
 
   void ReadRequest() {
-    auto buf = std::make_shared<IOBuffer>(16 * 1024);
+    auto buf = std::make_shared<IOBuffer>(kReadSize);
     int rv =
-        socket_->Read(buf, 16 * 1024, [this, buf](int rv) { OnRead(buf, rv); });
+        socket_->Read(buf, kReadSize, [this, buf](int rv) { OnRead(buf, rv); });
     if (rv != ERR_IO_PENDING) OnRead(buf, rv);
   }
 
   void OnRead(const std::shared_ptr<IOBuffer>& buf, int rv) {
+    if (closed_) return;
     if (rv <= 0) {
       LogConnection();
       Close();
       return;
     }
     if (first_data_.is_null()) first_data_ = TimeTicks::Now();
+    // A request's head must be complete request_timeout after its first
+    // byte, however slowly the rest trickles in (slowloris).
+    if (pending_.empty())
+      ArmDeadline(server_->config().request_timeout, "request");
     pending_.append(buf->data(), rv);
     size_t end = pending_.find("\r\n\r\n");
     if (end == std::string::npos) {
@@ -257,6 +315,7 @@ class TestServer::Connection {
     std::string head = pending_.substr(0, end);
     pending_.erase(0, end + 4);
     LogConnection();
+    deadline_.Stop();  // until the response starts (after any --delay-ms)
     HandleRequest(head);
   }
 
@@ -425,14 +484,15 @@ class TestServer::Connection {
     if (absl::StartsWith(path, "/size/") &&
         absl::SimpleAtoi(path.substr(6), &n) && n >= 0 &&
         n <= kMaxGeneratedBody) {
-      Respond(200, "OK", "application/octet-stream", GeneratedBody(n),
-              keep_alive, method, raw_path, head_only);
+      RespondGenerated("application/octet-stream", n, /*chunked=*/false,
+                       keep_alive, method, raw_path, head_only);
       return;
     }
     if (absl::StartsWith(path, "/chunked/") &&
         absl::SimpleAtoi(path.substr(9), &n) && n >= 0 &&
         n <= kMaxGeneratedBody) {
-      RespondChunked(GeneratedBody(n), keep_alive, method, raw_path, head_only);
+      RespondGenerated("application/octet-stream", n, /*chunked=*/true,
+                       keep_alive, method, raw_path, head_only);
       return;
     }
     if (path == "/snap-start") {
@@ -522,9 +582,9 @@ class TestServer::Connection {
               raw_path, head_only);
       return;
     }
-    Respond(200, "OK", "text/plain",
-            GeneratedBody(server_->config().response_size), keep_alive, method,
-            raw_path, head_only);
+    RespondGenerated("text/plain", server_->config().response_size,
+                     /*chunked=*/false, keep_alive, method, raw_path,
+                     head_only);
   }
 
   void Respond(int status, const char* reason, const std::string& type,
@@ -540,24 +600,49 @@ class TestServer::Connection {
     Send(std::move(out), keep_alive);
   }
 
-  void RespondChunked(const std::string& body, bool keep_alive,
-                      const std::string& method, const std::string& path,
-                      bool head_only) {
-    std::string out =
-        absl::StrCat("HTTP/1.1 200 OK\r\nServer: netstack-testserver\r\n",
-                     "Content-Type: application/octet-stream\r\n",
-                     "Transfer-Encoding: chunked\r\n", ObcHeaders(),
-                     keep_alive ? "" : "Connection: close\r\n", "\r\n");
+  // RespondGenerated answers with |size| generated bytes, with a
+  // Content-Length or chunked, streamed piece by piece (NextPiece).
+  void RespondGenerated(const std::string& type, int64_t size, bool chunked,
+                        bool keep_alive, const std::string& method,
+                        const std::string& path, bool head_only) {
+    std::string out = absl::StrCat(
+        "HTTP/1.1 200 OK\r\nServer: netstack-testserver\r\n",
+        "Content-Type: ", type, "\r\n",
+        chunked ? std::string("Transfer-Encoding: chunked\r\n")
+                : absl::StrCat("Content-Length: ", size, "\r\n"),
+        ObcHeaders(), keep_alive ? "" : "Connection: close\r\n", "\r\n");
+    LogRequest(method, path, 200, size);
     if (!head_only) {
-      for (size_t i = 0; i < body.size(); i += 4096) {
-        std::string chunk = body.substr(i, 4096);
-        absl::StrAppend(&out, absl::StrFormat("%x", chunk.size()), "\r\n",
-                        chunk, "\r\n");
-      }
-      out += "0\r\n\r\n";
+      body_offset_ = 0;
+      body_remaining_ = size;
+      body_chunked_ = chunked;
+      body_last_chunk_pending_ = chunked;
     }
-    LogRequest(method, path, 200, body.size());
     Send(std::move(out), keep_alive);
+  }
+
+  // NextPiece puts the next piece of the generated body (at most kBodyPiece
+  // bytes, framed as one chunk if chunked) in out_; false when none is left.
+  bool NextPiece() {
+    if (body_remaining_ == 0 && !body_last_chunk_pending_) return false;
+    size_t n = static_cast<size_t>(
+        std::min<int64_t>(body_remaining_, static_cast<int64_t>(kBodyPiece)));
+    std::string piece;
+    piece.reserve(n + 32);
+    if (body_chunked_ && n > 0)
+      absl::StrAppend(&piece, absl::StrFormat("%x", n), "\r\n");
+    AppendGenerated(&piece, body_offset_, n);
+    body_offset_ += n;
+    body_remaining_ -= n;
+    if (body_chunked_) {
+      if (n > 0) piece += "\r\n";
+      if (body_remaining_ == 0) {
+        piece += "0\r\n\r\n";
+        body_last_chunk_pending_ = false;
+      }
+    }
+    out_ = std::make_shared<DrainableIOBuffer>(piece);
+    return true;
   }
 
   // X-OBC-SPKI-SHA256 on every response of a connection with an OBC, and a
@@ -585,35 +670,59 @@ class TestServer::Connection {
   }
 
   void Send(std::string data, bool keep_alive) {
+    if (closed_) return;
     keep_alive_ = keep_alive;
     out_ = std::make_shared<DrainableIOBuffer>(data);
+    // A client that stops reading is dropped after idle_timeout without
+    // progress.
+    ArmDeadline(server_->config().idle_timeout, "write");
     DoWrite();
   }
 
+  // DoWrite writes out_ and then the generated body's pieces. It yields to
+  // the event loop after kMaxBytesPerTurn, so that one fast reader of a big
+  // body does not keep the server from everyone else.
   void DoWrite() {
-    while (out_->BytesRemaining() > 0) {
+    if (closed_) return;
+    size_t this_turn = 0;
+    for (;;) {
+      if (out_->BytesRemaining() == 0 && !NextPiece()) break;
+      if (this_turn >= kMaxBytesPerTurn) {
+        ArmDeadline(server_->config().idle_timeout, "write");
+        EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
+          if (weak) weak->DoWrite();
+        });
+        return;
+      }
       int rv = socket_->Write(out_, static_cast<int>(out_->BytesRemaining()),
                               [this](int rv) { OnWrite(rv); });
-      if (rv == ERR_IO_PENDING) return;
+      if (rv == ERR_IO_PENDING) {
+        if (this_turn > 0) ArmDeadline(server_->config().idle_timeout, "write");
+        return;
+      }
       if (rv < 0) {
         Close();
         return;
       }
       out_->DidConsume(rv);
+      this_turn += rv;
     }
     AfterResponse();
   }
 
   void OnWrite(int rv) {
+    if (closed_) return;
     if (rv < 0) {
       Close();
       return;
     }
     out_->DidConsume(rv);
+    ArmDeadline(server_->config().idle_timeout, "write");
     DoWrite();
   }
 
   void AfterResponse() {
+    out_.reset();
     if (!keep_alive_) {
       Close();
       return;
@@ -623,17 +732,49 @@ class TestServer::Connection {
       size_t end = pending_.find("\r\n\r\n");
       std::string head = pending_.substr(0, end);
       pending_.erase(0, end + 4);
+      deadline_.Stop();
       HandleRequest(head);
       return;
+    }
+    if (pending_.empty()) {
+      ArmDeadline(server_->config().idle_timeout, "idle");
+    } else {
+      ArmDeadline(server_->config().request_timeout, "request");
     }
     ReadRequest();
   }
 
+  void ArmDeadline(absl::Duration timeout, const char* phase) {
+    deadline_phase_ = phase;
+    deadline_armed_ = TimeTicks::Now();
+    deadline_.Start(timeout, [this] { OnDeadline(); });
+  }
+
+  void OnDeadline() {
+    if (closed_) return;
+    server_->OnTimeout();
+    server_->Log(
+        absl::StrCat("{\"event\":\"timeout\",\"conn\":", id_, ",\"phase\":\"",
+                     deadline_phase_, "\",\"local\":\"", local_,
+                     "\",\"peer\":\"", peer_, "\"",
+                     absl::StrFormat(",\"after_ms\":%.0f",
+                                     Ms(TimeTicks::Now() - deadline_armed_)),
+                     "}"));
+    Close();
+  }
+
+  // Close is idempotent. The connection is destroyed on a fresh stack (its
+  // callbacks may be running); until then every callback sees closed_.
   void Close() {
-    socket_->Disconnect();
-    // Destroy from a fresh stack: this object's callbacks may be running.
+    if (closed_) return;
+    closed_ = true;
+    deadline_.Stop();
+    delay_timer_.Stop();
+    if (socket_) socket_->Disconnect();
     EventLoop::Current()->PostTask(
-        [server = server_, self = this] { server->RemoveConnection(self); });
+        [server = server_->GetWeakPtr(), self = this] {
+          if (server) server->RemoveConnection(self);
+        });
   }
 
   TestServer* const server_;
@@ -661,14 +802,40 @@ class TestServer::Connection {
   std::string response_headers_;  // extra header lines for the response
   std::shared_ptr<DrainableIOBuffer> out_;
   bool keep_alive_ = true;
+  // The generated body still to send (NextPiece).
+  int64_t body_offset_ = 0;
+  int64_t body_remaining_ = 0;
+  bool body_chunked_ = false;
+  bool body_last_chunk_pending_ = false;
+  bool closed_ = false;
+  // The one deadline in force: handshake, request, idle or write.
+  OneShotTimer deadline_;
+  const char* deadline_phase_ = "";
+  TimeTicks deadline_armed_;
   OneShotTimer delay_timer_;
+  // The SPDY/3 session, once ALPN chose spdy/3 (uses socket_).
+  std::unique_ptr<SpdyServerSession> spdy_;
   WeakPtrFactory<Connection> weak_factory_{this};
 };
+
+int RaiseDescriptorLimit() {
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > (1u << 30))
+    return 1 << 30;
+  return static_cast<int>(limit.rlim_cur);
+}
 
 TestServer::TestServer(const TestServerConfig& config) : config_(config) {}
 
 TestServer::~TestServer() {
   connections_.clear();
+  if (reserve_fd_ >= 0) close(reserve_fd_);
   if (log_) fclose(log_);
 }
 
@@ -680,6 +847,12 @@ absl::Status TestServer::Start() {
           absl::StrCat("cannot open log ", config_.log_file));
   }
   if (!config_.https_listen.empty()) {
+    if (config_.spdy &&
+        std::find(config_.ssl.alpn_protos.begin(),
+                  config_.ssl.alpn_protos.end(),
+                  "spdy/3") == config_.ssl.alpn_protos.end()) {
+      config_.ssl.alpn_protos.insert(config_.ssl.alpn_protos.begin(), "spdy/3");
+    }
     auto context = SSLServerContext::Create(config_.ssl);
     if (!context.ok()) return context.status();
     ssl_context_ = std::move(*context);
@@ -702,7 +875,7 @@ absl::Status TestServer::Start() {
                     const char* scheme) -> absl::Status {
     auto listener = std::make_unique<Listener>();
     listener->scheme = scheme;
-    int rv = listener->socket.Listen(address, 128);
+    int rv = listener->socket.Listen(address, kListenBacklog);
     if (rv != OK) {
       return absl::UnavailableError(absl::StrCat("cannot listen on ",
                                                  address.ToString(), ": ",
@@ -721,40 +894,130 @@ absl::Status TestServer::Start() {
     absl::Status s = listen(a, "http");
     if (!s.ok()) return s;
   }
+  max_connections_ = config_.max_connections;
+  rlimit nofile;
+  int64_t soft =
+      getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY
+          ? static_cast<int64_t>(nofile.rlim_cur)
+          : int64_t{1} << 20;
+  if (max_connections_ <= 0) {
+    max_connections_ = static_cast<int>(
+        std::clamp<int64_t>(soft - kReservedDescriptors, 1, int64_t{1} << 20));
+  }
+  reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  Log(absl::StrCat(
+      "{\"event\":\"limits\",\"max_connections\":", max_connections_,
+      ",\"nofile\":", soft,
+      absl::StrFormat(",\"handshake_timeout_s\":%g,\"request_timeout_s\":%g,"
+                      "\"idle_timeout_s\":%g}",
+                      absl::ToDoubleSeconds(config_.handshake_timeout),
+                      absl::ToDoubleSeconds(config_.request_timeout),
+                      absl::ToDoubleSeconds(config_.idle_timeout))));
   for (auto& listener : listeners_) Accept(listener.get());
   return absl::OkStatus();
 }
 
 void TestServer::Accept(Listener* listener) {
-  for (;;) {
-    int rv =
-        listener->socket.Accept(&listener->accepted, [this, listener](int rv) {
-          OnAccept(listener, rv);
-          if (rv == OK) Accept(listener);
+  // A bounded number per turn: a flood of connections must not keep the
+  // loop from the established ones.
+  for (int i = 0; i < 64; ++i) {
+    int rv = listener->socket.Accept(
+        &listener->accepted,
+        [this, weak = weak_factory_.GetWeakPtr(), listener](int rv) {
+          if (weak && OnAccept(listener, rv)) Accept(listener);
         });
     if (rv == ERR_IO_PENDING) return;
-    OnAccept(listener, rv);
-    if (rv != OK) return;
+    if (!OnAccept(listener, rv)) return;
   }
+  AcceptLater(listener, absl::ZeroDuration());
 }
 
-void TestServer::OnAccept(Listener* listener, int rv) {
+void TestServer::AcceptLater(Listener* listener, absl::Duration delay) {
+  auto timer = std::make_unique<OneShotTimer>();
+  OneShotTimer* raw = timer.get();
+  accept_retry_timers_.push_back(std::move(timer));
+  raw->Start(delay, [this, listener, raw] {
+    // The timer is freed on a fresh stack (it is running this task).
+    EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr(), raw] {
+      if (!weak) return;
+      auto& timers = weak->accept_retry_timers_;
+      timers.erase(
+          std::remove_if(timers.begin(), timers.end(),
+                         [raw](const auto& t) { return t.get() == raw; }),
+          timers.end());
+    });
+    Accept(listener);
+  });
+}
+
+bool TestServer::OnAccept(Listener* listener, int rv) {
   if (rv == OK) {
+    std::unique_ptr<StreamSocket> socket = std::move(listener->accepted);
+    if (reserve_fd_ < 0) {
+      // The reserve was given up for this accept: take it back, and if no
+      // descriptor is left for it, shed this connection to make one.
+      reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+      if (reserve_fd_ < 0) {
+        Refuse(std::move(socket), "out of file descriptors");
+        reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        return true;
+      }
+    }
+    if (connections_.size() >= static_cast<size_t>(max_connections_)) {
+      Refuse(std::move(socket), "connection limit reached");
+      return true;
+    }
     bool tls = listener->scheme == "https";
-    connections_.push_back(std::make_unique<Connection>(
-        this, std::move(listener->accepted), tls, ssl_context_.get(),
-        listener->address.ToString()));
-    connections_.back()->Start();
-  } else {
-    Log(absl::StrCat("{\"event\":\"accept_failed\",\"error\":\"",
-                     ErrorToShortString(rv), "\"}"));
+    auto connection = std::make_unique<Connection>(
+        this, std::move(socket), tls, ssl_context_.get(),
+        listener->address.ToString());
+    Connection* raw = connection.get();
+    connections_.emplace(raw, std::move(connection));
+    raw->Start();
+    return true;
   }
+  if (rv == ERR_INSUFFICIENT_RESOURCES || rv == ERR_OUT_OF_MEMORY) {
+    // Out of descriptors: a pending connection would wait in the backlog
+    // (and the listener spin). Give up the reserve descriptor so that the
+    // next accept succeeds; OnAccept then sheds that connection unless the
+    // reserve can be taken back. Without a reserve, retry shortly.
+    if (reserve_fd_ >= 0) {
+      close(reserve_fd_);
+      reserve_fd_ = -1;
+      return true;
+    }
+    Log(absl::StrCat("{\"event\":\"accept_failed\",\"error\":\"",
+                     ErrorToShortString(rv), "\",\"retry_ms\":100}"));
+    AcceptLater(listener, absl::Milliseconds(100));
+    return false;
+  }
+  // One connection's failure (reset before it was accepted, ...): go on.
+  Log(absl::StrCat("{\"event\":\"accept_failed\",\"error\":\"",
+                   ErrorToShortString(rv), "\"}"));
+  return true;
+}
+
+void TestServer::Refuse(std::unique_ptr<StreamSocket> socket,
+                        const char* reason) {
+  socket.reset();  // closes it: the client sees the connection end at once
+  ++refused_;
+  ++refused_unlogged_;
+  TimeTicks now = TimeTicks::Now();
+  if (!last_refusal_log_.is_null() &&
+      now - last_refusal_log_ < absl::Seconds(1))
+    return;
+  last_refusal_log_ = now;
+  Log(absl::StrCat("{\"event\":\"connection_limit\",\"reason\":\"", reason,
+                   "\",\"open\":", connections_.size(), ",\"max_connections\":",
+                   max_connections_, ",\"refused\":", refused_unlogged_,
+                   ",\"refused_total\":", refused_,
+                   ",\"detail\":\"new connections are closed at once until "
+                   "some close\"}"));
+  refused_unlogged_ = 0;
 }
 
 void TestServer::RemoveConnection(Connection* connection) {
-  connections_.remove_if([connection](const std::unique_ptr<Connection>& c) {
-    return c.get() == connection;
-  });
+  connections_.erase(connection);
 }
 
 void TestServer::Log(const std::string& json_line) {

@@ -22,6 +22,7 @@
 #include "net/base/test_completion_callback.h"
 #include "net/base/worker_pool.h"
 #include "net/http/cookie_jar.h"
+#include "net/http/default_client_socket_factory.h"
 #include "net/http/http_network_session.h"
 #include "net/http/http_network_transaction.h"
 #include "tools/testserver/channel_bound_cookie.h"
@@ -94,7 +95,7 @@ class TestServerObcTest : public ::testing::TestWithParam<uint16_t> {
     params.cookie_jar = &p->jar;
     params.request_timeout = absl::Seconds(10);
     p->session = std::make_unique<HttpNetworkSession>(
-        params, resolver_.get(), ClientSocketFactory::GetDefaultFactory(),
+        params, resolver_.get(), GetDefaultClientSocketFactory(),
         verifier_.get());
     profiles_.push_back(std::move(p));
     return profiles_.back().get();

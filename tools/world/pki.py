@@ -27,6 +27,9 @@ Hosts (all with SAN dNSName, RSA-2048 unless noted):
   wrongname                   SAN is other.example.test                -> hostname mismatch
   untrusted                   issued by untrusted-root                 -> unknown issuer
   revoked                     revoked (keyCompromise) in index.txt/CRL -> revoked via CRL/OCSP
+                              (SANs revoked and revoked-stapled)
+  stapled                     good leaf with a P-256 key for stapled and stapled-other (the
+                              OCSP-stapling origins)
 
 Every intermediate-issued leaf carries AIA OCSP http://ocsp.example.test:8888/, AIA caIssuers
 http://static.example.test/intermediate.der and CRL DP http://static.example.test/intermediate.crl.
@@ -65,7 +68,12 @@ HOSTS = {
                       expect="wrong_name"),
     "untrusted": dict(names=["untrusted.example.test"], key="rsa", issuer="untrusted-root",
                       expect="untrusted"),
-    "revoked": dict(names=["revoked.example.test"], key="rsa", expect="revoked"),
+    "revoked": dict(names=["revoked.example.test", "revoked-stapled.example.test"], key="rsa",
+                    expect="revoked"),
+    # nginx's OCSP-stapling origins (world.py STAPLING_ORIGINS): a good staple, and a staple
+    # for another certificate (www's) on the same leaf.
+    "stapled": dict(names=["stapled.example.test", "stapled-other.example.test"], key="ec",
+                    expect="ok"),
 }
 
 

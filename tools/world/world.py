@@ -63,6 +63,10 @@ ADDR = {
     "cdn1": "127.0.0.23",
     "cdn2": "127.0.0.24",
     "cdn3": "127.0.0.25",
+    # OCSP stapling (nginx, STAPLING_ORIGINS).
+    "stapled": "127.0.0.26",
+    "revoked-stapled": "127.0.0.27",
+    "stapled-other": "127.0.0.28",
 }
 
 # OCSP: `openssl ocsp` as the responder of the intermediate CA (it binds every address: *:PORT).
@@ -73,6 +77,19 @@ OCSP_LOG_MARKER = "Received request, 1st line: "  # one such line in logs/ocsp.l
 # this many seconds it burned this share of a CPU without logging anything.
 OCSP_WEDGE_WINDOW = 1.0
 OCSP_WEDGE_CPU_SHARE = 0.3
+
+# OCSP stapling: nginx origins with `ssl_stapling on; ssl_stapling_file FILE;`. Origin key
+# (= host label and ADDR key) -> (leaf fixture, the fixture whose OCSP response is stapled,
+# that response's status, what a client checking revocation sees). The responses are made at
+# world start by `openssl ocsp -index ... -respout` without the responder (so no request
+# reaches it), into DIR/staples/<host>.der, nextUpdate STAPLE_NEXT_UPDATE_DAYS after thisUpdate.
+STAPLING_ORIGINS = {
+    "stapled": ("stapled", "stapled", "good", "ok"),
+    "revoked-stapled": ("revoked", "revoked", "revoked", "revoked"),
+    # A good response for another certificate (www's leaf): a client must ignore it.
+    "stapled-other": ("stapled", "www", "good", "ok"),
+}
+STAPLE_NEXT_UPDATE_DAYS = 1
 
 # DNS (Knot DNS): the authoritative server of example.test and the netem relay in front of it.
 DNS_ADDR = "127.0.0.53"
@@ -90,7 +107,8 @@ SNAP_START_ORBITS = {"www": "0102030405060708", "slow": "1112131415161718",
                      "tls12": "2122232425262728"}
 
 DNS_HOSTS = ["www", "nginx", "static", "slow", "tls12", "slow12", "expired", "wrongname",
-             "untrusted", "ecdsa", "ocsp", "revoked", "cdn1", "cdn2", "cdn3"]
+             "untrusted", "ecdsa", "ocsp", "revoked", "cdn1", "cdn2", "cdn3", "stapled",
+             "revoked-stapled", "stapled-other"]
 
 # Certificate bundles (prefetch/cert_bundle, made with tools/certbundle; see README.md). The
 # Snap Start origins publish theirs through DNS TXT, the well-known path and the CDNs; the
@@ -152,7 +170,7 @@ NOT_A_BUNDLE_HTML = ("<!DOCTYPE html>\n<html><head><title>Not here</title></head
 # The order origins are listed in (world.json, the demo page).
 ORIGIN_ORDER = ["www", "www_http", "nginx", "ecdsa", "static", "slow", "slow_http", "tls12",
                 "slow12",
-                "expired", "wrongname", "untrusted", "revoked"]
+                "expired", "wrongname", "untrusted", "revoked"] + list(STAPLING_ORIGINS)
 
 
 class WorldError(Exception):
@@ -675,6 +693,9 @@ class World:
         self.peers = []
         self.origins = {}
         self.skipped = {}
+        # Peers the world would have started but could not find (never one turned off with a
+        # --no-* flag): world.json's missing_peers, which tests/e2e.py fails on.
+        self.missing_peers = {}
         self.notes = []
         self.fixed = args.fixed_ports
         self.testserver = _resolve_binary(args.testserver, "--testserver")
@@ -701,6 +722,7 @@ class World:
         self.ocsp = None  # world.json's "ocsp" block once the responder is up
         self.ocsp_peer = None
         self.ocsp_watch = None  # the watchdog's current window (see tend_ocsp)
+        self.staples = {}  # origin -> world.json's `staple` block (see make_staples)
         # Certificate bundles (see make_bundles): published only with a certbundle binary and
         # the testservers (the Snap Start origins).
         self.bundles_wanted = bool(self.certbundle and self.testserver)
@@ -760,8 +782,12 @@ class World:
         if self.nginx:
             self.start_nginx()
         else:
-            self.skip(("nginx", "ecdsa", "static"), "--no-nginx" if self.args.no_nginx
+            self.skip(("nginx", "ecdsa", "static") + tuple(STAPLING_ORIGINS),
+                      "--no-nginx" if self.args.no_nginx
                       else "no nginx binary found (give --nginx BIN)")
+            if not self.args.no_nginx:
+                self.missing_peers["nginx"] = ("no nginx binary found (Debian package nginx; "
+                                               "or give --nginx BIN)")
             if self.bundles_wanted:
                 self.skipped["bundles_http"] = "no nginx: no well-known path, no CDNs"
                 self.note("certificate bundles only in DNS: no nginx for the well-known path "
@@ -876,13 +902,17 @@ class World:
         # A listener behind a relay always takes an ephemeral port (the relay has the fixed one).
         picked_addrs = [ADDR[key] for name, key, relay in bplan
                         if not self.fixed or relay is not None]
+        stapling = list(STAPLING_ORIGINS)
         if self.fixed:
             ports = [https, https, http]
+            stapling_ports = [https] * len(stapling)
             picked = pick_free_ports(picked_addrs)
         else:
             ports = pick_free_ports([ADDR["nginx"], ADDR["ecdsa"], ADDR["static"]] +
-                                    picked_addrs)
-            ports, picked = ports[:3], ports[3:]
+                                    [ADDR[k] for k in stapling] + picked_addrs)
+            ports, stapling_ports, picked = (ports[:3], ports[3:3 + len(stapling)],
+                                             ports[3 + len(stapling):])
+        stapling_ports = dict(zip(stapling, stapling_ports))
         picked = iter(picked)
         self.bundle_listeners = {}
         for name, key, relay in bplan:
@@ -914,6 +944,7 @@ class World:
             "ECDSA_CHAIN": ecdsa_chain, "ECDSA_KEY": ecdsa_key,
             "STATIC_ADDR": ADDR["static"], "STATIC_PORT": ports[2],
             "STATIC_DOCROOT": self.path("static"),
+            "STAPLING_SERVERS": self.stapling_nginx_servers(stapling_ports),
             "BUNDLE_SERVERS": self.bundle_nginx_servers(),
         })
         conf_path = self.path("nginx", "nginx.conf")
@@ -928,6 +959,7 @@ class World:
         peer.start()
         wait_connectable(peer, [(ADDR["nginx"], ports[0]), (ADDR["ecdsa"], ports[1]),
                                 (ADDR["static"], ports[2])] +
+                         [(ADDR[k], port) for k, port in stapling_ports.items()] +
                          [(l["address"], l["nginx_port"]) for l in self.bundle_listeners.values()],
                          self.args.timeout)
         self.add_origin("nginx", "nginx.example.test", "https", ADDR["nginx"], ports[0], "nginx",
@@ -936,6 +968,59 @@ class World:
                         "nginx", tls_max="1.3", tls_min="1.2", fixture="ecdsa")
         self.add_origin("static", "static.example.test", "http", ADDR["static"], ports[2],
                         "nginx", "nginx", docroot=self.path("static"))
+        for key, port in stapling_ports.items():
+            fixture, _, _, expect = STAPLING_ORIGINS[key]
+            self.add_origin(key, "%s.%s" % (key, pki.DOMAIN), "https", ADDR[key], port, "nginx",
+                            "nginx", tls_max="1.3", tls_min="1.2", expect=expect,
+                            fixture=fixture, staple=self.staples[key])
+
+    def make_staples(self):
+        """The OCSP responses nginx staples (STAPLING_ORIGINS): made with `openssl ocsp` from the
+        intermediate's index and the delegated signer, like the responder's answers, but without
+        it (no request reaches the responder; no nonce). Fills self.staples with world.json's
+        `staple` block per origin. Raises WorldError if openssl fails."""
+        p = self.pki
+        o = p["ocsp"]
+        openssl = shutil.which("openssl")
+        d = self.path("staples")
+        os.makedirs(d, exist_ok=True)
+        self.staples = {}
+        for key, (fixture, staple_for, status, _) in STAPLING_ORIGINS.items():
+            serial = p["hosts"][pki.host_dir_name(staple_for)]["serial"]
+            out = os.path.join(d, "%s.%s.der" % (key, pki.DOMAIN))
+            r = subprocess.run(
+                [openssl, "ocsp", "-index", o["index"], "-CA", o["ca"], "-rsigner", o["signer"],
+                 "-rkey", o["signer_key"], "-issuer", o["ca"], "-serial", "0x" + serial,
+                 "-no_nonce", "-ndays", str(STAPLE_NEXT_UPDATE_DAYS), "-respout", out],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                text=True)
+            if r.returncode != 0 or not os.path.isfile(out):
+                raise WorldError("openssl ocsp could not make the staple for %s.%s (exit %d): %s"
+                                 % (key, pki.DOMAIN, r.returncode, r.stdout.strip()))
+            os.chmod(out, 0o644)
+            self.staples[key] = {
+                "file": out, "status": status, "serial": serial,
+                "for_host": pki.host_dir_name(staple_for),
+                "leaf_serial": p["hosts"][pki.host_dir_name(fixture)]["serial"],
+                "next_update_days": STAPLE_NEXT_UPDATE_DAYS,
+            }
+
+    def stapling_nginx_servers(self, ports):
+        """The nginx server blocks of the OCSP-stapling origins (templates/nginx-stapling.conf.in)."""
+        self.make_staples()
+        blocks = []
+        for key, port in ports.items():
+            fixture, staple_for, status, _ = STAPLING_ORIGINS[key]
+            chain, keyfile = self.host_files(fixture)
+            host = "%s.%s" % (key, pki.DOMAIN)
+            blocks.append(pki.fill_template(_read_template("nginx-stapling.conf.in"), {
+                "HOST": host, "ADDR": ADDR[key], "PORT": port, "CHAIN": chain, "KEY": keyfile,
+                "STAPLE": self.staples[key]["file"], "DOCROOT": self.path("nginx", "html"),
+                "NOTE": "the %s leaf, stapling a %s OCSP response for %s" % (
+                    fixture, status, "itself" if staple_for == fixture else
+                    "another certificate (%s's leaf)" % pki.host_dir_name(staple_for)),
+            }).rstrip("\n"))
+        return "\n\n".join(blocks)
 
     def bundle_nginx_servers(self):
         """The nginx server blocks of the bundle listeners (empty without bundles)."""
@@ -1491,6 +1576,8 @@ class World:
                    "knotd not found (Debian package knot; or give --knotd BIN)")
             if self.args.require_dns:
                 raise WorldError("--require-dns, but " + why)
+            if not self.args.no_dns:
+                self.missing_peers["knotd"] = why
             self.skipped["dns"] = why
             self.note("not starting DNS (%s): %s" % (DNS_ZONE, why))
             return
@@ -1614,6 +1701,10 @@ class World:
                 "wrongname": "fails: certificate for other.example.test",
                 "untrusted": "fails: certificate from an unknown root",
                 "revoked": "fails with revocation checking: revoked certificate (OCSP, CRL)",
+                "stapled": "nginx stapling a good OCSP response",
+                "revoked-stapled": "nginx stapling a revoked OCSP response: fails with "
+                                   "revocation checking",
+                "stapled-other": "nginx stapling another certificate's OCSP response",
             }
             for key, o in self.origins.items():
                 items.append('<li><a href="%s">%s</a> &mdash; %s</li>' % (
@@ -1692,6 +1783,7 @@ class World:
             "pids": {pe.name: pe.pid for pe in self.peers},
             "logs": self._logs(),
             "skipped": self.skipped,
+            "missing_peers": self.missing_peers,
             "dns": self.dns,
             "ocsp": self.ocsp,
             "crl": crl,

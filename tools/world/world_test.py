@@ -16,14 +16,18 @@
   and stops what had started.
 - DnsWorldTest: Knot DNS serving example.test (kdig): A/AAAA/TXT records and TTLs, the 3.5 KB
   TXT record over UDP with EDNS, truncated without it and whole over TCP, NXDOMAIN with the SOA,
-  the netem relay adding its RTT over UDP and TCP, no knotd after teardown (skipped without
-  knotd and kdig, Debian packages knot and knot-dnsutils).
+  the netem relay adding its RTT over UDP and TCP, no knotd after teardown (needs knotd and
+  kdig, Debian packages knot and knot-dnsutils).
 - BundleWorldTest: the certificate bundles (tools/certbundle) of the Snap Start origins (www,
   slow, tls12) through each source: Knot's _certbundle TXT records (the full bundle, the
   pointer), nginx's well-known paths (slow's behind its relay) and the CDNs (cdn1 serves, cdn2
   404, cdn3 slow), each decoding to its host, port and orbit (`certbundle inspect`); the
   truncated-handshake origins; every broken case broken as world.json says; teardown.
 - NamespaceTest: --fixed-ports inside `unshare -n` (skipped where unshare is not allowed).
+
+A test whose peer is missing fails, naming the peer and its Debian package: tools/setup.sh
+installs them all, so a skip in CI would hide a defect. NETSTACK_ALLOW_MISSING_PEERS=1 (for
+local runs on a machine without them) turns those failures into skips.
 
 Needs openssl, curl and nginx (Debian packages), and the certbundle binary (//tools/certbundle:
 in the runfiles under Bazel, else bazel-bin/tools/certbundle/certbundle; a test that needs it
@@ -80,6 +84,42 @@ def _find_certbundle():
 
 
 CERTBUNDLE = _find_certbundle()
+
+# tools/setup.sh installs every peer, so in CI a test that cannot run for want of one is a defect,
+# not a skip: it fails, naming the peer. NETSTACK_ALLOW_MISSING_PEERS=1 (a local run on a machine
+# without them) skips it instead.
+ALLOW_MISSING_PEERS = os.environ.get("NETSTACK_ALLOW_MISSING_PEERS") == "1"
+PEER_PACKAGES = {"nginx": "nginx", "curl": "curl", "openssl": "openssl", "knotd": "knot",
+                 "knotc": "knot", "kdig": "knot-dnsutils"}
+
+
+def needs(*peers):
+    """Decorates a test class or method that needs |peers| (names from PEER_PACKAGES): without
+    one of them it fails, naming it (or is skipped with NETSTACK_ALLOW_MISSING_PEERS=1)."""
+    found = {"nginx": NGINX, "curl": CURL, "openssl": OPENSSL, "knotd": KNOTD, "knotc": KNOTC,
+             "kdig": KDIG}
+    missing = [p for p in peers if not found[p]]
+    if not missing:
+        return lambda obj: obj
+    why = "missing peer%s: %s (Debian package%s %s; tools/setup.sh installs them)" % (
+        "s" if len(missing) > 1 else "", ", ".join(missing), "s" if len(missing) > 1 else "",
+        ", ".join(sorted({PEER_PACKAGES[p] for p in missing})))
+    if ALLOW_MISSING_PEERS:
+        return unittest.skip(why + "; skipped because NETSTACK_ALLOW_MISSING_PEERS=1")
+
+    def fail(obj):
+        if isinstance(obj, type):
+            def set_up_class(cls):
+                raise AssertionError(why)
+            obj.setUpClass = classmethod(set_up_class)
+            return obj
+
+        def test(self, *args, **kwargs):
+            self.fail(why)
+        test.__name__ = obj.__name__
+        test.__doc__ = obj.__doc__
+        return test
+    return fail
 
 
 def certbundle_bin():
@@ -239,7 +279,7 @@ def rewrite_url(world, url):
     return url
 
 
-@unittest.skipUnless(NGINX and CURL and OPENSSL, "needs nginx, curl and openssl")
+@needs("nginx", "curl", "openssl")
 class NginxWorldTest(unittest.TestCase):
     """One world with nginx only, shared by the tests of this class; the teardown test runs
     last (test_zz_...)."""
@@ -274,7 +314,8 @@ class NginxWorldTest(unittest.TestCase):
         self.assertEqual(w["dir"], self.wp.dir)
         self.assertEqual(w["trust_anchors"], os.path.join(self.wp.dir, "pki", "root.pem"))
         self.assertTrue(os.path.isfile(w["trust_anchors"]))
-        self.assertEqual(sorted(w["origins"]), ["ecdsa", "nginx", "static"])
+        self.assertEqual(sorted(w["origins"]), ["ecdsa", "nginx", "revoked-stapled", "stapled",
+                                                "stapled-other", "static"])
         for key in ("www", "slow", "tls12", "slow12", "expired", "wrongname", "untrusted"):
             self.assertIn(key, w["skipped"])
         n = self.origin("nginx")
@@ -384,6 +425,53 @@ class NginxWorldTest(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertRegex(out, r"cipher=ECDHE-ECDSA-")
 
+    def test_stapling_origins(self):
+        """nginx staples the responses world.py made (a good one, a revoked one, another
+        certificate's) over TLS 1.2 and 1.3; curl --cert-status agrees with each."""
+        o = self.manifest["ocsp"]
+        before = ocsp_requests_logged(self.world)
+        want = {  # origin: (address, leaf fixture, stapled fixture, status, expect)
+            "stapled": ("127.0.0.26", "stapled", "stapled", "good", "ok"),
+            "revoked-stapled": ("127.0.0.27", "revoked", "revoked", "revoked", "revoked"),
+            "stapled-other": ("127.0.0.28", "stapled", "www", "good", "ok"),
+        }
+        for key, (addr, fixture, stapled, status, expect) in want.items():
+            org = self.origin(key)
+            host = key + ".example.test"
+            self.assertEqual((org["address"], org["host"], org["server"], org["expect"]),
+                             (addr, host, "nginx", expect))
+            self.assertIn("%s:%d:%s" % (host, org["port"], addr), self.world["resolve"])
+            s = org["staple"]
+            self.assertEqual((s["status"], s["serial"], s["leaf_serial"], s["for_host"]),
+                             (status, self.leaf(stapled)["serial"], self.leaf(fixture)["serial"],
+                              stapled + ".example.test"))
+            self.assertIn(host, self.leaf(fixture)["names"])
+            # The file is a response signed by the delegated signer, verifying up to the root.
+            rc, out, err = run([OPENSSL, "ocsp", "-respin", s["file"], "-CAfile", self.root,
+                                "-issuer", o["ca"], "-serial", "0x" + s["serial"],
+                                "-resp_text"])
+            self.assertEqual(rc, 0, out + err)
+            self.assertIn("Response verify OK", out + err)
+            self.assertIn("0x%s: %s" % (s["serial"], status), out)
+            self.assertIn("Responder Id: O = netstack test, CN = netstack OCSP Responder", out)
+            for flag in ("-tls1_2", "-tls1_3"):
+                rc, out, err = self.s_client(key, flag, "-status")
+                self.assertEqual(rc, 0, out + err)
+                self.assertIn("Verify return code: 0 (ok)", out)
+                self.assertIn("OCSP Response Status: successful", out, flag)
+                self.assertIn("Serial Number: %s\n    Cert Status: %s" % (s["serial"], status),
+                              out, flag)
+            rc, out, err = run(curl_args(self.world, ["--cert-status", org["url"] + "whoami"]))
+            if key == "stapled":
+                self.assertEqual(rc, 0, err)
+                self.assertRegex(out, r"^proto=TLSv1.3 ")
+            else:
+                self.assertEqual(rc, 91, err)  # CURLE_SSL_INVALIDCERTSTATUS
+                self.assertIn("revocation reason: keyCompromise" if key == "revoked-stapled"
+                              else "Could not find certificate ID in OCSP response", err)
+        # Stapled: none of these handshakes made a request to the responder.
+        self.assertEqual(ocsp_requests_logged(self.world), before)
+
     def test_static_serves_crl(self):
         s = self.origin("static")
         rc, out, err = run(curl_args(self.world, ["-o", os.path.join(self.tmp, "got.crl"),
@@ -404,12 +492,14 @@ class NginxWorldTest(unittest.TestCase):
                    [h["leaf"]])
 
     def test_good_leaves_verify(self):
-        for fixture in ("www", "nginx", "slow", "static", "ecdsa", "tls12"):
+        for fixture in ("www", "nginx", "slow", "static", "ecdsa", "tls12", "stapled"):
             rc, out, err = self.verify(fixture)
             self.assertEqual(rc, 0, fixture + out + err)
             self.assertIn(": OK", out)
-        rc, out, err = self.verify("tls12", hostname="slow12.example.test")
-        self.assertEqual(rc, 0, out + err)
+        for fixture, host in (("tls12", "slow12"), ("stapled", "stapled-other"),
+                              ("revoked", "revoked-stapled")):
+            rc, out, err = self.verify(fixture, hostname=host + ".example.test")
+            self.assertEqual(rc, 0, out + err)
 
     def test_expired_fails_as_expired(self):
         rc, out, err = self.verify("expired")
@@ -542,7 +632,7 @@ class NginxWorldTest(unittest.TestCase):
         self.assertIn("world: stopped", self.wp.stderr())
 
 
-@unittest.skipUnless(NGINX and CURL and OPENSSL, "needs nginx, curl and openssl")
+@needs("nginx", "curl", "openssl")
 class FullWorldTest(unittest.TestCase):
     """Every origin, with the stand-in test server and netem, through --run."""
 
@@ -587,7 +677,8 @@ sys.exit(42)
         self.assertEqual(rep["origins"], sorted(["www", "www_http", "nginx", "ecdsa", "static",
                                                  "slow", "slow_http", "tls12", "slow12",
                                                  "expired", "wrongname", "untrusted",
-                                                 "revoked"]))
+                                                 "revoked", "stapled", "revoked-stapled",
+                                                 "stapled-other"]))
         self.assertEqual(rep["skipped"], [] if KNOTD else ["dns"])
         for key in ("www", "www_http", "slow", "slow_http", "tls12", "slow12"):
             rc_, body, e = rep[key]
@@ -631,7 +722,7 @@ sys.exit(42)
         self.assertEqual(processes_mentioning(d), [])
 
 
-@unittest.skipUnless(OPENSSL, "needs openssl")
+@needs("openssl")
 class OcspWorldTest(unittest.TestCase):
     """One world with the OCSP responder only (no nginx, no testserver, no DNS) behind the
     stand-in netem; the teardown test runs last (test_zz_...), after the watchdog's (test_y_)."""
@@ -751,7 +842,7 @@ class OcspWorldTest(unittest.TestCase):
         self.assertEqual(processes_mentioning(self.wp.dir), [])
 
 
-@unittest.skipUnless(KNOTD and KDIG, "needs knotd and kdig (Debian packages knot, knot-dnsutils)")
+@needs("knotd", "kdig")
 class DnsWorldTest(unittest.TestCase):
     """One world with DNS only (no nginx, no testserver) and the stand-in netem as the DNS relay;
     the teardown test runs last (test_zz_...)."""
@@ -809,7 +900,8 @@ class DnsWorldTest(unittest.TestCase):
                     "slow": "127.0.0.14", "tls12": "127.0.0.15", "slow12": "127.0.0.16",
                     "expired": "127.0.0.17", "wrongname": "127.0.0.18",
                     "untrusted": "127.0.0.19", "ecdsa": "127.0.0.20", "ocsp": "127.0.0.21",
-                    "revoked": "127.0.0.22"}
+                    "revoked": "127.0.0.22", "stapled": "127.0.0.26",
+                    "revoked-stapled": "127.0.0.27", "stapled-other": "127.0.0.28"}
         for host, addr in expected.items():
             self.assertEqual(d["records"][host + ".example.test"], addr)
         for name in ("dns_knot", "dns_netem"):
@@ -817,7 +909,7 @@ class DnsWorldTest(unittest.TestCase):
             self.assertTrue(os.path.isfile(self.world["logs"][name]), name)
         self.assertNotIn("dns", self.world["skipped"])
 
-    @unittest.skipUnless(KNOTC, "needs knotc")
+    @needs("knotc")
     def test_zone_file_is_valid(self):
         rc, out, err = run([KNOTC, "-c", self.dns["config"], "zone-check", "example.test"])
         self.assertEqual(rc, 0, out + err)
@@ -990,7 +1082,7 @@ def http_get(world, url, timeout=20):
     return r.status, r.getheader("Content-Type"), body, time.monotonic() - t
 
 
-@unittest.skipUnless(NGINX and OPENSSL and KNOTD, "needs nginx, openssl and knotd")
+@needs("nginx", "openssl", "knotd")
 class BundleWorldTest(unittest.TestCase):
     """One world with the stand-in test server and netem, nginx, Knot and certbundle: the
     certificate bundles of the Snap Start origins through every source, and the broken cases.
@@ -1054,6 +1146,7 @@ class BundleWorldTest(unittest.TestCase):
     def test_world_json(self):
         w, b = self.world, self.bundles
         self.assertEqual(w["skipped"], {})
+        self.assertEqual(w["missing_peers"], {})
         self.assertEqual(w["bundle_cdns"], ["http://cdn%d.example.test/bundles" % i
                                             for i in (1, 2, 3)])
         self.assertEqual(sorted(b["origins"]), ["slow", "tls12", "www"])
@@ -1114,7 +1207,7 @@ class BundleWorldTest(unittest.TestCase):
                 "www", "slow", "tls12", "nginx", "ecdsa", "slow12", "expired", "wrongname",
                 "untrusted", "revoked")]))
 
-    @unittest.skipUnless(KNOTC, "needs knotc")
+    @needs("knotc")
     def test_zone_with_bundles_is_valid(self):
         rc, out, err = run([KNOTC, "-c", self.world["dns"]["config"], "zone-check",
                             "example.test"])
@@ -1343,7 +1436,7 @@ class BundleWorldTest(unittest.TestCase):
         self.assertEqual(processes_mentioning(self.wp.dir), [])
 
 
-@unittest.skipUnless(NGINX and OPENSSL, "needs nginx and openssl")
+@needs("nginx", "openssl")
 class StartupFailureTest(unittest.TestCase):
     def test_failing_peer_stops_world(self):
         tmp = make_tmpdir("fail")
@@ -1394,6 +1487,9 @@ class StartupFailureTest(unittest.TestCase):
         self.assertIsNone(w["dns"])
         self.assertIn("knotd not found", w["skipped"]["dns"])
         self.assertIn("not starting DNS", err)
+        # A peer that was not found is a missing peer (tests/e2e.py fails on it); one turned
+        # off (--no-nginx) is not.
+        self.assertEqual(list(w["missing_peers"]), ["knotd"])
 
     def test_missing_binary(self):
         d = os.path.join(make_tmpdir("missing"), "w")
@@ -1445,7 +1541,7 @@ def _namespace_usable():
         return False
 
 
-@unittest.skipUnless(NGINX and CURL and OPENSSL, "needs nginx, curl and openssl")
+@needs("nginx", "curl", "openssl")
 class NamespaceTest(unittest.TestCase):
     def test_fixed_ports_in_namespace(self):
         if not _namespace_usable():
