@@ -9,6 +9,7 @@ PACKAGES=(
   android-libboringssl-dev   # BoringSSL (headers in /usr/include/android)
   libabsl-dev libc-ares-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
+  libbrotli-dev              # RFC 8879 certificate compression (with zlib)
   libpsl-dev publicsuffix
   openssl nginx              # real TLS peers and the PKI tool
   knot knot-dnsutils         # Knot DNS (knotd, knotc) and kdig for the world's DNS

@@ -146,6 +146,15 @@ NET_ERROR(SSL_VERSION_OR_CIPHER_MISMATCH, -505)
 NET_ERROR(SSL_HANDSHAKE_CLOSED, -506)
 // The server sent a fatal TLS alert for a bad record MAC or decryption.
 NET_ERROR(SSL_BAD_RECORD_MAC_ALERT, -507)
+// The server rejected the request sent as TLS 1.3 early data (0-RTT); the
+// HTTP transaction sends it again on a new connection without early data.
+NET_ERROR(EARLY_DATA_REJECTED, -508)
+// The client sent early data (0-RTT) but the server negotiated TLS 1.2
+// (RFC 8446 D.3): retried on a new connection without early data.
+NET_ERROR(WRONG_VERSION_ON_EARLY_DATA, -509)
+// The server's compressed Certificate message (RFC 8879) did not decompress
+// to the size it announced.
+NET_ERROR(SSL_CERT_DECOMPRESSION_FAILED, -510)
 
 // A SPDY framing or session error.
 NET_ERROR(SPDY_PROTOCOL_ERROR, -600)

@@ -16,6 +16,7 @@
 #include "net/base/weak_ptr.h"
 #include "net/base/worker_pool.h"
 #include "net/cert_net/http_url_fetcher.h"
+#include "net/context/preconnector.h"
 #include "net/http/default_client_socket_factory.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/socket/client_socket_factory.h"
@@ -310,6 +311,7 @@ NetworkContext::~NetworkContext() {
   // Users of the session and resolver go first, in reverse order of
   // construction.
   dns_prefetcher_.reset();
+  preconnector_.reset();
   http_session_.reset();
   orbit_learner_.reset();
   cert_prefetcher_.reset();
@@ -412,6 +414,15 @@ absl::Status NetworkContext::Init() {
   dns_prefetcher_ = std::make_unique<DnsPrefetcher>(
       resolver_.get(), params_.max_concurrent_prefetches);
   if (cert_prefetcher_) dns_prefetcher_->AddObserver(cert_prefetcher_.get());
+  if (params_.preconnect) {
+    Preconnector::Options options;
+    options.max_per_host = params_.preconnect_per_host;
+    options.max_total = params_.preconnect_total;
+    options.ports = params_.prefetch_ports;
+    preconnector_ =
+        std::make_unique<Preconnector>(options, http_session_.get());
+    dns_prefetcher_->AddObserver(preconnector_.get());
+  }
   return absl::OkStatus();
 }
 
@@ -573,8 +584,13 @@ void NetworkContext::WhenIdle(absl::AnyInvocable<void()> done) {
       if (!orbit_learner_) return std::move(done)();
       orbit_learner_->WhenIdle(std::move(done));
     };
-    if (!cert_prefetcher_) return after_bundles();
-    cert_prefetcher_->WhenIdle(std::move(after_bundles));
+    auto after_preconnects = [this, after_bundles =
+                                        std::move(after_bundles)]() mutable {
+      if (!cert_prefetcher_) return after_bundles();
+      cert_prefetcher_->WhenIdle(std::move(after_bundles));
+    };
+    if (!preconnector_) return after_preconnects();
+    preconnector_->WhenIdle(std::move(after_preconnects));
   });
 }
 

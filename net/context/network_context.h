@@ -47,6 +47,7 @@ class BasicCertVerifier;
 class CertPrefetcher;
 class HttpUrlFetcher;
 class PrefetchCache;
+class Preconnector;
 class CertVerifier;
 class ClientSocketFactory;
 class DnsPrefetcher;
@@ -99,6 +100,13 @@ struct NetworkContextParams {
   bool bundle_prevalidate = true;
   // The port each prefetched host is prefetched for (default 443).
   std::map<std::string, uint16_t> prefetch_ports;
+  // Preconnect: for every host the DNS prefetcher resolves, open and
+  // handshake an https connection ahead and keep it warm in the session's
+  // pool (at most |preconnect_per_host| per host and |preconnect_total| in
+  // all; closed when unused for session.unused_idle_timeout).
+  bool preconnect = false;
+  size_t preconnect_per_host = 1;
+  size_t preconnect_total = 6;
 
   // Origin-bound certificates: presented as TLS client certificates when
   // set; scoped per origin or per eTLD+1; |obc_pool_depth| keys of the
@@ -216,6 +224,8 @@ class NetworkContext {
   HttpNetworkSession* http_session() { return http_session_.get(); }
   // Null without bundle sources.
   CertPrefetcher* cert_prefetcher() { return cert_prefetcher_.get(); }
+  // Null without preconnect.
+  Preconnector* preconnector() { return preconnector_.get(); }
   const NetworkContextParams& params() const { return params_; }
   // Why the context has no verifier (empty if it has one).
   const std::string& trust_error() const { return trust_error_; }
@@ -262,6 +272,7 @@ class NetworkContext {
   std::unique_ptr<CertPrefetcher> orbit_learner_;
   std::unique_ptr<Observer> observer_;
   std::unique_ptr<HttpNetworkSession> http_session_;
+  std::unique_ptr<Preconnector> preconnector_;
   std::unique_ptr<DnsPrefetcher> dns_prefetcher_;
 };
 

@@ -18,6 +18,7 @@
 #include "net/base/test_completion_callback.h"
 #include "net/context/test_https_server.h"
 #include "net/socket/stream_socket.h"
+#include "net/timing/load_timing.h"
 
 namespace net {
 namespace {
@@ -238,6 +239,50 @@ TEST_F(NetworkContextTest, PrefetchWarmsTheResolver) {
   loop_.Run();
   EXPECT_TRUE(done);
   EXPECT_EQ((*context)->dns_prefetcher()->started(), 1u);
+}
+
+TEST_F(NetworkContextTest, PreconnectedSocketServesTheClick) {
+  NetworkContextParams params = Params();
+  params.preconnect = true;
+  params.prefetch_ports["www.example.test"] = server_.address().port();
+  params.session.unused_idle_timeout = absl::Milliseconds(300);
+  auto context = NetworkContext::Create(std::move(params));
+  ASSERT_TRUE(context.ok()) << context.status();
+  // Twice: the per-host limit keeps it to one connection.
+  for (int i = 0; i < 2; ++i) {
+    (*context)->Prefetch({"www.example.test"}, [this] { loop_.Quit(); });
+    loop_.Run();
+  }
+  EXPECT_EQ(server_.handshakes(), 1);
+  EXPECT_EQ((*context)->http_session()->preconnected_socket_count(), 1u);
+  std::string body;
+  LoadTiming timing;
+  ASSERT_EQ(OK, Fetch(context->get(), OriginUrl(), &body, &timing));
+  EXPECT_TRUE(timing.socket_preconnected);
+  EXPECT_EQ(timing.dns_source, "preconnect");
+  EXPECT_EQ(server_.handshakes(), 1);  // no handshake on the critical path
+  EXPECT_NE(LoadTimingToJson(timing).find("\"socketPreconnected\":true"),
+            std::string::npos);
+  // The next request reuses it as an ordinary kept-alive socket.
+  body.clear();
+  ASSERT_EQ(OK, Fetch(context->get(), OriginUrl(), &body, &timing));
+  EXPECT_TRUE(timing.socket_reused);
+  EXPECT_FALSE(timing.socket_preconnected);
+}
+
+TEST_F(NetworkContextTest, UnusedPreconnectIsClosed) {
+  NetworkContextParams params = Params();
+  params.preconnect = true;
+  params.prefetch_ports["www.example.test"] = server_.address().port();
+  params.session.unused_idle_timeout = absl::Milliseconds(100);
+  auto context = NetworkContext::Create(std::move(params));
+  ASSERT_TRUE(context.ok()) << context.status();
+  (*context)->Prefetch({"www.example.test"}, [this] { loop_.Quit(); });
+  loop_.Run();
+  EXPECT_EQ((*context)->http_session()->preconnected_socket_count(), 1u);
+  loop_.PostDelayedTask(absl::Milliseconds(250), [this] { loop_.Quit(); });
+  loop_.Run();
+  EXPECT_EQ((*context)->http_session()->preconnected_socket_count(), 0u);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "net/http/http_network_session.h"
 
+#include <algorithm>
+
 namespace net {
 
 HttpNetworkSession::HttpNetworkSession(const HttpNetworkSessionParams& params,
@@ -9,35 +11,86 @@ HttpNetworkSession::HttpNetworkSession(const HttpNetworkSessionParams& params,
     : params_(params),
       resolver_(resolver),
       socket_factory_(socket_factory),
-      ssl_context_(verifier) {}
+      ssl_context_(verifier, params.ssl_config.cert_compression) {}
 
 HttpNetworkSession::~HttpNetworkSession() = default;
 
 std::unique_ptr<StreamSocket> HttpNetworkSession::TakeIdleSocket(
-    const std::string& key) {
+    const std::string& key, bool* preconnected) {
   auto it = idle_.find(key);
   if (it == idle_.end()) return nullptr;
   auto& sockets = it->second;
   while (!sockets.empty()) {
-    std::unique_ptr<StreamSocket> socket = std::move(sockets.back());
+    IdleSocket idle = std::move(sockets.back());
     sockets.pop_back();
     // A socket the server closed (or sent stray bytes on) is not reusable.
-    if (socket->IsConnectedAndIdle()) return socket;
+    if (idle.socket->IsConnectedAndIdle()) {
+      if (preconnected) *preconnected = idle.preconnected;
+      return std::move(idle.socket);
+    }
   }
   return nullptr;
 }
 
-void HttpNetworkSession::ReturnIdleSocket(
-    const std::string& key, std::unique_ptr<StreamSocket> socket) {
+void HttpNetworkSession::ReturnIdleSocket(const std::string& key,
+                                          std::unique_ptr<StreamSocket> socket,
+                                          bool preconnected) {
   if (!params_.enable_connection_reuse) return;
   auto& sockets = idle_[key];
   if (sockets.size() >= params_.max_idle_per_origin) return;
-  sockets.push_back(std::move(socket));
+  sockets.push_back(
+      IdleSocket{std::move(socket), preconnected, params_.clock->NowTicks()});
+  if (preconnected && !sweep_timer_.IsRunning()) {
+    sweep_timer_.Start(params_.unused_idle_timeout, [this] { SweepUnused(); });
+  }
+}
+
+void HttpNetworkSession::SweepUnused() {
+  const TimeTicks now = params_.clock->NowTicks();
+  TimeTicks next;
+  for (auto& [key, sockets] : idle_) {
+    sockets.erase(std::remove_if(sockets.begin(), sockets.end(),
+                                 [&](const IdleSocket& s) {
+                                   return s.preconnected &&
+                                          now - s.since >=
+                                              params_.unused_idle_timeout;
+                                 }),
+                  sockets.end());
+    for (const IdleSocket& s : sockets) {
+      if (s.preconnected && (next.is_null() || s.since < next)) next = s.since;
+    }
+  }
+  if (!next.is_null()) {
+    sweep_timer_.Start(next + params_.unused_idle_timeout - now,
+                       [this] { SweepUnused(); });
+  }
+}
+
+void HttpNetworkSession::CloseIdleSockets() {
+  idle_.clear();
+  sweep_timer_.Stop();
 }
 
 size_t HttpNetworkSession::idle_socket_count() const {
   size_t n = 0;
   for (const auto& [key, sockets] : idle_) n += sockets.size();
+  return n;
+}
+
+size_t HttpNetworkSession::preconnected_socket_count(
+    const std::string& key) const {
+  auto it = idle_.find(key);
+  if (it == idle_.end()) return 0;
+  size_t n = 0;
+  for (const IdleSocket& s : it->second) n += s.preconnected;
+  return n;
+}
+
+size_t HttpNetworkSession::preconnected_socket_count() const {
+  size_t n = 0;
+  for (const auto& [key, sockets] : idle_) {
+    for (const IdleSocket& s : sockets) n += s.preconnected;
+  }
   return n;
 }
 

@@ -15,6 +15,7 @@
 
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
+#include "net/base/event_loop.h"
 #include "net/base/tick_clock.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/ssl/ssl_client_context.h"
@@ -49,6 +50,8 @@ struct HttpNetworkSessionParams {
   // Reuse idle keep-alive connections.
   bool enable_connection_reuse = true;
   size_t max_idle_per_origin = 6;
+  // A preconnected socket no request took is closed after this.
+  absl::Duration unused_idle_timeout = absl::Seconds(10);
   // Cookies: transactions send the jar's Cookie header and store the
   // response's Set-Cookie headers. Null: no cookies. Not owned; must outlive
   // the session.
@@ -88,19 +91,36 @@ class HttpNetworkSession {
   ClientSocketFactory* socket_factory() { return socket_factory_; }
   SSLClientContext* ssl_client_context() { return &ssl_context_; }
 
-  // Idle pool, keyed by "scheme://host:port".
-  std::unique_ptr<StreamSocket> TakeIdleSocket(const std::string& key);
+  // Idle pool, keyed by "scheme://host:port". |preconnected| marks a socket
+  // opened (and handshaked) ahead of any request: TakeIdleSocket says so,
+  // and such a socket nobody used is closed |unused_timeout| after it was
+  // returned (Chromium's unused idle socket timeout).
+  std::unique_ptr<StreamSocket> TakeIdleSocket(const std::string& key,
+                                               bool* preconnected = nullptr);
   void ReturnIdleSocket(const std::string& key,
-                        std::unique_ptr<StreamSocket> socket);
-  void CloseIdleSockets() { idle_.clear(); }
+                        std::unique_ptr<StreamSocket> socket,
+                        bool preconnected = false);
+  void CloseIdleSockets();
   size_t idle_socket_count() const;
+  // Preconnected sockets waiting, for |key| or in all.
+  size_t preconnected_socket_count(const std::string& key) const;
+  size_t preconnected_socket_count() const;
 
  private:
+  struct IdleSocket {
+    std::unique_ptr<StreamSocket> socket;
+    bool preconnected = false;
+    TimeTicks since;
+  };
+  // Closes preconnected sockets past their timeout; re-arms the sweep.
+  void SweepUnused();
+
   HttpNetworkSessionParams params_;
   HostResolver* const resolver_;
   ClientSocketFactory* const socket_factory_;
   SSLClientContext ssl_context_;
-  std::map<std::string, std::vector<std::unique_ptr<StreamSocket>>> idle_;
+  std::map<std::string, std::vector<IdleSocket>> idle_;
+  OneShotTimer sweep_timer_;
 };
 
 }  // namespace net

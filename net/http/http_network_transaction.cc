@@ -203,12 +203,14 @@ std::string HttpNetworkTransaction::PoolKey() const {
 int HttpNetworkTransaction::DoInitConnection() {
   timing_.fetch_start = session_->clock()->NowTicks();
   if (!reused_socket_) {
+    bool preconnected = false;
     if (std::unique_ptr<StreamSocket> idle =
-            session_->TakeIdleSocket(PoolKey())) {
+            session_->TakeIdleSocket(PoolKey(), &preconnected)) {
       socket_ = std::move(idle);
       reused_socket_ = true;
       timing_.socket_reused = true;
-      timing_.dns_source = "reused";
+      timing_.socket_preconnected = preconnected;
+      timing_.dns_source = preconnected ? "preconnect" : "reused";
       if (const SSLInfo* info = socket_->GetSSLInfo()) timing_.ssl = *info;
       IPEndPoint peer;
       if (socket_->GetPeerAddress(&peer) == OK)
@@ -295,9 +297,12 @@ int HttpNetworkTransaction::DoSslConnect() {
     socket_ = factory->CreateSnapStartClientSocket(
         std::move(socket_), request_.url.host(), request_.url.port(), snap);
   } else {
+    SSLConfig ssl_config = session_->params().ssl_config;
+    ssl_config.early_data_enabled =
+        ssl_config.early_data_enabled && CanSendEarlyData();
     socket_ = factory->CreateSSLClientSocket(
         std::move(socket_), request_.url.host(), request_.url.port(),
-        session_->params().ssl_config, session_->ssl_client_context());
+        ssl_config, session_->ssl_client_context());
   }
   if (!socket_) {
     error_detail_ = "the socket factory made no TLS socket";
@@ -313,6 +318,7 @@ int HttpNetworkTransaction::DoSslConnectComplete(int result) {
   // A Snap Start attempt's handshake ends with the server's first answer.
   handshake_awaits_response_ = info && info->awaiting_server_response;
   NoteSnapStartRejection();
+  NoteEarlyDataRejection();
   if (TlsHandshakeObserver* observer = session_->params().tls_observer) {
     observer->OnTlsHandshakeDone(request_.url.host(), request_.url.port(),
                                  result, &timing_);
@@ -380,7 +386,52 @@ void HttpNetworkTransaction::NoteSnapStartRejection() {
       ")");
 }
 
+bool HttpNetworkTransaction::CanSendEarlyData() const {
+  // Early data can be replayed by an attacker: idempotent requests only
+  // (RFC 8470 section 2.1; Chromium's rule), and once rejected, never again
+  // for this request.
+  return (request_.method == "GET" || request_.method == "HEAD") &&
+         request_.upload_body.empty() && early_data_rejection_.empty();
+}
+
+void HttpNetworkTransaction::NoteEarlyDataRejection() {
+  if (early_data_rejection_.empty()) {
+    // Early data was asked for but this request may not use it: say why.
+    if (session_->params().ssl_config.early_data_enabled && timing_.https &&
+        !CanSendEarlyData() && timing_.ssl.early_data == "not_offered") {
+      timing_.ssl.early_data_reason =
+          absl::StrCat(request_.method, " request is not idempotent");
+    }
+    return;
+  }
+  timing_.ssl.early_data = "rejected";
+  timing_.ssl.early_data_reason =
+      absl::StrCat(early_data_rejection_,
+                   "; request retried in 1-RTT on a new connection");
+}
+
 bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
+  if ((error == ERR_EARLY_DATA_REJECTED ||
+       error == ERR_WRONG_VERSION_ON_EARLY_DATA) &&
+      early_data_rejection_.empty()) {
+    // The server did not take the request sent as 0-RTT (it processed none
+    // of it, RFC 8446 4.2.10): send it again on a new connection without
+    // early data, as Chromium does. Once only.
+    const SSLInfo* info = socket_ ? socket_->GetSSLInfo() : nullptr;
+    early_data_rejection_ =
+        error == ERR_WRONG_VERSION_ON_EARLY_DATA
+            ? "the server chose TLS 1.2"
+            : (info && !info->early_data_reason.empty()
+                   ? info->early_data_reason
+                   : "rejected");
+    parser_.reset();
+    socket_.reset();
+    reused_socket_ = false;
+    timing_.request_start = TimeTicks();
+    timing_.response_start = TimeTicks();
+    next_state_ = STATE_CONNECT;
+    return true;
+  }
   if (error == ERR_SNAP_START_REJECTED && snap_start_rejection_.empty()) {
     // The server refused the Snap Start ClientHello outright (an alert or a
     // close); the socket has forgotten the server's information, so a new
@@ -402,6 +453,7 @@ bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
   socket_.reset();
   reused_socket_ = false;
   timing_.socket_reused = false;
+  timing_.socket_preconnected = false;
   timing_.request_start = TimeTicks();
   timing_.response_start = TimeTicks();
   next_state_ = STATE_RESOLVE_HOST;
@@ -445,7 +497,8 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
     handshake_awaits_response_ = false;
     if (const SSLInfo* info = socket_->GetSSLInfo()) timing_.ssl = *info;
     NoteSnapStartRejection();
-    // The Snap Start handshake has only now really ended.
+    NoteEarlyDataRejection();
+    // The Snap Start (or 0-RTT) handshake has only now really ended.
     if (TlsHandshakeObserver* observer = session_->params().tls_observer) {
       observer->OnTlsHandshakeDone(request_.url.host(), request_.url.port(), OK,
                                    &timing_);

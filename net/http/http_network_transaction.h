@@ -109,8 +109,13 @@ class HttpNetworkTransaction {
   // After a rejected Snap Start attempt and its retry, says so in the
   // trace's ssl facts.
   void NoteSnapStartRejection();
+  // TLS 1.3 early data: whether this request may go as 0-RTT (GET or HEAD
+  // without a body, not after a rejection), and, after a rejected attempt
+  // and its retry, says so in the trace's ssl facts.
+  bool CanSendEarlyData() const;
+  void NoteEarlyDataRejection();
   // A reused idle connection failed before any response, or a Snap Start
-  // attempt was rejected: retry on a new connection. Returns false (and
+  // attempt or early data was rejected: retry on a new connection. Returns false (and
   // changes nothing) otherwise.
   bool MaybeRetryOnNewConnection(int error);
   // The body is complete (|result| >= 0) or failed: stop the deadline, and
@@ -156,6 +161,9 @@ class HttpNetworkTransaction {
   int final_error_ = OK;
   // Set when a Snap Start attempt was rejected and the request retried.
   std::string snap_start_rejection_;
+  // Set when the server rejected early data and the request was retried on
+  // a new connection without it: the first attempt's reason.
+  std::string early_data_rejection_;
   WeakPtrFactory<HttpNetworkTransaction> weak_factory_{this};
 };
 

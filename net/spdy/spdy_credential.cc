@@ -56,9 +56,8 @@ absl::StatusOr<std::string> SignSpdyCredentialProof(absl::string_view secret,
   if (!key) return absl::InvalidArgumentError("no private key");
   uint16_t algorithm = AlgorithmForKey(key);
   if (algorithm == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unsupported key type for a CREDENTIAL proof: ",
-                     EVP_PKEY_id(key)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unsupported key type for a CREDENTIAL proof: ", EVP_PKEY_id(key)));
   }
   bssl::ScopedEVP_MD_CTX ctx;
   size_t sig_len = 0;
@@ -100,9 +99,8 @@ absl::Status VerifySpdyCredentialProof(absl::string_view proof,
                                        absl::string_view leaf_cert_der) {
   const uint8_t* p = reinterpret_cast<const uint8_t*>(leaf_cert_der.data());
   bssl::UniquePtr<X509> cert(d2i_X509(nullptr, &p, leaf_cert_der.size()));
-  if (!cert ||
-      p != reinterpret_cast<const uint8_t*>(leaf_cert_der.data()) +
-               leaf_cert_der.size()) {
+  if (!cert || p != reinterpret_cast<const uint8_t*>(leaf_cert_der.data()) +
+                        leaf_cert_der.size()) {
     ERR_clear_error();
     return absl::InvalidArgumentError(
         "the CREDENTIAL's leaf certificate does not parse as DER X.509");

@@ -56,8 +56,8 @@ inline constexpr uint16_t kSpdyProofEd25519 = 0x0807;
 // connection's RFC 5705 keying material for |label| (with the zero-length
 // context above) and returns OK, or returns a net error. A session over a
 // plain (non-TLS) socket has none.
-using SpdyKeyingMaterialExporter =
-    std::function<int(absl::string_view label, size_t length, std::string* out)>;
+using SpdyKeyingMaterialExporter = std::function<int(
+    absl::string_view label, size_t length, std::string* out)>;
 
 // SignSpdyCredentialProof returns the digitally-signed proof over |secret|
 // (the exported keying material) with |key|: ECDSA P-256 with SHA-256

@@ -13,13 +13,12 @@
 // missing (tools/setup.sh installs all three).
 
 #include <fcntl.h>
+#include <openssl/sha.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <openssl/sha.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -203,8 +202,8 @@ class RecordingSocket : public StreamSocket {
   }
   int Read(std::shared_ptr<IOBuffer> buf, int len,
            CompletionOnceCallback cb) override {
-    int rv = inner_->Read(
-        buf, len, [this, buf, cb = std::move(cb)](int rv) mutable {
+    int rv =
+        inner_->Read(buf, len, [this, buf, cb = std::move(cb)](int rv) mutable {
           Record(false, buf.get(), rv);
           cb(rv);
         });
@@ -213,11 +212,11 @@ class RecordingSocket : public StreamSocket {
   }
   int Write(std::shared_ptr<IOBuffer> buf, int len,
             CompletionOnceCallback cb) override {
-    int rv = inner_->Write(
-        buf, len, [this, buf, cb = std::move(cb)](int rv) mutable {
-          Record(true, buf.get(), rv);
-          cb(rv);
-        });
+    int rv = inner_->Write(buf, len,
+                           [this, buf, cb = std::move(cb)](int rv) mutable {
+                             Record(true, buf.get(), rv);
+                             cb(rv);
+                           });
     if (rv != ERR_IO_PENDING) Record(true, buf.get(), rv);
     return rv;
   }
@@ -235,7 +234,8 @@ class RecordingSocket : public StreamSocket {
 
  private:
   void Record(bool from_client, IOBuffer* buf, int rv) {
-    if (rv > 0) segments_->push_back({from_client, std::string(buf->data(), rv)});
+    if (rv > 0)
+      segments_->push_back({from_client, std::string(buf->data(), rv)});
   }
   std::unique_ptr<StreamSocket> inner_;
   std::vector<RecordingSocket::Segment>* segments_;
@@ -262,7 +262,7 @@ bool WritePcap(const std::string& file,
   u32le(0);
   u32le(0);
   u32le(65535);
-  u32le(1);  // LINKTYPE_ETHERNET
+  u32le(1);                        // LINKTYPE_ETHERNET
   uint32_t seq[2] = {1000, 9000};  // client, server
   uint32_t usec = 0;
   auto packet = [&](bool from_client, uint8_t flags, absl::string_view data) {
@@ -361,8 +361,8 @@ template <typename Pred>
 bool RunUntil(Pred done) {
   TimeTicks deadline = TimeTicks::Now() + absl::Seconds(20);
   while (!done() && TimeTicks::Now() < deadline) {
-    EventLoop::Current()->PostDelayedTask(
-        absl::Milliseconds(2), [] { EventLoop::Current()->Quit(); });
+    EventLoop::Current()->PostDelayedTask(absl::Milliseconds(2),
+                                          [] { EventLoop::Current()->Quit(); });
     EventLoop::Current()->Run();
   }
   return done();
@@ -401,9 +401,9 @@ class SpdyNodeInteropTest : public ::testing::TestWithParam<Mode> {
     if (GetParam() == Mode::kTls) {
       SSLConfig config;
       config.alpn_protos = {"spdy/3"};
-      auto ssl = std::make_unique<SSLClientSocket>(
-          std::move(socket), "www.example.test", port(), config,
-          context_.get());
+      auto ssl = std::make_unique<SSLClientSocket>(std::move(socket),
+                                                   "www.example.test", port(),
+                                                   config, context_.get());
       EXPECT_EQ(OK, cb.GetResult(ssl->Connect(cb.callback())));
       EXPECT_EQ("spdy/3", ssl->ssl_info().alpn) << kPeerName;
       socket = std::move(ssl);
@@ -414,12 +414,10 @@ class SpdyNodeInteropTest : public ::testing::TestWithParam<Mode> {
     return session;
   }
 
-  std::unique_ptr<SpdyStream> Start(SpdySession* session,
-                                    const std::string& path,
-                                    std::string body = "",
-                                    const ClientCert* cert = nullptr,
-                                    const std::string& host =
-                                        "www.example.test") {
+  std::unique_ptr<SpdyStream> Start(
+      SpdySession* session, const std::string& path, std::string body = "",
+      const ClientCert* cert = nullptr,
+      const std::string& host = "www.example.test") {
     SpdyStreamParams params;
     params.origin = Origin(scheme(), host, port());
     params.client_cert = cert;
@@ -465,8 +463,11 @@ TEST_P(SpdyNodeInteropTest, TwentyConcurrentRequestsOnOneConnection) {
   auto session = Connect();
   std::vector<std::unique_ptr<SpdyStream>> streams;
   for (int i = 0; i < 20; ++i)
-    streams.push_back(Start(session.get(), absl::StrCat("/size/", 1 + 4999 * i)));
-  RunUntil([&] { return session->active_streams() == 20 || streams[19]->stream_id(); });
+    streams.push_back(
+        Start(session.get(), absl::StrCat("/size/", 1 + 4999 * i)));
+  RunUntil([&] {
+    return session->active_streams() == 20 || streams[19]->stream_id();
+  });
   for (int i = 0; i < 20; ++i) {
     Result r = Finish(streams[i].get());
     ASSERT_EQ(OK, r.error) << kPeerName << " stream " << i << ": "
@@ -513,8 +514,8 @@ TEST_P(SpdyNodeInteropTest, OneMegabyteEachWayThroughFlowControl) {
                          Hex(digest, sizeof(digest)), "\"}"),
             r.body);
   EXPECT_EQ(OK, sends_.back()->WaitForResult());
-  EXPECT_GT(session->stats().frames_received.count(SpdyFrameType::kWindowUpdate),
-            0u);
+  EXPECT_GT(
+      session->stats().frames_received.count(SpdyFrameType::kWindowUpdate), 0u);
 }
 
 TEST_P(SpdyNodeInteropTest, RstStreamAndGoAway) {
@@ -575,7 +576,8 @@ TEST_P(SpdyTsharkTest, TsharkDissectsEveryFrameTypeWeSend) {
   };
   auto session = Connect(&segments, params);
   // SYN_STREAM + DATA (an upload), WINDOW_UPDATE (a download).
-  EXPECT_EQ(OK, Finish(Start(session.get(), "/echo", Generated(5000)).get()).error);
+  EXPECT_EQ(OK,
+            Finish(Start(session.get(), "/echo", Generated(5000)).get()).error);
   EXPECT_EQ(OK, Finish(Start(session.get(), "/size/200000").get()).error);
   // PING.
   TestCompletionCallback ping;
@@ -595,8 +597,9 @@ TEST_P(SpdyTsharkTest, TsharkDissectsEveryFrameTypeWeSend) {
   EXPECT_EQ(1, with_cert->credential_slot());
   // RST_STREAM CANCEL: a stream dropped before its answer.
   auto cancelled = Start(session.get(), "/size/3000000");
-  ASSERT_TRUE(RunUntil([&] { return cancelled->stream_id() != 0 &&
-                                    cancelled->buffered_body_bytes() > 0; }));
+  ASSERT_TRUE(RunUntil([&] {
+    return cancelled->stream_id() != 0 && cancelled->buffered_body_bytes() > 0;
+  }));
   cancelled.reset();
   // GOAWAY, written before the session closes.
   bool closed = false;
@@ -613,19 +616,18 @@ TEST_P(SpdyTsharkTest, TsharkDissectsEveryFrameTypeWeSend) {
 
   // Kept among the test's outputs (bazel-testlogs/.../outputs.zip).
   const char* outputs = getenv("TEST_UNDECLARED_OUTPUTS_DIR");
-  std::string pcap =
-      absl::StrCat(outputs ? outputs : ::testing::TempDir().c_str(),
-                   "/spdy_plain.pcap");
+  std::string pcap = absl::StrCat(
+      outputs ? outputs : ::testing::TempDir().c_str(), "/spdy_plain.pcap");
   ASSERT_TRUE(WritePcap(pcap, segments, port()));
   int status = 0;
   const std::string decode = absl::StrCat("tcp.port==", port(), ",spdy");
   // One line per packet we sent: the SPDY frames tshark found in it
   // ("CREDENTIAL, SYN_STREAM"), and whether it found anything malformed.
-  std::string out = RunCommand(
-      {tshark, "-n", "-r", pcap, "-d", decode, "-Y",
-       "tcp.srcport==50000 && spdy", "-T", "fields", "-e", "_ws.col.Info",
-       "-e", "spdy.slot", "-e", "_ws.malformed"},
-      &status);
+  std::string out =
+      RunCommand({tshark, "-n", "-r", pcap, "-d", decode, "-Y",
+                  "tcp.srcport==50000 && spdy", "-T", "fields", "-e",
+                  "_ws.col.Info", "-e", "spdy.slot", "-e", "_ws.malformed"},
+                 &status);
   ASSERT_EQ(0, status) << out;
   std::map<std::string, uint64_t> dissected;
   bool slot_one = false;
@@ -650,15 +652,14 @@ TEST_P(SpdyTsharkTest, TsharkDissectsEveryFrameTypeWeSend) {
   // No expert error in our direction. (node-spdy ends each response with an
   // empty DATA frame with FIN, on which Wireshark 4.0's SPDY dissector trips
   // an assertion of its own; that is the server's direction.)
-  std::string expert = RunCommand({tshark, "-n", "-r", pcap, "-d", decode,
-                                   "-q", "-z", "expert,error,tcp.srcport==50000"},
+  std::string expert = RunCommand({tshark, "-n", "-r", pcap, "-d", decode, "-q",
+                                   "-z", "expert,error,tcp.srcport==50000"},
                                   &status);
   EXPECT_EQ(0, status) << expert;
   EXPECT_EQ(std::string::npos, expert.find("Errors")) << expert;
 }
 
-INSTANTIATE_TEST_SUITE_P(Plain, SpdyTsharkTest,
-                         ::testing::Values(Mode::kPlain),
+INSTANTIATE_TEST_SUITE_P(Plain, SpdyTsharkTest, ::testing::Values(Mode::kPlain),
                          [](const auto&) { return "Plain"; });
 
 }  // namespace

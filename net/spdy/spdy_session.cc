@@ -183,8 +183,7 @@ void SpdySession::OnBodyConsumed(SpdyStream* stream, size_t bytes) {
 }
 
 void SpdySession::OnStreamDestroyed(SpdyStream* stream) {
-  if (!stream->closed_ && stream->stream_id_ != 0 &&
-      state_ != State::kClosed) {
+  if (!stream->closed_ && stream->stream_id_ != 0 && state_ != State::kClosed) {
     SpdyRstStreamIR rst;
     rst.stream_id = stream->stream_id_;
     rst.status = SpdyRstStreamStatus::kCancel;
@@ -338,9 +337,9 @@ int SpdySession::EnsureCredential(const Origin& origin, const ClientCert& cert,
   }
   size_t slot = credentials_.Assign(cert.cert_der);
   if (slot == 0) return ERR_SPDY_CREDENTIAL_UNAVAILABLE;
-  absl::StatusOr<SpdyCredentialIR> frame = BuildSpdyCredentialFrame(
-      static_cast<uint16_t>(slot), credential_secret_, {cert.cert_der},
-      cert.key.get());
+  absl::StatusOr<SpdyCredentialIR> frame =
+      BuildSpdyCredentialFrame(static_cast<uint16_t>(slot), credential_secret_,
+                               {cert.cert_der}, cert.key.get());
   absl::StatusOr<std::string> bytes =
       frame.ok() ? framer_.SerializeFrame(*frame) : frame.status();
   if (!bytes.ok()) {
@@ -391,11 +390,12 @@ void SpdySession::DoWriteLoop() {
       });
       return;
     }
-    int rv = socket_->Write(
-        write_buf_, static_cast<int>(write_buf_->BytesRemaining()),
-        [weak = weak_factory_.GetWeakPtr()](int rv) {
-          if (SpdySession* self = weak.get()) self->OnWriteComplete(rv);
-        });
+    int rv = socket_->Write(write_buf_,
+                            static_cast<int>(write_buf_->BytesRemaining()),
+                            [weak = weak_factory_.GetWeakPtr()](int rv) {
+                              if (SpdySession* self = weak.get())
+                                self->OnWriteComplete(rv);
+                            });
     if (rv == ERR_IO_PENDING) return;
     if (rv > 0) this_turn += rv;
     if (!HandleWriteResult(rv)) return;
@@ -487,8 +487,7 @@ void SpdySession::OnReadComplete(int rv) {
   read_pending_ = false;
   if (state_ == State::kClosed) return;
   if (rv == 0) {
-    if (received_goaway_ &&
-        received_goaway_->status != SpdyGoAwayStatus::kOk) {
+    if (received_goaway_ && received_goaway_->status != SpdyGoAwayStatus::kOk) {
       DoClose(ERR_SPDY_GOAWAY_ERROR,
               absl::StrCat("the server sent GOAWAY ",
                            ToString(received_goaway_->status),
@@ -593,9 +592,8 @@ void SpdySession::OnSynStream(const SpdySynStreamIR& frame) {
   if (state_ == State::kClosed) return;
   ++stats_.frames_received[SpdyFrameType::kSynStream];
   if (frame.stream_id % 2 == 1) {
-    SessionProtocolError(
-        absl::StrCat("the server opened stream ", frame.stream_id,
-                     ", an odd (client) id"));
+    SessionProtocolError(absl::StrCat("the server opened stream ",
+                                      frame.stream_id, ", an odd (client) id"));
     return;
   }
   if (frame.stream_id <= last_push_id_) {
@@ -684,10 +682,12 @@ void SpdySession::OnSettings(const SpdySettingsIR& frame) {
         break;
       case SpdySettingsId::kInitialWindowSize: {
         if (entry.value > kMaxWindow) continue;  // ignored, as Chromium did
-        int64_t delta = static_cast<int64_t>(entry.value) - peer_initial_window_;
+        int64_t delta =
+            static_cast<int64_t>(entry.value) - peer_initial_window_;
         peer_initial_window_ = static_cast<int32_t>(entry.value);
         std::vector<SpdyStream*> streams;
-        for (const auto& [id, stream] : active_by_id_) streams.push_back(stream);
+        for (const auto& [id, stream] : active_by_id_)
+          streams.push_back(stream);
         for (SpdyStream* stream : streams) {
           if (stream->local_fin_sent_) continue;
           int64_t window = stream->send_window_ + delta;
@@ -847,8 +847,7 @@ void SpdySession::StartGoingAway() {
 }
 
 void SpdySession::MaybeFinishGoingAway() {
-  if (state_ != State::kGoingAway || active_count_ > 0 ||
-      waiting_streams() > 0)
+  if (state_ != State::kGoingAway || active_count_ > 0 || waiting_streams() > 0)
     return;
   if (received_goaway_ && received_goaway_->status != SpdyGoAwayStatus::kOk) {
     DoClose(ERR_SPDY_GOAWAY_ERROR,
@@ -868,13 +867,12 @@ void SpdySession::UpdateIdleTimer() {
     return;
   }
   if (idle_timer_.IsRunning()) return;
-  idle_timer_.Start(params_.idle_timeout,
-                    [weak = weak_factory_.GetWeakPtr()] {
-                      if (SpdySession* self = weak.get()) {
-                        self->StartGoingAway();
-                        self->DoClose(OK, "idle", SpdyGoAwayStatus::kOk);
-                      }
-                    });
+  idle_timer_.Start(params_.idle_timeout, [weak = weak_factory_.GetWeakPtr()] {
+    if (SpdySession* self = weak.get()) {
+      self->StartGoingAway();
+      self->DoClose(OK, "idle", SpdyGoAwayStatus::kOk);
+    }
+  });
 }
 
 void SpdySession::GoAway() {
@@ -958,6 +956,7 @@ void SpdySession::DoClose(int error, const std::string& detail,
       PendingFrame pending;
       pending.type = SpdyFrameType::kGoAway;
       pending.bytes = std::move(*bytes);
+      queued_control_bytes_ += pending.bytes.size();
       queues_[0].push_back(std::move(pending));
       close_after_write_ = true;
       // Give the GOAWAY a moment to be written, no more.
@@ -972,11 +971,9 @@ void SpdySession::DoClose(int error, const std::string& detail,
   }
   if (flush) {
     close_after_write_ = true;
-    idle_timer_.Start(kGoAwayWriteTimeout,
-                      [weak = weak_factory_.GetWeakPtr()] {
-                        if (SpdySession* self = weak.get())
-                          self->FinishClose();
-                      });
+    idle_timer_.Start(kGoAwayWriteTimeout, [weak = weak_factory_.GetWeakPtr()] {
+      if (SpdySession* self = weak.get()) self->FinishClose();
+    });
     ScheduleWrite();
     return;
   }
@@ -989,10 +986,16 @@ void SpdySession::FinishClose() {
   close_after_write_ = false;
   idle_timer_.Stop();
   for (auto& queue : queues_) queue.clear();
+  queued_control_bytes_ = 0;
   socket_->Disconnect();
   EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
-    if (SpdySession* self = weak.get())
-      if (self->on_closed_) self->on_closed_(self);
+    SpdySession* self = weak.get();
+    if (!self || !self->on_closed_) return;
+    // Moved out first: the owner may destroy the session from it.
+    absl::AnyInvocable<void(SpdySession*)> on_closed =
+        std::move(self->on_closed_);
+    self->on_closed_ = nullptr;
+    on_closed(self);
   });
 }
 

@@ -166,8 +166,7 @@ class FakeStreamSocket : public StreamSocket {
 // holds at most |capacity| unread bytes.
 inline std::pair<std::unique_ptr<FakeStreamSocket>,
                  std::unique_ptr<FakeStreamSocket>>
-CreateFakeSocketPair(
-    size_t capacity = std::numeric_limits<size_t>::max()) {
+CreateFakeSocketPair(size_t capacity = std::numeric_limits<size_t>::max()) {
   auto a_to_b = std::make_shared<FakeStreamSocket::Pipe>();
   auto b_to_a = std::make_shared<FakeStreamSocket::Pipe>();
   a_to_b->capacity = capacity;

@@ -19,6 +19,7 @@
 #include "net/base/test_completion_callback.h"
 #include "net/socket/socket_test_util.h"
 #include "net/spdy/spdy_credential.h"
+#include "net/spdy/spdy_session_pool.h"
 #include "net/spdy/spdy_session_test_util.h"
 #include "net/spdy/spdy_stream.h"
 
@@ -71,9 +72,10 @@ class SpdySessionTest : public testing::Test {
                    size_t capacity = std::numeric_limits<size_t>::max()) {
     auto [client, server] = CreateFakeSocketPair(capacity);
     client_socket_ = client.get();
-    if (params.origin == Origin()) params.origin = Origin("https", "a.test", 443);
-    session_ = std::make_unique<SpdySession>(std::move(client),
-                                             std::move(params));
+    if (params.origin == Origin())
+      params.origin = Origin("https", "a.test", 443);
+    session_ =
+        std::make_unique<SpdySession>(std::move(client), std::move(params));
     session_->set_on_closed([this](SpdySession*) { closed_ = true; });
     peer_ = std::make_unique<TestSpdyPeer>(std::move(server));
     session_->Start();
@@ -135,8 +137,8 @@ TEST_F(SpdySessionTest, SimpleGet) {
   peer_->Send(Data(1, "hello ", false));
   peer_->Send(Data(1, "world", true));
   TestCompletionCallback headers;
-  EXPECT_EQ(OK, headers.GetResult(stream->ReadResponseHeaders(
-                    headers.callback())));
+  EXPECT_EQ(OK,
+            headers.GetResult(stream->ReadResponseHeaders(headers.callback())));
   EXPECT_EQ(200, SpdyResponseStatus(stream->response_headers()));
   int error = 1;
   EXPECT_EQ("hello world", ReadAll(stream.get(), &error));
@@ -181,8 +183,8 @@ TEST_F(SpdySessionTest, ScriptedSocketExactBytes) {
             stream->SendRequest(Request("/scripted"), "", send.callback()));
   EXPECT_EQ(OK, send.WaitForResult());
   TestCompletionCallback headers;
-  EXPECT_EQ(OK, headers.GetResult(stream->ReadResponseHeaders(
-                    headers.callback())));
+  EXPECT_EQ(OK,
+            headers.GetResult(stream->ReadResponseHeaders(headers.callback())));
   EXPECT_EQ("scripted body", ReadAll(stream.get()));
   EXPECT_TRUE(data.AllWriteDataConsumed());
   EXPECT_TRUE(data.write_mismatches().empty());
@@ -202,8 +204,8 @@ TEST_F(SpdySessionTest, PrioritiesOrderWritesAndIdsIncrease) {
                                       sends[i].callback()));
   }
   for (auto& s : sends) EXPECT_EQ(OK, s.WaitForResult());
-  ASSERT_TRUE(RunUntil(
-      [&] { return peer_->FramesOf<SpdySynStreamIR>().size() == 4; }));
+  ASSERT_TRUE(
+      RunUntil([&] { return peer_->FramesOf<SpdySynStreamIR>().size() == 4; }));
   auto syns = peer_->FramesOf<SpdySynStreamIR>();
   std::vector<std::string> paths;
   std::vector<SpdyStreamId> ids;
@@ -229,7 +231,8 @@ TEST_F(SpdySessionTest, PriorityHonouredForData) {
                                               high_sent.callback()));
   EXPECT_EQ(OK, high_sent.WaitForResult());
   EXPECT_EQ(OK, low_sent.WaitForResult());
-  ASSERT_TRUE(RunUntil([&] { return peer_->visitor().stream_ends.size() == 2; }));
+  ASSERT_TRUE(
+      RunUntil([&] { return peer_->visitor().stream_ends.size() == 2; }));
   // The high-priority stream (id 1, written first) finished first.
   EXPECT_EQ(1u, high->stream_id());
   EXPECT_EQ((std::vector<SpdyStreamId>{1, 3}), peer_->visitor().stream_ends);
@@ -243,7 +246,8 @@ TEST_F(SpdySessionTest, MaxConcurrentStreamsMakesStreamsWait) {
       {0, static_cast<uint32_t>(SpdySettingsId::kMaxConcurrentStreams), 2},
       {0, static_cast<uint32_t>(SpdySettingsId::kMaxConcurrentStreams), 50}};
   peer_->Send(settings);
-  ASSERT_TRUE(RunUntil([&] { return session_->max_concurrent_streams() == 2; }));
+  ASSERT_TRUE(
+      RunUntil([&] { return session_->max_concurrent_streams() == 2; }));
   std::vector<std::unique_ptr<SpdyStream>> streams;
   std::vector<TestCompletionCallback> sends(5);
   for (int i = 0; i < 5; ++i) {
@@ -259,8 +263,8 @@ TEST_F(SpdySessionTest, MaxConcurrentStreamsMakesStreamsWait) {
   EXPECT_FALSE(sends[2].have_result());
   // Finish stream 1: the third request starts.
   peer_->Send(Reply(1, /*fin=*/true));
-  ASSERT_TRUE(RunUntil(
-      [&] { return peer_->FramesOf<SpdySynStreamIR>().size() == 3; }));
+  ASSERT_TRUE(
+      RunUntil([&] { return peer_->FramesOf<SpdySynStreamIR>().size() == 3; }));
   EXPECT_EQ(2u, session_->active_streams());
   // Raise the limit: the rest start.
   settings.entries = {
@@ -268,8 +272,8 @@ TEST_F(SpdySessionTest, MaxConcurrentStreamsMakesStreamsWait) {
        static_cast<uint32_t>(SpdySettingsId::kMaxConcurrentStreams), 10}};
   settings.clear_settings = true;
   peer_->Send(settings);
-  ASSERT_TRUE(RunUntil(
-      [&] { return peer_->FramesOf<SpdySynStreamIR>().size() == 5; }));
+  ASSERT_TRUE(
+      RunUntil([&] { return peer_->FramesOf<SpdySynStreamIR>().size() == 5; }));
   for (auto& s : sends) EXPECT_EQ(OK, s.WaitForResult());
   EXPECT_EQ(10u, session_->peer_settings().at(4));
 }
@@ -339,8 +343,8 @@ TEST_F(SpdySessionTest, OneMegabyteDownloadThroughFlowControl) {
   while (got.size() < body.size()) {
     // Peer: send what the window allows, in 16 KB frames.
     while (sent < body.size() && window > 0) {
-      size_t n = std::min<size_t>({16384, body.size() - sent,
-                                   static_cast<size_t>(window)});
+      size_t n = std::min<size_t>(
+          {16384, body.size() - sent, static_cast<size_t>(window)});
       peer_->Send(Data(1, body.substr(sent, n), sent + n == body.size()));
       sent += n;
       window -= n;
@@ -348,7 +352,8 @@ TEST_F(SpdySessionTest, OneMegabyteDownloadThroughFlowControl) {
     RunUntilIdle();
     max_buffered = std::max(max_buffered, stream->buffered_body_bytes());
     for (; seen < peer_->frames().size(); ++seen)
-      if (const auto* u = std::get_if<SpdyWindowUpdateIR>(&peer_->frames()[seen]))
+      if (const auto* u =
+              std::get_if<SpdyWindowUpdateIR>(&peer_->frames()[seen]))
         window += u->delta;
     // Client: read one buffer.
     TestCompletionCallback read;
@@ -379,8 +384,8 @@ TEST_F(SpdySessionTest, UnreadStreamBuffersOneWindowThenFlowControlError) {
   EXPECT_EQ(0, stream->recv_window());
   EXPECT_TRUE(peer_->FramesOf<SpdyWindowUpdateIR>().empty());
   peer_->Send(Data(1, "x", false));
-  ASSERT_TRUE(RunUntil(
-      [&] { return !peer_->FramesOf<SpdyRstStreamIR>().empty(); }));
+  ASSERT_TRUE(
+      RunUntil([&] { return !peer_->FramesOf<SpdyRstStreamIR>().empty(); }));
   auto rst = peer_->FramesOf<SpdyRstStreamIR>()[0];
   EXPECT_EQ(1u, rst.stream_id);
   EXPECT_EQ(SpdyRstStreamStatus::kFlowControlError, rst.status);
@@ -400,7 +405,8 @@ TEST_F(SpdySessionTest, InitialWindowSizeSettings) {
   settings.entries = {
       {0, static_cast<uint32_t>(SpdySettingsId::kInitialWindowSize), 1000}};
   peer_->Send(settings);
-  ASSERT_TRUE(RunUntil([&] { return session_->peer_initial_window() == 1000; }));
+  ASSERT_TRUE(
+      RunUntil([&] { return session_->peer_initial_window() == 1000; }));
   auto stream = NewStream();
   TestCompletionCallback send;
   stream->SendRequest(Request("/up"), Body(5000), send.callback());
@@ -429,8 +435,8 @@ TEST_F(SpdySessionTest, InitialWindowSizeSettings) {
   update.delta = 1;
   peer_->Send(update);
   EXPECT_EQ(ERR_SPDY_FLOW_CONTROL_ERROR, send.WaitForResult());
-  ASSERT_TRUE(RunUntil(
-      [&] { return !peer_->FramesOf<SpdyRstStreamIR>().empty(); }));
+  ASSERT_TRUE(
+      RunUntil([&] { return !peer_->FramesOf<SpdyRstStreamIR>().empty(); }));
   auto rst = peer_->FramesOf<SpdyRstStreamIR>();
   ASSERT_EQ(1u, rst.size());
   EXPECT_EQ(SpdyRstStreamStatus::kFlowControlError, rst[0].status);
@@ -450,7 +456,8 @@ TEST_F(SpdySessionTest, PingBothWays) {
   // Ours (odd ids) measure the round trip.
   TestCompletionCallback ping;
   ASSERT_EQ(ERR_IO_PENDING, session_->Ping(ping.callback()));
-  ASSERT_TRUE(RunUntil([&] { return peer_->FramesOf<SpdyPingIR>().size() == 2; }));
+  ASSERT_TRUE(
+      RunUntil([&] { return peer_->FramesOf<SpdyPingIR>().size() == 2; }));
   SpdyPingIR ours = peer_->FramesOf<SpdyPingIR>()[1];
   EXPECT_EQ(1u, ours.id);
   clock.Advance(absl::Milliseconds(42));
@@ -527,8 +534,8 @@ TEST_F(SpdySessionTest, DestroyingAStreamCancelsIt) {
   EXPECT_EQ(OK, send.WaitForResult());
   ASSERT_EQ(ERR_IO_PENDING, stream->ReadResponseHeaders(headers.callback()));
   stream.reset();
-  ASSERT_TRUE(RunUntil(
-      [&] { return !peer_->FramesOf<SpdyRstStreamIR>().empty(); }));
+  ASSERT_TRUE(
+      RunUntil([&] { return !peer_->FramesOf<SpdyRstStreamIR>().empty(); }));
   auto rst = peer_->FramesOf<SpdyRstStreamIR>()[0];
   EXPECT_EQ(1u, rst.stream_id);
   EXPECT_EQ(SpdyRstStreamStatus::kCancel, rst.status);
@@ -544,11 +551,12 @@ TEST_F(SpdySessionTest, DestroyingAStreamCancelsIt) {
   settings.entries = {
       {0, static_cast<uint32_t>(SpdySettingsId::kMaxConcurrentStreams), 0}};
   peer_->Send(settings);
-  ASSERT_TRUE(RunUntil([&] { return session_->max_concurrent_streams() == 0; }));
+  ASSERT_TRUE(
+      RunUntil([&] { return session_->max_concurrent_streams() == 0; }));
   auto waiting = NewStream();
   TestCompletionCallback waiting_send;
-  EXPECT_EQ(ERR_IO_PENDING, waiting->SendRequest(Request("/w"), "",
-                                                 waiting_send.callback()));
+  EXPECT_EQ(ERR_IO_PENDING,
+            waiting->SendRequest(Request("/w"), "", waiting_send.callback()));
   EXPECT_EQ(1u, session_->waiting_streams());
   waiting.reset();
   EXPECT_EQ(0u, session_->waiting_streams());
@@ -606,8 +614,9 @@ TEST_F(SpdySessionTest, GoAwayWithErrorThenCloseIsANamedError) {
   peer_->Send(goaway);
   // Above the last good id: not retried, the named error.
   TestCompletionCallback above_headers;
-  EXPECT_EQ(ERR_SPDY_GOAWAY_ERROR, above_headers.GetResult(above->ReadResponseHeaders(
-                                       above_headers.callback())));
+  EXPECT_EQ(ERR_SPDY_GOAWAY_ERROR,
+            above_headers.GetResult(
+                above->ReadResponseHeaders(above_headers.callback())));
   peer_->Close();
   TestCompletionCallback headers;
   EXPECT_EQ(ERR_SPDY_GOAWAY_ERROR,
@@ -623,7 +632,8 @@ TEST_F(SpdySessionTest, ConnectionClosedFailsStreams) {
   settings.entries = {
       {0, static_cast<uint32_t>(SpdySettingsId::kMaxConcurrentStreams), 1}};
   peer_->Send(settings);
-  ASSERT_TRUE(RunUntil([&] { return session_->max_concurrent_streams() == 1; }));
+  ASSERT_TRUE(
+      RunUntil([&] { return session_->max_concurrent_streams() == 1; }));
   auto open = NewStream();
   auto waiting = NewStream();
   TestCompletionCallback s1, s2;
@@ -659,8 +669,8 @@ TEST_F(SpdySessionTest, ServerPushIsRefusedWithoutHarm) {
   peer_->Send(Data(2, "body { }", true));
   peer_->Send(Data(1, "the page", true));
   EXPECT_EQ("the page", ReadAll(stream.get()));
-  ASSERT_TRUE(RunUntil(
-      [&] { return !peer_->FramesOf<SpdyRstStreamIR>().empty(); }));
+  ASSERT_TRUE(
+      RunUntil([&] { return !peer_->FramesOf<SpdyRstStreamIR>().empty(); }));
   auto rst = peer_->FramesOf<SpdyRstStreamIR>();
   ASSERT_EQ(1u, rst.size());
   EXPECT_EQ(2u, rst[0].stream_id);
@@ -687,7 +697,8 @@ TEST_F(SpdySessionTest, IdleSessionSendsGoAwayAndCloses) {
   EXPECT_EQ(OK, send.WaitForResult());
   peer_->Send(Reply(1, /*fin=*/true));
   TestCompletionCallback headers;
-  EXPECT_EQ(OK, headers.GetResult(stream->ReadResponseHeaders(headers.callback())));
+  EXPECT_EQ(OK,
+            headers.GetResult(stream->ReadResponseHeaders(headers.callback())));
   EXPECT_EQ(0u, session_->active_streams());
   // Busy sessions are not idle: the timer starts only now.
   TestCompletionCallback closed;
@@ -753,11 +764,11 @@ TEST_F(SpdySessionTest, StreamProtocolErrors) {
   std::vector<SpdyRstStreamStatus> statuses;
   for (auto& rst : peer_->FramesOf<SpdyRstStreamIR>())
     statuses.push_back(rst.status);
-  EXPECT_EQ((std::vector<SpdyRstStreamStatus>{
-                SpdyRstStreamStatus::kProtocolError,
-                SpdyRstStreamStatus::kProtocolError,
-                SpdyRstStreamStatus::kStreamInUse}),
-            statuses);
+  EXPECT_EQ(
+      (std::vector<SpdyRstStreamStatus>{SpdyRstStreamStatus::kProtocolError,
+                                        SpdyRstStreamStatus::kProtocolError,
+                                        SpdyRstStreamStatus::kStreamInUse}),
+      statuses);
   EXPECT_TRUE(session_->IsAvailable());
 }
 
@@ -820,6 +831,41 @@ TEST_F(SpdySessionTest, HeadersFrameAddsHeadersAndFin) {
   EXPECT_TRUE(stream->closed());
 }
 
+TEST(SpdySessionPoolTest, FindsByOriginAndPoolsByAddress) {
+  EventLoop loop;
+  const Origin a("https", "a.test", 443), b("https", "b.test", 443),
+      c("https", "c.test", 443);
+  std::vector<Origin> asked;
+  SpdySessionPool pool([&](const SpdySession& session, const Origin& origin) {
+    asked.push_back(origin);
+    return origin != c;  // the certificate covers a and b, not c
+  });
+  auto [client, server] = CreateFakeSocketPair();  // peer 127.0.0.1:443
+  SpdySessionParams params;
+  params.origin = a;
+  SpdySession* session = pool.InsertSession(
+      std::make_unique<SpdySession>(std::move(client), params));
+  session->Start();
+  TestSpdyPeer peer(std::move(server));
+  EXPECT_EQ(session, pool.FindAvailableSession(a));
+  EXPECT_EQ(nullptr, pool.FindAvailableSession(b));
+  const IPEndPoint here(IPAddress::IPv4Localhost(), 443);
+  const IPEndPoint elsewhere(IPAddress::IPv4(10, 0, 0, 1), 443);
+  EXPECT_EQ(nullptr, pool.FindSessionForPooling(b, {elsewhere}));
+  EXPECT_EQ(session, pool.FindSessionForPooling(b, {elsewhere, here}));
+  EXPECT_EQ(session, pool.FindAvailableSession(b));  // now an alias
+  EXPECT_EQ(nullptr, pool.FindSessionForPooling(c, {here}));
+  EXPECT_EQ((std::vector<Origin>{b, c}), asked);
+  EXPECT_EQ(1u, pool.pooled_lookups());
+  // A GOAWAY: nothing is found any more; once closed, the session is gone.
+  SpdyGoAwayIR goaway;
+  peer.Send(goaway);
+  ASSERT_TRUE(
+      TestSpdyPeer::RunUntil([&] { return pool.session_count() == 0; }));
+  EXPECT_EQ(nullptr, pool.FindAvailableSession(a));
+  EXPECT_EQ(nullptr, pool.FindAvailableSession(b));
+}
+
 // --- CREDENTIAL --------------------------------------------------------------
 
 class SpdyCredentialSessionTest : public SpdySessionTest {
@@ -856,15 +902,15 @@ TEST_F(SpdyCredentialSessionTest, PooledOriginGetsItsOwnSlotAndProof) {
   auto get = [&](const ClientCert* cert, const Origin& origin) {
     auto stream = NewStream(3, cert, origin);
     TestCompletionCallback send;
-    EXPECT_EQ(OK, send.GetResult(stream->SendRequest(
-                      Request("/"), "", send.callback())));
+    EXPECT_EQ(OK, send.GetResult(
+                      stream->SendRequest(Request("/"), "", send.callback())));
     return stream;
   };
-  auto sa = get(&cert_a, a);  // the handshake's certificate: slot 0
-  auto sb = get(&cert_b, b);  // CREDENTIAL into slot 2 (slot 1 = handshake)
-  auto sb2 = get(&cert_b, b);  // the same slot, no new CREDENTIAL
+  auto sa = get(&cert_a, a);    // the handshake's certificate: slot 0
+  auto sb = get(&cert_b, b);    // CREDENTIAL into slot 2 (slot 1 = handshake)
+  auto sb2 = get(&cert_b, b);   // the same slot, no new CREDENTIAL
   auto sa_b = get(&cert_a, b);  // b under an eTLD+1-shared OBC: slot 1
-  auto sc = get(&cert_c, c);   // RSA: slot 3
+  auto sc = get(&cert_c, c);    // RSA: slot 3
   RunUntil([&] { return peer_->FramesOf<SpdySynStreamIR>().size() == 5; });
   EXPECT_EQ(0, sa->credential_slot());
   EXPECT_FALSE(sa->sent_credential());
@@ -883,9 +929,9 @@ TEST_F(SpdyCredentialSessionTest, PooledOriginGetsItsOwnSlotAndProof) {
     if (auto* cred = std::get_if<SpdyCredentialIR>(&f)) {
       order.push_back(absl::StrCat("CREDENTIAL ", cred->slot));
       ASSERT_EQ(1u, cred->certificates.size());
-      EXPECT_TRUE(VerifySpdyCredentialProof(cred->proof, secret_,
-                                            cred->certificates[0])
-                      .ok());
+      EXPECT_TRUE(
+          VerifySpdyCredentialProof(cred->proof, secret_, cred->certificates[0])
+              .ok());
       EXPECT_EQ(cred->slot == 2 ? cert_b.cert_der : cert_c.cert_der,
                 cred->certificates[0]);
     } else if (auto* syn = std::get_if<SpdySynStreamIR>(&f)) {
@@ -893,10 +939,9 @@ TEST_F(SpdyCredentialSessionTest, PooledOriginGetsItsOwnSlotAndProof) {
                                    static_cast<int>(syn->slot)));
     }
   }
-  EXPECT_EQ((std::vector<std::string>{"SYN 1 slot 0", "CREDENTIAL 2",
-                                      "SYN 3 slot 2", "SYN 5 slot 2",
-                                      "SYN 7 slot 1", "CREDENTIAL 3",
-                                      "SYN 9 slot 3"}),
+  EXPECT_EQ((std::vector<std::string>{
+                "SYN 1 slot 0", "CREDENTIAL 2", "SYN 3 slot 2", "SYN 5 slot 2",
+                "SYN 7 slot 1", "CREDENTIAL 3", "SYN 9 slot 3"}),
             order);
 
   // The server shrinks the vector to nothing: a new certificate cannot be
@@ -906,8 +951,8 @@ TEST_F(SpdyCredentialSessionTest, PooledOriginGetsItsOwnSlotAndProof) {
       {0, static_cast<uint32_t>(SpdySettingsId::kClientCertificateVectorSize),
        0}};
   peer_->Send(settings);
-  ASSERT_TRUE(RunUntil(
-      [&] { return session_->credential_state().num_slots() == 0; }));
+  ASSERT_TRUE(
+      RunUntil([&] { return session_->credential_state().num_slots() == 0; }));
   ClientCert cert_d = MakeCert(KeyAlgorithm::kEd25519);
   auto sd = NewStream(3, &cert_d, Origin("https", "d.test", 443));
   TestCompletionCallback send;
@@ -921,9 +966,9 @@ TEST_F(SpdyCredentialSessionTest, NoExporterMeansNoCredential) {
   MakeSession();  // plain SPDY: no exporter
   auto stream = NewStream(3, &cert, Origin("https", "b.test", 443));
   TestCompletionCallback send;
-  EXPECT_EQ(ERR_SPDY_CREDENTIAL_UNAVAILABLE,
-            send.GetResult(stream->SendRequest(Request("/"), "",
-                                               send.callback())));
+  EXPECT_EQ(
+      ERR_SPDY_CREDENTIAL_UNAVAILABLE,
+      send.GetResult(stream->SendRequest(Request("/"), "", send.callback())));
   RunUntilIdle();
   EXPECT_TRUE(peer_->FramesOf<SpdyCredentialIR>().empty());
   EXPECT_TRUE(peer_->FramesOf<SpdySynStreamIR>().empty());
@@ -990,10 +1035,13 @@ TEST(SpdyCredentialTest, StateSlots) {
 }
 
 TEST(SpdyStreamHelpersTest, RequestHeadersAndStatus) {
-  SpdyHeaderBlock h = MakeSpdyRequestHeaders(
-      "POST", *Url::Parse("https://b.test:8443/p?q=1"),
-      {{"Cookie", "a=1"}, {"cookie", "b=2"}, {"Host", "x"},
-       {"Transfer-Encoding", "chunked"}, {"Accept", "*/*"}});
+  SpdyHeaderBlock h =
+      MakeSpdyRequestHeaders("POST", *Url::Parse("https://b.test:8443/p?q=1"),
+                             {{"Cookie", "a=1"},
+                              {"cookie", "b=2"},
+                              {"Host", "x"},
+                              {"Transfer-Encoding", "chunked"},
+                              {"Accept", "*/*"}});
   EXPECT_EQ("POST", h[":method"]);
   EXPECT_EQ("/p?q=1", h[":path"]);
   EXPECT_EQ("b.test:8443", h[":host"]);

@@ -245,8 +245,7 @@ int SpdyStream::ReadBodyNow(IOBuffer* buf, int len) {
     recv_buf_.erase(0, recv_offset_);
     recv_offset_ = 0;
   }
-  if (SpdySession* session = session_.get())
-    session->OnBodyConsumed(this, n);
+  if (SpdySession* session = session_.get()) session->OnBodyConsumed(this, n);
   return static_cast<int>(n);
 }
 

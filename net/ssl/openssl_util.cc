@@ -93,6 +93,9 @@ int MapOpenSSLError(int ssl_error, int transport_error, bool transport_eof,
       return ERR_SSL_PROTOCOL_ERROR;
     case SSL_ERROR_SSL:
       break;
+    case SSL_ERROR_EARLY_DATA_REJECTED:
+      if (detail) *detail = "the server rejected the TLS 1.3 early data";
+      return ERR_EARLY_DATA_REJECTED;
     default:
       return ERR_SSL_PROTOCOL_ERROR;
   }
@@ -133,9 +136,31 @@ int MapOpenSSLError(int ssl_error, int transport_error, bool transport_eof,
       return ERR_SSL_PEER_ALERT;
     case SSL_R_TLSV1_ALERT_CERTIFICATE_REQUIRED:
       return ERR_SSL_CLIENT_AUTH_CERT_NEEDED;
+    case SSL_R_WRONG_VERSION_ON_EARLY_DATA:
+      return ERR_WRONG_VERSION_ON_EARLY_DATA;
+    case SSL_R_CERT_DECOMPRESSION_FAILED:
+      return ERR_SSL_CERT_DECOMPRESSION_FAILED;
     default:
       return ERR_SSL_PROTOCOL_ERROR;
   }
+}
+
+namespace {
+
+int SSLInfoIndex() {
+  static const int index =
+      SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+}  // namespace
+
+void AttachSSLInfo(SSL* ssl, SSLInfo* info) {
+  SSL_set_ex_data(ssl, SSLInfoIndex(), info);
+}
+
+SSLInfo* AttachedSSLInfo(const SSL* ssl) {
+  return static_cast<SSLInfo*>(SSL_get_ex_data(ssl, SSLInfoIndex()));
 }
 
 }  // namespace net

@@ -3,14 +3,19 @@
 #include <algorithm>
 
 #include "absl/time/clock.h"
+#include "net/ssl/cert_compression.h"
 
 namespace net {
 
-SSLClientContext::SSLClientContext(CertVerifier* verifier)
+SSLClientContext::SSLClientContext(
+    CertVerifier* verifier,
+    const std::vector<CertCompressionAlgorithm>& cert_compression)
     : ssl_ctx_(SSL_CTX_new(TLS_method())), verifier_(verifier) {
   // Sessions live in our cache, not BoringSSL's internal one.
   SSL_CTX_set_session_cache_mode(
       ssl_ctx_.get(), SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL);
+  // Fails only for a duplicate, which ParseCertCompressionList refuses.
+  AddCertDecompressionAlgorithms(ssl_ctx_.get(), cert_compression);
 }
 
 SSLClientContext::~SSLClientContext() = default;

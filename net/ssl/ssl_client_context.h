@@ -8,6 +8,9 @@
 // leader fails or goes away, or a grace period after the leader's handshake
 // passes with no session; then it looks again (and resumes, or leads).
 //
+// Certificate compression (RFC 8879): the context's SSL_CTX offers and
+// decompresses the algorithms it was created with (cert_compression.h).
+//
 // Owned by the network session; outlives every SSLClientSocket created with
 // it. The verifier is not owned and must outlive the context.
 
@@ -18,18 +21,24 @@
 
 #include <list>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/any_invocable.h"
 #include "cert/cert_verifier.h"
 #include "net/base/event_loop.h"
 #include "net/ssl/ssl_client_session_cache.h"
+#include "net/ssl/ssl_config.h"
 
 namespace net {
 
 class SSLClientContext {
  public:
-  explicit SSLClientContext(CertVerifier* verifier);
+  // |cert_compression|: the algorithms offered, in preference order (empty:
+  // none).
+  explicit SSLClientContext(CertVerifier* verifier,
+                            const std::vector<CertCompressionAlgorithm>&
+                                cert_compression = SSLConfig().cert_compression);
   ~SSLClientContext();
   SSLClientContext(const SSLClientContext&) = delete;
   SSLClientContext& operator=(const SSLClientContext&) = delete;

@@ -7,6 +7,7 @@
 #include "cert/obc/ssl_client_cert.h"
 #include "net/base/event_loop.h"
 #include "net/base/ip_endpoint.h"
+#include "net/ssl/openssl_util.h"
 
 namespace net {
 namespace {
@@ -20,6 +21,16 @@ int SocketExDataIndex() {
 SSLClientSocket* FromSSL(const SSL* ssl) {
   return static_cast<SSLClientSocket*>(
       SSL_get_ex_data(ssl, SocketExDataIndex()));
+}
+
+// Marks a session whose ticket has carried early data once: a TLS 1.3
+// ticket is for one use (RFC 8446 C.4), and a server with a replay defence
+// rejects a second 0-RTT attempt on it anyway. The session cache may hand
+// out its last session more than once; only the first use sends early data.
+int SessionEarlyDataUsedIndex() {
+  static int index =
+      SSL_SESSION_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
 }
 
 int NewSessionCallback(SSL* ssl, SSL_SESSION* session) {
@@ -79,6 +90,7 @@ int SSLClientSocket::InitializeSSL() {
   if (!new_ssl) return ERR_OUT_OF_MEMORY;
   AttachSSL(std::move(new_ssl));
   SSL_set_ex_data(ssl(), SocketExDataIndex(), this);
+  AttachSSLInfo(ssl(), &ssl_info_);
   SSL_set_connect_state(ssl());
 
   if (!SSL_set_min_proto_version(ssl(), config_.version_min) ||
@@ -108,6 +120,7 @@ int SSLClientSocket::InitializeSSL() {
   }
   if (config_.false_start_enabled)
     SSL_set_mode(ssl(), SSL_MODE_ENABLE_FALSE_START);
+  SSL_set_early_data_enabled(ssl(), config_.early_data_enabled);
   SSL_enable_ocsp_stapling(ssl());
   SSL_set_custom_verify(ssl(), SSL_VERIFY_PEER, VerifyCallback);
   // BoringSSL calls this only when the server sent a CertificateRequest.
@@ -196,6 +209,16 @@ int SSLClientSocket::DoWaitForSessionComplete() {
     ssl_info_.session_wait = TimeTicks::Now() - wait_start_;
   bssl::UniquePtr<SSL_SESSION> session =
       context_->session_cache()->Lookup(session_key_, absl::Now());
+  if (session && config_.early_data_enabled &&
+      SSL_SESSION_early_data_capable(session.get())) {
+    if (SSL_SESSION_get_ex_data(session.get(), SessionEarlyDataUsedIndex())) {
+      SSL_set_early_data_enabled(ssl(), 0);
+      early_data_reason_ = "ticket_already_used_for_early_data";
+    } else {
+      SSL_SESSION_set_ex_data(session.get(), SessionEarlyDataUsedIndex(),
+                              reinterpret_cast<void*>(1));
+    }
+  }
   if (session) SSL_set_session(ssl(), session.get());
   // The handshake proper starts now; a coalesced wait is reported apart.
   handshake_start_ = TimeTicks::Now();
@@ -207,6 +230,9 @@ int SSLClientSocket::DoHandshake() {
   int rv = SSL_do_handshake(ssl());
   if (rv == 1) {
     adapter()->Pump();  // Flush our Finished (and anything else queued).
+    // 0-RTT: only the ClientHello has gone; the first Write goes with it as
+    // early data, and Read finishes the handshake (OnEarlyDataResolved).
+    early_data_pending_ = SSL_in_early_data(ssl());
     return OK;
   }
   int ssl_error = SSL_get_error(ssl(), rv);
@@ -306,11 +332,42 @@ void SSLClientSocket::FinishHandshake() {
   FillNegotiatedInfo(&ssl_info_);
   ssl_info_.false_start = SSL_in_false_start(ssl());
   if (ssl_info_.resumed) ssl_info_.cert_verify = CertVerifyResult{OK};
+  if (early_data_pending_) {
+    // Final once the server's answer has been read (OnEarlyDataResolved).
+    ssl_info_.early_data = "offered";
+    ssl_info_.awaiting_server_response = true;
+  } else {
+    FillEarlyDataInfo();
+  }
   if (is_leader_) {
     is_leader_ = false;
     context_->OnLeaderHandshakeDone(session_key_, connection_id_,
                                     TimeTicks::Now() - handshake_start_);
   }
+}
+
+void SSLClientSocket::FillEarlyDataInfo() {
+  ssl_info_.early_data = SSL_early_data_accepted(ssl()) ? "accepted"
+                         : early_data_offered_          ? "rejected"
+                                                        : "not_offered";
+  if (!early_data_reason_.empty()) {
+    ssl_info_.early_data_reason = early_data_reason_;
+  } else if (const char* reason = SSL_early_data_reason_string(
+                 SSL_get_early_data_reason(ssl()))) {
+    ssl_info_.early_data_reason = reason;
+  }
+}
+
+void SSLClientSocket::OnEarlyDataResolved(bool rejected) {
+  early_data_offered_ = true;
+  ssl_info_.awaiting_server_response = false;
+  // Accepted: the handshake is complete, with what was predicted from the
+  // session. Rejected: the connection is dead (ERR_EARLY_DATA_REJECTED).
+  if (!rejected) {
+    FillNegotiatedInfo(&ssl_info_);
+    if (ssl_info_.resumed) ssl_info_.cert_verify = CertVerifyResult{OK};
+  }
+  FillEarlyDataInfo();
 }
 
 int SSLClientSocket::OnClientCertCallback() {

@@ -7,7 +7,13 @@
 //   VERIFY_CERT       -> the CertVerifier (BoringSSL pauses with
 //                        SSL_ERROR_WANT_CERTIFICATE_VERIFY meanwhile)
 // It completes early under False Start when BoringSSL allows it (TLS 1.2,
-// ECDHE, AEAD, ALPN); Read/Write then finish the handshake transparently.
+// ECDHE, AEAD, ALPN), and right after the ClientHello when it offers TLS 1.3
+// early data (config.early_data_enabled and a 0-RTT-capable session not yet
+// used for early data); Read/Write then finish the handshake transparently.
+// Until then ssl_info() says early_data "offered" and
+// awaiting_server_response; if the server rejects the early data, Read and
+// Write fail with ERR_EARLY_DATA_REJECTED (ERR_WRONG_VERSION_ON_EARLY_DATA
+// if it chose TLS 1.2) and the caller retries on a new connection.
 //
 // Owns the transport. The SSLClientContext is not owned and must outlive the
 // socket. Network-thread affine.
@@ -74,10 +80,13 @@ class SSLClientSocket : public SSLSocketBase {
   int DoVerifyCertComplete(int result);
   void OnHandshakeIOComplete(int result);
   void FinishHandshake();
+  // ssl_info_.early_data and its reason, once decided.
+  void FillEarlyDataInfo();
   void ReleaseLeadership();
 
   // SSLSocketBase:
   void OnHandshakeIOReady() override;
+  void OnEarlyDataResolved(bool rejected) override;
 
   const std::string host_;
   const uint16_t port_;
@@ -108,6 +117,11 @@ class SSLClientSocket : public SSLSocketBase {
   int client_cert_error_ = OK;
   std::string client_cert_detail_;
   std::unique_ptr<CertVerifier::Request> verify_request_;
+
+  // Early data went out with the ClientHello.
+  bool early_data_offered_ = false;
+  // Why early data was not offered, when we decided it (else BoringSSL's).
+  std::string early_data_reason_;
 
   SSLInfo ssl_info_;
   WeakPtrFactory<SSLClientSocket> weak_factory_{this};

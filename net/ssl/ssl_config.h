@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "net/ssl/cert_compression.h"
 #include "net/ssl/ssl_info.h"
 
 namespace net {
@@ -35,6 +36,17 @@ struct SSLConfig {
   // present the connection's origin's OBC from this provider. Null: OBC off
   // (an empty Certificate message). Not owned; outlives the sockets.
   ClientCertProvider* client_cert_provider = nullptr;
+  // TLS 1.3 early data (0-RTT): on a resumption whose ticket allows it, the
+  // first Write travels with the ClientHello (Connect completes at once).
+  // Replayable by an attacker, so only for idempotent requests: the HTTP
+  // transaction clears it for other methods, and after a rejection.
+  bool early_data_enabled = false;
+  // Certificate compression (RFC 8879) algorithms offered, in preference
+  // order. Per client context, not per connection: SSLClientContext
+  // registers them on its SSL_CTX when it is created (HttpNetworkSession
+  // passes its SSLConfig's).
+  std::vector<CertCompressionAlgorithm> cert_compression = {
+      CertCompressionAlgorithm::kBrotli, CertCompressionAlgorithm::kZlib};
 };
 
 }  // namespace net

@@ -10,6 +10,7 @@
 #ifndef NET_SSL_SSL_INFO_H_
 #define NET_SSL_SSL_INFO_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/time/time.h"
@@ -17,6 +18,19 @@
 #include "cert/obc/obc_types.h"
 
 namespace net {
+
+// Certificate compression (RFC 8879, TLS 1.3): the server's Certificate
+// message before and after compression, as the client's decompression (or
+// the server's compression) callback saw it.
+struct CertCompressionInfo {
+  // "zlib" or "brotli"; empty when the Certificate message was not
+  // compressed (not offered, not supported by the server, or TLS 1.2).
+  std::string algorithm;
+  // The CompressedCertificate message's compressed_certificate_message.
+  int64_t compressed_bytes = 0;
+  // The Certificate message body it decompresses to (uncompressed_length).
+  int64_t uncompressed_bytes = 0;
+};
 
 // SSLInfo describes a finished client or server handshake.
 struct SSLInfo {
@@ -38,8 +52,19 @@ struct SSLInfo {
   // "recovered" or "rejected"; the detail says why.
   std::string snap_start;
   std::string snap_start_detail;
-  // Connect() completed before the server answered (a Snap Start attempt:
-  // the handshake travels with the first Write). These facts are final only
+  // TLS 1.3 early data (0-RTT): "not_offered" (early data off, a request
+  // that is not idempotent, no 0-RTT-capable ticket, ...), "offered" (client:
+  // while the handshake is still in early data; server: the ClientHello
+  // offered it, not yet decided), "accepted" or "rejected". The reason is
+  // BoringSSL's (SSL_early_data_reason_string: "accepted", "disabled",
+  // "unsupported_for_session", "peer_declined", ...) or ours ("replayed
+  // ticket", "POST is not idempotent", ...).
+  std::string early_data = "not_offered";
+  std::string early_data_reason;
+  CertCompressionInfo cert_compression;
+  // Connect() completed before the server answered (a Snap Start attempt,
+  // or a TLS 1.3 client in early data: the handshake travels with the first
+  // Write). These facts are final only
   // once the server's first response has been read; the caller asks again
   // then.
   bool awaiting_server_response = false;

@@ -6,6 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "net/ssl/openssl_util.h"
+#include "net/ssl/ssl_info.h"
 
 namespace net {
 namespace {
@@ -100,6 +102,18 @@ absl::StatusOr<std::unique_ptr<SSLServerContext>> SSLServerContext::Create(
   SSL_CTX_set_session_id_context(ctx, kSessionIdContext,
                                  sizeof(kSessionIdContext) - 1);
   SSL_CTX_set_num_tickets(ctx, config.tickets ? config.tls13_tickets : 0);
+  if (config.early_data != SSLServerConfig::EarlyData::kOff) {
+    SSL_CTX_set_early_data_enabled(ctx, 1);
+    if (config.early_data == SSLServerConfig::EarlyData::kOn)
+      context->anti_replay_ = std::make_unique<EarlyDataAntiReplay>();
+    SSL_CTX_set_select_certificate_cb(ctx, &SSLServerContext::OnClientHello);
+  }
+  if (!AddCertCompressionAlgorithms(ctx, config.cert_compression)) {
+    ERR_clear_error();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bad certificate compression list ",
+        CertCompressionListToString(config.cert_compression)));
+  }
   return context;
 }
 
@@ -166,6 +180,49 @@ void SSLServerContext::OnRemoveSession(SSL_CTX* ctx, SSL_SESSION* session) {
   absl::string_view id = SessionId(session);
   if (self && self->external_cache_ && !id.empty())
     self->external_cache_->Remove(id);
+}
+
+// static
+ssl_select_cert_result_t SSLServerContext::OnClientHello(
+    const SSL_CLIENT_HELLO* hello) {
+  SSL* ssl = hello->ssl;
+  SSLServerContext* self = FromSSLCtx(SSL_get_SSL_CTX(ssl));
+  const uint8_t* data = nullptr;
+  size_t len = 0;
+  if (!self || !SSL_early_callback_ctx_extension_get(
+                   hello, TLSEXT_TYPE_early_data, &data, &len)) {
+    return ssl_select_cert_success;  // No early data offered.
+  }
+  SSLInfo* info = AttachedSSLInfo(ssl);
+  if (info) info->early_data = "offered";
+  std::string refused;
+  if (self->config_.early_data == SSLServerConfig::EarlyData::kReject) {
+    refused = "rejected_by_server_configuration";
+  } else if (self->anti_replay_ &&
+             SSL_early_callback_ctx_extension_get(
+                 hello, TLSEXT_TYPE_pre_shared_key, &data, &len)) {
+    // PreSharedKeyExtension: identities<7..2^16-1>, each
+    // {opaque identity<1..2^16-1>; uint32 obfuscated_ticket_age}. BoringSSL
+    // resumes only with the first. A malformed extension fails the
+    // handshake later; offer it no 0-RTT meanwhile.
+    CBS ext, identities, identity;
+    CBS_init(&ext, data, len);
+    if (!CBS_get_u16_length_prefixed(&ext, &identities) ||
+        !CBS_get_u16_length_prefixed(&identities, &identity)) {
+      refused = "malformed_pre_shared_key";
+    } else {
+      EarlyDataAntiReplay::Verdict verdict = self->anti_replay_->Admit(
+          absl::string_view(reinterpret_cast<const char*>(CBS_data(&identity)),
+                            CBS_len(&identity)));
+      if (verdict != EarlyDataAntiReplay::Verdict::kAdmitted)
+        refused = EarlyDataVerdictToString(verdict);
+    }
+  }
+  if (!refused.empty()) {
+    SSL_set_early_data_enabled(ssl, 0);
+    if (info) info->early_data_reason = refused;
+  }
+  return ssl_select_cert_success;
 }
 
 int SSLServerContext::SelectAlpn(SSL* ssl, const uint8_t** out,

@@ -3,8 +3,10 @@
 // tickets and the session cache: BoringSSL's built-in one, or an external
 // net/session_cache (FIFO, LRU, RR, PRED; fully or set associative) hooked in
 // through BoringSSL's new/get/remove session callbacks, which keys sessions
-// by session ID (TLS 1.2; TLS 1.3 resumes only with tickets) and learns each
-// client's announced next connect through SetNextConnect().
+// by session ID (TLS 1.3 resumes only with tickets) and learns each
+// client's announced next connect through SetNextConnect(); TLS 1.3 early
+// data with a replay defence (early_data_anti_replay.h); certificate
+// compression (cert_compression.h).
 //
 // Owned by the server; outlives every SSLServerSocket made from it. The
 // external cache is thread-safe, so the context may serve several threads.
@@ -23,6 +25,8 @@
 #include "absl/time/time.h"
 #include "net/base/tick_clock.h"
 #include "net/session_cache/session_cache.h"
+#include "net/ssl/cert_compression.h"
+#include "net/ssl/early_data_anti_replay.h"
 
 namespace net {
 
@@ -47,6 +51,20 @@ struct SSLServerConfig {
   const TickClock* clock = nullptr;
   // TLS 1.3 tickets sent after each handshake (BoringSSL caps it).
   size_t tls13_tickets = 4;
+  // TLS 1.3 early data (0-RTT). kOff: tickets carry no 0-RTT permission, so
+  // clients never try. kOn: tickets allow it and resumptions accept it,
+  // unless the strike register (EarlyDataAntiReplay) has seen the ticket
+  // offer early data before (then 0-RTT is rejected and the connection
+  // resumes in 1-RTT). kReject: tickets allow it but every attempt is
+  // rejected (to test clients' fallback). A rejected connection's own new
+  // tickets carry no 0-RTT permission (BoringSSL issues them under the
+  // connection's setting). Needs |tickets|.
+  enum class EarlyData { kOff, kOn, kReject };
+  EarlyData early_data = EarlyData::kOff;
+  // RFC 8879 certificate compression: the algorithms the server compresses
+  // its Certificate message with, in preference order (the first the client
+  // offers wins). Empty: never compressed.
+  std::vector<CertCompressionAlgorithm> cert_compression;
 };
 
 class SSLServerContext {
@@ -63,6 +81,9 @@ class SSLServerContext {
 
   SSL_CTX* ssl_ctx() { return ssl_ctx_.get(); }
   const SSLServerConfig& config() const { return config_; }
+
+  // The early-data strike register; null unless early_data is kOn.
+  EarlyDataAntiReplay* early_data_anti_replay() { return anti_replay_.get(); }
 
   // The external session cache, or null if the config has none.
   ExternalSessionCache* external_session_cache() {
@@ -84,6 +105,9 @@ class SSLServerContext {
   static SSLServerContext* FromSSLCtx(const SSL_CTX* ctx);
   static int SelectAlpn(SSL* ssl, const uint8_t** out, uint8_t* out_len,
                         const uint8_t* in, unsigned in_len, void* arg);
+  // Early data: before the session is chosen, rejects 0-RTT for replayed
+  // tickets (and in kReject mode), noting it in the socket's SSLInfo.
+  static ssl_select_cert_result_t OnClientHello(const SSL_CLIENT_HELLO* hello);
   // BoringSSL's external session cache callbacks.
   static int OnNewSession(SSL* ssl, SSL_SESSION* session);
   static SSL_SESSION* OnGetSession(SSL* ssl, const uint8_t* id, int id_len,
@@ -93,6 +117,7 @@ class SSLServerContext {
   SSLServerConfig config_;
   const TickClock* clock_;
   std::unique_ptr<ExternalSessionCache> external_cache_;
+  std::unique_ptr<EarlyDataAntiReplay> anti_replay_;
   bssl::UniquePtr<SSL_CTX> ssl_ctx_;
 };
 

@@ -1,11 +1,14 @@
 #include "net/ssl/ssl_server_socket.h"
 
+#include "net/ssl/openssl_util.h"
+
 namespace net {
 
 SSLServerSocket::SSLServerSocket(std::unique_ptr<StreamSocket> transport,
                                  SSLServerContext* context)
     : SSLSocketBase(std::move(transport)) {
   AttachSSL(bssl::UniquePtr<SSL>(SSL_new(context->ssl_ctx())));
+  AttachSSLInfo(ssl(), &ssl_info_);
   SSL_set_accept_state(ssl());
 }
 
@@ -47,6 +50,19 @@ void SSLServerSocket::FinishHandshake() {
   // Finished: in TLS 1.2 that is False Start's early application data.
   app_data_with_finished_ = adapter()->buffered_input() > 0;
   FillNegotiatedInfo(&ssl_info_);
+  // With 0-RTT accepted the handshake "completes" right after the server's
+  // first flight (SSL_in_early_data); the ClientHello callback marked an
+  // offer, which is otherwise rejected.
+  if (SSL_in_early_data(ssl())) {
+    ssl_info_.early_data = "accepted";
+  } else if (ssl_info_.early_data == "offered") {
+    ssl_info_.early_data = "rejected";
+  }
+  if (ssl_info_.early_data_reason.empty() && ssl_info_.early_data != "not_offered") {
+    if (const char* reason =
+            SSL_early_data_reason_string(SSL_get_early_data_reason(ssl())))
+      ssl_info_.early_data_reason = reason;
+  }
 }
 
 void SSLServerSocket::OnHandshakeIOReady() {

@@ -38,8 +38,15 @@ class SSLServerSocket : public SSLSocketBase {
   TimeTicks handshake_start() const { return handshake_start_; }
   TimeTicks handshake_end() const { return handshake_end_; }
   // Whether application data was already buffered when the handshake
-  // completed, i.e. it travelled in the client's Finished flight.
+  // completed, i.e. it travelled in the client's Finished flight (or, with
+  // early data accepted, in its ClientHello flight).
   bool app_data_with_finished() const { return app_data_with_finished_; }
+  // The handshake completed early for accepted 0-RTT and the client's
+  // Finished has not arrived: what Read returns now is early data
+  // (replayable). ssl_info().early_data says "accepted" from the start.
+  bool in_early_data() const {
+    return handshake_done_ && SSL_in_early_data(ssl());
+  }
   // The connection's session after the handshake (new or resumed; owned by
   // the SSL object, valid while the socket lives), for
   // SSLServerContext::SetNextConnect. Null before the handshake.

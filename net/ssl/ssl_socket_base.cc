@@ -65,6 +65,7 @@ int SSLSocketBase::DoPayloadRead() {
   constexpr int kMaxPumpsPerRead = 16;  // At most about 270 KB.
   for (int pumps = 0;; ++pumps) {
     int rv = SSL_read(ssl_.get(), user_read_buf_->data(), user_read_len_);
+    if (early_data_pending_) CheckEarlyData(rv);
     if (rv > 0) {
       adapter_.Pump();  // Post-handshake messages may have queued output.
       return rv;
@@ -110,6 +111,7 @@ int SSLSocketBase::Write(std::shared_ptr<IOBuffer> buf, int len,
 int SSLSocketBase::DoPayloadWrite() {
   for (;;) {
     int rv = SSL_write(ssl_.get(), user_write_buf_->data(), user_write_len_);
+    if (early_data_pending_) CheckEarlyData(rv);
     if (rv > 0) {
       adapter_.Pump();
       if (adapter_.write_error() != OK) return adapter_.write_error();
@@ -123,6 +125,14 @@ int SSLSocketBase::DoPayloadWrite() {
     }
     return MapError(rv, /*in_handshake=*/SSL_in_init(ssl_.get()));
   }
+}
+
+void SSLSocketBase::CheckEarlyData(int ssl_rv) {
+  bool rejected = ssl_rv <= 0 && SSL_get_error(ssl_.get(), ssl_rv) ==
+                                     SSL_ERROR_EARLY_DATA_REJECTED;
+  if (!rejected && SSL_in_init(ssl_.get())) return;  // Not decided yet.
+  early_data_pending_ = false;
+  OnEarlyDataResolved(rejected);
 }
 
 void SSLSocketBase::OnTransportIOComplete() {
@@ -181,8 +191,8 @@ int SSLSocketBase::GetLocalAddress(IPEndPoint* address) const {
 
 int SSLSocketBase::ExportKeyingMaterial(absl::string_view label,
                                         bool has_context,
-                                        absl::string_view context,
-                                        uint8_t* out, size_t out_len) const {
+                                        absl::string_view context, uint8_t* out,
+                                        size_t out_len) const {
   if (!handshake_done_ || !ssl_ || SSL_in_init(ssl_.get()))
     return ERR_SOCKET_NOT_CONNECTED;
   if (!SSL_export_keying_material(
@@ -197,7 +207,8 @@ int SSLSocketBase::ExportKeyingMaterial(absl::string_view label,
 
 std::string SSLSocketBase::server_name() const {
   const char* name =
-      ssl_ ? SSL_get_servername(ssl_.get(), TLSEXT_NAMETYPE_host_name) : nullptr;
+      ssl_ ? SSL_get_servername(ssl_.get(), TLSEXT_NAMETYPE_host_name)
+           : nullptr;
   return name ? name : "";
 }
 

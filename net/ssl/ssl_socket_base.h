@@ -67,17 +67,26 @@ class SSLSocketBase : public StreamSocket,
   void FillNegotiatedInfo(SSLInfo* info) const;
   // Drops pending user callbacks and closes the transport.
   void DisconnectTransport();
+  // Client 0-RTT: Connect() completed with the handshake still in early
+  // data (early_data_pending_ set). Read and Write finish it; this is called
+  // once it has finished (|rejected| false) or the server rejected the
+  // early data (|rejected| true: they return ERR_EARLY_DATA_REJECTED).
+  virtual void OnEarlyDataResolved(bool rejected) {}
 
   SSL* ssl() const { return ssl_.get(); }
   SSLTransportAdapter* adapter() { return &adapter_; }
   const SSLTransportAdapter* adapter() const { return &adapter_; }
 
   bool handshake_done_ = false;
+  bool early_data_pending_ = false;
   std::string error_detail_;
 
  private:
   int DoPayloadRead();
   int DoPayloadWrite();
+  // After SSL_read or SSL_write returned |ssl_rv|: tells the subclass when
+  // a pending early-data handshake finished or was rejected.
+  void CheckEarlyData(int ssl_rv);
 
   std::unique_ptr<StreamSocket> transport_;
   SSLTransportAdapter adapter_;

@@ -121,7 +121,9 @@ std::string LoadTimingToJson(const LoadTiming& t) {
   absl::StrAppend(&json, ",\"remoteAddress\":\"", JsonEscape(t.remote_address),
                   "\"");
   absl::StrAppend(&json,
-                  ",\"socketReused\":", t.socket_reused ? "true" : "false");
+                  ",\"socketReused\":", t.socket_reused ? "true" : "false",
+                  ",\"socketPreconnected\":",
+                  t.socket_preconnected ? "true" : "false");
   absl::StrAppend(&json, ",\"encodedBodySize\":", t.body_bytes);
   absl::StrAppend(&json, ",\"headerSize\":", t.header_bytes);
   if (t.https) {
@@ -138,6 +140,15 @@ std::string LoadTimingToJson(const LoadTiming& t) {
             : absl::StrCat(",\"snapStart\":\"", s.snap_start,
                            "\",\"snapStartDetail\":\"",
                            JsonEscape(s.snap_start_detail), "\""),
+        ",\"earlyData\":\"", s.early_data, "\",\"earlyDataReason\":\"",
+        JsonEscape(s.early_data_reason), "\",\"certCompression\":",
+        s.cert_compression.algorithm.empty()
+            ? std::string("null")
+            : absl::StrCat("{\"algorithm\":\"", s.cert_compression.algorithm,
+                           "\",\"compressedBytes\":",
+                           s.cert_compression.compressed_bytes,
+                           ",\"uncompressedBytes\":",
+                           s.cert_compression.uncompressed_bytes, "}"),
         "}");
     absl::StrAppend(&json, ",\"obc\":{\"source\":\"",
                     ObcSourceToString(s.obc.source), "\"");
@@ -262,6 +273,7 @@ std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings) {
               "\"version\":\"", t.ssl.version,
               "\",\"resumed\":", t.ssl.resumed ? "true" : "false",
               ",\"falseStart\":", t.ssl.false_start ? "true" : "false",
+              ",\"earlyData\":\"", t.ssl.early_data, "\"",
               t.ssl.snap_start.empty()
                   ? std::string()
                   : absl::StrCat(",\"snapStart\":\"", t.ssl.snap_start, "\"")));

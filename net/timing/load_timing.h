@@ -69,6 +69,9 @@ struct LoadTiming {
       dns_source;  // network, cache, prefetch, override, literal, reused
   std::string remote_address;
   bool socket_reused = false;
+  // The connection was opened and handshaked ahead of the request
+  // (preconnect) and this request is its first user.
+  bool socket_preconnected = false;
   bool https = false;
   SSLInfo ssl;
   CertBundleTrace cert_bundle;

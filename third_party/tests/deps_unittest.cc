@@ -1,4 +1,6 @@
 #include <ares.h>
+#include <brotli/decode.h>
+#include <brotli/encode.h>
 #include <libpsl.h>
 #include <openssl/is_boringssl.h>
 #include <openssl/ssl.h>
@@ -25,6 +27,8 @@ TEST(ThirdPartyTest, EveryDependencyLinks) {
   m.set_s("x");
   EXPECT_EQ(m.s(), "x");
   EXPECT_NE(zlibVersion(), nullptr);
+  EXPECT_NE(BrotliEncoderVersion(), 0u);
+  EXPECT_NE(BrotliDecoderVersion(), 0u);
   // Debian's publicsuffix list, through libpsl.
   psl_ctx_t* psl = psl_latest(nullptr);
   ASSERT_NE(psl, nullptr);

@@ -269,6 +269,7 @@ class FetchRunner {
       if (url.SchemeIsCryptographic())
         params.prefetch_ports.emplace(url.host(), url.port());
     }
+    params.preconnect = options_.preconnect;
     params.snap_start = options_.snap_start;
     params.snap_start_learn_in_handshake =
         options_.snap_start_learn_in_handshake;

@@ -83,6 +83,8 @@ struct FetchOptions {
   std::string bundle_sources;
   std::vector<std::string> bundle_cdns;
   bool bundle_prevalidation = true;
+  // --preconnect: open and handshake a connection to each prefetched host.
+  bool preconnect = false;
   bool prefetch_links = false;      // --prefetch-links
   std::string profile_dir;          // --profile
   bool private_profile = false;     // --private: nothing touches disk

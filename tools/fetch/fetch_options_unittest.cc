@@ -118,6 +118,7 @@ TEST(FetchOptionsTest, HelpNamesEveryFlag) {
         "--no-emulate-connect-rtt", "--dns-server", "--no-world-dns",
         "--no-edns", "--dns-timeout", "--prefetch", "--prefetch-links",
         "--bundle-sources", "--bundle-cdn", "--no-bundle-prevalidation",
+        "--preconnect",
         "--tls-min", "--tls-max", "--ciphers", "--no-false-start",
         "--no-coalesce", "--snap-start", "--snap-start-learn",
         "--snap-start-probe", "--trust-anchor", "--system-trust",

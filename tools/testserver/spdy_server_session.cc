@@ -88,8 +88,8 @@ SpdyServerSession::SpdyServerSession(TestServer* server, StreamSocket* socket,
       config_(server->config().spdy.value_or(SpdyServerConfig())),
       on_done_(std::move(on_done)),
       deframer_(this),
-      credentials_(std::min<size_t>(config_.credential_slots,
-                                    kSpdyMaxCredentialSlots)),
+      credentials_(
+          std::min<size_t>(config_.credential_slots, kSpdyMaxCredentialSlots)),
       idle_timeout_(server->config().idle_timeout) {
   // The draft: the handshake's client certificate goes into slot 1.
   if (!credentials_.empty())
@@ -201,7 +201,8 @@ void SpdyServerSession::OnSynStream(const SpdySynStreamIR& frame) {
   s->path = get(":path");
   s->host = get(":host");
   s->scheme = get(":scheme");
-  s->cookie = absl::StrReplaceAll(get("cookie"), {{std::string(1, '\0'), "; "}});
+  s->cookie =
+      absl::StrReplaceAll(get("cookie"), {{std::string(1, '\0'), "; "}});
   // The request's credential: its slot's, or for slot 0 the handshake's if
   // the request is for the origin the TLS connection was made to.
   if (s->slot > 0) {
@@ -219,8 +220,8 @@ void SpdyServerSession::OnSynStream(const SpdySynStreamIR& frame) {
   if (s->request_done) HandleRequest(s);
 }
 
-void SpdyServerSession::OnDataFrameHeader(SpdyStreamId stream_id,
-                                          size_t length, bool fin) {
+void SpdyServerSession::OnDataFrameHeader(SpdyStreamId stream_id, size_t length,
+                                          bool fin) {
   data_stream_ = 0;
   auto it = streams_.find(stream_id);
   if (it == streams_.end() || it->second->request_done) return;
@@ -326,11 +327,11 @@ void SpdyServerSession::OnCredential(const SpdyCredentialIR& frame) {
   }
   if (secret_.empty()) {
     std::string secret;
-    int rv = info_.export_keying_material
-                 ? info_.export_keying_material(kSpdyCredentialExporterLabel,
-                                                kSpdyCredentialSecretSize,
-                                                &secret)
-                 : ERR_NOT_IMPLEMENTED;
+    int rv =
+        info_.export_keying_material
+            ? info_.export_keying_material(kSpdyCredentialExporterLabel,
+                                           kSpdyCredentialSecretSize, &secret)
+            : ERR_NOT_IMPLEMENTED;
     if (rv != OK) {
       Fail(SpdyGoAwayStatus::kInternalError,
            absl::StrCat("cannot export keying material: ",
@@ -346,13 +347,13 @@ void SpdyServerSession::OnCredential(const SpdyCredentialIR& frame) {
     server_->Log(absl::StrCat(
         "{\"event\":\"spdy_credential\",\"conn\":", info_.conn_id,
         ",\"slot\":", frame.slot, ",\"result\":\"rejected\",\"detail\":\"",
-        JsonEscape(std::string(
-            verified.ok() ? spki.status().message() : verified.message())),
+        JsonEscape(std::string(verified.ok() ? spki.status().message()
+                                             : verified.message())),
         "\"}"));
     Fail(SpdyGoAwayStatus::kProtocolError,
-         absl::StrCat("invalid CREDENTIAL in slot ", frame.slot, ": ",
-                      verified.ok() ? spki.status().message()
-                                    : verified.message()));
+         absl::StrCat(
+             "invalid CREDENTIAL in slot ", frame.slot, ": ",
+             verified.ok() ? spki.status().message() : verified.message()));
     return;
   }
   credentials_[frame.slot - 1].spki_sha256 = *spki;
@@ -394,8 +395,8 @@ void SpdyServerSession::HandleRequest(Stream* s) {
         server_->channel_bound_cookies().Verify(*token);
     if (!b.ok()) {
       Respond(s, 403, "text/plain",
-              absl::StrCat("invalid channel-bound cookie: ",
-                           b.status().message(), "\n"),
+              absl::StrCat(
+                  "invalid channel-bound cookie: ", b.status().message(), "\n"),
               {{"x-obc-cookie", "invalid"}});
       return;
     }
@@ -409,8 +410,8 @@ void SpdyServerSession::HandleRequest(Stream* s) {
                                ? "none"
                                : HexEncode(s->credential_spki),
                            "\n"),
-              {{"x-obc-cookie", s->credential_spki.empty() ? "no_obc"
-                                                           : "mismatch"}});
+              {{"x-obc-cookie",
+                s->credential_spki.empty() ? "no_obc" : "mismatch"}});
       return;
     }
   }
@@ -423,11 +424,10 @@ void SpdyServerSession::HandleRequest(Stream* s) {
     Respond(s, 200, "application/json",
             absl::StrCat("{\"session\":\"issued\",\"obc_spki_sha256\":\"",
                          HexEncode(s->credential_spki), "\"}\n"),
-            {{"set-cookie",
-              absl::StrCat(ChannelBoundCookies::kCookieName, "=",
-                           server_->channel_bound_cookies().Issue(
-                               s->credential_spki),
-                           "; Secure; HttpOnly; Path=/")},
+            {{"set-cookie", absl::StrCat(ChannelBoundCookies::kCookieName, "=",
+                                         server_->channel_bound_cookies().Issue(
+                                             s->credential_spki),
+                                         "; Secure; HttpOnly; Path=/")},
              {"x-obc-cookie", "issued"}});
     return;
   }
@@ -457,17 +457,17 @@ void SpdyServerSession::HandleRequest(Stream* s) {
   }
   if (path == "/tls") {
     const SSLInfo& i = info_.ssl_info;
-    Respond(s, 200, "application/json",
-            absl::StrCat("{\"spdy\":true,\"stream\":", s->id,
-                         ",\"slot\":", s->slot, ",\"version\":\"", i.version,
-                         "\",\"cipher\":\"", i.cipher, "\",\"resumed\":",
-                         i.resumed ? "true" : "false", ",\"alpn\":\"", i.alpn,
-                         "\",\"conn\":", info_.conn_id,
-                         ",\"server_name\":\"", JsonEscape(info_.server_name),
-                         "\",\"host\":\"", JsonEscape(s->host),
-                         "\",\"obc_spki_sha256\":", JsonSpki(s->credential_spki),
-                         ",\"handshake_obc_spki_sha256\":",
-                         JsonSpki(info_.handshake_obc_spki), "}\n"));
+    Respond(
+        s, 200, "application/json",
+        absl::StrCat("{\"spdy\":true,\"stream\":", s->id, ",\"slot\":", s->slot,
+                     ",\"version\":\"", i.version, "\",\"cipher\":\"", i.cipher,
+                     "\",\"resumed\":", i.resumed ? "true" : "false",
+                     ",\"alpn\":\"", i.alpn, "\",\"conn\":", info_.conn_id,
+                     ",\"server_name\":\"", JsonEscape(info_.server_name),
+                     "\",\"host\":\"", JsonEscape(s->host),
+                     "\",\"obc_spki_sha256\":", JsonSpki(s->credential_spki),
+                     ",\"handshake_obc_spki_sha256\":",
+                     JsonSpki(info_.handshake_obc_spki), "}\n"));
     return;
   }
   if (path == "/spdy/credentials") {
@@ -478,11 +478,11 @@ void SpdyServerSession::HandleRequest(Stream* s) {
     uint8_t digest[SHA256_DIGEST_LENGTH];
     SHA256_Final(digest, &s->request_sha256);
     Respond(s, 200, "application/json",
-            absl::StrCat("{\"bytes\":", s->request_bytes, ",\"sha256\":\"",
-                         HexEncode(absl::string_view(
-                             reinterpret_cast<const char*>(digest),
-                             sizeof(digest))),
-                         "\"}\n"));
+            absl::StrCat(
+                "{\"bytes\":", s->request_bytes, ",\"sha256\":\"",
+                HexEncode(absl::string_view(
+                    reinterpret_cast<const char*>(digest), sizeof(digest))),
+                "\"}\n"));
     return;
   }
   if (path == "/spdy/goaway") {
@@ -620,10 +620,10 @@ void SpdyServerSession::ResetStream(SpdyStreamId id,
 
 void SpdyServerSession::Fail(SpdyGoAwayStatus status, const std::string& why) {
   if (finishing_ || done_) return;
-  server_->Log(absl::StrCat("{\"event\":\"spdy_goaway\",\"conn\":",
-                            info_.conn_id, ",\"last_good_stream_id\":",
-                            last_stream_id_, ",\"status\":\"", ToString(status),
-                            "\",\"reason\":\"", JsonEscape(why), "\"}"));
+  server_->Log(absl::StrCat(
+      "{\"event\":\"spdy_goaway\",\"conn\":", info_.conn_id,
+      ",\"last_good_stream_id\":", last_stream_id_, ",\"status\":\"",
+      ToString(status), "\",\"reason\":\"", JsonEscape(why), "\"}"));
   SpdyGoAwayIR goaway;
   goaway.last_good_stream_id = last_stream_id_;
   goaway.status = status;
@@ -654,20 +654,19 @@ void SpdyServerSession::EnqueueControl(const SpdyFrameIR& frame) {
   if (done_) return;
   absl::StatusOr<std::string> bytes = framer_.SerializeFrame(frame);
   if (!bytes.ok()) {
-    server_->Log(absl::StrCat("{\"event\":\"spdy_error\",\"conn\":",
-                              info_.conn_id, ",\"detail\":\"",
-                              JsonEscape(std::string(bytes.status().message())),
-                              "\"}"));
+    server_->Log(absl::StrCat(
+        "{\"event\":\"spdy_error\",\"conn\":", info_.conn_id, ",\"detail\":\"",
+        JsonEscape(std::string(bytes.status().message())), "\"}"));
     Finish();
     return;
   }
   control_bytes_ += bytes->size();
   control_.push_back(std::move(*bytes));
   if (control_bytes_ > kMaxControlBytes) {
-    server_->Log(absl::StrCat("{\"event\":\"spdy_error\",\"conn\":",
-                              info_.conn_id,
-                              ",\"detail\":\"control frames pile up: the "
-                              "client is not reading\"}"));
+    server_->Log(
+        absl::StrCat("{\"event\":\"spdy_error\",\"conn\":", info_.conn_id,
+                     ",\"detail\":\"control frames pile up: the "
+                     "client is not reading\"}"));
     Finish();
     return;
   }
@@ -703,8 +702,8 @@ bool SpdyServerSession::FillBatch() {
         if (!s->replied || s->fin_queued || s->send_window <= 0) continue;
         size_t body_left = s->body.size() - s->body_offset;
         size_t left = body_left + static_cast<size_t>(s->generated_remaining);
-        size_t n = std::min({kDataFrameSize, left,
-                             static_cast<size_t>(s->send_window)});
+        size_t n = std::min(
+            {kDataFrameSize, left, static_cast<size_t>(s->send_window)});
         std::string payload;
         size_t from_body = std::min(n, body_left);
         payload.append(s->body, s->body_offset, from_body);
@@ -782,11 +781,10 @@ void SpdyServerSession::Finish() {
   idle_timer_.Stop();
   streams_.clear();
   control_.clear();
-  EventLoop::Current()->PostTask(
-      [weak = weak_factory_.GetWeakPtr()] {
-        if (SpdyServerSession* self = weak.get())
-          if (self->on_done_) self->on_done_();
-      });
+  EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
+    if (SpdyServerSession* self = weak.get())
+      if (self->on_done_) self->on_done_();
+  });
 }
 
 }  // namespace net

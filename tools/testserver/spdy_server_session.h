@@ -147,10 +147,9 @@ class SpdyServerSession : public SpdyDeframerVisitorInterface {
 
   void HandleRequest(Stream* stream);
   void Respond(Stream* stream, int status, const std::string& type,
-               std::string body, std::vector<std::pair<std::string,
-                                                       std::string>> extra = {});
-  void RespondGenerated(Stream* stream, const std::string& type,
-                        int64_t size);
+               std::string body,
+               std::vector<std::pair<std::string, std::string>> extra = {});
+  void RespondGenerated(Stream* stream, const std::string& type, int64_t size);
   void SendReply(Stream* stream, int status, const std::string& type,
                  int64_t length,
                  std::vector<std::pair<std::string, std::string>> extra);

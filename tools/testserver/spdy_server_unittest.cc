@@ -52,8 +52,8 @@ bool TestSpdySessionRunUntil(Pred done,
                              absl::Duration timeout = absl::Seconds(10)) {
   TimeTicks deadline = TimeTicks::Now() + timeout;
   while (!done() && TimeTicks::Now() < deadline) {
-    EventLoop::Current()->PostDelayedTask(
-        absl::Milliseconds(2), [] { EventLoop::Current()->Quit(); });
+    EventLoop::Current()->PostDelayedTask(absl::Milliseconds(2),
+                                          [] { EventLoop::Current()->Quit(); });
     EventLoop::Current()->Run();
   }
   return done();
@@ -109,11 +109,10 @@ class SpdyServerTest : public ::testing::Test {
     config.request_client_cert = true;
     config.spdy = spdy;
     config.quiet = true;
-    log_path_ = absl::StrCat(::testing::TempDir(), "/spdy_server_",
-                             ::testing::UnitTest::GetInstance()
-                                 ->current_test_info()
-                                 ->name(),
-                             ".jsonl");
+    log_path_ = absl::StrCat(
+        ::testing::TempDir(), "/spdy_server_",
+        ::testing::UnitTest::GetInstance()->current_test_info()->name(),
+        ".jsonl");
     std::remove(log_path_.c_str());
     config.log_file = log_path_;
     server_ = std::make_unique<TestServer>(config);
@@ -169,13 +168,10 @@ class SpdyServerTest : public ::testing::Test {
   }
 
   // Starts a request; Finish() completes it.
-  std::unique_ptr<SpdyStream> Start(SpdySession* session,
-                                    const std::string& host,
-                                    const std::string& path,
-                                    const ClientCert* cert = nullptr,
-                                    const std::string& cookie = "",
-                                    std::string body = "",
-                                    TestCompletionCallback* sent = nullptr) {
+  std::unique_ptr<SpdyStream> Start(
+      SpdySession* session, const std::string& host, const std::string& path,
+      const ClientCert* cert = nullptr, const std::string& cookie = "",
+      std::string body = "", TestCompletionCallback* sent = nullptr) {
     SpdyStreamParams params;
     params.origin = OriginOf(host);
     params.client_cert = cert;
@@ -266,7 +262,8 @@ TEST_F(SpdyServerTest, ServesRoutesOverSpdy) {
   Result tls = Get(session.get(), kHost, "/tls");
   EXPECT_TRUE(absl::StrContains(tls.body, "\"spdy\":true")) << tls.body;
   EXPECT_TRUE(absl::StrContains(tls.body, "\"alpn\":\"spdy/3\""));
-  EXPECT_TRUE(absl::StrContains(tls.body, "\"server_name\":\"www.example.test\""));
+  EXPECT_TRUE(
+      absl::StrContains(tls.body, "\"server_name\":\"www.example.test\""));
   Result missing = Get(session.get(), kHost, "/chunked/0");
   EXPECT_EQ(200, missing.status);
   EXPECT_EQ("", missing.body);
@@ -304,11 +301,11 @@ TEST_F(SpdyServerTest, TwentyConcurrentStreamsAndOneMegabyteBothWays) {
   uint8_t digest[32];
   SHA256(reinterpret_cast<const uint8_t*>(upload_body.data()),
          upload_body.size(), digest);
-  EXPECT_EQ(absl::StrCat("{\"bytes\":1048576,\"sha256\":\"",
-                         HexEncode(std::string(
-                             reinterpret_cast<char*>(digest), 32)),
-                         "\"}\n"),
-            up.body);
+  EXPECT_EQ(
+      absl::StrCat("{\"bytes\":1048576,\"sha256\":\"",
+                   HexEncode(std::string(reinterpret_cast<char*>(digest), 32)),
+                   "\"}\n"),
+      up.body);
   EXPECT_GT(session->stats().window_updates_sent, 10u);
   EXPECT_EQ(1, server_->full_handshakes());
 }
@@ -398,11 +395,11 @@ TEST_F(SpdyServerTest, CorruptedProofGetsGoAway) {
   ClientCert obc_local = NewObc();
   // An exporter that lies: the proof signs other bytes than the server's
   // keying material.
-  auto session = Connect(&obc_www, kHost,
-                         [](absl::string_view, size_t length, std::string* out) {
-                           out->assign(length, '\x42');
-                           return OK;
-                         });
+  auto session = Connect(
+      &obc_www, kHost, [](absl::string_view, size_t length, std::string* out) {
+        out->assign(length, '\x42');
+        return OK;
+      });
   EXPECT_EQ(200, Get(session.get(), kHost, "/size/10", &obc_www).status);
   Result r = Get(session.get(), kPooledHost, "/size/10", &obc_local);
   EXPECT_EQ(ERR_SPDY_GOAWAY_ERROR, r.error) << ErrorToShortString(r.error);

@@ -847,10 +847,9 @@ absl::Status TestServer::Start() {
           absl::StrCat("cannot open log ", config_.log_file));
   }
   if (!config_.https_listen.empty()) {
-    if (config_.spdy &&
-        std::find(config_.ssl.alpn_protos.begin(),
-                  config_.ssl.alpn_protos.end(),
-                  "spdy/3") == config_.ssl.alpn_protos.end()) {
+    if (config_.spdy && std::find(config_.ssl.alpn_protos.begin(),
+                                  config_.ssl.alpn_protos.end(),
+                                  "spdy/3") == config_.ssl.alpn_protos.end()) {
       config_.ssl.alpn_protos.insert(config_.ssl.alpn_protos.begin(), "spdy/3");
     }
     auto context = SSLServerContext::Create(config_.ssl);

@@ -1,0 +1,128 @@
+#include "net/context/preconnector.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "net/base/event_loop.h"
+#include "net/socket/transport_connect_job.h"
+
+namespace net {
+
+// Job: resolve and connect, then the TLS handshake through the session's
+// factory, TLS context and config (so session caching, coalescing and OBCs
+// apply as for any connection of the session).
+class Preconnector::Job {
+ public:
+  Job(Preconnector* owner, std::string host, uint16_t port)
+      : owner_(owner),
+        host_(std::move(host)),
+        port_(port),
+        key_(absl::StrCat("https://", host_, ":", port_)),
+        connect_(owner->session_->host_resolver(),
+                 owner->session_->socket_factory(), host_, port_,
+                 owner->session_->params().connect_timeout) {}
+
+  const std::string& key() const { return key_; }
+
+  void Start() {
+    int rv = connect_.Connect([this](int rv) { OnConnected(rv); });
+    if (rv != ERR_IO_PENDING) PostDone(rv);  // never inside Preconnect()
+  }
+
+  std::unique_ptr<StreamSocket> TakeSocket() { return std::move(socket_); }
+
+ private:
+  void PostDone(int rv) {
+    EventLoop::Current()->PostTask(
+        [owner = owner_->weak_factory_.GetWeakPtr(), this, rv] {
+          if (owner) OnConnected(rv);
+        });
+  }
+
+  void OnConnected(int rv) {
+    if (rv != OK) return owner_->OnJobDone(this, rv);
+    if (socket_) return owner_->OnJobDone(this, OK);  // posted handshake end
+    HttpNetworkSession* session = owner_->session_;
+    socket_ = session->socket_factory()->CreateSSLClientSocket(
+        connect_.TakeSocket(), host_, port_, session->params().ssl_config,
+        session->ssl_client_context());
+    rv = socket_->Connect([this](int rv) { OnHandshake(rv); });
+    if (rv != ERR_IO_PENDING) {
+      if (rv != OK) socket_.reset();
+      PostDone(rv);
+    }
+  }
+
+  void OnHandshake(int rv) {
+    if (rv != OK) socket_.reset();
+    owner_->OnJobDone(this, rv);
+  }
+
+  Preconnector* const owner_;
+  const std::string host_;
+  const uint16_t port_;
+  const std::string key_;
+  TransportConnectJob connect_;
+  std::unique_ptr<StreamSocket> socket_;
+};
+
+Preconnector::Preconnector(Options options, HttpNetworkSession* session)
+    : options_(std::move(options)), session_(session) {}
+
+Preconnector::~Preconnector() = default;
+
+void Preconnector::OnHostPrefetched(const std::string& host, int result,
+                                    const HostResolveResult& answer) {
+  if (result != OK) return;
+  auto it = options_.ports.find(host);
+  Preconnect(host,
+             it != options_.ports.end() ? it->second : options_.default_port);
+}
+
+void Preconnector::Preconnect(const std::string& host, uint16_t port) {
+  const std::string key = absl::StrCat("https://", host, ":", port);
+  size_t for_host = session_->preconnected_socket_count(key);
+  for (const auto& job : jobs_) for_host += job->key() == key;
+  const size_t total = session_->preconnected_socket_count() + jobs_.size();
+  if (for_host >= options_.max_per_host || total >= options_.max_total) {
+    ++skipped_;
+    return;
+  }
+  ++started_;
+  jobs_.push_back(std::make_unique<Job>(this, host, port));
+  jobs_.back()->Start();
+}
+
+void Preconnector::OnJobDone(Job* job, int result) {
+  auto it = std::find_if(jobs_.begin(), jobs_.end(),
+                         [job](const auto& j) { return j.get() == job; });
+  if (it == jobs_.end()) return;
+  std::unique_ptr<Job> done = std::move(*it);
+  jobs_.erase(it);
+  if (result == OK) {
+    ++succeeded_;
+    session_->ReturnIdleSocket(done->key(), done->TakeSocket(),
+                               /*preconnected=*/true);
+  } else {
+    ++failed_;
+  }
+  // |done| may be inside its own callback: destroy it from a task.
+  EventLoop::Current()->PostTask([done = std::move(done)]() {});
+  MaybeRunIdleCallbacks();
+}
+
+void Preconnector::WhenIdle(absl::AnyInvocable<void()> callback) {
+  idle_callbacks_.push_back(std::move(callback));
+  EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
+    if (weak) weak->MaybeRunIdleCallbacks();
+  });
+}
+
+void Preconnector::MaybeRunIdleCallbacks() {
+  if (!jobs_.empty()) return;
+  std::vector<absl::AnyInvocable<void()>> callbacks;
+  callbacks.swap(idle_callbacks_);
+  for (auto& callback : callbacks) std::move(callback)();
+}
+
+}  // namespace net
