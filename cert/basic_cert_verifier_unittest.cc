@@ -167,5 +167,26 @@ TEST(BasicCertVerifierStandaloneTest, BadAnchorFilesAreClearErrors) {
   EXPECT_FALSE(not_pem.ok());
 }
 
+// SPDY IP pooling's name check (CertificateCoversHost over X509_check_host).
+TEST(CertificateCoversHostTest, NamesAndAddressesOfTheLeaf) {
+  auto good = LoadPemCertificatesFromFile("cert/testdata/good_leaf.pem");
+  ASSERT_TRUE(good.ok()) << good.status();
+  const std::string& leaf = good->front();
+  EXPECT_TRUE(CertificateCoversHost(leaf, "www.example.test"));
+  EXPECT_TRUE(CertificateCoversHost(leaf, "WWW.Example.Test"));
+  EXPECT_TRUE(CertificateCoversHost(leaf, "localhost"));
+  EXPECT_TRUE(CertificateCoversHost(leaf, "127.0.0.1"));
+  EXPECT_FALSE(CertificateCoversHost(leaf, "127.0.0.2"));
+  EXPECT_FALSE(CertificateCoversHost(leaf, "other.example.test"));
+  EXPECT_FALSE(CertificateCoversHost(leaf, "example.test"));
+  EXPECT_FALSE(CertificateCoversHost(leaf, "a.www.example.test"));
+  EXPECT_FALSE(CertificateCoversHost(leaf, ""));
+  EXPECT_FALSE(CertificateCoversHost("not a certificate", "localhost"));
+  auto other = LoadPemCertificatesFromFile("cert/testdata/bad_name_leaf.pem");
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_TRUE(CertificateCoversHost(other->front(), "other.example.test"));
+  EXPECT_FALSE(CertificateCoversHost(other->front(), "www.example.test"));
+}
+
 }  // namespace
 }  // namespace net

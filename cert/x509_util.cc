@@ -5,6 +5,7 @@
 #include <openssl/mem.h>
 #include <openssl/pem.h>
 #include <openssl/sha.h>
+#include <openssl/x509v3.h>
 
 #include "absl/strings/str_cat.h"
 
@@ -68,6 +69,17 @@ bssl::UniquePtr<X509> DerToX509(absl::string_view der) {
   if (cert && p != reinterpret_cast<const uint8_t*>(der.data()) + der.size())
     return nullptr;  // Trailing data.
   return cert;
+}
+
+bool CertificateCoversHost(absl::string_view leaf_der, absl::string_view host) {
+  bssl::UniquePtr<X509> leaf = DerToX509(leaf_der);
+  if (!leaf || host.empty()) return false;
+  std::string name(host);
+  if (name.size() > 2 && name.front() == '[' && name.back() == ']')
+    name = name.substr(1, name.size() - 2);
+  if (X509_check_ip_asc(leaf.get(), name.c_str(), 0) == 1) return true;
+  return X509_check_host(leaf.get(), name.data(), name.size(),
+                         X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS, nullptr) == 1;
 }
 
 }  // namespace net

@@ -30,6 +30,12 @@ std::string ChainFingerprint(const std::vector<std::string>& chain_der);
 // DerToX509 parses one DER certificate; null on failure.
 bssl::UniquePtr<X509> DerToX509(absl::string_view der);
 
+// CertificateCoversHost says whether the DER certificate |leaf_der| is valid
+// for |host| (BoringSSL's X509_check_host: DNS subjectAltNames with
+// wildcards, or an IP address SAN for an IP literal; no partial wildcards).
+// SPDY IP pooling asks it of a session's verified leaf.
+bool CertificateCoversHost(absl::string_view leaf_der, absl::string_view host);
+
 }  // namespace net
 
 #endif  // CERT_X509_UTIL_H_

@@ -14,6 +14,7 @@ DnsPrefetcher::DnsPrefetcher(HostResolver* resolver, size_t max_concurrent)
 DnsPrefetcher::~DnsPrefetcher() = default;
 
 void DnsPrefetcher::Prefetch(const std::vector<std::string>& hosts) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   for (const std::string& raw : hosts) {
     std::string host = absl::AsciiStrToLower(raw);
     if (host.empty()) continue;

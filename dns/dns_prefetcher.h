@@ -27,6 +27,7 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/strings/string_view.h"
 #include "dns/host_resolver.h"
+#include "net/base/thread_checker.h"
 #include "net/base/url.h"
 
 namespace net {
@@ -77,6 +78,7 @@ class DnsPrefetcher {
   size_t completed_ = 0;
   size_t duplicates_ = 0;
   size_t max_in_flight_seen_ = 0;
+  ThreadChecker thread_checker_;
 };
 
 // ExtractLinkHosts returns the distinct hosts of the http(s) links in an

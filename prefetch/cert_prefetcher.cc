@@ -169,6 +169,7 @@ void CertPrefetcher::OnHostPrefetched(const std::string& host, int result,
 }
 
 void CertPrefetcher::Prefetch(const std::string& host, uint16_t port) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   const std::string key = Key(host, port);
   auto existing = records_.find(key);
   if (existing != records_.end()) {

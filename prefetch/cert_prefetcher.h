@@ -35,6 +35,7 @@
 #include "absl/time/time.h"
 #include "cert/prevalidator.h"
 #include "dns/dns_prefetcher.h"
+#include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 #include "net/base/weak_ptr.h"
 #include "prefetch/bundle_source.h"
@@ -135,6 +136,7 @@ class CertPrefetcher : public DnsPrefetcher::Observer {
   std::vector<absl::AnyInvocable<void()>> idle_callbacks_;
   size_t jobs_started_ = 0;
   size_t jobs_dropped_ = 0;
+  ThreadChecker thread_checker_;
   WeakPtrFactory<CertPrefetcher> weak_factory_{this};
 };
 

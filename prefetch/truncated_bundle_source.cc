@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cert/cert_verifier.h"
+#include "net/base/check.h"
 #include "net/base/net_errors.h"
 #include "net/snap_start/snap_start_probe.h"
 #include "net/socket/transport_connect_job.h"
@@ -94,6 +95,7 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
           rv = DoAbortedHandshakeComplete(rv);
           break;
         default:
+          NET_NOTREACHED();
           Finish(absl::InternalError("truncated handshake: bad state"));
           return ERR_UNEXPECTED;
       }

@@ -135,6 +135,7 @@ class NetworkContext::PrevalidateJob : public NetworkContext::Request {
                                    "'s chain: ", ErrorToShortString(rv)));
           break;
         default:
+          NET_NOTREACHED();
           SetDetail("PrevalidateJob: bad state");
           return ERR_UNEXPECTED;
       }
@@ -308,6 +309,7 @@ NetworkContext::NetworkContext(NetworkContextParams params)
     : params_(std::move(params)) {}
 
 NetworkContext::~NetworkContext() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   // Users of the session and resolver go first, in reverse order of
   // construction.
   dns_prefetcher_.reset();
@@ -599,11 +601,13 @@ CertVerifier* NetworkContext::cert_verifier() {
 }
 
 std::unique_ptr<HttpNetworkTransaction> NetworkContext::CreateTransaction() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   return std::make_unique<HttpNetworkTransaction>(http_session_.get());
 }
 
 void NetworkContext::Prefetch(const std::vector<std::string>& hosts,
                               absl::AnyInvocable<void()> done) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   dns_prefetcher_->Prefetch(hosts);
   WhenIdle(std::move(done));
 }

@@ -36,6 +36,7 @@
 #include "cert/revocation_checker.h"
 #include "dns/host_resolver.h"
 #include "net/base/net_errors.h"
+#include "net/base/thread_checker.h"
 #include "net/context/profile.h"
 #include "net/http/http_network_session.h"
 #include "net/http/http_network_transaction.h"
@@ -274,6 +275,7 @@ class NetworkContext {
   std::unique_ptr<HttpNetworkSession> http_session_;
   std::unique_ptr<Preconnector> preconnector_;
   std::unique_ptr<DnsPrefetcher> dns_prefetcher_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

@@ -43,8 +43,13 @@ class Preconnector::Job {
     if (rv != OK) return owner_->OnJobDone(this, rv);
     if (socket_) return owner_->OnJobDone(this, OK);  // posted handshake end
     HttpNetworkSession* session = owner_->session_;
+    // No early data: a preconnected socket carries no request, and one left
+    // in 0-RTT (handshake unfinished, the server's flight unread) would not
+    // be idle; nor may a later POST go out as early data on it.
+    SSLConfig ssl_config = session->params().ssl_config;
+    ssl_config.early_data_enabled = false;
     socket_ = session->socket_factory()->CreateSSLClientSocket(
-        connect_.TakeSocket(), host_, port_, session->params().ssl_config,
+        connect_.TakeSocket(), host_, port_, ssl_config,
         session->ssl_client_context());
     rv = socket_->Connect([this](int rv) { OnHandshake(rv); });
     if (rv != ERR_IO_PENDING) {
@@ -80,6 +85,7 @@ void Preconnector::OnHostPrefetched(const std::string& host, int result,
 }
 
 void Preconnector::Preconnect(const std::string& host, uint16_t port) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   const std::string key = absl::StrCat("https://", host, ":", port);
   size_t for_host = session_->preconnected_socket_count(key);
   for (const auto& job : jobs_) for_host += job->key() == key;

@@ -21,6 +21,7 @@
 
 #include "absl/functional/any_invocable.h"
 #include "dns/dns_prefetcher.h"
+#include "net/base/thread_checker.h"
 #include "net/http/http_network_session.h"
 
 namespace net {
@@ -66,6 +67,7 @@ class Preconnector : public DnsPrefetcher::Observer {
   size_t succeeded_ = 0;
   size_t failed_ = 0;
   size_t skipped_ = 0;
+  ThreadChecker thread_checker_;
   WeakPtrFactory<Preconnector> weak_factory_{this};
 };
 

@@ -40,12 +40,11 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Open(const Options& options,
   profile->lock_ = *std::move(lock);
   // Temporaries a killed run left behind are nobody's now that we hold the
   // lock; the files they were going to replace are intact.
-  for (absl::string_view name :
-       {absl::string_view(HostHistory::kFileName),
-        absl::string_view(kRevocationCacheFileName),
-        absl::string_view(CookieJar::kFileName),
-        absl::string_view(kSnapStartFileName),
-        absl::string_view(kPrefetchCacheFileName)})
+  for (absl::string_view name : {absl::string_view(HostHistory::kFileName),
+                                 absl::string_view(kRevocationCacheFileName),
+                                 absl::string_view(CookieJar::kFileName),
+                                 absl::string_view(kSnapStartFileName),
+                                 absl::string_view(kPrefetchCacheFileName)})
     RemoveStaleTemporaries(profile->PathFor(name));
 
   absl::StatusOr<HostHistory> history =

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "cert/x509_util.h"
+#include "net/ssl/ssl_info.h"
+
 namespace net {
 
 HttpNetworkSession::HttpNetworkSession(const HttpNetworkSessionParams& params,
@@ -11,9 +14,47 @@ HttpNetworkSession::HttpNetworkSession(const HttpNetworkSessionParams& params,
     : params_(params),
       resolver_(resolver),
       socket_factory_(socket_factory),
-      ssl_context_(verifier, params.ssl_config.cert_compression) {}
+      ssl_context_(verifier, params.ssl_config.cert_compression),
+      spdy_pool_(std::make_unique<SpdySessionPool>(
+          [](const SpdySession& session, const Origin& origin) {
+            // Chromium's rule: the session's verified server certificate
+            // must cover the new origin's host.
+            const SSLInfo* info =
+                session.socket() ? session.socket()->GetSSLInfo() : nullptr;
+            if (!info || info->cert_verify.verified_chain_der.empty())
+              return false;
+            return CertificateCoversHost(
+                info->cert_verify.verified_chain_der.front(), origin.host());
+          })) {}
 
-HttpNetworkSession::~HttpNetworkSession() = default;
+HttpNetworkSession::~HttpNetworkSession() {
+  // Sessions go before the idle sockets and the TLS context they use.
+  spdy_pool_.reset();
+}
+
+bool HttpNetworkSession::spdy_enabled() const {
+  const auto& alpn = params_.ssl_config.alpn_protos;
+  return std::find(alpn.begin(), alpn.end(), "spdy/3") != alpn.end();
+}
+
+bool HttpNetworkSession::BeginSpdyConnect(const std::string& key) {
+  return spdy_connecting_
+      .emplace(key, std::vector<absl::AnyInvocable<void()>>())
+      .second;
+}
+
+void HttpNetworkSession::WaitForSpdyConnect(const std::string& key,
+                                            absl::AnyInvocable<void()> cb) {
+  spdy_connecting_[key].push_back(std::move(cb));
+}
+
+void HttpNetworkSession::EndSpdyConnect(const std::string& key) {
+  auto it = spdy_connecting_.find(key);
+  if (it == spdy_connecting_.end()) return;
+  std::vector<absl::AnyInvocable<void()>> waiters = std::move(it->second);
+  spdy_connecting_.erase(it);
+  for (auto& cb : waiters) EventLoop::Current()->PostTask(std::move(cb));
+}
 
 std::unique_ptr<StreamSocket> HttpNetworkSession::TakeIdleSocket(
     const std::string& key, bool* preconnected) {

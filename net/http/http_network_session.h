@@ -10,14 +10,17 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/functional/any_invocable.h"
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
 #include "net/base/event_loop.h"
 #include "net/base/tick_clock.h"
 #include "net/socket/client_socket_factory.h"
+#include "net/spdy/spdy_session_pool.h"
 #include "net/ssl/ssl_client_context.h"
 #include "net/ssl/ssl_config.h"
 
@@ -106,6 +109,28 @@ class HttpNetworkSession {
   size_t preconnected_socket_count(const std::string& key) const;
   size_t preconnected_socket_count() const;
 
+  // SPDY (issue 13 items 3-4): on when the SSLConfig offers ALPN "spdy/3".
+  // The pool holds the open SPDY sessions by origin and pools a new origin
+  // onto one whose peer address it resolves to and whose verified leaf
+  // certificate covers its host (CertificateCoversHost).
+  bool spdy_enabled() const;
+  SpdySessionPool* spdy_session_pool() { return spdy_pool_.get(); }
+  // One new https connection per origin at a time while SPDY is on, so the
+  // requests that arrive while it is being made share its session (as
+  // Chromium's SpdySessionPool does): BeginSpdyConnect returns true for the
+  // first caller for |key|; the others WaitForSpdyConnect and are called
+  // back (from a posted task) when EndSpdyConnect runs, to look again.
+  bool BeginSpdyConnect(const std::string& key);
+  void WaitForSpdyConnect(const std::string& key,
+                          absl::AnyInvocable<void()> cb);
+  void EndSpdyConnect(const std::string& key);
+  // |key|'s server chose HTTP/1.1: its requests no longer wait on each
+  // other's connections.
+  void NoteNoSpdy(const std::string& key) { no_spdy_.insert(key); }
+  bool KnownNoSpdy(const std::string& key) const {
+    return no_spdy_.count(key) > 0;
+  }
+
  private:
   struct IdleSocket {
     std::unique_ptr<StreamSocket> socket;
@@ -121,6 +146,11 @@ class HttpNetworkSession {
   SSLClientContext ssl_context_;
   std::map<std::string, std::vector<IdleSocket>> idle_;
   OneShotTimer sweep_timer_;
+  std::unique_ptr<SpdySessionPool> spdy_pool_;
+  // Origins with a connection being made, and who waits on each.
+  std::map<std::string, std::vector<absl::AnyInvocable<void()>>>
+      spdy_connecting_;
+  std::set<std::string> no_spdy_;
 };
 
 }  // namespace net

@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "net/http/cookie_jar.h"
 #include "net/snap_start/snap_start_client_context.h"
@@ -21,7 +22,10 @@ bool IsRetriableOnReusedSocket(int error) {
 HttpNetworkTransaction::HttpNetworkTransaction(HttpNetworkSession* session)
     : session_(session) {}
 
-HttpNetworkTransaction::~HttpNetworkTransaction() = default;
+HttpNetworkTransaction::~HttpNetworkTransaction() {
+  // Whoever waits for this request's connection looks again.
+  EndSpdyConnect();
+}
 
 CompletionOnceCallback HttpNetworkTransaction::IOCallback() {
   return [weak = weak_factory_.GetWeakPtr()](int rv) {
@@ -116,6 +120,9 @@ int HttpNetworkTransaction::TimeOut(bool body_read_pending) {
   resolve_request_.reset();
   parser_.reset();
   socket_.reset();
+  spdy_stream_.reset();
+  cert_request_.reset();
+  EndSpdyConnect();
   next_state_ = STATE_NONE;
   final_error_ = ERR_TIMED_OUT;
   Finish(ERR_TIMED_OUT);
@@ -131,6 +138,9 @@ void HttpNetworkTransaction::OnRequestTimeout() {
 }
 
 void HttpNetworkTransaction::Finish(int result) {
+  // Done with connecting, whatever the outcome: whoever waits for this
+  // request's connection looks again.
+  EndSpdyConnect();
   timing_.net_error = result;
   if (result < 0) {
     request_timer_.Stop();
@@ -187,6 +197,27 @@ int HttpNetworkTransaction::DoLoop(int result) {
       case STATE_READ_HEADERS_COMPLETE:
         rv = DoReadHeadersComplete(rv);
         break;
+      case STATE_SPDY_POOL_CHECK:
+        rv = DoSpdyPoolCheck();
+        break;
+      case STATE_SPDY_GET_CERT:
+        rv = DoSpdyGetCert();
+        break;
+      case STATE_SPDY_GET_CERT_COMPLETE:
+        rv = DoSpdyGetCertComplete(rv);
+        break;
+      case STATE_SPDY_SEND_REQUEST:
+        rv = DoSpdySendRequest();
+        break;
+      case STATE_SPDY_SEND_REQUEST_COMPLETE:
+        rv = DoSpdySendRequestComplete(rv);
+        break;
+      case STATE_SPDY_READ_HEADERS:
+        rv = DoSpdyReadHeaders();
+        break;
+      case STATE_SPDY_READ_HEADERS_COMPLETE:
+        rv = DoSpdyReadHeadersComplete(rv);
+        break;
       case STATE_NONE:
         rv = ERR_UNEXPECTED;
         break;
@@ -202,6 +233,29 @@ std::string HttpNetworkTransaction::PoolKey() const {
 
 int HttpNetworkTransaction::DoInitConnection() {
   timing_.fetch_start = session_->clock()->NowTicks();
+  if (SpdyAllowed()) {
+    // An open session to the origin (its own, or one it was pooled onto
+    // earlier) carries the request; if another request is making the
+    // origin's connection, wait for it and look again.
+    const Origin origin(request_.url.scheme(), request_.url.host(),
+                        request_.url.port());
+    if (SpdySession* s =
+            session_->spdy_session_pool()->FindAvailableSession(origin)) {
+      if (!spdy_no_pooling_ || s->origin() == origin)
+        return UseSpdySession(s, s->origin() == origin ? "reused" : "pooled");
+    }
+    if (!owns_spdy_connect_ && !session_->KnownNoSpdy(PoolKey())) {
+      if (!session_->BeginSpdyConnect(PoolKey())) {
+        next_state_ = STATE_INIT_CONNECTION;
+        session_->WaitForSpdyConnect(PoolKey(),
+                                     [weak = weak_factory_.GetWeakPtr()] {
+                                       if (weak) weak->OnIOComplete(OK);
+                                     });
+        return ERR_IO_PENDING;
+      }
+      owns_spdy_connect_ = true;
+    }
+  }
   if (!reused_socket_) {
     bool preconnected = false;
     if (std::unique_ptr<StreamSocket> idle =
@@ -211,6 +265,8 @@ int HttpNetworkTransaction::DoInitConnection() {
       timing_.socket_reused = true;
       timing_.socket_preconnected = preconnected;
       timing_.dns_source = preconnected ? "preconnect" : "reused";
+      // An idle HTTP/1.1 connection: nobody need wait for this one.
+      EndSpdyConnect();
       if (const SSLInfo* info = socket_->GetSSLInfo()) timing_.ssl = *info;
       IPEndPoint peer;
       if (socket_->GetPeerAddress(&peer) == OK)
@@ -248,6 +304,10 @@ int HttpNetworkTransaction::DoResolveHostComplete(int result) {
     return result;
   }
   if (resolve_result_.addresses.empty()) return ERR_NAME_NOT_RESOLVED;
+  if (SpdyAllowed() && !spdy_no_pooling_) {
+    next_state_ = STATE_SPDY_POOL_CHECK;
+    return OK;
+  }
   address_index_ = 0;
   next_state_ = STATE_CONNECT;
   return OK;
@@ -276,6 +336,7 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
     }
     error_detail_ =
         absl::StrCat("could not connect to ", timing_.remote_address);
+    EndSpdyConnect();
     return result;
   }
   if (timing_.https) {
@@ -325,9 +386,23 @@ int HttpNetworkTransaction::DoSslConnectComplete(int result) {
   }
   if (result != OK) {
     error_detail_ = socket_->error_detail();
+    EndSpdyConnect();
     return result;
   }
   timing_.connect_end = session_->clock()->NowTicks();
+  if (SpdyAllowed() && timing_.ssl.alpn == "spdy/3") {
+    // A new SPDY session: first the OBC the handshake presented, if any.
+    spdy_session_ = WeakPtr<SpdySession>();
+    timing_.spdy.session = "new";
+    next_state_ = STATE_SPDY_GET_CERT;
+    return OK;
+  }
+  // HTTP/1.1: whoever waits on this origin makes its own connection.
+  if (SpdyAllowed()) {
+    session_->NoteNoSpdy(PoolKey());
+    if (!spdy_ip_key_.empty()) session_->NoteNoSpdy(spdy_ip_key_);
+  }
+  EndSpdyConnect();
   next_state_ = STATE_SEND_REQUEST;
   return OK;
 }
@@ -400,14 +475,15 @@ void HttpNetworkTransaction::NoteEarlyDataRejection() {
     if (session_->params().ssl_config.early_data_enabled && timing_.https &&
         !CanSendEarlyData() && timing_.ssl.early_data == "not_offered") {
       timing_.ssl.early_data_reason =
-          absl::StrCat(request_.method, " request is not idempotent");
+          request_.method == "GET" || request_.method == "HEAD"
+              ? absl::StrCat(request_.method, " request has a body")
+              : absl::StrCat(request_.method, " request is not idempotent");
     }
     return;
   }
   timing_.ssl.early_data = "rejected";
-  timing_.ssl.early_data_reason =
-      absl::StrCat(early_data_rejection_,
-                   "; request retried in 1-RTT on a new connection");
+  timing_.ssl.early_data_reason = absl::StrCat(
+      early_data_rejection_, "; request retried in 1-RTT on a new connection");
 }
 
 bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
@@ -418,12 +494,11 @@ bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
     // of it, RFC 8446 4.2.10): send it again on a new connection without
     // early data, as Chromium does. Once only.
     const SSLInfo* info = socket_ ? socket_->GetSSLInfo() : nullptr;
-    early_data_rejection_ =
-        error == ERR_WRONG_VERSION_ON_EARLY_DATA
-            ? "the server chose TLS 1.2"
-            : (info && !info->early_data_reason.empty()
-                   ? info->early_data_reason
-                   : "rejected");
+    early_data_rejection_ = error == ERR_WRONG_VERSION_ON_EARLY_DATA
+                                ? "the server chose TLS 1.2"
+                                : (info && !info->early_data_reason.empty()
+                                       ? info->early_data_reason
+                                       : "rejected");
     parser_.reset();
     socket_.reset();
     reused_socket_ = false;
@@ -515,7 +590,7 @@ void HttpNetworkTransaction::SaveCookies() {
   CookieJar* jar = session_->cookie_jar();
   if (!jar) return;
   absl::Time now = absl::Now();
-  for (const auto& [name, value] : parser_->response_headers()->headers()) {
+  for (const auto& [name, value] : response_headers()->headers()) {
     if (!absl::EqualsIgnoreCase(name, "set-cookie")) continue;
     absl::Status status = jar->SetCookie(request_.url, value, now);
     if (!status.ok()) rejected_cookies_.emplace_back(status.message());
@@ -525,6 +600,8 @@ void HttpNetworkTransaction::SaveCookies() {
 int HttpNetworkTransaction::Read(std::shared_ptr<IOBuffer> buf, int len,
                                  CompletionOnceCallback callback) {
   if (final_error_ != OK) return final_error_;
+  if (spdy_response_headers_)
+    return ReadSpdyBody(std::move(buf), len, std::move(callback));
   if (!parser_ || !parser_->response_headers()) return ERR_UNEXPECTED;
   if (parser_->IsResponseBodyComplete()) return 0;
   // A caller that reads again at once after every synchronous result never
@@ -549,7 +626,308 @@ int HttpNetworkTransaction::Read(std::shared_ptr<IOBuffer> buf, int len,
 }
 
 const HttpResponseHeaders* HttpNetworkTransaction::response_headers() const {
+  if (spdy_response_headers_) return &*spdy_response_headers_;
   return parser_ ? parser_->response_headers() : nullptr;
+}
+
+// SPDY -------------------------------------------------------------------
+
+bool HttpNetworkTransaction::SpdyAllowed() const {
+  return timing_.https && session_->spdy_enabled() &&
+         session_->params().snap_start_context == nullptr;
+}
+
+void HttpNetworkTransaction::EndSpdyConnect() {
+  if (!spdy_ip_key_.empty()) {
+    session_->EndSpdyConnect(spdy_ip_key_);
+    spdy_ip_key_.clear();
+  }
+  if (!owns_spdy_connect_) return;
+  owns_spdy_connect_ = false;
+  session_->EndSpdyConnect(PoolKey());
+}
+
+int HttpNetworkTransaction::DoSpdyPoolCheck() {
+  // IP pooling: an open session to one of these addresses whose
+  // certificate covers this host carries the request, with no new
+  // connection or handshake.
+  std::vector<IPEndPoint> endpoints;
+  for (const IPAddress& address : resolve_result_.addresses)
+    endpoints.emplace_back(address, request_.url.port());
+  const Origin origin(request_.url.scheme(), request_.url.host(),
+                      request_.url.port());
+  if (SpdySession* s = session_->spdy_session_pool()->FindSessionForPooling(
+          origin, endpoints)) {
+    EndSpdyConnect();
+    return UseSpdySession(s, s->origin() == origin ? "reused" : "pooled");
+  }
+  // A connection to the first address is being made for another origin:
+  // wait for it, it may carry this one too.
+  const std::string ip_key = absl::StrCat("ip:", endpoints[0].ToString());
+  if (spdy_ip_key_.empty() && !session_->KnownNoSpdy(ip_key)) {
+    if (!session_->BeginSpdyConnect(ip_key)) {
+      next_state_ = STATE_SPDY_POOL_CHECK;
+      session_->WaitForSpdyConnect(ip_key, [weak = weak_factory_.GetWeakPtr()] {
+        if (weak) weak->OnIOComplete(OK);
+      });
+      return ERR_IO_PENDING;
+    }
+    spdy_ip_key_ = ip_key;
+  }
+  address_index_ = 0;
+  next_state_ = STATE_CONNECT;
+  return OK;
+}
+
+int HttpNetworkTransaction::UseSpdySession(SpdySession* session,
+                                           const char* how) {
+  spdy_session_ = session->GetWeakPtr();
+  timing_.spdy.session = how;
+  if (std::string(how) != "new") {
+    // No connection of its own: the session's.
+    timing_.socket_reused = true;
+    if (timing_.dns_source.empty()) timing_.dns_source = "reused";
+    if (const SSLInfo* info = session->socket()->GetSSLInfo())
+      timing_.ssl = *info;
+    IPEndPoint peer;
+    if (session->socket()->GetPeerAddress(&peer) == OK)
+      timing_.remote_address = peer.ToString();
+    // Pooled after a lookup: the (free) connection comes after it.
+    if (!timing_.dns_end.is_null()) {
+      timing_.connect_start = timing_.ssl_start = timing_.connect_end =
+          session_->clock()->NowTicks();
+    }
+  }
+  next_state_ = STATE_SPDY_GET_CERT;
+  return OK;
+}
+
+int HttpNetworkTransaction::DoSpdyGetCert() {
+  next_state_ = STATE_SPDY_GET_CERT_COMPLETE;
+  ClientCertProvider* provider =
+      session_->params().ssl_config.client_cert_provider;
+  // The OBC matters only on a session whose handshake presented one (the
+  // server asked for client certificates).
+  const SSLInfo* info =
+      spdy_session_ ? spdy_session_->socket()->GetSSLInfo() : &timing_.ssl;
+  if (!provider || !info || info->obc.source == ObcSource::kNone ||
+      have_client_cert_)
+    return OK;
+  client_cert_ = ClientCert();
+  return provider->GetClientCert(
+      Origin(request_.url.scheme(), request_.url.host(), request_.url.port()),
+      &client_cert_, IOCallback(), &cert_request_);
+}
+
+int HttpNetworkTransaction::DoSpdyGetCertComplete(int result) {
+  cert_request_.reset();
+  if (result != OK) {
+    error_detail_ = "no origin-bound certificate for the SPDY stream";
+    EndSpdyConnect();
+    return result;
+  }
+  have_client_cert_ = !client_cert_.cert_der.empty();
+  if (!spdy_session_) {
+    // The session this request was to use is gone: another one.
+    if (!socket_) {
+      return MaybeRetrySpdy(ERR_SPDY_SERVER_REFUSED_STREAM)
+                 ? OK
+                 : ERR_SPDY_SERVER_REFUSED_STREAM;
+    }
+    int rv = StartSpdySession();
+    if (rv != OK) return rv;
+  }
+  next_state_ = STATE_SPDY_SEND_REQUEST;
+  return OK;
+}
+
+int HttpNetworkTransaction::StartSpdySession() {
+  SpdySessionParams params;
+  params.origin =
+      Origin(request_.url.scheme(), request_.url.host(), request_.url.port());
+  if (have_client_cert_) params.handshake_cert_der = client_cert_.cert_der;
+  // RFC 5705 keying material for CREDENTIAL proofs (the session owns the
+  // socket and outlives the exporter's uses).
+  StreamSocket* tls = socket_.get();
+  params.export_keying_material = [tls](absl::string_view label, size_t length,
+                                        std::string* out) {
+    out->assign(length, '\0');
+    return tls->ExportKeyingMaterial(
+        label, kSpdyCredentialExporterHasContext, "",
+        reinterpret_cast<uint8_t*>(out->data()), length);
+  };
+  auto session = std::make_unique<SpdySession>(std::move(socket_), params);
+  SpdySession* raw =
+      session_->spdy_session_pool()->InsertSession(std::move(session));
+  raw->Start();
+  spdy_session_ = raw->GetWeakPtr();
+  // The origin's session exists: those waiting for it may use it now.
+  EndSpdyConnect();
+  return OK;
+}
+
+int HttpNetworkTransaction::DoSpdySendRequest() {
+  SpdySession* session = spdy_session_.get();
+  if (!session) return ERR_SPDY_SERVER_REFUSED_STREAM;
+  timing_.spdy.used = true;
+  {
+    IPEndPoint local;
+    std::string via;
+    if (session->socket() && session->socket()->GetLocalAddress(&local) == OK)
+      via = local.ToString();
+    timing_.spdy.session_id =
+        absl::StrCat(session->origin().Serialize(), " via ", via);
+  }
+  SpdyStreamParams params;
+  params.origin =
+      Origin(request_.url.scheme(), request_.url.host(), request_.url.port());
+  params.client_cert = have_client_cert_ ? &client_cert_ : nullptr;
+  int rv = session->CreateStream(params, &spdy_stream_);
+  if (rv != OK) {
+    if (MaybeRetrySpdy(rv)) return OK;
+    return rv;
+  }
+  cookie_header_.clear();
+  if (CookieJar* jar = session_->cookie_jar(); jar && !HasExtraHeader("cookie"))
+    cookie_header_ = jar->CookieHeaderFor(request_.url, absl::Now());
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (!HasExtraHeader("user-agent"))
+    headers.emplace_back("user-agent", "netstack-fetch/0.1");
+  if (!HasExtraHeader("accept")) headers.emplace_back("accept", "*/*");
+  for (const auto& header : request_.extra_headers) headers.push_back(header);
+  if (!cookie_header_.empty()) headers.emplace_back("cookie", cookie_header_);
+  if (!request_.upload_body.empty() || request_.method == "POST") {
+    headers.emplace_back("content-length",
+                         absl::StrCat(request_.upload_body.size()));
+  }
+  timing_.request_start = session_->clock()->NowTicks();
+  next_state_ = STATE_SPDY_SEND_REQUEST_COMPLETE;
+  return spdy_stream_->SendRequest(
+      MakeSpdyRequestHeaders(request_.method, request_.url, headers),
+      request_.upload_body, IOCallback());
+}
+
+int HttpNetworkTransaction::DoSpdySendRequestComplete(int result) {
+  if (result != OK) {
+    if (MaybeRetrySpdy(result)) return OK;
+    error_detail_ = "sending the request on the SPDY stream failed";
+    return result;
+  }
+  next_state_ = STATE_SPDY_READ_HEADERS;
+  return OK;
+}
+
+int HttpNetworkTransaction::DoSpdyReadHeaders() {
+  next_state_ = STATE_SPDY_READ_HEADERS_COMPLETE;
+  return spdy_stream_->ReadResponseHeaders(IOCallback());
+}
+
+int HttpNetworkTransaction::DoSpdyReadHeadersComplete(int result) {
+  timing_.spdy.stream_id = spdy_stream_->stream_id();
+  timing_.spdy.credential_slot = spdy_stream_->credential_slot();
+  timing_.spdy.credential_sent = spdy_stream_->sent_credential();
+  if (result != OK) {
+    if (MaybeRetrySpdy(result)) return OK;
+    error_detail_ = absl::StrCat("SPDY stream ", spdy_stream_->stream_id(),
+                                 " failed: ", ErrorToShortString(result));
+    return result;
+  }
+  timing_.response_start = session_->clock()->NowTicks();
+  const SpdyHeaderBlock& block = spdy_stream_->response_headers();
+  const int status = SpdyResponseStatus(block);
+  if (status < 0) {
+    error_detail_ = "the SYN_REPLY has no valid :status";
+    return ERR_SPDY_PROTOCOL_ERROR;
+  }
+  // The response as an HTTP/1.1 head, so everything above reads it alike.
+  std::string raw = absl::StrCat("HTTP/1.1 ", status, "\r\n");
+  for (const auto& [name, value] : block) {
+    if (!name.empty() && name[0] == ':') continue;
+    for (absl::string_view v : absl::StrSplit(value, '\0'))
+      absl::StrAppend(&raw, name, ": ", v, "\r\n");
+  }
+  raw += "\r\n";
+  timing_.header_bytes = raw.size();
+  absl::StatusOr<HttpResponseHeaders> parsed = HttpResponseHeaders::Parse(raw);
+  if (!parsed.ok()) {
+    error_detail_ = std::string(parsed.status().message());
+    return HttpResponseHeaders::NetErrorForParseFailure(parsed.status());
+  }
+  spdy_response_headers_ = *std::move(parsed);
+  timing_.status_code = status;
+  SaveCookies();
+  last_progress_ = TimeTicks::Now();
+  return OK;
+}
+
+bool HttpNetworkTransaction::MaybeRetrySpdy(int error) {
+  if (spdy_retries_ >= 3) return false;
+  const bool pooled = timing_.spdy.session == "pooled";
+  if ((error == ERR_SPDY_INVALID_CREDENTIALS ||
+       error == ERR_SPDY_CREDENTIAL_UNAVAILABLE) &&
+      pooled) {
+    // The server wants this origin on a connection of its own (or its OBC
+    // cannot be presented on the pooled one): a direct connection.
+    spdy_no_pooling_ = true;
+    timing_.spdy.retry = absl::StrCat(ErrorToShortString(error),
+                                      ": retried on a direct connection");
+  } else if (error == ERR_SPDY_SERVER_REFUSED_STREAM) {
+    timing_.spdy.retry = "refused stream (GOAWAY): retried on a new session";
+  } else {
+    return false;
+  }
+  ++spdy_retries_;
+  spdy_stream_.reset();
+  spdy_session_ = WeakPtr<SpdySession>();
+  socket_.reset();
+  reused_socket_ = false;
+  timing_.socket_reused = false;
+  timing_.dns_start = TimeTicks();
+  timing_.dns_end = TimeTicks();
+  timing_.connect_start = TimeTicks();
+  timing_.ssl_start = TimeTicks();
+  timing_.connect_end = TimeTicks();
+  timing_.request_start = TimeTicks();
+  timing_.response_start = TimeTicks();
+  next_state_ = STATE_INIT_CONNECTION;
+  return true;
+}
+
+int HttpNetworkTransaction::ReadSpdyBody(std::shared_ptr<IOBuffer> buf, int len,
+                                         CompletionOnceCallback callback) {
+  if (spdy_body_done_ || !spdy_stream_) return 0;
+  if (DeadlinePassed()) return TimeOut(/*body_read_pending=*/false);
+  auto on_result = [this](int rv) {
+    if (rv > 0) {
+      timing_.body_bytes += rv;
+      last_progress_ = TimeTicks::Now();
+    } else {
+      spdy_body_done_ = true;
+      request_timer_.Stop();
+      timing_.response_end = session_->clock()->NowTicks();
+      if (rv < 0) {
+        error_detail_ = absl::StrCat("SPDY stream ", spdy_stream_->stream_id(),
+                                     " failed: ", ErrorToShortString(rv));
+        final_error_ = rv;
+        Finish(rv);
+      }
+    }
+  };
+  int rv = spdy_stream_->ReadBody(
+      std::move(buf), len,
+      [this, on_result, weak = weak_factory_.GetWeakPtr()](int rv) {
+        if (!weak) return;
+        on_result(rv);
+        CompletionOnceCallback cb = std::move(callback_);
+        callback_ = nullptr;
+        if (cb) std::move(cb)(rv);
+      });
+  if (rv == ERR_IO_PENDING) {
+    callback_ = std::move(callback);
+    return rv;
+  }
+  on_result(rv);
+  return rv;
 }
 
 }  // namespace net

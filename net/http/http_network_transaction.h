@@ -22,15 +22,19 @@
 #define NET_HTTP_HTTP_NETWORK_TRANSACTION_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "cert/obc/client_cert_provider.h"
 #include "net/base/event_loop.h"
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/http_network_session.h"
 #include "net/http/http_stream_parser.h"
+#include "net/spdy/spdy_session.h"
+#include "net/spdy/spdy_stream.h"
 #include "net/timing/load_timing.h"
 
 namespace net {
@@ -84,6 +88,15 @@ class HttpNetworkTransaction {
     STATE_SEND_REQUEST_COMPLETE,
     STATE_READ_HEADERS,
     STATE_READ_HEADERS_COMPLETE,
+    // SPDY (the session's SSLConfig offers spdy/3): the OBC to present on
+    // the session, then one stream.
+    STATE_SPDY_POOL_CHECK,
+    STATE_SPDY_GET_CERT,
+    STATE_SPDY_GET_CERT_COMPLETE,
+    STATE_SPDY_SEND_REQUEST,
+    STATE_SPDY_SEND_REQUEST_COMPLETE,
+    STATE_SPDY_READ_HEADERS,
+    STATE_SPDY_READ_HEADERS_COMPLETE,
   };
 
   int DoLoop(int result);
@@ -98,6 +111,29 @@ class HttpNetworkTransaction {
   int DoSendRequestComplete(int result);
   int DoReadHeaders();
   int DoReadHeadersComplete(int result);
+  int DoSpdyPoolCheck();
+  int DoSpdyGetCert();
+  int DoSpdyGetCertComplete(int result);
+  int DoSpdySendRequest();
+  int DoSpdySendRequestComplete(int result);
+  int DoSpdyReadHeaders();
+  int DoSpdyReadHeadersComplete(int result);
+  // SPDY: whether this request may use a SPDY session (https, spdy/3
+  // offered, not after the server asked for a direct connection).
+  bool SpdyAllowed() const;
+  // Takes |session| for this request ("new", "reused" or "pooled") and
+  // goes on to the stream.
+  int UseSpdySession(SpdySession* session, const char* how);
+  // The TLS handshake chose spdy/3: wraps socket_ in a session the pool
+  // owns.
+  int StartSpdySession();
+  // Ends this request's claim on making the origin's connection.
+  void EndSpdyConnect();
+  // A stream failed before a response: retry (refused stream, or
+  // INVALID_CREDENTIALS on a direct connection). False if not.
+  bool MaybeRetrySpdy(int error);
+  int ReadSpdyBody(std::shared_ptr<IOBuffer> buf, int len,
+                   CompletionOnceCallback callback);
   void OnIOComplete(int result);
   // The request deadline passed (from its timer, or noticed by Read): drops
   // the work in flight, says in error_detail() what was going on (with
@@ -115,8 +151,8 @@ class HttpNetworkTransaction {
   bool CanSendEarlyData() const;
   void NoteEarlyDataRejection();
   // A reused idle connection failed before any response, or a Snap Start
-  // attempt or early data was rejected: retry on a new connection. Returns false (and
-  // changes nothing) otherwise.
+  // attempt or early data was rejected: retry on a new connection. Returns
+  // false (and changes nothing) otherwise.
   bool MaybeRetryOnNewConnection(int error);
   // The body is complete (|result| >= 0) or failed: stop the deadline, and
   // return a reusable connection to the idle pool.
@@ -150,6 +186,24 @@ class HttpNetworkTransaction {
   // the response headers are in.
   bool handshake_awaits_response_ = false;
   std::unique_ptr<HttpStreamParser> parser_;
+  // SPDY.
+  WeakPtr<SpdySession> spdy_session_;
+  std::unique_ptr<SpdyStream> spdy_stream_;
+  std::optional<HttpResponseHeaders> spdy_response_headers_;
+  bool spdy_body_done_ = false;
+  // This request is making its origin's connection (others wait on it).
+  bool owns_spdy_connect_ = false;
+  // This request is making the connection to this address ("ip:a:port"),
+  // so requests for other origins that resolve to it wait to be pooled.
+  std::string spdy_ip_key_;
+  // The server answered INVALID_CREDENTIALS on a pooled session: no
+  // pooling for this request any more.
+  bool spdy_no_pooling_ = false;
+  int spdy_retries_ = 0;
+  // The OBC for the request's origin (presented on the session).
+  ClientCert client_cert_;
+  bool have_client_cert_ = false;
+  std::unique_ptr<ClientCertProvider::Request> cert_request_;
   OneShotTimer request_timer_;
   // When the request deadline passes, on the event loop's clock (that of
   // |request_timer_|); null for none.

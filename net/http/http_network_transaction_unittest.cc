@@ -545,6 +545,43 @@ TEST_F(HttpNetworkTransactionTest, RejectedSnapStartIsRetriedOnce) {
       << timing_.ssl.snap_start_detail;
 }
 
+// TLS 1.3 early data: the request went with the ClientHello and the server
+// rejected it (the read fails with ERR_EARLY_DATA_REJECTED): it is sent again
+// on a new connection, once, and the trace says early data was rejected.
+TEST_F(HttpNetworkTransactionTest, RejectedEarlyDataIsResentOnANewConnection) {
+  MockRead rejected_reads[] = {MockRead(ASYNC, ERR_EARLY_DATA_REJECTED)};
+  MockWrite rejected_writes[] = {MockWrite(ASYNC, kGet)};
+  StaticSocketDataProvider rejected_data(rejected_reads, rejected_writes);
+  factory_.AddSocketDataProvider(&rejected_data);
+  SSLSocketDataProvider rejected_ssl(SYNC, OK);
+  rejected_ssl.ssl_info.version = "TLSv1.3";
+  rejected_ssl.ssl_info.early_data = "offered";
+  rejected_ssl.ssl_info.early_data_reason = "peer_declined";
+  rejected_ssl.ssl_info.awaiting_server_response = true;
+  factory_.AddTlsSocketProvider(&rejected_ssl);
+  MockRead reads[] = {
+      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")};
+  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
+  StaticSocketDataProvider data(reads, writes);
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(ASYNC, OK);
+  ssl.ssl_info.version = "TLSv1.3";
+  ssl.ssl_info.resumed = true;
+  factory_.AddTlsSocketProvider(&ssl);
+  HttpNetworkSessionParams params = ShortDeadline();
+  params.ssl_config.early_data_enabled = true;
+  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+
+  int error;
+  EXPECT_EQ(FetchUrl(&session, "https://www.example.test/page", &error), "ok");
+  EXPECT_EQ(error, OK) << detail_;
+  EXPECT_EQ(factory_.tls_sockets_requested().size(), 2u);
+  EXPECT_TRUE(timing_.ssl.resumed);
+  EXPECT_EQ(timing_.ssl.early_data, "rejected");
+  EXPECT_EQ(timing_.ssl.early_data_reason,
+            "peer_declined; request retried in 1-RTT on a new connection");
+}
+
 TEST_F(HttpNetworkTransactionTest, StalledServerHitsTheRequestTimeout) {
   HttpNetworkSessionParams params;
   params.request_timeout = absl::Milliseconds(50);

@@ -9,9 +9,12 @@
 #ifndef NET_SOCKET_STREAM_SOCKET_H_
 #define NET_SOCKET_STREAM_SOCKET_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "net/base/io_buffer.h"
 #include "net/base/ip_endpoint.h"
 #include "net/base/net_errors.h"
@@ -51,6 +54,15 @@ class StreamSocket {
   // SSLInfo::awaiting_server_response), and on a certificate error its
   // cert_verify says why. Valid until the socket is destroyed.
   virtual const SSLInfo* GetSSLInfo() const { return nullptr; }
+  // ExportKeyingMaterial writes |out_len| bytes of the TLS connection's RFC
+  // 5705 keying material for |label| (with |context| only if |has_context|)
+  // to |out|: OK, or a net error; ERR_NOT_IMPLEMENTED for a socket that is
+  // not TLS. SPDY CREDENTIAL proofs need it (net/spdy/spdy_credential.h).
+  virtual int ExportKeyingMaterial(absl::string_view label, bool has_context,
+                                   absl::string_view context, uint8_t* out,
+                                   size_t out_len) const {
+    return ERR_NOT_IMPLEMENTED;
+  }
   // error_detail explains the socket's last failure beyond its error code
   // (BoringSSL's reason, the Snap Start core's), or is empty.
   virtual const std::string& error_detail() const;

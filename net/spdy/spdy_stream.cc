@@ -163,7 +163,8 @@ void SpdyStream::Wake(int result) {
 }
 
 void SpdyStream::Poke() {
-  if (poke_posted_) return;
+  // No loop (torn down with the session at exit): nobody is waiting.
+  if (poke_posted_ || !EventLoop::Current()) return;
   poke_posted_ = true;
   EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
     if (SpdyStream* self = weak.get()) self->OnPoke();

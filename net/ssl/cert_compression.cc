@@ -35,8 +35,7 @@ bool ZlibDecompress(absl::string_view in, size_t uncompressed_len,
   z_stream stream = {};
   if (inflateInit(&stream) != Z_OK) return false;
   out->resize(uncompressed_len);
-  stream.next_in =
-      reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   stream.avail_in = static_cast<uInt>(in.size());
   stream.next_out = reinterpret_cast<Bytef*>(out->data());
   stream.avail_out = static_cast<uInt>(uncompressed_len);
@@ -88,8 +87,8 @@ class CompressionCache {
  public:
   bool Compress(CertCompressionAlgorithm algorithm, absl::string_view in,
                 std::string* out) {
-    auto key = std::make_pair(static_cast<uint16_t>(algorithm),
-                              std::string(in));
+    auto key =
+        std::make_pair(static_cast<uint16_t>(algorithm), std::string(in));
     {
       absl::MutexLock lock(&mu_);
       auto it = entries_.find(key);
@@ -152,9 +151,9 @@ int DecompressCallback(SSL* ssl, CRYPTO_BUFFER** out, size_t uncompressed_len,
           uncompressed_len, &decompressed)) {
     return 0;
   }
-  *out = CRYPTO_BUFFER_new(
-      reinterpret_cast<const uint8_t*>(decompressed.data()),
-      decompressed.size(), nullptr);
+  *out =
+      CRYPTO_BUFFER_new(reinterpret_cast<const uint8_t*>(decompressed.data()),
+                        decompressed.size(), nullptr);
   if (!*out) return 0;
   Record(ssl, kAlgorithm, in_len, uncompressed_len);
   return 1;
@@ -200,9 +199,8 @@ absl::StatusOr<std::vector<CertCompressionAlgorithm>> ParseCertCompressionList(
     }
     for (CertCompressionAlgorithm seen : out) {
       if (seen == algorithm) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("certificate compression algorithm '", name,
-                         "' listed twice"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "certificate compression algorithm '", name, "' listed twice"));
       }
     }
     out.push_back(algorithm);
@@ -250,8 +248,8 @@ bool AddCertDecompressionAlgorithms(
         algorithm == CertCompressionAlgorithm::kZlib
             ? &DecompressCallback<CertCompressionAlgorithm::kZlib>
             : &DecompressCallback<CertCompressionAlgorithm::kBrotli>;
-    if (!SSL_CTX_add_cert_compression_alg(
-            ctx, static_cast<uint16_t>(algorithm), nullptr, decompress)) {
+    if (!SSL_CTX_add_cert_compression_alg(ctx, static_cast<uint16_t>(algorithm),
+                                          nullptr, decompress)) {
       return false;
     }
   }
@@ -265,8 +263,8 @@ bool AddCertCompressionAlgorithms(
         algorithm == CertCompressionAlgorithm::kZlib
             ? &CompressCallback<CertCompressionAlgorithm::kZlib>
             : &CompressCallback<CertCompressionAlgorithm::kBrotli>;
-    if (!SSL_CTX_add_cert_compression_alg(
-            ctx, static_cast<uint16_t>(algorithm), compress, nullptr)) {
+    if (!SSL_CTX_add_cert_compression_alg(ctx, static_cast<uint16_t>(algorithm),
+                                          compress, nullptr)) {
       return false;
     }
   }

@@ -36,9 +36,10 @@ class SSLClientContext {
  public:
   // |cert_compression|: the algorithms offered, in preference order (empty:
   // none).
-  explicit SSLClientContext(CertVerifier* verifier,
-                            const std::vector<CertCompressionAlgorithm>&
-                                cert_compression = SSLConfig().cert_compression);
+  explicit SSLClientContext(
+      CertVerifier* verifier,
+      const std::vector<CertCompressionAlgorithm>& cert_compression =
+          SSLConfig().cert_compression);
   ~SSLClientContext();
   SSLClientContext(const SSLClientContext&) = delete;
   SSLClientContext& operator=(const SSLClientContext&) = delete;

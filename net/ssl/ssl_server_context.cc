@@ -110,9 +110,9 @@ absl::StatusOr<std::unique_ptr<SSLServerContext>> SSLServerContext::Create(
   }
   if (!AddCertCompressionAlgorithms(ctx, config.cert_compression)) {
     ERR_clear_error();
-    return absl::InvalidArgumentError(absl::StrCat(
-        "bad certificate compression list ",
-        CertCompressionListToString(config.cert_compression)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("bad certificate compression list ",
+                     CertCompressionListToString(config.cert_compression)));
   }
   return context;
 }

@@ -17,6 +17,7 @@ SSLServerSocket::~SSLServerSocket() = default;
 int SSLServerSocket::Handshake(CompletionOnceCallback callback) {
   handshake_start_ = TimeTicks::Now();
   int rv = DoHandshake();
+  if (rv != OK && rv != ERR_IO_PENDING) FillEarlyDataInfo();
   if (rv == ERR_IO_PENDING) handshake_callback_ = std::move(callback);
   return rv;
 }
@@ -50,18 +51,26 @@ void SSLServerSocket::FinishHandshake() {
   // Finished: in TLS 1.2 that is False Start's early application data.
   app_data_with_finished_ = adapter()->buffered_input() > 0;
   FillNegotiatedInfo(&ssl_info_);
+  FillEarlyDataInfo();
+}
+
+void SSLServerSocket::FillEarlyDataInfo() {
   // With 0-RTT accepted the handshake "completes" right after the server's
-  // first flight (SSL_in_early_data); the ClientHello callback marked an
-  // offer, which is otherwise rejected.
-  if (SSL_in_early_data(ssl())) {
+  // first flight (SSL_in_early_data). The ClientHello callback marked an
+  // offer; once the server has decided (its flight sent), one not accepted
+  // was rejected. A client whose early data was rejected abandons the
+  // connection, so that is usually learnt from a failed handshake.
+  const ssl_early_data_reason_t reason = SSL_get_early_data_reason(ssl());
+  if (SSL_in_early_data(ssl()) || SSL_early_data_accepted(ssl())) {
     ssl_info_.early_data = "accepted";
-  } else if (ssl_info_.early_data == "offered") {
+  } else if (ssl_info_.early_data == "offered" &&
+             reason != ssl_early_data_unknown) {
     ssl_info_.early_data = "rejected";
   }
-  if (ssl_info_.early_data_reason.empty() && ssl_info_.early_data != "not_offered") {
-    if (const char* reason =
-            SSL_early_data_reason_string(SSL_get_early_data_reason(ssl())))
-      ssl_info_.early_data_reason = reason;
+  if (ssl_info_.early_data_reason.empty() &&
+      ssl_info_.early_data != "not_offered") {
+    if (const char* name = SSL_early_data_reason_string(reason))
+      ssl_info_.early_data_reason = name;
   }
 }
 
@@ -69,6 +78,7 @@ void SSLServerSocket::OnHandshakeIOReady() {
   if (!handshake_callback_) return;
   int rv = DoHandshake();
   if (rv == ERR_IO_PENDING) return;
+  if (rv != OK) FillEarlyDataInfo();
   CompletionOnceCallback cb = std::move(handshake_callback_);
   handshake_callback_ = nullptr;
   std::move(cb)(rv);

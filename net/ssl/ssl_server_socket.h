@@ -33,6 +33,8 @@ class SSLServerSocket : public SSLSocketBase {
   }
   void Disconnect() override;
 
+  // Also after a failed handshake: early_data and its reason (a client whose
+  // early data was rejected gives up on the connection).
   const SSLInfo& ssl_info() const { return ssl_info_; }
   const SSLInfo* GetSSLInfo() const override { return &ssl_info_; }
   TimeTicks handshake_start() const { return handshake_start_; }
@@ -58,6 +60,9 @@ class SSLServerSocket : public SSLSocketBase {
   void OnHandshakeIOReady() override;
   int DoHandshake();
   void FinishHandshake();
+  // ssl_info_.early_data: "accepted", "rejected" (offered, and the server
+  // has answered without accepting), or as the ClientHello callback left it.
+  void FillEarlyDataInfo();
 
   CompletionOnceCallback handshake_callback_;
   TimeTicks handshake_start_;

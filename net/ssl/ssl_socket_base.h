@@ -47,7 +47,7 @@ class SSLSocketBase : public StreamSocket,
   // For SPDY CREDENTIAL proofs (net/spdy/spdy_credential.h).
   int ExportKeyingMaterial(absl::string_view label, bool has_context,
                            absl::string_view context, uint8_t* out,
-                           size_t out_len) const;
+                           size_t out_len) const override;
   // server_name is the SNI host name the client sent ("" if none).
   std::string server_name() const;
 

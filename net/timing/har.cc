@@ -265,6 +265,14 @@ void SetSince(Json* object, absl::string_view key, TimeTicks origin,
 void AddStackFacts(const LoadTiming& t, Json* entry) {
   entry->Set("_dnsSource", Json::Str(t.dns_source));
   entry->Set("_socketReused", Json::Bool(t.socket_reused));
+  if (t.spdy.used) {
+    Json& spdy = entry->Set("_spdy", Json::Object());
+    spdy.Set("streamId", Json::Int(t.spdy.stream_id));
+    spdy.Set("session", Json::Str(t.spdy.session));
+    spdy.Set("sessionId", Json::Str(t.spdy.session_id));
+    spdy.Set("credentialSlot", Json::Int(t.spdy.credential_slot));
+    spdy.Set("credentialSent", Json::Bool(t.spdy.credential_sent));
+  }
   if (t.net_error != OK) {
     entry->Set("_error", Json::Str(ErrorToShortString(t.net_error)));
     entry->Set("_errorCode", Json::Int(t.net_error));

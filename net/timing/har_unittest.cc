@@ -6,36 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "net/base/net_errors.h"
+#include "net/timing/load_timing_test_util.h"
 #include "net/timing/phases.h"
 
 namespace net {
 namespace {
-
-TimeTicks At(double ms) {
-  return TimeTicks::FromMicroseconds(1'000'000 +
-                                     static_cast<int64_t>(ms * 1000));
-}
-
-LoadTiming HttpsTiming() {
-  LoadTiming t;
-  t.url = "https://www.example.test/";
-  t.https = true;
-  t.start = At(0);
-  t.fetch_start = At(1);
-  t.dns_start = At(1);
-  t.dns_end = At(41);
-  t.connect_start = At(41);
-  t.ssl_start = At(141);
-  t.connect_end = At(341);
-  t.request_start = At(341.5);
-  t.response_start = At(441);
-  t.response_end = At(442);
-  t.status_code = 200;
-  t.remote_address = "127.0.0.1:443";
-  t.dns_source = "network";
-  t.ssl.version = "TLSv1.2";
-  return t;
-}
 
 HarOptions Options() {
   HarOptions o;
@@ -68,15 +43,7 @@ TEST(PhasesTest, FreshHttpsConnectionTilesTheRequest) {
 }
 
 TEST(PhasesTest, ReusedConnectionHasNoDnsOrConnect) {
-  LoadTiming t;
-  t.https = true;
-  t.socket_reused = true;
-  t.start = At(0);
-  t.fetch_start = At(2);
-  t.request_start = At(3);
-  t.response_start = At(4);
-  t.response_end = At(5);
-  RequestPhases p = ComputeRequestPhases(t);
+  RequestPhases p = ComputeRequestPhases(ReusedConnectionTiming());
   EXPECT_FALSE(p.dns.present);
   EXPECT_FALSE(p.connect.present);
   EXPECT_FALSE(p.ssl.present);
@@ -209,14 +176,7 @@ TEST(HarTest, ExtrasFillHeadersCookiesAndRedirect) {
 }
 
 TEST(HarTest, FailedRequest) {
-  LoadTiming t;
-  t.url = "https://missing.test/";
-  t.https = true;
-  t.start = At(0);
-  t.dns_start = At(1);
-  t.failed_at = At(30);
-  t.net_error = ERR_NAME_NOT_RESOLVED;
-  std::string har = LoadTimingsToHar({t}, Options());
+  std::string har = LoadTimingsToHar({FailedDnsTiming()}, Options());
   EXPECT_TRUE(Has(har, "\"_error\": \"ERR_NAME_NOT_RESOLVED\"")) << har;
   EXPECT_TRUE(
       Has(har, absl::StrCat("\"_errorCode\": ", ERR_NAME_NOT_RESOLVED)));

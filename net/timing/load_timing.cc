@@ -124,6 +124,15 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                   ",\"socketReused\":", t.socket_reused ? "true" : "false",
                   ",\"socketPreconnected\":",
                   t.socket_preconnected ? "true" : "false");
+  if (t.spdy.used) {
+    absl::StrAppend(
+        &json, ",\"spdy\":{\"streamId\":", t.spdy.stream_id,
+        ",\"session\":\"", t.spdy.session, "\",\"sessionId\":\"",
+        JsonEscape(t.spdy.session_id), "\",\"credentialSlot\":",
+        t.spdy.credential_slot, ",\"credentialSent\":",
+        t.spdy.credential_sent ? "true" : "false", ",\"retry\":\"",
+        JsonEscape(t.spdy.retry), "\"}");
+  }
   absl::StrAppend(&json, ",\"encodedBodySize\":", t.body_bytes);
   absl::StrAppend(&json, ",\"headerSize\":", t.header_bytes);
   if (t.https) {

@@ -44,6 +44,26 @@ struct CertBundleTrace {
   std::string not_used_because;
 };
 
+// SPDY facts of a request that went over a SPDY/3 session (issue 13).
+struct SpdyTrace {
+  bool used = false;
+  uint32_t stream_id = 0;
+  // "new" (this request's connection made the session), "reused" (an open
+  // session to the origin) or "pooled" (IP pooling: a session made for
+  // another origin whose certificate covers this one).
+  std::string session;
+  // Which session: its origin and local address ("https://a:443 via
+  // 127.0.0.1:41234"), the same for every request it carried.
+  std::string session_id;
+  // The CREDENTIAL slot the SYN_STREAM named (0: the handshake's
+  // certificate or none) and whether this request sent the CREDENTIAL.
+  int credential_slot = 0;
+  bool credential_sent = false;
+  // Why the request was sent again, if it was ("INVALID_CREDENTIALS: retried
+  // on a direct connection", "refused stream (GOAWAY)").
+  std::string retry;
+};
+
 struct LoadTiming {
   // W3C Resource Timing points.
   TimeTicks start;           // startTime: the request was created
@@ -75,6 +95,7 @@ struct LoadTiming {
   bool https = false;
   SSLInfo ssl;
   CertBundleTrace cert_bundle;
+  SpdyTrace spdy;
   int64_t body_bytes = 0;
   int64_t header_bytes = 0;
 };

@@ -1,36 +1,15 @@
 #include "net/timing/load_timing.h"
 
 #include "gtest/gtest.h"
+#include "net/timing/load_timing_test_util.h"
 
 namespace net {
 namespace {
 
-TimeTicks At(int ms) {
-  return TimeTicks::FromMicroseconds(1'000'000 + ms * 1000);
-}
-
-LoadTiming HttpsTiming() {
-  LoadTiming t;
-  t.url = "https://www.example.test/";
-  t.https = true;
-  t.start = At(0);
-  t.fetch_start = At(1);
-  t.dns_start = At(1);
-  t.dns_end = At(41);
-  t.connect_start = At(41);
-  t.ssl_start = At(141);
-  t.connect_end = At(341);
-  t.request_start = At(341);
-  t.response_start = At(441);
-  t.response_end = At(442);
-  t.status_code = 200;
-  t.ssl.version = "TLSv1.2";
-  t.ssl.false_start = true;
-  return t;
-}
-
 TEST(LoadTimingTest, JsonHasEveryPointInOrder) {
-  std::string json = LoadTimingToJson(HttpsTiming());
+  LoadTiming t = HttpsTiming();
+  t.ssl.false_start = true;
+  std::string json = LoadTimingToJson(t);
   const char* names[] = {"startTime",         "fetchStart",
                          "domainLookupStart", "domainLookupEnd",
                          "connectStart",      "secureConnectionStart",
@@ -57,15 +36,7 @@ TEST(LoadTimingTest, PlainHttpHasNoSecureConnectionStart) {
 }
 
 TEST(LoadTimingTest, ReusedConnectionCollapsesOntoFetchStart) {
-  LoadTiming t;
-  t.https = true;
-  t.socket_reused = true;
-  t.start = At(0);
-  t.fetch_start = At(2);
-  t.request_start = At(3);
-  t.response_start = At(4);
-  t.response_end = At(5);
-  std::string json = LoadTimingToJson(t);
+  std::string json = LoadTimingToJson(ReusedConnectionTiming());
   EXPECT_NE(json.find("\"connectEnd\":2.000"), std::string::npos) << json;
   EXPECT_NE(json.find("\"secureConnectionStart\":2.000"), std::string::npos)
       << json;

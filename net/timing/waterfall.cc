@@ -14,6 +14,7 @@
 #include "net/base/net_errors.h"
 #include "net/base/url.h"
 #include "net/timing/phases.h"
+#include "net/timing/xml_escape.h"
 
 namespace net {
 namespace {
@@ -34,38 +35,8 @@ constexpr double kThin = 7;    // DevTools: stalled, DNS, connect, SSL
 constexpr double kThick = 13;  // request, waiting, download
 constexpr size_t kLabelChars = 52;
 
-// XmlEscape makes |s| safe in XML text and attribute values: valid UTF-8,
-// markup characters and quotes escaped, control characters XML 1.0 forbids
-// replaced by '?'.
-std::string XmlEscape(absl::string_view s) {
-  std::string out;
-  for (unsigned char c : ToValidUtf8(s)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-          out.push_back('?');
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  return out;
-}
+// SvgText makes |s| safe in XML text and attribute values, as valid UTF-8.
+std::string SvgText(absl::string_view s) { return XmlEscape(ToValidUtf8(s)); }
 
 // Truncate keeps at most |max| code points of valid UTF-8 |s|, ending in an
 // ellipsis when it cuts.
@@ -136,7 +107,7 @@ void DrawMarker(bool failure, double x, double y, const std::string& tooltip,
                     " Z\" fill=\"#FFFFFF\" stroke=\"", kWaterfallColorDns,
                     "\" stroke-width=\"2\">");
   }
-  absl::StrAppend(svg, "<title>", XmlEscape(tooltip), "</title></path>\n");
+  absl::StrAppend(svg, "<title>", SvgText(tooltip), "</title></path>\n");
 }
 
 std::string HostOf(const std::string& url) {
@@ -400,7 +371,7 @@ std::string LoadTimingsToWaterfallSvg(const std::vector<LoadTiming>& timings) {
       "\" font-family=\"Arial, Helvetica, sans-serif\" font-size=\"12\">\n");
   absl::StrAppend(
       &svg, "<title>",
-      XmlEscape(absl::StrCat("Waterfall of ", timings.size(), " requests")),
+      SvgText(absl::StrCat("Waterfall of ", timings.size(), " requests")),
       "</title>\n");
   // Background and frame: the picture's extent, edge to edge.
   absl::StrAppend(&svg, "<rect x=\"0.5\" y=\"0.5\" width=\"", kWidth - 1,
@@ -409,9 +380,9 @@ std::string LoadTimingsToWaterfallSvg(const std::vector<LoadTiming>& timings) {
   absl::StrAppend(
       &svg, "<text x=\"", Num(kLabelX), "\" y=\"20\" font-size=\"14\" ",
       "font-weight=\"bold\">",
-      XmlEscape(absl::StrCat("Waterfall: ", rows.size(), " request",
-                             rows.size() == 1 ? "" : "s", ", ", Num(span_ms),
-                             " ms from the first event")),
+      SvgText(absl::StrCat("Waterfall: ", rows.size(), " request",
+                           rows.size() == 1 ? "" : "s", ", ", Num(span_ms),
+                           " ms from the first event")),
       "</text>\n");
 
   // Row backgrounds (stripes; off-path rows tinted).
@@ -452,17 +423,17 @@ std::string LoadTimingsToWaterfallSvg(const std::vector<LoadTiming>& timings) {
 
   auto section = [&](double top, const std::string& text) {
     absl::StrAppend(&svg, "<text x=\"", Num(kLabelX), "\" y=\"", Num(top + 15),
-                    "\" font-weight=\"bold\" fill=\"#212121\">",
-                    XmlEscape(text), "</text>\n");
+                    "\" font-weight=\"bold\" fill=\"#212121\">", SvgText(text),
+                    "</text>\n");
   };
   auto draw_row = [&](const Row& r, double top) {
     const double mid = top + kRowH / 2;
-    absl::StrAppend(&svg, "<g>\n<title>", XmlEscape(r.tooltip), "</title>\n");
+    absl::StrAppend(&svg, "<g>\n<title>", SvgText(r.tooltip), "</title>\n");
     absl::StrAppend(&svg, "<text x=\"", Num(kLabelX + (r.off_path ? 8 : 0)),
                     "\" y=\"", Num(mid + 4), "\"",
                     r.off_path ? " font-style=\"italic\" fill=\"#5D4037\""
                                : " fill=\"#212121\"",
-                    ">", XmlEscape(r.label), "</text>\n");
+                    ">", SvgText(r.label), "</text>\n");
     double bar_end = kChartX0;
     for (const Segment& s : r.segments) {
       const double x = x_of(s.begin);
@@ -476,7 +447,7 @@ std::string LoadTimingsToWaterfallSvg(const std::vector<LoadTiming>& timings) {
                        "stroke-dasharray=\"3,2\""
                      : "",
           "><title>",
-          XmlEscape(absl::StrCat(s.name, ": ", MsText(s.end - s.begin))),
+          SvgText(absl::StrCat(s.name, ": ", MsText(s.end - s.begin))),
           "</title></rect>\n");
     }
     for (const Segment& s : r.under) {
@@ -486,7 +457,7 @@ std::string LoadTimingsToWaterfallSvg(const std::vector<LoadTiming>& timings) {
           &svg, "<rect x=\"", Num(x), "\" y=\"", Num(mid + kThick / 2 + 1),
           "\" width=\"", Num(w), "\" height=\"", Num(s.height), "\" fill=\"",
           s.color, "\"><title>",
-          XmlEscape(absl::StrCat(s.name, ": ", MsText(s.end - s.begin))),
+          SvgText(absl::StrCat(s.name, ": ", MsText(s.end - s.begin))),
           "</title></rect>\n");
     }
     for (const Marker& m : r.markers) {
@@ -497,7 +468,7 @@ std::string LoadTimingsToWaterfallSvg(const std::vector<LoadTiming>& timings) {
     if (!r.duration.empty()) {
       absl::StrAppend(&svg, "<text x=\"", Num(bar_end + 4), "\" y=\"",
                       Num(mid + 4), "\" font-size=\"11\" fill=\"#616161\">",
-                      XmlEscape(r.duration), "</text>\n");
+                      SvgText(r.duration), "</text>\n");
     }
     absl::StrAppend(&svg, "</g>\n");
   };
@@ -534,7 +505,7 @@ std::string LoadTimingsToWaterfallSvg(const std::vector<LoadTiming>& timings) {
                       "/>\n");
     }
     absl::StrAppend(&svg, "<text x=\"", Num(x + 16), "\" y=\"", Num(ly2), "\">",
-                    XmlEscape(item.name), "</text>\n");
+                    SvgText(item.name), "</text>\n");
   }
   absl::StrAppend(&svg, "</g>\n</svg>\n");
   return svg;

@@ -5,35 +5,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
-#include "net/base/net_errors.h"
+#include "net/timing/load_timing_test_util.h"
 
 namespace net {
 namespace {
-
-TimeTicks At(double ms) {
-  return TimeTicks::FromMicroseconds(1'000'000 +
-                                     static_cast<int64_t>(ms * 1000));
-}
-
-LoadTiming HttpsTiming() {
-  LoadTiming t;
-  t.url = "https://www.example.test/";
-  t.https = true;
-  t.start = At(0);
-  t.fetch_start = At(1);
-  t.dns_start = At(1);
-  t.dns_end = At(41);
-  t.connect_start = At(41);
-  t.ssl_start = At(141);
-  t.connect_end = At(341);
-  t.request_start = At(341.5);
-  t.response_start = At(441);
-  t.response_end = At(442);
-  t.status_code = 200;
-  t.dns_source = "network";
-  t.ssl.version = "TLSv1.3";
-  return t;
-}
 
 size_t Count(const std::string& haystack, const std::string& needle) {
   size_t n = 0;
@@ -108,7 +83,9 @@ size_t Count(const std::string& haystack, const std::string& needle) {
 }
 
 TEST(WaterfallTest, OneRowWithDevtoolsColours) {
-  std::string svg = LoadTimingsToWaterfallSvg({HttpsTiming()});
+  LoadTiming t = HttpsTiming();
+  t.ssl.version = "TLSv1.3";
+  std::string svg = LoadTimingsToWaterfallSvg({t});
   EXPECT_TRUE(WellFormed(svg)) << svg;
   EXPECT_EQ(svg.compare(0, 38, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"),
             0);
@@ -208,13 +185,7 @@ TEST(WaterfallTest, RevocationOnAndOffThePath) {
 }
 
 TEST(WaterfallTest, FailedRequestHasACross) {
-  LoadTiming t;
-  t.url = "https://missing.test/";
-  t.start = At(0);
-  t.dns_start = At(0);
-  t.failed_at = At(20);
-  t.net_error = ERR_NAME_NOT_RESOLVED;
-  std::string svg = LoadTimingsToWaterfallSvg({t});
+  std::string svg = LoadTimingsToWaterfallSvg({FailedDnsTiming()});
   EXPECT_TRUE(WellFormed(svg)) << svg;
   EXPECT_NE(svg.find("1. GET ERR_NAME_NOT_RESOLVED https://missing.test/"),
             std::string::npos);

@@ -156,10 +156,11 @@ def _esc(s):
             .replace('"', "&quot;"))
 
 
-def bar_chart_svg(title, subtitle, unit, bars, notes=()):
+def bar_chart_svg(title, subtitle, unit, bars, notes=(), right_w=150):
     """A horizontal bar chart. bars: dicts with label, value (the bar), lo, hi (a whisker;
-    optional), color, annotation (text after the bar; optional). Returns the SVG text."""
-    label_w, plot_w, right_w = 250, 520, 150
+    optional), color, annotation (text after the bar; optional); right_w: room for the
+    annotations right of the plot. Returns the SVG text."""
+    label_w, plot_w = 250, 520
     bar_h, gap, top = 22, 8, 64
     width = label_w + plot_w + right_w
     height = top + len(bars) * (bar_h + gap) + 46 + 16 * len(notes)

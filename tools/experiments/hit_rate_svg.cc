@@ -5,35 +5,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "net/timing/xml_escape.h"
 
 namespace net {
 namespace {
 
 constexpr double kWidth = 760, kHeight = 480;
 constexpr double kLeft = 70, kRight = 150, kTop = 40, kBottom = 60;
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // A "nice" tick step (1, 2 or 5 times a power of ten) for about |n| ticks.
 double NiceStep(double range, int n) {
@@ -70,7 +48,7 @@ std::string HitRateSvg(const std::string& title, const std::string& x_label,
   absl::StrAppend(
       &svg, absl::StrFormat("<text x=\"%.1f\" y=\"22\" text-anchor=\"middle\" "
                             "font-size=\"15\">%s</text>\n",
-                            kLeft + plot_w / 2, Escape(title)));
+                            kLeft + plot_w / 2, XmlEscape(title)));
   // Grid and axes.
   for (int i = 0; i <= 10; ++i) {
     double y = i / 10.0;
@@ -105,7 +83,7 @@ std::string HitRateSvg(const std::string& title, const std::string& x_label,
       &svg,
       absl::StrFormat("<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s"
                       "</text>\n",
-                      kLeft + plot_w / 2, kHeight - 18, Escape(x_label)));
+                      kLeft + plot_w / 2, kHeight - 18, XmlEscape(x_label)));
   absl::StrAppend(
       &svg,
       absl::StrFormat("<text transform=\"translate(18 %.1f) rotate(-90)\" "
@@ -124,7 +102,7 @@ std::string HitRateSvg(const std::string& title, const std::string& x_label,
         &svg, absl::StrFormat("<text x=\"%.1f\" y=\"%.1f\" fill=\"#666\" "
                               "font-size=\"11\">%s</text>\n",
                               px(marker.x) + 4, kTop + plot_h - 8 - 14 * m++,
-                              Escape(marker.label)));
+                              XmlEscape(marker.label)));
   }
   // Series and legend.
   int row = 0;
@@ -154,7 +132,7 @@ std::string HitRateSvg(const std::string& title, const std::string& x_label,
                         lx, ly, lx + 24, ly, s.color, dash));
     absl::StrAppend(&svg,
                     absl::StrFormat("<text x=\"%.1f\" y=\"%.1f\">%s</text>\n",
-                                    lx + 30, ly + 4, Escape(s.name)));
+                                    lx + 30, ly + 4, XmlEscape(s.name)));
   }
   svg += "</svg>\n";
   return svg;

@@ -29,6 +29,7 @@
 #include "net/context/network_context.h"
 #include "net/http/default_client_socket_factory.h"
 #include "net/snap_start/snap_start_probe.h"
+#include "net/ssl/cert_compression.h"
 #include "net/timing/har.h"
 #include "net/timing/load_timing.h"
 #include "net/timing/waterfall.h"
@@ -139,8 +140,19 @@ class FetchRunner {
       }
       // Each repetition opens new connections, so it shows resumption.
       context_->http_session()->CloseIdleSockets();
+      // One URL after another; with --spdy all at once, so requests to
+      // one origin (or pooled origins) share a session.
+      std::vector<std::vector<size_t>> batches;
       for (size_t u = 0; u < urls_.size(); ++u) {
-        RunParallel(u, round == 0 && options_.prefetch_links);
+        if (options_.spdy && !batches.empty()) {
+          batches.back().push_back(u);
+        } else {
+          batches.push_back({u});
+        }
+      }
+      for (const std::vector<size_t>& batch : batches) {
+        const size_t u = batch[0];
+        RunParallel(batch, round == 0 && options_.prefetch_links);
         for (Fetch& fetch : current_) {
           int code = Report(fetch, round);
           if (exit_code == 0) exit_code = code;
@@ -222,6 +234,13 @@ class FetchRunner {
     params.session.ssl_config.coalesce_handshakes =
         options_.coalesce_handshakes;
     params.session.ssl_config.cipher_list = options_.ciphers;
+    params.session.ssl_config.early_data_enabled = options_.early_data;
+    if (options_.spdy)
+      params.session.ssl_config.alpn_protos = {"spdy/3", "http/1.1"};
+    absl::StatusOr<std::vector<CertCompressionAlgorithm>> cert_compression =
+        ParseCertCompressionList(options_.cert_compression);
+    if (!cert_compression.ok()) return cert_compression.status();
+    params.session.ssl_config.cert_compression = *cert_compression;
     // The world's slowed origins: fetch emulates their SYN round trip.
     socket_factory_ = std::make_unique<ConnectDelaySocketFactory>(
         GetDefaultClientSocketFactory());
@@ -448,11 +467,13 @@ class FetchRunner {
     std::cerr << "fetch: " << message << "\n";
   }
 
-  void RunParallel(size_t url_index, bool keep_links) {
-    pending_ = options_.parallel;
-    current_.resize(options_.parallel);
+  void RunParallel(const std::vector<size_t>& url_indexes, bool keep_links) {
+    pending_ = options_.parallel * static_cast<int>(url_indexes.size());
+    current_.resize(pending_);
     keep_links_ = keep_links;
-    for (Fetch& fetch : current_) {
+    for (size_t i = 0; i < current_.size(); ++i) {
+      Fetch& fetch = current_[i];
+      const size_t url_index = url_indexes[i / options_.parallel];
       fetch.url_index = url_index;
       fetch.url = urls_[url_index];
       fetch.method = !options_.method.empty() ? options_.method
@@ -733,6 +754,10 @@ class FetchRunner {
                  : "none"},
         {"obc_source", ObcSourceToString(t.ssl.obc.source)},
         {"tls_version", t.ssl.version},
+        {"early_data", t.https ? t.ssl.early_data : "none"},
+        {"cert_compression", t.ssl.cert_compression.algorithm.empty()
+                                 ? "none"
+                                 : t.ssl.cert_compression.algorithm},
     };
     std::string out;
     const std::string& format = options_.write_out;
@@ -782,6 +807,9 @@ class FetchRunner {
                   << " alpn=" << (t.ssl.alpn.empty() ? "-" : t.ssl.alpn)
                   << (t.ssl.resumed ? " resumed" : " full-handshake")
                   << (t.ssl.false_start ? " false-start" : "")
+                  << (t.ssl.early_data != "not_offered"
+                          ? " early-data=" + t.ssl.early_data
+                          : "")
                   << (t.ssl.waited_for_session
                           ? " (waited for a coalesced session)"
                           : "")
@@ -791,6 +819,15 @@ class FetchRunner {
                     << KeyAlgorithmToString(t.ssl.obc.algorithm) << " "
                     << t.ssl.obc.ElapsedMs() << " ms\n";
         }
+      }
+      if (t.spdy.used) {
+        std::cerr << "* SPDY stream " << t.spdy.stream_id << " on session "
+                  << t.spdy.session_id << " (" << t.spdy.session
+                  << "), credential slot " << t.spdy.credential_slot
+                  << (t.spdy.credential_sent ? " (CREDENTIAL sent)" : "")
+                  << "\n";
+        if (!t.spdy.retry.empty())
+          std::cerr << "* SPDY retry: " << t.spdy.retry << "\n";
       }
       if (!f.transaction->cookie_header_sent().empty())
         std::cerr << "> Cookie: " << f.transaction->cookie_header_sent()
@@ -879,7 +916,7 @@ class FetchRunner {
   std::vector<LoadTiming>* completed_ = nullptr;
   std::vector<LoadTiming> all_timings_;
   std::vector<HarEntryExtras> all_extras_;  // parallel to all_timings_, --har
-  std::vector<FILE*> outs_;  // per URL; null: stdout
+  std::vector<FILE*> outs_;                 // per URL; null: stdout
 };
 
 // SplitFlags splits a --compare flag string like a shell would for simple

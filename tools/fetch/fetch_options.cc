@@ -33,7 +33,8 @@ Output
                           %{num_redirects} %{url_effective} %{redirect_url} %{remote_ip}
                           %{ssl_verify_result} %{json}, and this stack's %{snap_start}
                           %{cert_source} %{cert_bundle_source} %{revocation_source}
-                          %{obc_source} %{tls_version}; \n and \t escapes
+                          %{obc_source} %{tls_version} %{early_data}
+                          %{cert_compression}; \n and \t escapes
   --fail                  exit 22 on an HTTP status >= 400
   --trace-json FILE       one Resource Timing JSON object per request (- = stdout)
   --trace-events FILE     Chrome trace-event JSON (open in Perfetto)
@@ -105,6 +106,22 @@ TLS
   --ciphers LIST          OpenSSL-syntax TLS 1.2 cipher list [BoringSSL's]
   --no-false-start        disable TLS False Start [on]
   --no-coalesce           let parallel connections each do a full handshake [coalesce]
+  --early-data            TLS 1.3 0-RTT: a GET or HEAD (no body) on a resumed session whose
+                          ticket allows it travels with the ClientHello; if the server
+                          rejects it, the request is sent again in 1-RTT on a new
+                          connection. Never for other methods. The trace's tls.earlyData
+                          says accepted / rejected / not_offered, earlyDataReason why [off]
+  --spdy                  offer ALPN spdy/3 before http/1.1: a server that picks it
+                          carries every request to its origin on one SPDY/3 session,
+                          and another origin that resolves to the same address and that
+                          the certificate covers is pooled onto it (its own OBC sent in
+                          a CREDENTIAL frame). All URLs (and --parallel copies) start at
+                          once. -v and the trace's spdy say which session and stream
+                          carried each request and the credential slot [off]
+  --cert-compression LIST certificate compression (RFC 8879, TLS 1.3) offered: brotli,
+                          zlib, both in preference order (brotli,zlib), or off. The
+                          trace's tls.certCompression gives the server's Certificate
+                          message size before and after [brotli,zlib]
   --snap-start            TLS Snap Start (TLS 1.2, static RSA, AES-128-GCM, no forward
                           secrecy) with servers whose orbit is known — from a prefetched,
                           verified bundle (--bundle-sources) or learned before (kept in
@@ -394,6 +411,25 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       o.false_start = false;
     } else if (flag == "--no-coalesce") {
       o.coalesce_handshakes = false;
+    } else if (flag == "--early-data") {
+      o.early_data = true;
+    } else if (flag == "--spdy") {
+      o.spdy = true;
+    } else if (flag == "--cert-compression") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (*v != "off") {
+        std::vector<std::string> names = absl::StrSplit(*v, ',');
+        for (size_t i = 0; i < names.size(); ++i) {
+          if (names[i] != "brotli" && names[i] != "zlib")
+            return FlagError(flag, "expected brotli, zlib, brotli,zlib or off");
+          for (size_t j = 0; j < i; ++j) {
+            if (names[j] == names[i])
+              return FlagError(flag, "lists " + names[i] + " twice");
+          }
+        }
+      }
+      o.cert_compression = *v;
     } else if (flag == "--repeat") {
       status = positive(&o.repeat);
     } else if (flag == "--repeat-interval") {

@@ -58,6 +58,14 @@ struct FetchOptions {
   uint16_t tls_max = 0x0304;  // TLS 1.3
   bool false_start = true;
   bool coalesce_handshakes = true;
+  // --early-data: TLS 1.3 0-RTT for GET and HEAD on resumed sessions.
+  bool early_data = false;
+  // --spdy: offer ALPN spdy/3 before http/1.1; requests share SPDY
+  // sessions (one per origin, IP-pooled) and several URLs run at once.
+  bool spdy = false;
+  // --cert-compression: RFC 8879 algorithms offered, "brotli,zlib"-style
+  // (validated), or "off".
+  std::string cert_compression = "brotli,zlib";
   std::string ciphers;
   int repeat = 1;
   absl::Duration repeat_interval = absl::ZeroDuration();  // --repeat-interval

@@ -105,6 +105,28 @@ TEST(FetchOptionsTest, CurlConventions) {
   EXPECT_EQ(o->compare_runs, 4);
 }
 
+TEST(FetchOptionsTest, EarlyDataAndCertCompression) {
+  auto o = ParseFetchOptions({"https://a.test/"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_FALSE(o->early_data);
+  EXPECT_EQ(o->cert_compression, "brotli,zlib");
+  o = ParseFetchOptions(
+      {"--early-data", "--cert-compression", "zlib", "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->early_data);
+  EXPECT_EQ(o->cert_compression, "zlib");
+  for (const char* ok : {"off", "brotli", "zlib,brotli"}) {
+    EXPECT_TRUE(
+        ParseFetchOptions({"--cert-compression", ok, "https://a.test/"}).ok())
+        << ok;
+  }
+  for (const char* bad : {"gzip", "", "zlib,zlib", "brotli,"}) {
+    EXPECT_FALSE(
+        ParseFetchOptions({"--cert-compression", bad, "https://a.test/"}).ok())
+        << bad;
+  }
+}
+
 // Every flag the parser takes is in --help.
 TEST(FetchOptionsTest, HelpNamesEveryFlag) {
   for (const char* flag :
@@ -120,7 +142,8 @@ TEST(FetchOptionsTest, HelpNamesEveryFlag) {
         "--bundle-sources", "--bundle-cdn", "--no-bundle-prevalidation",
         "--preconnect",
         "--tls-min", "--tls-max", "--ciphers", "--no-false-start",
-        "--no-coalesce", "--snap-start", "--snap-start-learn",
+        "--no-coalesce", "--early-data", "--cert-compression",
+        "--snap-start", "--snap-start-learn",
         "--snap-start-probe", "--trust-anchor", "--system-trust",
         "--revocation", "--prevalidate", "--profile", "--private",
         "--no-cookies", "--obc", "--obc-scope", "--obc-warm", "--obc-pool",
@@ -131,6 +154,18 @@ TEST(FetchOptionsTest, HelpNamesEveryFlag) {
                        usage.find(std::string(flag) + "\n") != std::string::npos;
     EXPECT_TRUE(named) << flag;
   }
+}
+
+TEST(FetchOptionsTest, Spdy) {
+  auto o = ParseFetchOptions({"https://a.test/"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_FALSE(o->spdy);
+  o = ParseFetchOptions(
+      {"--spdy", "--parallel", "20", "https://a.test/", "https://b.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->spdy);
+  EXPECT_EQ(o->parallel, 20);
+  EXPECT_EQ(o->urls.size(), 2u);
 }
 
 }  // namespace

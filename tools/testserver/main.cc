@@ -15,6 +15,7 @@
 #include "net/base/event_loop.h"
 #include "net/session_cache/session_cache_config.h"
 #include "net/snap_start/tls12_messages.h"
+#include "net/ssl/cert_compression.h"
 #include "tools/testserver/test_server.h"
 
 namespace {
@@ -41,6 +42,19 @@ constexpr char kUsage[] = R"(usage: testserver [flags]
   --session-cache-grace SEC PRED's grace period (default 2)
   --no-session-cache        same as --session-cache none
   --tls13-tickets N         tickets sent per TLS 1.3 handshake (default 4)
+  --early-data              TLS 1.3 0-RTT: tickets allow early data and resumptions accept
+                            it, with a replay defence: a strike register of the tickets
+                            that carried early data in the last 125 s (BoringSSL refuses
+                            0-RTT from older ClientHellos by ticket age); a ticket offered
+                            again gets its 0-RTT rejected (the connection resumes in
+                            1-RTT). Log lines: early_data, early_data_reason; requests
+                            read as early data have "early_data":true
+  --early-data-reject       tickets allow early data but every attempt is rejected (tests
+                            clients' 1-RTT retry)
+  --cert-compression LIST   compress the Certificate message (RFC 8879, TLS 1.3) with the
+                            first of LIST (zlib, brotli, or both in preference order) the
+                            client offers; the connection log line gives cert_compression
+                            {algorithm, compressed_bytes, uncompressed_bytes}
   --docroot DIR             serve files from DIR
   --response-size N         generated body size when no docroot (default 1024)
   --delay-ms N              wait N ms before each response
@@ -206,6 +220,16 @@ int main(int argc, char** argv) {
       session_cache_spec = "none";
     } else if (flag == "--tls13-tickets") {
       config.ssl.tls13_tickets = number();
+    } else if (flag == "--early-data") {
+      config.ssl.early_data = net::SSLServerConfig::EarlyData::kOn;
+    } else if (flag == "--early-data-reject") {
+      config.ssl.early_data = net::SSLServerConfig::EarlyData::kReject;
+    } else if (flag == "--cert-compression") {
+      auto algorithms = net::ParseCertCompressionList(value());
+      if (!algorithms.ok())
+        BadFlag("--cert-compression: " +
+                std::string(algorithms.status().message()));
+      config.ssl.cert_compression = *algorithms;
     } else if (flag == "--docroot") {
       config.docroot = value();
     } else if (flag == "--response-size") {

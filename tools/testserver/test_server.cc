@@ -190,14 +190,26 @@ class TestServer::Connection {
     return out;
   }
 
+  // Early data fields for the log lines (BoringSSL connections): a client
+  // whose 0-RTT was rejected abandons the connection, so the
+  // handshake_failed line says so too.
+  std::string EarlyDataLogFields() const {
+    if (!ssl_) return "";
+    const SSLInfo& i = info();
+    return absl::StrCat(",\"early_data\":\"", i.early_data,
+                        "\",\"early_data_reason\":\"",
+                        JsonEscape(i.early_data_reason), "\"");
+  }
+
   void OnHandshake(int rv) {
     if (closed_) return;
     if (rv != OK) {
-      server_->Log(absl::StrCat(
-          "{\"event\":\"handshake_failed\",\"conn\":", id_, ",\"local\":\"",
-          local_, "\",\"peer\":\"", peer_, "\",\"error\":\"",
-          ErrorToShortString(rv), "\",\"detail\":\"",
-          JsonEscape(error_detail()), "\"", SnapStartLogFields(), "}"));
+      server_->Log(
+          absl::StrCat("{\"event\":\"handshake_failed\",\"conn\":", id_,
+                       ",\"local\":\"", local_, "\",\"peer\":\"", peer_,
+                       "\",\"error\":\"", ErrorToShortString(rv),
+                       "\",\"detail\":\"", JsonEscape(error_detail()), "\"",
+                       SnapStartLogFields(), EarlyDataLogFields(), "}"));
       Close();
       return;
     }
@@ -266,6 +278,15 @@ class TestServer::Connection {
               ? "true"
               : "false",
           SnapStartLogFields());
+      line += EarlyDataLogFields();
+      if (!info.cert_compression.algorithm.empty()) {
+        absl::StrAppend(
+            &line, ",\"cert_compression\":{\"algorithm\":\"",
+            info.cert_compression.algorithm,
+            "\",\"compressed_bytes\":", info.cert_compression.compressed_bytes,
+            ",\"uncompressed_bytes\":",
+            info.cert_compression.uncompressed_bytes, "}");
+      }
       if (server_->config().request_client_cert || !obc_spki_hex_.empty()) {
         absl::StrAppend(&line, ",\"obc_spki_sha256\":",
                         obc_spki_hex_.empty()
@@ -297,6 +318,8 @@ class TestServer::Connection {
       return;
     }
     if (first_data_.is_null()) first_data_ = TimeTicks::Now();
+    // Bytes read before the client's Finished were sent as 0-RTT early data.
+    if (ssl_ && ssl_->in_early_data()) request_in_early_data_ = true;
     // A request's head must be complete request_timeout after its first
     // byte, however slowly the rest trickles in (slowloris).
     if (pending_.empty())
@@ -550,7 +573,10 @@ class TestServer::Connection {
             "{\"snap_start\":\"", info.snap_start, "\",\"version\":\"",
             info.version, "\",\"cipher\":\"", info.cipher,
             "\",\"resumed\":", info.resumed ? "true" : "false", ",\"alpn\":\"",
-            info.alpn, "\",\"conn\":", id_, ",\"obc_spki_sha256\":",
+            info.alpn, "\",\"early_data\":\"", info.early_data,
+            "\",\"request_in_early_data\":",
+            request_in_early_data_ ? "true" : "false", ",\"conn\":", id_,
+            ",\"obc_spki_sha256\":",
             obc_spki_hex_.empty() ? "null"
                                   : absl::StrCat("\"", obc_spki_hex_, "\""),
             "}\n");
@@ -662,11 +688,14 @@ class TestServer::Connection {
     server_->Log(absl::StrCat(
         "{\"event\":\"request\",\"conn\":", id_, ",\"method\":\"",
         JsonEscape(method), "\",\"path\":\"", JsonEscape(path),
-        "\",\"status\":", status, ",\"bytes\":", bytes, next_connect_note_,
+        "\",\"status\":", status, ",\"bytes\":", bytes,
+        request_in_early_data_ ? ",\"early_data\":true" : "",
+        next_connect_note_,
         obc_spki_hex_.empty()
             ? ""
             : absl::StrCat(",\"obc_spki_sha256\":\"", obc_spki_hex_, "\""),
         obc_note_, "}"));
+    request_in_early_data_ = false;
   }
 
   void Send(std::string data, bool keep_alive) {
@@ -791,6 +820,8 @@ class TestServer::Connection {
   std::unique_ptr<ClientHelloRouter> router_;
   TimeTicks first_data_;
   bool logged_connection_ = false;
+  // The current request (or part of it) arrived as TLS 1.3 early data.
+  bool request_in_early_data_ = false;
   std::string pending_;
   std::string next_connect_note_;  // for the request's log line
   // The client's OBC: SHA-256 of its certificate's SPKI (raw and hex);

@@ -16,6 +16,10 @@
 //   /obc/whoami  200 with the OBC a valid cookie is bound to; 401 without
 //                a cookie
 //
+// With --spdy, connections whose ALPN chose spdy/3 are served by a
+// SpdyServerSession (spdy_server_session.h): these routes over SPDY/3
+// streams, CREDENTIAL frames verified, channel-bound cookies per origin.
+//
 // With --request-client-cert the server sends a CertificateRequest and
 // accepts any client certificate, self-signed included, or none (OBC
 // semantics); the SHA-256 of the certificate's SubjectPublicKeyInfo, in hex,

@@ -1067,6 +1067,10 @@ class World:
             argv += ["--http-listen", "%s:%d" % (a, p)]
         argv += ["--cert-chain", chain, "--key", key, "--tls-max", tls_max,
                  "--docroot", self.path("www"), "--log", self.path("logs", name + ".log")]
+        if tls_max == "1.3":
+            # TLS 1.3 early data, with the testserver's strike register; clients use it only
+            # when asked (fetch --early-data).
+            argv += ["--early-data"]
         if pki.HOSTS[fixture]["key"] == "rsa" and fixture in SNAP_START_ORBITS:
             # Snap Start (net/snap_start) beside BoringSSL: ClientHellos with the extension
             # go to the core; the strike register persists next to the logs.
