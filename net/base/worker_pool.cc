@@ -10,15 +10,19 @@ WorkerPool::WorkerPool(int threads) {
 
 WorkerPool::~WorkerPool() {
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     shutting_down_ = true;
   }
+  work_ready_.notify_all();
   for (std::thread& t : threads_) t.join();
 }
 
 void WorkerPool::PostTask(absl::AnyInvocable<void()> task) {
-  absl::MutexLock lock(&mu_);
-  queue_.push_back(std::move(task));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(task));
+  }
+  work_ready_.notify_one();
 }
 
 void WorkerPool::PostTaskAndReply(absl::AnyInvocable<void()> work,
@@ -34,12 +38,9 @@ void WorkerPool::WorkerMain() {
   for (;;) {
     absl::AnyInvocable<void()> task;
     {
-      absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(
-          +[](WorkerPool* pool) ABSL_EXCLUSIVE_LOCKS_REQUIRED(pool->mu_) {
-            return !pool->queue_.empty() || pool->shutting_down_;
-          },
-          this));
+      std::unique_lock<std::mutex> lock(mu_);
+      work_ready_.wait(lock,
+                       [this] { return !queue_.empty() || shutting_down_; });
       if (queue_.empty()) return;  // Shutting down with nothing left.
       task = std::move(queue_.front());
       queue_.pop_front();

@@ -10,13 +10,14 @@
 #ifndef NET_BASE_WORKER_POOL_H_
 #define NET_BASE_WORKER_POOL_H_
 
+#include <condition_variable>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
-#include "absl/synchronization/mutex.h"
 #include "net/base/event_loop.h"
 
 namespace net {
@@ -57,9 +58,14 @@ class WorkerPool {
  private:
   void WorkerMain();
 
-  absl::Mutex mu_;
-  std::deque<absl::AnyInvocable<void()>> queue_ ABSL_GUARDED_BY(mu_);
-  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
+  // std::mutex, not absl::Mutex: the first contended absl::Mutex wait in a
+  // process makes Debian's Abseil measure the CPU frequency by sleeping
+  // (~6 ms on a VM without tsc_freq_khz), which a one-shot fetch paid on its
+  // critical path (tools/experiments vs_curl, process mode).
+  std::mutex mu_;
+  std::condition_variable work_ready_;
+  std::deque<absl::AnyInvocable<void()>> queue_;  // guarded by mu_
+  bool shutting_down_ = false;                    // guarded by mu_
   std::vector<std::thread> threads_;
 };
 

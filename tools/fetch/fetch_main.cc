@@ -436,6 +436,7 @@ class FetchRunner {
   // stdout (null).
   bool OpenOutputs() {
     outs_.assign(urls_.size(), nullptr);
+    out_names_.assign(urls_.size(), std::string());
     for (size_t u = 0; u < urls_.size(); ++u) {
       std::string name;
       if (u < options_.output_files.size()) {
@@ -452,11 +453,9 @@ class FetchRunner {
         }
       }
       if (name.empty() || name == "-") continue;
-      outs_[u] = fopen(name.c_str(), "wb");
-      if (!outs_[u]) {
-        Error(absl::StrCat("cannot write ", name));
-        return false;
-      }
+      // Opened when its body starts: a run of 1,000 URLs does not hold
+      // 1,000 open files (and their buffers) from the start.
+      out_names_[u] = name;
     }
     return true;
   }
@@ -666,7 +665,13 @@ class FetchRunner {
   }
 
   bool Output(Fetch* f, absl::string_view bytes) {
-    FILE* out = outs_[f->url_index] ? outs_[f->url_index] : stdout;
+    FILE*& file = outs_[f->url_index];
+    const std::string& name = out_names_[f->url_index];
+    if (!file && !name.empty()) {
+      file = fopen(name.c_str(), "wb");
+      if (!file) return false;
+    }
+    FILE* out = file ? file : stdout;
     if (fwrite(bytes.data(), 1, bytes.size(), out) != bytes.size())
       return false;
     return fflush(out) == 0;
@@ -689,6 +694,11 @@ class FetchRunner {
       f->error_detail = f->transaction->error_detail();
     }
     if (f->printing) DrawProgress(f, /*done=*/true);
+    // An empty body still makes its -o file, as curl does.
+    if (f->printing && rv >= 0 && !write_error && !Output(f, "")) {
+      write_error = true;
+      f->write_error = true;
+    }
     f->buf.reset();
     // Keep the transaction until the round ends: the parser may hold the
     // socket it is returning to the idle pool.
@@ -916,6 +926,7 @@ class FetchRunner {
   std::vector<LoadTiming>* completed_ = nullptr;
   std::vector<LoadTiming> all_timings_;
   std::vector<HarEntryExtras> all_extras_;  // parallel to all_timings_, --har
+  std::vector<std::string> out_names_;  // per URL; "": stdout
   std::vector<FILE*> outs_;                 // per URL; null: stdout
 };
 
