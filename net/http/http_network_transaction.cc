@@ -897,6 +897,18 @@ int HttpNetworkTransaction::ReadSpdyBody(std::shared_ptr<IOBuffer> buf, int len,
                                          CompletionOnceCallback callback) {
   if (spdy_body_done_ || !spdy_stream_) return 0;
   if (DeadlinePassed()) return TimeOut(/*body_read_pending=*/false);
+  // A peer that resets a stream after sending every byte its
+  // Content-Length promised has lost us nothing: the body is complete (seen
+  // from node-spdy around a GOAWAY). Without a length, a reset stays an
+  // error: the body may be cut short.
+  auto settle = [this](int rv) {
+    const HttpResponseHeaders* headers = response_headers();
+    if (rv == ERR_SPDY_STREAM_RESET && headers &&
+        headers->content_length() >= 0 &&
+        timing_.body_bytes == headers->content_length())
+      return 0;
+    return rv;
+  };
   auto on_result = [this](int rv) {
     if (rv > 0) {
       timing_.body_bytes += rv;
@@ -915,8 +927,9 @@ int HttpNetworkTransaction::ReadSpdyBody(std::shared_ptr<IOBuffer> buf, int len,
   };
   int rv = spdy_stream_->ReadBody(
       std::move(buf), len,
-      [this, on_result, weak = weak_factory_.GetWeakPtr()](int rv) {
+      [this, on_result, settle, weak = weak_factory_.GetWeakPtr()](int rv) {
         if (!weak) return;
+        rv = settle(rv);
         on_result(rv);
         CompletionOnceCallback cb = std::move(callback_);
         callback_ = nullptr;
@@ -926,6 +939,7 @@ int HttpNetworkTransaction::ReadSpdyBody(std::shared_ptr<IOBuffer> buf, int len,
     callback_ = std::move(callback);
     return rv;
   }
+  rv = settle(rv);
   on_result(rv);
   return rv;
 }

@@ -850,7 +850,9 @@ class FetchRunner {
       std::cerr << "* trace " << LoadTimingToJson(t) << "\n";
     }
     if (f.write_error) {
-      Error(absl::StrCat(t.url, ": cannot write the output"));
+      const std::string& name = out_names_[f.url_index];
+      Error(absl::StrCat(t.url, ": cannot write ",
+                         name.empty() ? std::string("the output") : name));
       return 23;
     }
     if (f.result < 0) {
@@ -926,7 +928,7 @@ class FetchRunner {
   std::vector<LoadTiming>* completed_ = nullptr;
   std::vector<LoadTiming> all_timings_;
   std::vector<HarEntryExtras> all_extras_;  // parallel to all_timings_, --har
-  std::vector<std::string> out_names_;  // per URL; "": stdout
+  std::vector<std::string> out_names_;      // per URL; "": stdout
   std::vector<FILE*> outs_;                 // per URL; null: stdout
 };
 
