@@ -70,7 +70,8 @@ HISTOGRAM_COLUMNS = ["tls", "case", "lo_ms", "hi_ms", "full", "resumed"]
 RUNS_COLUMNS = ["round", "order", "tls", "case", "seconds", "transactions", "tps",
                 "resumed_fraction", "errors", "late", "server_cpu_s", "server_cpu_us_per_tx",
                 "server_vmhwm_kb", "server_vmrss_kb", "p50_ms", "p90_ms", "p99_ms", "mean_ms",
-                "full_p50_ms", "resumed_p50_ms", "client_cpu_s", "obc_seen", "obc_missing"]
+                "full_p50_ms", "resumed_p50_ms", "client_cpu_s", "obc_seen", "obc_missing",
+                "loadavg_1m"]
 
 
 class ExperimentError(Exception):
@@ -189,6 +190,15 @@ def stop(proc):
             proc.wait()
 
 
+def loadavg_1m():
+    """The machine's 1-minute load average (other work on a shared machine moves the numbers)."""
+    try:
+        with open("/proc/loadavg") as f:
+            return float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
 def run_case(args, tls, case, tmp, pins):
     server_cpus, load_cpus = pins
     proc, port = start_server(args, tls, tmp, server_cpus)
@@ -210,6 +220,7 @@ def run_case(args, tls, case, tmp, pins):
                 r.returncode, " ".join(argv), r.stderr.strip()))
         with open(json_path) as f:
             m = json.load(f)
+        m["loadavg_1m"] = loadavg_1m()
         if proc.poll() is not None:
             raise ExperimentError("the testserver exited during the %s / TLS %s case" % (
                 case, tls))
@@ -248,7 +259,7 @@ def run_row(rnd, order, tls, case, m):
         "p99_ms": ms(lat["all"]["p99_us"]), "mean_ms": ms(lat["all"]["mean_us"]),
         "full_p50_ms": ms(lat["full"]["p50_us"]), "resumed_p50_ms": ms(lat["resumed"]["p50_us"]),
         "client_cpu_s": m["client_cpu_s"], "obc_seen": m["obc_seen"],
-        "obc_missing": m["obc_missing"],
+        "obc_missing": m["obc_missing"], "loadavg_1m": m["loadavg_1m"],
     }
 
 
@@ -261,7 +272,7 @@ def summarize(args, runs, measurements):
         for case in args.cases:
             rs = [r for r in runs if r["tls"] == tls and r["case"] == case]
             med[case] = {k: statistics.median(r[k] for r in rs) for k in RUNS_COLUMNS
-                         if k not in ("round", "order", "tls", "case")}
+                         if k not in ("round", "order", "tls", "case", "loadavg_1m")}
             med[case]["rounds"] = len(rs)
         base = med["none"]
 
@@ -304,7 +315,7 @@ def summarize(args, runs, measurements):
     return rows, hist
 
 
-def report(args, rows, pins):
+def report(args, rows, pins, runs):
     lines = []
     lines.append("obc_server_cost: %s s per case (+%s s warm-up), %s transactions/s offered, "
                  "1 in %d a full handshake, %d clients, %d round(s), %s" % (
@@ -328,6 +339,11 @@ def report(args, rows, pins):
                              r["server_cpu_us_per_tx"], r["cpu_ratio"], r["server_vmhwm_kb"],
                              r["vmhwm_ratio"], r["p50_ms"], r["p50_ratio"], r["p99_ms"],
                              r["p99_ratio"], r["full_p50_ms"], r["resumed_p50_ms"]))
+    loads = [r["loadavg_1m"] for r in runs if not math.isnan(r["loadavg_1m"])]
+    if loads:
+        lines.append("")
+        lines.append("machine load average (1 min) after each case: %.2f to %.2f" % (
+            min(loads), max(loads)))
     lines.append("")
     lines.append("x: ratio to the no-client-certificate case of the same TLS version. CPU: "
                  "/proc/PID/stat utime+stime over the window; VmHWM: peak RSS of that server "
@@ -507,7 +523,7 @@ def main(argv):
             os.remove(os.path.join(tmp, name))
         os.rmdir(tmp)
     rows, hist = summarize(args, runs, measurements)
-    text = report(args, rows, pins)
+    text = report(args, rows, pins, runs)
     print(text)
     if args.out:
         os.makedirs(args.out, exist_ok=True)

@@ -5,13 +5,16 @@
                [--process-runs 100] [--rounds 3] [--modes keepalive,newconn,process]
                [--tls 1.2,1.3] [--sizes 1k,100k] [--out DIR] [--keep-dir]
 
-Measure an optimized fetch (the wrapper's default is the runfiles' fetch, built in whatever
-mode the `bazel run` used; for numbers worth quoting build fetch with -c opt and pass it):
+Measure an optimized fetch. The wrapper's default is the runfiles' fetch, built in the mode of
+the `bazel run` (Bazel 4.2 has no per-target compilation mode), so run it with -c opt:
 
-    bazel build -c opt //tools/fetch && \\
-      bazel run //tools/experiments:vs_curl -- --fetch bazel-bin/tools/fetch/fetch --out DIR
+    bazel run -c opt //tools/experiments:vs_curl -- --out DIR
 
-(a relative --fetch and --out are taken from the workspace under `bazel run`).
+or pass an opt build explicitly (a relative --fetch or --out is taken from the workspace under
+`bazel run`; not bazel-bin/..., which the fastbuild `bazel run` re-points before it runs):
+
+    bazel build -c opt //tools/fetch && bazel run //tools/experiments:vs_curl -- \\
+      --fetch bazel-out/k8-opt/bin/tools/fetch/fetch --out DIR
 
 Starts its own nginx on 127.0.0.1 (a free port; HTTP/1.1 over TLS 1.2 and 1.3, session cache
 and tickets on, keepalive_requests high enough for one connection to carry every request;
@@ -37,11 +40,12 @@ flipping from round to round):
              start-up, a full handshake, certificate verification, one request)
 
 Measured per run: wall time of the process(es) (fork to reaped, from Python) divided by the
-requests, user+system CPU (wait4's rusage) and peak RSS (GNU time's %M: the client's
-ru_maxrss; /usr/bin/time, Debian package `time`); per cell the median over --rounds. Ratios are fetch/curl (< 1: fetch is faster or
-smaller). Every run is checked (exit code 0, every -w line 200 with the whole body, the expected
-number of connections, nginx's access log: one line per request with the pinned TLS version);
-a failed check stops the experiment (exit 1, the temporary directory is kept).
+requests, user+system CPU (wait4's rusage) and peak RSS (GNU time's %M: the client's ru_maxrss;
+/usr/bin/time, Debian package `time`); per cell the median over --rounds. Ratios are fetch/curl
+(< 1: fetch is faster or smaller). Every run is checked (exit code 0, every -w line 200 with the
+whole body, the expected number of connections, nginx's access log: one line per request with
+the pinned TLS version); a failed check stops the experiment (exit 1, the temporary directory is
+kept).
 
 Output: a table; with --out DIR: DIR/vs_curl.csv (one row per cell), DIR/vs_curl_runs.csv
 (every run), DIR/vs_curl.svg (time and RSS ratios) and DIR/vs_curl.txt (the table).
@@ -445,7 +449,7 @@ def main(argv=None):
         buf = io.StringIO()
         buf.write("fetch %s\ncurl  %s\n" % (args.fetch, args.curl))
         buf.write("us/req: wall time per request (process: per process), median of %d rounds; "
-                  "RSS: peak (ru_maxrss); f/c = fetch/curl\n" % args.rounds)
+                  "RSS: peak (GNU time %%M); f/c = fetch/curl\n" % args.rounds)
         exp_common.print_table(header, rows, buf)
         report = buf.getvalue()
         sys.stdout.write(report)
