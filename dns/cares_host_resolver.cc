@@ -135,7 +135,10 @@ class CaresHostResolver::RequestImpl : public HostResolver::Request {
       result_->detail = detail;
     }
     if (texts_) *texts_ = entry.texts;
-    std::move(callback_)(error);
+    // The callback may destroy this request (its owner's unique_ptr): run
+    // it from a local, never from a member of a destroyed object.
+    CompletionOnceCallback callback = std::move(callback_);
+    std::move(callback)(error);
   }
   void Detach() { job_ = nullptr; }
 

@@ -107,7 +107,10 @@ class DnsBundleSource::TxtRequest : public BundleSource::Request {
   }
 
   void Finish(absl::StatusOr<FetchedBundle> result) {
-    if (callback_) std::move(callback_)(std::move(result));
+    if (!callback_) return;
+    // The callback may destroy this request: run it from a local.
+    Callback callback = std::move(callback_);
+    std::move(callback)(std::move(result));
   }
 
   DnsBundleSource* const source_;

@@ -94,20 +94,28 @@ class CdnBundleSource::RaceRequest : public BundleSource::Request {
 
  private:
   void OnResult(size_t i, absl::StatusOr<FetchedBundle> result) {
-    requests_[i].reset();
+    // We are inside requests_[i]'s own callback: it is destroyed later.
+    DestroySoon(std::move(requests_[i]));
     --pending_;
     if (!callback_) return;
     if (result.ok()) {
       // The winner: cancel the slower CDNs.
       for (auto& request : requests_) request.reset();
-      std::move(callback_)(std::move(result));
+      Callback callback = std::move(callback_);
+      std::move(callback)(std::move(result));
       return;
     }
     errors_[i] = std::string(result.status().message());
     if (pending_ == 0) {
-      std::move(callback_)(absl::NotFoundError(absl::StrCat(
+      Callback callback = std::move(callback_);
+      std::move(callback)(absl::NotFoundError(absl::StrCat(
           "no CDN had a valid bundle: ", absl::StrJoin(errors_, "; "))));
     }
+  }
+
+  static void DestroySoon(std::unique_ptr<BundleSource::Request> request) {
+    if (!request) return;
+    EventLoop::Current()->PostTask([request = std::move(request)]() {});
   }
 
   Callback callback_;

@@ -195,7 +195,10 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
   void OnIOComplete(int rv) { DoLoop(rv); }
 
   void Finish(absl::StatusOr<FetchedBundle> result) {
-    if (callback_) std::move(callback_)(std::move(result));
+    if (!callback_) return;
+    // The callback may destroy this request: run it from a local.
+    Callback callback = std::move(callback_);
+    std::move(callback)(std::move(result));
   }
 
   TruncatedBundleSource* const source_;

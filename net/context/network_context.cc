@@ -170,7 +170,10 @@ class NetworkContext::PrevalidateJob : public NetworkContext::Request {
 
   void OnIOComplete(int rv) {
     rv = DoLoop(rv);
-    if (rv != ERR_IO_PENDING) std::move(callback_)(rv);
+    if (rv == ERR_IO_PENDING) return;
+    // The callback may destroy this job: run it from a local.
+    CompletionOnceCallback callback = std::move(callback_);
+    std::move(callback)(rv);
   }
 
   void SetDetail(const std::string& detail) {

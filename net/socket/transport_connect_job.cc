@@ -21,7 +21,7 @@ int TransportConnectJob::Connect(CompletionOnceCallback callback) {
       host_, port_, &resolved_,
       [this](int rv) {
         rv = OnResolved(rv);
-        if (rv != ERR_IO_PENDING) std::move(callback_)(rv);
+        if (rv != ERR_IO_PENDING) RunCallback(rv);
       },
       &resolve_request_);
   if (rv != ERR_IO_PENDING) rv = OnResolved(rv);
@@ -42,10 +42,16 @@ int TransportConnectJob::OnResolved(int rv) {
       IPEndPoint(resolved_.addresses[0], port_), connect_timeout_);
   rv = socket_->Connect([this](int rv) {
     if (rv != OK) rv = Fail(rv);
-    std::move(callback_)(rv);
+    RunCallback(rv);
   });
   if (rv != OK && rv != ERR_IO_PENDING) return Fail(rv);
   return rv;
+}
+
+void TransportConnectJob::RunCallback(int rv) {
+  // The callback may destroy this job: run it from a local.
+  CompletionOnceCallback callback = std::move(callback_);
+  std::move(callback)(rv);
 }
 
 int TransportConnectJob::Fail(int rv) {

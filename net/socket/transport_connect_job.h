@@ -43,6 +43,7 @@ class TransportConnectJob {
  private:
   int OnResolved(int rv);
   int Fail(int rv);
+  void RunCallback(int rv);
 
   HostResolver* const resolver_;
   ClientSocketFactory* const factory_;
