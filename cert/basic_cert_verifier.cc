@@ -112,7 +112,9 @@ CertVerifyResult VerifyChain(X509_STORE* anchors,
 }
 
 BasicCertVerifier::BasicCertVerifier() : store_(X509_STORE_new()) {}
-BasicCertVerifier::~BasicCertVerifier() = default;
+BasicCertVerifier::~BasicCertVerifier() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 absl::StatusOr<std::unique_ptr<BasicCertVerifier>> BasicCertVerifier::Create(
     const std::vector<std::string>& anchor_files, bool use_system_store) {
@@ -220,6 +222,7 @@ int BasicCertVerifier::Verify(const CertVerifyParams& params,
                               CertVerifyResult* result,
                               CompletionOnceCallback callback,
                               std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   std::string key = CacheKey(params);
   auto hit = results_.find(key);
   if (hit != results_.end()) {

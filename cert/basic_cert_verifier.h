@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "cert/cert_verifier.h"
+#include "net/base/thread_checker.h"
 #include "net/base/worker_pool.h"
 
 namespace net {
@@ -81,6 +82,7 @@ class BasicCertVerifier : public CertVerifier {
   // Key -> result of VerifyChain (no revocation fields); bounded.
   std::map<std::string, CertVerifyResult> results_;
   size_t cache_hits_ = 0;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

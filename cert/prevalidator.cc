@@ -16,7 +16,9 @@ struct Prevalidator::Job {
 Prevalidator::Prevalidator(CertVerifier* verifier, absl::Duration freshness)
     : verifier_(verifier), freshness_(freshness) {}
 
-Prevalidator::~Prevalidator() = default;
+Prevalidator::~Prevalidator() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 std::string Prevalidator::Key(const std::vector<std::string>& chain_der,
                               const std::string& host) {
@@ -26,6 +28,7 @@ std::string Prevalidator::Key(const std::vector<std::string>& chain_der,
 void Prevalidator::Prevalidate(const std::vector<std::string>& chain_der,
                                const std::string& host,
                                CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   std::string key = Key(chain_der, host);
   auto it = jobs_.find(key);
   if (it != jobs_.end()) {
@@ -65,6 +68,7 @@ void Prevalidator::Finish(const std::string& key, int rv) {
 
 const CertVerifyResult* Prevalidator::Lookup(
     const std::vector<std::string>& chain_der, const std::string& host) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = done_.find(Key(chain_der, host));
   if (it == done_.end()) return nullptr;
   if (absl::Now() >= it->second.expires) {
@@ -78,6 +82,7 @@ int PrevalidatedCertVerifier::Verify(const CertVerifyParams& params,
                                      CertVerifyResult* result,
                                      CompletionOnceCallback callback,
                                      std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (const CertVerifyResult* done =
           prevalidator_->Lookup(params.chain_der, params.hostname)) {
     ++hits_;

@@ -25,6 +25,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "cert/basic_cert_verifier.h"
+#include "net/base/thread_checker.h"
 #include "net/base/weak_ptr.h"
 
 namespace net {
@@ -64,6 +65,7 @@ class Prevalidator {
   absl::flat_hash_map<std::string, Done> done_;
   size_t jobs_started_ = 0;
   size_t coalesced_ = 0;
+  ThreadChecker thread_checker_;
   WeakPtrFactory<Prevalidator> weak_factory_{this};
 };
 
@@ -80,6 +82,7 @@ class PrevalidatedCertVerifier : public CertVerifier {
   Prevalidator* const prevalidator_;
   CertVerifier* const fallback_;
   size_t hits_ = 0;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

@@ -492,12 +492,15 @@ OcspCrlRevocationChecker::OcspCrlRevocationChecker(
     RevocationCache* cache, WorkerPool* pool)
     : policy_(policy), fetcher_(fetcher), cache_(cache), pool_(pool) {}
 
-OcspCrlRevocationChecker::~OcspCrlRevocationChecker() = default;
+OcspCrlRevocationChecker::~OcspCrlRevocationChecker() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 int OcspCrlRevocationChecker::Check(
     const CertVerifyParams& params, CertVerifyResult* result,
     CompletionOnceCallback callback,
     std::unique_ptr<CertVerifier::Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (policy_.mode == RevocationPolicy::Mode::kOff) return OK;
   auto request =
       std::make_unique<CheckRequest>(this, result, std::move(callback));

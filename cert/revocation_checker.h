@@ -25,6 +25,7 @@
 #include "absl/time/time.h"
 #include "cert/basic_cert_verifier.h"
 #include "cert/revocation_fetcher.h"
+#include "net/base/thread_checker.h"
 #include "net/base/worker_pool.h"
 
 namespace net {
@@ -46,7 +47,9 @@ std::optional<RevocationPolicy::Mode> ParseRevocationMode(
 
 // RevocationCache holds revocation answers by certificate (issuer key hash
 // + serial) until their nextUpdate, capped by the policy's max age. One per
-// profile; in memory only (a private profile's is dropped with it).
+// profile; in memory only (a private profile's is dropped with it). A value
+// (Load and Parse return it), so it has no ThreadChecker: the checker that
+// uses it checks its thread.
 class RevocationCache {
  public:
   static constexpr uint32_t kMagic = 0x31435652;  // "RVC1" little-endian
@@ -109,6 +112,7 @@ class OcspCrlRevocationChecker : public RevocationChecker {
   RevocationFetcher* const fetcher_;
   RevocationCache* const cache_;
   WorkerPool* const pool_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

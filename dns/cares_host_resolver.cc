@@ -230,6 +230,7 @@ absl::StatusOr<std::unique_ptr<CaresHostResolver>> CaresHostResolver::Create(
 }
 
 CaresHostResolver::~CaresHostResolver() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   destroying_ = true;
   timer_.Stop();
   // Fails every outstanding query with ARES_EDESTRUCTION; the callbacks
@@ -254,6 +255,7 @@ void CaresHostResolver::SockStateCallback(void* data, ares_socket_t fd,
 
 void CaresHostResolver::ProcessFd(ares_socket_t read_fd,
                                   ares_socket_t write_fd) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   ares_process_fd(channel_, read_fd, write_fd);
   ArmTimer();
 }
@@ -368,6 +370,7 @@ int CaresHostResolver::Resolve(const std::string& host, uint16_t port,
                                HostResolveResult* result,
                                CompletionOnceCallback callback,
                                std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (overrides_.Lookup(host, port, result)) return OK;
   return StartOrJoin(host, HostCache::Kind::kAddresses, false, result, nullptr,
                      std::move(callback), out_request);
@@ -377,6 +380,7 @@ int CaresHostResolver::Prefetch(const std::string& host,
                                 HostResolveResult* result,
                                 CompletionOnceCallback callback,
                                 std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (overrides_.Lookup(host, 0, result)) return OK;
   return StartOrJoin(host, HostCache::Kind::kAddresses, true, result, nullptr,
                      std::move(callback), out_request);
@@ -386,6 +390,7 @@ int CaresHostResolver::ResolveTxt(const std::string& name,
                                   std::vector<std::string>* records,
                                   CompletionOnceCallback callback,
                                   std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   return StartOrJoin(name, HostCache::Kind::kTxt, false, nullptr, records,
                      std::move(callback), out_request);
 }

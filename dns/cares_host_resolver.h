@@ -43,6 +43,7 @@
 #include "dns/host_cache.h"
 #include "dns/host_resolver.h"
 #include "net/base/event_loop.h"
+#include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 
 namespace net {
@@ -157,6 +158,7 @@ class CaresHostResolver : public HostResolver {
   absl::flat_hash_map<uint16_t, std::string> udp_questions_;
   // Answers replaced by a stand-in, by query ID: why they were malformed.
   absl::flat_hash_map<uint16_t, std::string> malformed_answers_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

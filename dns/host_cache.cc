@@ -20,6 +20,7 @@ std::string HostCache::KeyFor(const std::string& name, Kind kind) {
 
 const HostCache::Entry* HostCache::Lookup(const std::string& name, Kind kind,
                                           bool* was_prefetched) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = entries_.find(KeyFor(name, kind));
   if (it == entries_.end()) {
     ++misses_;
@@ -40,6 +41,7 @@ const HostCache::Entry* HostCache::Lookup(const std::string& name, Kind kind,
 
 void HostCache::Set(const std::string& name, Kind kind, Entry entry,
                     absl::Duration ttl) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (entry.error != OK) ttl = std::min(ttl, max_negative_ttl_);
   if (ttl <= absl::ZeroDuration()) return;  // TTL 0: do not cache.
   entry.expires = clock_->NowTicks() + ttl;
@@ -63,6 +65,7 @@ void HostCache::Evict() {
 }
 
 void HostCache::Clear() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   entries_.clear();
   lru_.clear();
 }

@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "net/base/ip_endpoint.h"
 #include "net/base/net_errors.h"
+#include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 
 namespace net {
@@ -67,6 +68,7 @@ class HostCache {
   size_t evictions_ = 0;
   size_t hits_ = 0;
   size_t misses_ = 0;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

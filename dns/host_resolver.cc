@@ -60,7 +60,9 @@ class SystemHostResolver::RequestImpl : public HostResolver::Request {
 };
 
 SystemHostResolver::SystemHostResolver(WorkerPool* pool) : pool_(pool) {}
-SystemHostResolver::~SystemHostResolver() = default;
+SystemHostResolver::~SystemHostResolver() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 void ResolveOverrides::Add(const ResolveOverride& entry) {
   overrides_.emplace(absl::StrCat(entry.host, ":", entry.port), entry.address);
@@ -68,6 +70,7 @@ void ResolveOverrides::Add(const ResolveOverride& entry) {
 }
 
 void SystemHostResolver::AddOverride(const ResolveOverride& entry) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   overrides_.Add(entry);
 }
 
@@ -93,6 +96,7 @@ int SystemHostResolver::Resolve(const std::string& host, uint16_t port,
                                 HostResolveResult* result,
                                 CompletionOnceCallback callback,
                                 std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (overrides_.Lookup(host, port, result)) return OK;
   auto request = std::make_unique<RequestImpl>(result, std::move(callback));
   WeakPtr<RequestImpl> weak = request->GetWeakPtr();

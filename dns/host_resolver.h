@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "net/base/ip_endpoint.h"
 #include "net/base/net_errors.h"
+#include "net/base/thread_checker.h"
 #include "net/base/weak_ptr.h"
 #include "net/base/worker_pool.h"
 
@@ -103,6 +104,7 @@ class SystemHostResolver : public HostResolver {
   class RequestImpl;
   WorkerPool* const pool_;
   ResolveOverrides overrides_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

@@ -127,6 +127,7 @@ class DnsBundleSource::TxtRequest : public BundleSource::Request {
 void DnsBundleSource::Fetch(const std::string& host, uint16_t port,
                             Callback callback,
                             std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto request =
       std::make_unique<TxtRequest>(this, host, port, std::move(callback));
   request->Start();

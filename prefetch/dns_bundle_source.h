@@ -15,6 +15,7 @@
 #include <string>
 
 #include "dns/host_resolver.h"
+#include "net/base/thread_checker.h"
 #include "net/base/url_fetcher.h"
 #include "prefetch/bundle_source.h"
 
@@ -32,6 +33,7 @@ class DnsBundleSource : public BundleSource {
   class TxtRequest;
   HostResolver* const resolver_;
   UrlFetcher* const fetcher_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

@@ -65,6 +65,7 @@ void FetchBundleFile(UrlFetcher* fetcher, const std::string& url,
 void WellKnownBundleSource::Fetch(const std::string& host, uint16_t port,
                                   Callback callback,
                                   std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   FetchBundleFile(fetcher_, absl::StrCat("http://", host, kBundleWellKnownPath),
                   host, port, type(), std::move(callback), out_request);
 }
@@ -128,6 +129,7 @@ class CdnBundleSource::RaceRequest : public BundleSource::Request {
 void CdnBundleSource::Fetch(const std::string& host, uint16_t port,
                             Callback callback,
                             std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (base_urls_.empty()) {
     PostFailure(absl::FailedPreconditionError("no CDN configured"),
                 std::move(callback));

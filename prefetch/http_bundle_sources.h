@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "net/base/thread_checker.h"
 #include "net/base/url_fetcher.h"
 #include "prefetch/bundle_source.h"
 
@@ -44,6 +45,7 @@ class WellKnownBundleSource : public BundleSource {
 
  private:
   UrlFetcher* const fetcher_;
+  ThreadChecker thread_checker_;
 };
 
 class CdnBundleSource : public BundleSource {
@@ -61,6 +63,7 @@ class CdnBundleSource : public BundleSource {
   class RaceRequest;
   UrlFetcher* const fetcher_;
   const std::vector<std::string> base_urls_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

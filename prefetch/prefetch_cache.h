@@ -10,7 +10,9 @@
 // reported, and the file is left as it is. A private profile never loads or
 // saves (empty path).
 //
-// Owned by the NetworkContext; network-thread affine.
+// Owned by the NetworkContext; network-thread affine. A value (Load and
+// Parse return it), so it has no ThreadChecker of its own: its users
+// (CertPrefetcher, NetworkContext) check their thread.
 
 #ifndef PREFETCH_PREFETCH_CACHE_H_
 #define PREFETCH_PREFETCH_CACHE_H_

@@ -219,6 +219,7 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
 void TruncatedBundleSource::Fetch(const std::string& host, uint16_t port,
                                   Callback callback,
                                   std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto request =
       std::make_unique<ProbeRequest>(this, host, port, std::move(callback));
   request->Start();

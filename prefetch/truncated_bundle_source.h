@@ -21,6 +21,7 @@
 
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
+#include "net/base/thread_checker.h"
 #include "net/socket/client_socket_factory.h"
 #include "prefetch/bundle_source.h"
 
@@ -44,6 +45,7 @@ class TruncatedBundleSource : public BundleSource {
   HostResolver* const resolver_;
   ClientSocketFactory* const factory_;
   const absl::Duration connect_timeout_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

@@ -42,6 +42,7 @@ class ObcClientCertProvider::RequestImpl : public ClientCertProvider::Request {
 int ObcClientCertProvider::GetClientCert(
     const Origin& origin, ClientCert* cert, CompletionOnceCallback callback,
     std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto request = std::make_unique<RequestImpl>(cert, std::move(callback));
   RequestImpl* raw = request.get();
   // The store request lives inside |request|: destroying |request| cancels

@@ -19,6 +19,7 @@
 #include "cert/obc/obc_types.h"
 #include "cert/obc/origin_bound_cert_store.h"
 #include "net/base/net_errors.h"
+#include "net/base/thread_checker.h"
 #include "net/base/url.h"
 
 namespace net {
@@ -69,6 +70,7 @@ class ObcClientCertProvider : public ClientCertProvider {
   class RequestImpl;
   OriginBoundCertStore* const store_;
   const KeyAlgorithm algorithm_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

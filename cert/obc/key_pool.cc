@@ -50,6 +50,7 @@ KeyPool::KeyPool(WorkerPool* workers, Options options)
 }
 
 KeyPool::~KeyPool() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   for (AlgorithmState& s : states_) {
     for (RequestImpl* request : s.waiters) request->Detach();
   }
@@ -58,6 +59,7 @@ KeyPool::~KeyPool() {
 int KeyPool::Take(KeyAlgorithm algorithm, TakeResult* result,
                   CompletionOnceCallback callback,
                   std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   AlgorithmState& s = state(algorithm);
   if (!s.pooled.empty()) {
     ++stats_.hits;
@@ -85,6 +87,7 @@ int KeyPool::Take(KeyAlgorithm algorithm, TakeResult* result,
 }
 
 void KeyPool::SetTargetDepth(KeyAlgorithm algorithm, int depth) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   AlgorithmState& s = state(algorithm);
   s.target = std::max(0, depth);
   s.refill_deferred = false;
@@ -93,12 +96,14 @@ void KeyPool::SetTargetDepth(KeyAlgorithm algorithm, int depth) {
 }
 
 int KeyPool::WaitUntilFull(CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (IsFull()) return OK;
   full_waiters_.push_back(std::move(callback));
   return ERR_IO_PENDING;
 }
 
 bool KeyPool::IsFull() const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   for (const AlgorithmState& s : states_) {
     if (static_cast<int>(s.pooled.size()) < s.target) return false;
   }

@@ -42,6 +42,7 @@
 #include "cert/obc/obc_types.h"
 #include "net/base/event_loop.h"
 #include "net/base/net_errors.h"
+#include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 #include "net/base/weak_ptr.h"
 #include "net/base/worker_pool.h"
@@ -168,6 +169,7 @@ class KeyPool {
   std::array<AlgorithmState, kAllKeyAlgorithms.size()> states_;
   std::vector<CompletionOnceCallback> full_waiters_;
   Stats stats_;
+  ThreadChecker thread_checker_;
   WeakPtrFactory<KeyPool> weak_factory_{this};
 };
 

@@ -93,6 +93,7 @@ OriginBoundCertStore::OriginBoundCertStore(
       writer_(std::move(writer)) {}
 
 OriginBoundCertStore::~OriginBoundCertStore() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   for (auto& [id, job] : jobs_) {
     for (RequestImpl* request : job->waiters) request->Detach();
   }
@@ -126,6 +127,7 @@ int OriginBoundCertStore::GetOrCreate(const Origin& origin,
                                       KeyAlgorithm algorithm, Result* result,
                                       CompletionOnceCallback callback,
                                       std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   absl::StatusOr<ObcScope> scope =
       ObcScope::ForOrigin(origin, options_.scope_mode);
   if (!scope.ok()) return ERR_INVALID_URL;
@@ -137,6 +139,7 @@ int OriginBoundCertStore::GetOrCreate(const ObcScope& scope,
                                       KeyAlgorithm algorithm, Result* result,
                                       CompletionOnceCallback callback,
                                       std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (scope.key().empty()) return ERR_INVALID_ARGUMENT;
   std::string id = scope.ToString();
   if (auto it = records_.find(id); it != records_.end()) {
@@ -244,6 +247,7 @@ const ObcRecord& OriginBoundCertStore::Insert(const ObcScope& scope,
 
 const ObcRecord& OriginBoundCertStore::Put(
     std::shared_ptr<const ObcRecord> record) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   absl::StatusOr<absl::Time> not_after = CertificateNotAfter(record->cert_der);
   if (!not_after.ok() || *not_after < Now() + kRenewBefore) {
     // A pooled key that waited very long, or a certificate near its end:
@@ -273,6 +277,7 @@ const ObcRecord& OriginBoundCertStore::Put(
 }
 
 bool OriginBoundCertStore::Lookup(const ObcScope& scope, Result* result) const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = records_.find(scope.ToString());
   if (it == records_.end()) return false;
   Fill(*it->second.record, result);
@@ -281,12 +286,14 @@ bool OriginBoundCertStore::Lookup(const ObcScope& scope, Result* result) const {
 }
 
 bool OriginBoundCertStore::Delete(const ObcScope& scope) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (records_.erase(scope.ToString()) == 0) return false;
   ScheduleWrite();
   return true;
 }
 
 size_t OriginBoundCertStore::DeleteAll() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   size_t n = records_.size();
   records_.clear();
   ScheduleWrite();
@@ -294,6 +301,7 @@ size_t OriginBoundCertStore::DeleteAll() {
 }
 
 std::vector<ObcScope> OriginBoundCertStore::GetAllScopes() const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   std::vector<ObcScope> scopes;
   scopes.reserve(records_.size());
   for (const auto& [id, entry] : records_)
@@ -303,6 +311,7 @@ std::vector<ObcScope> OriginBoundCertStore::GetAllScopes() const {
 }
 
 int OriginBoundCertStore::Flush(CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (writer_ == nullptr || written_seq_ >= mutation_seq_) return OK;
   flush_waiters_.emplace_back(mutation_seq_, std::move(callback));
   if (!write_in_flight_) StartWrite();

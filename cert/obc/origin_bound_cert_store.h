@@ -44,6 +44,7 @@
 #include "cert/obc/obc_store_file.h"
 #include "cert/obc/obc_types.h"
 #include "net/base/net_errors.h"
+#include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
@@ -195,6 +196,7 @@ class OriginBoundCertStore {
   absl::Status last_write_status_;
 
   Stats stats_;
+  ThreadChecker thread_checker_;
   WeakPtrFactory<OriginBoundCertStore> weak_factory_{this};
 };
 

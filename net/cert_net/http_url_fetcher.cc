@@ -100,6 +100,7 @@ void HttpUrlFetcher::Fetch(const std::string& raw_url,
                            const std::string& post_body,
                            const std::string& content_type, Callback callback,
                            std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   ++fetch_count_;
   absl::StatusOr<Url> url = Url::Parse(Rewrite(raw_url));
   if (!url.ok() || url->SchemeIsCryptographic()) {

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "net/base/thread_checker.h"
 #include "net/base/url_fetcher.h"
 
 namespace net {
@@ -42,6 +43,7 @@ class HttpUrlFetcher : public UrlFetcher {
   const absl::Duration timeout_;
   const std::map<std::string, std::string> url_rewrites_;
   const size_t max_body_bytes_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

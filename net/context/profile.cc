@@ -66,7 +66,7 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Open(const Options& options,
   return profile;
 }
 
-Profile::~Profile() = default;
+Profile::~Profile() { NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_); }
 
 std::string Profile::PathFor(absl::string_view name) const {
   if (!persistent_) return "";
@@ -74,6 +74,7 @@ std::string Profile::PathFor(absl::string_view name) const {
 }
 
 absl::Status Profile::Save(absl::Time now) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!persistent_) return absl::OkStatus();
   std::vector<std::string> failures;
   absl::Status status = host_history_.Save(PathFor(HostHistory::kFileName));

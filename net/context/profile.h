@@ -23,6 +23,7 @@
 #include "cert/revocation_checker.h"
 #include "dns/host_history.h"
 #include "net/base/file_util.h"
+#include "net/base/thread_checker.h"
 #include "net/http/cookie_jar.h"
 
 namespace net {
@@ -77,6 +78,7 @@ class Profile {
   HostHistory host_history_;
   RevocationCache revocation_cache_;
   std::unique_ptr<CookieJar> cookie_jar_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

@@ -18,6 +18,8 @@
 // Owned by the embedder (fetch), one per profile; HttpNetworkSession points
 // at it (not owned) and transactions read and write it on the network
 // thread. Not thread-safe. Time is always passed in, so tests are exact.
+// A value (Parse and Load return it by value), so it has no ThreadChecker:
+// the transactions and NetworkContext that use it check their thread.
 
 #ifndef NET_HTTP_COOKIE_JAR_H_
 #define NET_HTTP_COOKIE_JAR_H_

@@ -28,6 +28,7 @@ HttpNetworkSession::HttpNetworkSession(const HttpNetworkSessionParams& params,
           })) {}
 
 HttpNetworkSession::~HttpNetworkSession() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   // Sessions go before the idle sockets and the TLS context they use.
   spdy_pool_.reset();
 }
@@ -38,6 +39,7 @@ bool HttpNetworkSession::spdy_enabled() const {
 }
 
 bool HttpNetworkSession::BeginSpdyConnect(const std::string& key) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   return spdy_connecting_
       .emplace(key, std::vector<absl::AnyInvocable<void()>>())
       .second;
@@ -45,10 +47,12 @@ bool HttpNetworkSession::BeginSpdyConnect(const std::string& key) {
 
 void HttpNetworkSession::WaitForSpdyConnect(const std::string& key,
                                             absl::AnyInvocable<void()> cb) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   spdy_connecting_[key].push_back(std::move(cb));
 }
 
 void HttpNetworkSession::EndSpdyConnect(const std::string& key) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = spdy_connecting_.find(key);
   if (it == spdy_connecting_.end()) return;
   std::vector<absl::AnyInvocable<void()>> waiters = std::move(it->second);
@@ -58,6 +62,7 @@ void HttpNetworkSession::EndSpdyConnect(const std::string& key) {
 
 std::unique_ptr<StreamSocket> HttpNetworkSession::TakeIdleSocket(
     const std::string& key, bool* preconnected) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = idle_.find(key);
   if (it == idle_.end()) return nullptr;
   auto& sockets = it->second;
@@ -76,6 +81,22 @@ std::unique_ptr<StreamSocket> HttpNetworkSession::TakeIdleSocket(
 void HttpNetworkSession::ReturnIdleSocket(const std::string& key,
                                           std::unique_ptr<StreamSocket> socket,
                                           bool preconnected) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  if (!params_.enable_connection_reuse) return;
+  // A request waiting for a connection of the group takes it at once.
+  auto group = groups_.find(key);
+  if (group != groups_.end() && !group->second.waiting.empty()) {
+    SocketSlot* next = group->second.waiting.front();
+    group->second.waiting.pop_front();
+    GrantWaiter(next, std::move(socket), preconnected);
+    return;
+  }
+  AddIdleSocket(key, std::move(socket), preconnected);
+}
+
+void HttpNetworkSession::AddIdleSocket(const std::string& key,
+                                       std::unique_ptr<StreamSocket> socket,
+                                       bool preconnected) {
   if (!params_.enable_connection_reuse) return;
   auto& sockets = idle_[key];
   if (sockets.size() >= params_.max_idle_per_origin) return;
@@ -108,8 +129,142 @@ void HttpNetworkSession::SweepUnused() {
 }
 
 void HttpNetworkSession::CloseIdleSockets() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   idle_.clear();
   sweep_timer_.Stop();
+  // Closed idle connections leave room for waiting requests.
+  std::vector<std::string> keys;
+  for (const auto& [key, group] : groups_) keys.push_back(key);
+  for (const std::string& key : keys) OnSlotFreed(key);
+}
+
+// The per-group limit -----------------------------------------------------
+
+HttpNetworkSession::SocketSlot::SocketSlot(HttpNetworkSession* session,
+                                           std::string key)
+    : session_(session), key_(std::move(key)) {}
+
+HttpNetworkSession::SocketSlot::~SocketSlot() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(session_->thread_checker_);
+  if (granted_) {
+    granted_ = false;
+    // A connection handed to this slot and never taken is still good.
+    session_->FreeSlot(key_, std::move(socket_), preconnected_);
+  } else if (queued_) {
+    session_->CancelWaiter(this);
+  }
+}
+
+std::unique_ptr<StreamSocket> HttpNetworkSession::SocketSlot::TakeSocket(
+    bool* preconnected) {
+  if (preconnected) *preconnected = preconnected_;
+  preconnected_ = false;
+  return std::move(socket_);
+}
+
+size_t HttpNetworkSession::IdleCount(const std::string& key) const {
+  auto it = idle_.find(key);
+  return it == idle_.end() ? 0 : it->second.size();
+}
+
+bool HttpNetworkSession::GroupHasRoom(const std::string& key) const {
+  const size_t limit = params_.max_sockets_per_group;
+  if (limit == 0) return true;
+  auto it = groups_.find(key);
+  const size_t active = it == groups_.end() ? 0 : it->second.active;
+  return active + IdleCount(key) < limit;
+}
+
+std::unique_ptr<HttpNetworkSession::SocketSlot>
+HttpNetworkSession::RequestSocketSlot(const std::string& key,
+                                      absl::AnyInvocable<void()> on_granted) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  std::unique_ptr<SocketSlot> slot(new SocketSlot(this, key));
+  Group& group = groups_[key];
+  // Nobody overtakes a request already waiting.
+  if (group.waiting.empty()) {
+    bool preconnected = false;
+    std::unique_ptr<StreamSocket> idle = TakeIdleSocket(key, &preconnected);
+    if (idle || GroupHasRoom(key)) {
+      ++group.active;
+      slot->granted_ = true;
+      slot->socket_ = std::move(idle);
+      slot->preconnected_ = preconnected;
+      return slot;
+    }
+  }
+  slot->queued_ = true;
+  slot->on_granted_ = std::move(on_granted);
+  group.waiting.push_back(slot.get());
+  return slot;
+}
+
+void HttpNetworkSession::ReleaseSocketSlot(
+    std::unique_ptr<SocketSlot> slot, std::unique_ptr<StreamSocket> socket) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  if (!slot || !slot->granted_) return;
+  slot->granted_ = false;
+  FreeSlot(slot->key_, std::move(socket), /*preconnected=*/false);
+}
+
+void HttpNetworkSession::GrantWaiter(SocketSlot* slot,
+                                     std::unique_ptr<StreamSocket> socket,
+                                     bool preconnected) {
+  ++groups_[slot->key_].active;
+  slot->queued_ = false;
+  slot->granted_ = true;
+  slot->socket_ = std::move(socket);
+  slot->preconnected_ = preconnected;
+  EventLoop::Current()->PostTask([weak = slot->weak_factory_.GetWeakPtr()] {
+    if (!weak || !weak->on_granted_) return;
+    absl::AnyInvocable<void()> cb = std::move(weak->on_granted_);
+    weak->on_granted_ = nullptr;
+    std::move(cb)();
+  });
+}
+
+void HttpNetworkSession::FreeSlot(const std::string& key,
+                                  std::unique_ptr<StreamSocket> socket,
+                                  bool preconnected) {
+  auto it = groups_.find(key);
+  if (it != groups_.end() && it->second.active > 0) --it->second.active;
+  // A keep-alive connection goes to the next waiter (or the idle pool);
+  // without one, the freed slot lets a waiter connect anew.
+  if (socket) ReturnIdleSocket(key, std::move(socket), preconnected);
+  OnSlotFreed(key);
+}
+
+void HttpNetworkSession::OnSlotFreed(const std::string& key) {
+  auto it = groups_.find(key);
+  if (it == groups_.end()) return;
+  Group& group = it->second;
+  while (!group.waiting.empty()) {
+    bool preconnected = false;
+    std::unique_ptr<StreamSocket> idle = TakeIdleSocket(key, &preconnected);
+    if (!idle && !GroupHasRoom(key)) break;
+    SocketSlot* next = group.waiting.front();
+    group.waiting.pop_front();
+    GrantWaiter(next, std::move(idle), preconnected);
+  }
+  if (group.active == 0 && group.waiting.empty()) groups_.erase(it);
+}
+
+void HttpNetworkSession::CancelWaiter(SocketSlot* slot) {
+  auto it = groups_.find(slot->key_);
+  if (it == groups_.end()) return;
+  it->second.waiting.remove(slot);
+  slot->queued_ = false;
+  if (it->second.active == 0 && it->second.waiting.empty()) groups_.erase(it);
+}
+
+size_t HttpNetworkSession::active_socket_count(const std::string& key) const {
+  auto it = groups_.find(key);
+  return it == groups_.end() ? 0 : it->second.active;
+}
+
+size_t HttpNetworkSession::waiting_request_count(const std::string& key) const {
+  auto it = groups_.find(key);
+  return it == groups_.end() ? 0 : it->second.waiting.size();
 }
 
 size_t HttpNetworkSession::idle_socket_count() const {

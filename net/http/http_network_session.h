@@ -8,6 +8,7 @@
 #ifndef NET_HTTP_HTTP_NETWORK_SESSION_H_
 #define NET_HTTP_HTTP_NETWORK_SESSION_H_
 
+#include <list>
 #include <map>
 #include <memory>
 #include <set>
@@ -18,7 +19,9 @@
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
 #include "net/base/event_loop.h"
+#include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
+#include "net/base/weak_ptr.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/spdy/spdy_session_pool.h"
 #include "net/ssl/ssl_client_context.h"
@@ -53,6 +56,12 @@ struct HttpNetworkSessionParams {
   // Reuse idle keep-alive connections.
   bool enable_connection_reuse = true;
   size_t max_idle_per_origin = 6;
+  // HTTP/1.1 connections per group ("scheme://host:port") at most: those a
+  // transaction holds (connecting or in use) plus the idle ones. Requests
+  // beyond it wait, first come first served, for a connection another
+  // request releases (reused if it can be) or for a free slot. Chromium's
+  // max_sockets_per_group, 6. Zero: no limit. SPDY sessions hold no slot.
+  size_t max_sockets_per_group = 6;
   // A preconnected socket no request took is closed after this.
   absl::Duration unused_idle_timeout = absl::Seconds(10);
   // Cookies: transactions send the jar's Cookie header and store the
@@ -81,6 +90,8 @@ struct HttpNetworkSessionParams {
 
 class HttpNetworkSession {
  public:
+  class SocketSlot;
+
   HttpNetworkSession(const HttpNetworkSessionParams& params,
                      HostResolver* resolver,
                      ClientSocketFactory* socket_factory,
@@ -105,6 +116,27 @@ class HttpNetworkSession {
                         bool preconnected = false);
   void CloseIdleSockets();
   size_t idle_socket_count() const;
+
+  // The per-group connection limit (params().max_sockets_per_group). A
+  // transaction that needs an HTTP/1.1 connection to the group |key| calls
+  // RequestSocketSlot and keeps the returned slot while it uses the
+  // connection. A granted() slot may carry an idle connection of the group
+  // (SocketSlot::TakeSocket); without one, the caller connects a new one
+  // under the slot. A slot that is not granted waits in the group's queue;
+  // |on_granted| runs (from a posted task, never re-entrantly, and not after
+  // the slot is destroyed) once it is, with the connection another request
+  // released or none. Destroying a waiting slot takes it out of the queue;
+  // destroying a granted one frees it for the next waiter.
+  std::unique_ptr<SocketSlot> RequestSocketSlot(
+      const std::string& key, absl::AnyInvocable<void()> on_granted);
+  // The holder of |slot| is done with |socket|, a keep-alive connection of
+  // the group: it goes to the first waiter, or to the idle pool. Frees the
+  // slot.
+  void ReleaseSocketSlot(std::unique_ptr<SocketSlot> slot,
+                         std::unique_ptr<StreamSocket> socket);
+  // Slots granted for |key| (connecting or in use), and requests waiting.
+  size_t active_socket_count(const std::string& key) const;
+  size_t waiting_request_count(const std::string& key) const;
   // Preconnected sockets waiting, for |key| or in all.
   size_t preconnected_socket_count(const std::string& key) const;
   size_t preconnected_socket_count() const;
@@ -137,20 +169,76 @@ class HttpNetworkSession {
     bool preconnected = false;
     TimeTicks since;
   };
+  // The limit's bookkeeping per group.
+  struct Group {
+    size_t active = 0;               // granted slots
+    std::list<SocketSlot*> waiting;  // first come, first served
+  };
   // Closes preconnected sockets past their timeout; re-arms the sweep.
   void SweepUnused();
+  size_t IdleCount(const std::string& key) const;
+  // Whether |key|'s group may open another connection.
+  bool GroupHasRoom(const std::string& key) const;
+  // Grants |slot| (taken off the queue) with |socket| (may be null) and
+  // posts its callback.
+  void GrantWaiter(SocketSlot* slot, std::unique_ptr<StreamSocket> socket,
+                   bool preconnected);
+  // A slot of |key| was freed (or an idle connection closed): grants
+  // waiters while the group has room.
+  void OnSlotFreed(const std::string& key);
+  // A queued slot is destroyed.
+  void CancelWaiter(SocketSlot* slot);
+  // A granted slot of |key| ends; |socket|, if any, is a keep-alive
+  // connection for the next waiter or the idle pool.
+  void FreeSlot(const std::string& key, std::unique_ptr<StreamSocket> socket,
+                bool preconnected);
+  // Puts |socket| in the idle pool (or drops it); no slot bookkeeping.
+  void AddIdleSocket(const std::string& key,
+                     std::unique_ptr<StreamSocket> socket, bool preconnected);
 
   HttpNetworkSessionParams params_;
   HostResolver* const resolver_;
   ClientSocketFactory* const socket_factory_;
   SSLClientContext ssl_context_;
   std::map<std::string, std::vector<IdleSocket>> idle_;
+  std::map<std::string, Group> groups_;
   OneShotTimer sweep_timer_;
   std::unique_ptr<SpdySessionPool> spdy_pool_;
   // Origins with a connection being made, and who waits on each.
   std::map<std::string, std::vector<absl::AnyInvocable<void()>>>
       spdy_connecting_;
   std::set<std::string> no_spdy_;
+  ThreadChecker thread_checker_;
+};
+
+// SocketSlot: one of a group's connection slots under the per-group limit
+// (or a place in its queue). Made by HttpNetworkSession::RequestSocketSlot,
+// owned by the transaction that asked for it, which must destroy it before
+// the session. Destroying it releases the slot (or leaves the queue); a
+// connection it was handed and never taken goes back to the pool.
+class HttpNetworkSession::SocketSlot {
+ public:
+  SocketSlot(const SocketSlot&) = delete;
+  SocketSlot& operator=(const SocketSlot&) = delete;
+  ~SocketSlot();
+
+  bool granted() const { return granted_; }
+  const std::string& key() const { return key_; }
+  // The idle connection this slot was granted with, if any (once).
+  std::unique_ptr<StreamSocket> TakeSocket(bool* preconnected = nullptr);
+
+ private:
+  friend class HttpNetworkSession;
+  SocketSlot(HttpNetworkSession* session, std::string key);
+
+  HttpNetworkSession* const session_;
+  const std::string key_;
+  bool granted_ = false;
+  bool queued_ = false;
+  std::unique_ptr<StreamSocket> socket_;
+  bool preconnected_ = false;
+  absl::AnyInvocable<void()> on_granted_;
+  WeakPtrFactory<SocketSlot> weak_factory_{this};
 };
 
 }  // namespace net

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "net/base/check.h"
 #include "net/http/cookie_jar.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/ssl/ssl_info.h"
@@ -23,6 +24,7 @@ HttpNetworkTransaction::HttpNetworkTransaction(HttpNetworkSession* session)
     : session_(session) {}
 
 HttpNetworkTransaction::~HttpNetworkTransaction() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   // Whoever waits for this request's connection looks again.
   EndSpdyConnect();
 }
@@ -35,6 +37,7 @@ CompletionOnceCallback HttpNetworkTransaction::IOCallback() {
 
 int HttpNetworkTransaction::Start(const HttpRequestInfo& request,
                                   CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   request_ = request;
   timing_ = LoadTiming();
   timing_.start = session_->clock()->NowTicks();
@@ -143,6 +146,8 @@ void HttpNetworkTransaction::Finish(int result) {
   EndSpdyConnect();
   timing_.net_error = result;
   if (result < 0) {
+    // The connection is of no more use: its slot goes to the next request.
+    socket_slot_.reset();
     request_timer_.Stop();
     if (timing_.failed_at.is_null())
       timing_.failed_at = session_->clock()->NowTicks();
@@ -219,6 +224,8 @@ int HttpNetworkTransaction::DoLoop(int result) {
         rv = DoSpdyReadHeadersComplete(rv);
         break;
       case STATE_NONE:
+      default:
+        NET_NOTREACHED();
         rv = ERR_UNEXPECTED;
         break;
     }
@@ -232,7 +239,10 @@ std::string HttpNetworkTransaction::PoolKey() const {
 }
 
 int HttpNetworkTransaction::DoInitConnection() {
-  timing_.fetch_start = session_->clock()->NowTicks();
+  // Time spent waiting here (for another request's connection or a free
+  // slot of the group) counts from the first visit.
+  if (timing_.fetch_start.is_null())
+    timing_.fetch_start = session_->clock()->NowTicks();
   if (SpdyAllowed()) {
     // An open session to the origin (its own, or one it was pooled onto
     // earlier) carries the request; if another request is making the
@@ -257,9 +267,22 @@ int HttpNetworkTransaction::DoInitConnection() {
     }
   }
   if (!reused_socket_) {
+    // HTTP/1.1: one of the group's connection slots first (at most
+    // max_sockets_per_group connections per origin); when the group is
+    // full, wait for a connection another request releases, or for a slot.
+    if (!socket_slot_) {
+      socket_slot_ = session_->RequestSocketSlot(
+          PoolKey(), [weak = weak_factory_.GetWeakPtr()] {
+            if (weak) weak->OnIOComplete(OK);
+          });
+    }
+    if (!socket_slot_->granted()) {
+      next_state_ = STATE_INIT_CONNECTION;
+      return ERR_IO_PENDING;
+    }
     bool preconnected = false;
     if (std::unique_ptr<StreamSocket> idle =
-            session_->TakeIdleSocket(PoolKey(), &preconnected)) {
+            socket_slot_->TakeSocket(&preconnected)) {
       socket_ = std::move(idle);
       reused_socket_ = true;
       timing_.socket_reused = true;
@@ -465,8 +488,11 @@ bool HttpNetworkTransaction::CanSendEarlyData() const {
   // Early data can be replayed by an attacker: idempotent requests only
   // (RFC 8470 section 2.1; Chromium's rule), and once rejected, never again
   // for this request.
+  // Nor with SPDY/3 offered: a session made on a connection still in early
+  // data would carry other requests' streams (a POST among them) early too.
   return (request_.method == "GET" || request_.method == "HEAD") &&
-         request_.upload_body.empty() && early_data_rejection_.empty();
+         request_.upload_body.empty() && early_data_rejection_.empty() &&
+         !SpdyAllowed();
 }
 
 void HttpNetworkTransaction::NoteEarlyDataRejection() {
@@ -475,9 +501,11 @@ void HttpNetworkTransaction::NoteEarlyDataRejection() {
     if (session_->params().ssl_config.early_data_enabled && timing_.https &&
         !CanSendEarlyData() && timing_.ssl.early_data == "not_offered") {
       timing_.ssl.early_data_reason =
-          request_.method == "GET" || request_.method == "HEAD"
+          request_.method != "GET" && request_.method != "HEAD"
+              ? absl::StrCat(request_.method, " request is not idempotent")
+          : !request_.upload_body.empty()
               ? absl::StrCat(request_.method, " request has a body")
-              : absl::StrCat(request_.method, " request is not idempotent");
+              : "SPDY/3 offered: its session would carry every stream early";
     }
     return;
   }
@@ -541,7 +569,17 @@ void HttpNetworkTransaction::OnBodyDone(int result) {
     error_detail_ = parser_->error_detail();
     Finish(result);
   } else if (socket_ && parser_->CanReuseConnection()) {
-    session_->ReturnIdleSocket(PoolKey(), std::move(socket_));
+    if (socket_slot_) {
+      // To the next request waiting for the group, or the idle pool.
+      session_->ReleaseSocketSlot(std::move(socket_slot_), std::move(socket_));
+    } else {
+      session_->ReturnIdleSocket(PoolKey(), std::move(socket_));
+    }
+  } else if (socket_) {
+    // Not reusable (close-delimited, Connection: close): closed now, so
+    // the group's next request may connect in its place.
+    socket_->Disconnect();
+    socket_slot_.reset();
   }
 }
 
@@ -599,6 +637,7 @@ void HttpNetworkTransaction::SaveCookies() {
 
 int HttpNetworkTransaction::Read(std::shared_ptr<IOBuffer> buf, int len,
                                  CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (final_error_ != OK) return final_error_;
   if (spdy_response_headers_)
     return ReadSpdyBody(std::move(buf), len, std::move(callback));
@@ -683,6 +722,8 @@ int HttpNetworkTransaction::UseSpdySession(SpdySession* session,
                                            const char* how) {
   spdy_session_ = session->GetWeakPtr();
   timing_.spdy.session = how;
+  // A SPDY session's connection holds no slot of the HTTP/1.1 limit.
+  socket_slot_.reset();
   if (std::string(how) != "new") {
     // No connection of its own: the session's.
     timing_.socket_reused = true;
@@ -761,6 +802,7 @@ int HttpNetworkTransaction::StartSpdySession() {
       session_->spdy_session_pool()->InsertSession(std::move(session));
   raw->Start();
   spdy_session_ = raw->GetWeakPtr();
+  socket_slot_.reset();
   // The origin's session exists: those waiting for it may use it now.
   EndSpdyConnect();
   return OK;

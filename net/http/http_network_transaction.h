@@ -5,7 +5,10 @@
 //   -> SSL_CONNECT (https) -> SEND_REQUEST -> READ_HEADERS
 // and completes when the response headers are in; Read() then streams the
 // body. Every step stamps the LoadTiming. An idle keep-alive connection, if
-// the session has one for the origin, replaces resolve and connect. With a
+// the session has one for the origin, replaces resolve and connect. At
+// INIT_CONNECTION an HTTP/1.1 request takes one of its origin's connection
+// slots (HttpNetworkSession::RequestSocketSlot), or waits for one when the
+// origin already has max_sockets_per_group connections. With a
 // cookie jar in the session, the request carries its Cookie header (unless
 // the caller set one) and the response's Set-Cookie headers go into it.
 //
@@ -29,6 +32,7 @@
 
 #include "cert/obc/client_cert_provider.h"
 #include "net/base/event_loop.h"
+#include "net/base/thread_checker.h"
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/http_network_session.h"
@@ -180,6 +184,9 @@ class HttpNetworkTransaction {
   size_t address_index_ = 0;
   int last_connect_error_ = OK;
   std::unique_ptr<StreamSocket> socket_;
+  // This request's slot under the session's per-group connection limit
+  // (HTTP/1.1), held while it connects and uses socket_.
+  std::unique_ptr<HttpNetworkSession::SocketSlot> socket_slot_;
   bool reused_socket_ = false;
   // The TLS handshake completed before the server answered (a Snap Start
   // attempt): its facts are read again, and the observer told again, once
@@ -218,6 +225,7 @@ class HttpNetworkTransaction {
   // Set when the server rejected early data and the request was retried on
   // a new connection without it: the first attempt's reason.
   std::string early_data_rejection_;
+  ThreadChecker thread_checker_;
   WeakPtrFactory<HttpNetworkTransaction> weak_factory_{this};
 };
 

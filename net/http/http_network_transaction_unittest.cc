@@ -582,6 +582,37 @@ TEST_F(HttpNetworkTransactionTest, RejectedEarlyDataIsResentOnANewConnection) {
             "peer_declined; request retried in 1-RTT on a new connection");
 }
 
+// With SPDY/3 offered no request goes early: a SPDY session made on a
+// connection in early data would send other requests' streams (a POST's
+// too) as replayable 0-RTT data. The trace says why early data was not
+// offered.
+TEST_F(HttpNetworkTransactionTest, NoEarlyDataWhenSpdyIsOffered) {
+  MockRead reads[] = {
+      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")};
+  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
+  StaticSocketDataProvider data(reads, writes);
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(ASYNC, OK);
+  ssl.ssl_info.version = "TLSv1.3";
+  ssl.ssl_info.alpn = "http/1.1";
+  ssl.ssl_info.early_data = "not_offered";
+  factory_.AddTlsSocketProvider(&ssl);
+  HttpNetworkSessionParams params = ShortDeadline();
+  params.ssl_config.early_data_enabled = true;
+  params.ssl_config.alpn_protos = {"spdy/3", "http/1.1"};
+  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+
+  int error;
+  EXPECT_EQ(FetchUrl(&session, "https://www.example.test/page", &error), "ok");
+  EXPECT_EQ(error, OK) << detail_;
+  ASSERT_EQ(factory_.ssl_configs().size(), 1u);
+  EXPECT_FALSE(factory_.ssl_configs()[0].early_data_enabled);
+  EXPECT_EQ(timing_.ssl.early_data, "not_offered");
+  EXPECT_NE(timing_.ssl.early_data_reason.find("SPDY/3 offered"),
+            std::string::npos)
+      << timing_.ssl.early_data_reason;
+}
+
 TEST_F(HttpNetworkTransactionTest, StalledServerHitsTheRequestTimeout) {
   HttpNetworkSessionParams params;
   params.request_timeout = absl::Milliseconds(50);
@@ -1270,6 +1301,195 @@ TEST_F(HttpNetworkTransactionTest, DeadlineHoldsAgainstAnEndlessServer) {
   EXPECT_GT(total, 0);
   EXPECT_NE(trans.error_detail().find("body"), std::string::npos)
       << trans.error_detail();
+}
+
+// The per-group connection limit (HttpNetworkSessionParams::
+// max_sockets_per_group) ----------------------------------------------------
+
+// One GET of http://www.example.test/page started on |session|.
+struct StartedRequest {
+  explicit StartedRequest(HttpNetworkSession* session) : trans(session) {
+    HttpRequestInfo request;
+    request.url = *Url::Parse("http://www.example.test/page");
+    rv = trans.Start(request, cb.callback());
+  }
+  // Waits for the headers, then reads the body to its end.
+  std::string Finish(int* error) {
+    *error = cb.GetResult(rv);
+    std::string body;
+    while (*error == OK) {
+      auto buf = std::make_shared<IOBuffer>(64);
+      TestCompletionCallback read_cb;
+      int n = read_cb.GetResult(trans.Read(buf, 64, read_cb.callback()));
+      if (n < 0) *error = n;
+      if (n <= 0) break;
+      body.append(buf->data(), n);
+    }
+    return body;
+  }
+  HttpNetworkTransaction trans;
+  TestCompletionCallback cb;
+  int rv;
+};
+
+std::string Response(const std::string& body) {
+  return absl::StrCat("HTTP/1.1 200 OK\r\nContent-Length: ", body.size(),
+                      "\r\n\r\n", body);
+}
+
+TEST_F(HttpNetworkTransactionTest, SeventhRequestWaitsForAFreedConnection) {
+  ASSERT_EQ(HttpNetworkSessionParams().max_sockets_per_group, 6u);
+  // Six connections; the first answers twice, the 7th request's answer
+  // coming on the connection the first request released.
+  std::vector<std::unique_ptr<StaticSocketDataProvider>> data;
+  const std::vector<MockWrite> two_gets = {MockWrite(ASYNC, kGet),
+                                           MockWrite(ASYNC, kGet)};
+  const std::vector<MockWrite> one_get = {MockWrite(ASYNC, kGet)};
+  std::vector<std::vector<MockRead>> reads;
+  reads.push_back({MockRead(ASYNC, Response("r1")),
+                   MockRead(ASYNC, Response("r7")),
+                   MockRead(SYNC, ERR_IO_PENDING)});
+  for (int i = 2; i <= 6; ++i) {
+    reads.push_back({MockRead(ASYNC, Response(absl::StrCat("r", i))),
+                     MockRead(SYNC, ERR_IO_PENDING)});
+  }
+  for (size_t i = 0; i < reads.size(); ++i) {
+    data.push_back(std::make_unique<StaticSocketDataProvider>(
+        reads[i], i == 0 ? two_gets : one_get));
+    factory_.AddSocketDataProvider(data.back().get());
+  }
+  const std::string key = "http://www.example.test:80";
+  std::vector<std::unique_ptr<StartedRequest>> requests;
+  for (int i = 0; i < 7; ++i)
+    requests.push_back(std::make_unique<StartedRequest>(&session_));
+  EXPECT_EQ(factory_.sockets_created(), 6u);
+  EXPECT_EQ(session_.active_socket_count(key), 6u);
+  EXPECT_EQ(session_.waiting_request_count(key), 1u);
+  EXPECT_EQ(requests[6]->rv, ERR_IO_PENDING);
+
+  int error;
+  EXPECT_EQ(requests[0]->Finish(&error), "r1");
+  EXPECT_EQ(error, OK);
+  // The first connection went straight to the waiting request.
+  EXPECT_EQ(session_.waiting_request_count(key), 0u);
+  EXPECT_EQ(session_.idle_socket_count(), 0u);
+  EXPECT_EQ(requests[6]->Finish(&error), "r7");
+  EXPECT_EQ(error, OK);
+  const LoadTiming& t7 = requests[6]->trans.load_timing();
+  EXPECT_TRUE(t7.socket_reused);
+  EXPECT_EQ(t7.dns_source, "reused");
+  EXPECT_EQ(factory_.sockets_created(), 6u);
+  EXPECT_TRUE(data[0]->AllWriteDataConsumed());
+  for (int i = 1; i < 6; ++i) {
+    EXPECT_EQ(requests[i]->Finish(&error), absl::StrCat("r", i + 1));
+    EXPECT_EQ(error, OK);
+  }
+  // Every connection is idle now, none held.
+  EXPECT_EQ(session_.active_socket_count(key), 0u);
+  EXPECT_EQ(session_.idle_socket_count(), 6u);
+}
+
+TEST_F(HttpNetworkTransactionTest, CancelledWaitingRequestLeavesTheQueue) {
+  HttpNetworkSessionParams params = ShortDeadline();
+  params.max_sockets_per_group = 1;
+  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+  MockRead reads[] = {MockRead(ASYNC, Response("first")),
+                      MockRead(ASYNC, Response("third")),
+                      MockRead(SYNC, ERR_IO_PENDING)};
+  MockWrite writes[] = {MockWrite(ASYNC, kGet), MockWrite(ASYNC, kGet)};
+  StaticSocketDataProvider data(reads, writes);
+  factory_.AddSocketDataProvider(&data);
+  const std::string key = "http://www.example.test:80";
+  auto first = std::make_unique<StartedRequest>(&session);
+  auto second = std::make_unique<StartedRequest>(&session);
+  auto third = std::make_unique<StartedRequest>(&session);
+  EXPECT_EQ(session.waiting_request_count(key), 2u);
+  second.reset();  // cancelled while waiting
+  EXPECT_EQ(session.waiting_request_count(key), 1u);
+  int error;
+  EXPECT_EQ(first->Finish(&error), "first");
+  EXPECT_EQ(error, OK);
+  EXPECT_EQ(third->Finish(&error), "third");
+  EXPECT_EQ(error, OK);
+  EXPECT_TRUE(third->trans.load_timing().socket_reused);
+  EXPECT_EQ(factory_.sockets_created(), 1u);
+  EXPECT_TRUE(data.AllWriteDataConsumed());
+  first.reset();
+  third.reset();
+  EXPECT_EQ(session.active_socket_count(key), 0u);
+  EXPECT_EQ(session.waiting_request_count(key), 0u);
+}
+
+// With one connection per group, the first request's connection ends
+// unusable (|first| scripts how); the waiting second request gets the freed
+// slot and connects anew.
+void ExpectWaiterConnectsAnew(HostResolver* resolver,
+                              MockClientSocketFactory* factory,
+                              CertVerifier* verifier,
+                              StaticSocketDataProvider* first_data,
+                              int first_error, const std::string& first_body) {
+  HttpNetworkSessionParams params;
+  params.request_timeout = absl::Seconds(2);
+  params.max_sockets_per_group = 1;
+  HttpNetworkSession session(params, resolver, factory, verifier);
+  MockRead reads[] = {MockRead(ASYNC, Response("new")),
+                      MockRead(SYNC, ERR_IO_PENDING)};
+  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
+  StaticSocketDataProvider fresh(reads, writes);
+  factory->AddSocketDataProvider(first_data);
+  factory->AddSocketDataProvider(&fresh);
+  StartedRequest first(&session);
+  StartedRequest second(&session);
+  EXPECT_EQ(factory->sockets_created(), 1u);
+  int error;
+  EXPECT_EQ(first.Finish(&error), first_body);
+  EXPECT_EQ(error, first_error);
+  EXPECT_EQ(second.Finish(&error), "new");
+  EXPECT_EQ(error, OK);
+  EXPECT_FALSE(second.trans.load_timing().socket_reused);
+  EXPECT_EQ(factory->sockets_created(), 2u);
+  EXPECT_TRUE(fresh.AllWriteDataConsumed());
+}
+
+TEST_F(HttpNetworkTransactionTest, FailedConnectionFreesItsSlot) {
+  StaticSocketDataProvider refused({}, {});
+  refused.set_connect_data(MockConnect(ASYNC, ERR_CONNECTION_REFUSED));
+  ExpectWaiterConnectsAnew(&resolver_, &factory_, &verifier_, &refused,
+                           ERR_CONNECTION_REFUSED, "");
+}
+
+TEST_F(HttpNetworkTransactionTest, ClosedConnectionFreesItsSlot) {
+  // A close-delimited body: its connection cannot be reused, so the
+  // waiting request gets the slot (a new connection), not the socket.
+  MockRead reads[] = {MockRead(ASYNC, "HTTP/1.1 200 OK\r\n\r\nbye"),
+                      MockRead(ASYNC, OK)};
+  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
+  StaticSocketDataProvider closing(reads, writes);
+  ExpectWaiterConnectsAnew(&resolver_, &factory_, &verifier_, &closing, OK,
+                           "bye");
+}
+
+TEST_F(HttpNetworkTransactionTest, ZeroMeansNoConnectionLimit) {
+  HttpNetworkSessionParams params = ShortDeadline();
+  params.max_sockets_per_group = 0;
+  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+  std::vector<std::unique_ptr<StaticSocketDataProvider>> data;
+  const std::vector<MockRead> reads = {MockRead(ASYNC, Response("x")),
+                                       MockRead(SYNC, ERR_IO_PENDING)};
+  const std::vector<MockWrite> writes = {MockWrite(ASYNC, kGet)};
+  for (int i = 0; i < 8; ++i) {
+    data.push_back(std::make_unique<StaticSocketDataProvider>(reads, writes));
+    factory_.AddSocketDataProvider(data.back().get());
+  }
+  std::vector<std::unique_ptr<StartedRequest>> requests;
+  for (int i = 0; i < 8; ++i)
+    requests.push_back(std::make_unique<StartedRequest>(&session));
+  EXPECT_EQ(factory_.sockets_created(), 8u);
+  int error;
+  for (auto& r : requests) {
+    EXPECT_EQ(r->Finish(&error), "x");
+    EXPECT_EQ(error, OK);
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "net/base/check.h"
 
 namespace net {
 namespace {
@@ -19,10 +20,13 @@ HttpStreamParser::HttpStreamParser(StreamSocket* socket, LoadTiming* timing,
       clock_(clock),
       read_buf_(std::make_shared<GrowableIOBuffer>()) {}
 
-HttpStreamParser::~HttpStreamParser() = default;
+HttpStreamParser::~HttpStreamParser() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 int HttpStreamParser::SendRequest(const std::string& request, bool is_head,
                                   CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   request_buf_ = std::make_shared<DrainableIOBuffer>(request);
   is_head_ = is_head;
   next_state_ = STATE_SEND_REQUEST;
@@ -32,6 +36,7 @@ int HttpStreamParser::SendRequest(const std::string& request, bool is_head,
 }
 
 int HttpStreamParser::ReadResponseHeaders(CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   next_state_ = STATE_READ_HEADERS;
   int rv = DoLoop(OK);
   if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
@@ -40,6 +45,7 @@ int HttpStreamParser::ReadResponseHeaders(CompletionOnceCallback callback) {
 
 int HttpStreamParser::ReadResponseBody(std::shared_ptr<IOBuffer> buf, int len,
                                        CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!headers_) return ERR_UNEXPECTED;
   if (body_complete_) return 0;
   if (len <= 0) return ERR_INVALID_ARGUMENT;
@@ -89,6 +95,8 @@ int HttpStreamParser::DoLoop(int result) {
         rv = DoReadBodyComplete(rv);
         break;
       case STATE_NONE:
+      default:
+        NET_NOTREACHED();
         return ERR_UNEXPECTED;
     }
   } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
@@ -337,6 +345,7 @@ int HttpStreamParser::DoReadBodyComplete(int result) {
 }
 
 bool HttpStreamParser::CanReuseConnection() const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   return body_complete_ && reusable_framing_ && !close_delimited_ &&
          !extra_data_ && headers_ && headers_->IsKeepAlive() &&
          body_leftover_.empty() && socket_->IsConnectedAndIdle();

@@ -28,6 +28,7 @@
 #include <string>
 
 #include "net/base/io_buffer.h"
+#include "net/base/thread_checker.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/http_chunked_decoder.h"
 #include "net/http/http_response_headers.h"
@@ -123,6 +124,7 @@ class HttpStreamParser {
   // False when the framing itself makes the connection untrustworthy.
   bool reusable_framing_ = true;
   std::string error_detail_;
+  ThreadChecker thread_checker_;
   WeakPtrFactory<HttpStreamParser> weak_factory_{this};
 };
 

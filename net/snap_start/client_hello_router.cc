@@ -12,9 +12,14 @@ ClientHelloRouter::ClientHelloRouter(std::unique_ptr<StreamSocket> transport,
                                      Callback callback)
     : transport_(std::move(transport)), callback_(std::move(callback)) {}
 
-ClientHelloRouter::~ClientHelloRouter() = default;
+ClientHelloRouter::~ClientHelloRouter() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
-void ClientHelloRouter::Start() { ReadMore(); }
+void ClientHelloRouter::Start() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  ReadMore();
+}
 
 void ClientHelloRouter::ReadMore() {
   buf_ = std::make_shared<IOBuffer>(kReadSize);

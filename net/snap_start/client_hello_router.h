@@ -15,6 +15,7 @@
 
 #include "absl/functional/any_invocable.h"
 #include "net/base/io_buffer.h"
+#include "net/base/thread_checker.h"
 #include "net/snap_start/snap_start_server_context.h"
 #include "net/socket/stream_socket.h"
 
@@ -42,6 +43,7 @@ class ClientHelloRouter {
   Callback callback_;
   std::shared_ptr<IOBuffer> buf_;
   std::string bytes_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

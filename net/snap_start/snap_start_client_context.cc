@@ -62,23 +62,27 @@ SnapStartClientContext::Create(CertVerifier* verifier,
 
 const SnapStartInfo* SnapStartClientContext::GetInfo(
     const std::string& key) const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = infos_.find(key);
   return it == infos_.end() ? nullptr : &it->second;
 }
 
 void SnapStartClientContext::PutInfo(const std::string& key,
                                      SnapStartInfo info) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   infos_[key] = std::move(info);
   Persist();
 }
 
 void SnapStartClientContext::MarkVerified(const std::string& key) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = infos_.find(key);
   if (it != infos_.end()) it->second.verified = true;
 }
 
 void SnapStartClientContext::MarkVerified(const std::string& key,
                                           const SnapStartInfo& checked) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = infos_.find(key);
   if (it != infos_.end() && SameInfo(it->second, checked)) {
     it->second.verified = true;
@@ -86,11 +90,13 @@ void SnapStartClientContext::MarkVerified(const std::string& key,
 }
 
 void SnapStartClientContext::RemoveInfo(const std::string& key) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (infos_.erase(key) > 0) Persist();
 }
 
 void SnapStartClientContext::RemoveInfo(const std::string& key,
                                         const SnapStartInfo& stale) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = infos_.find(key);
   if (it != infos_.end() && SameInfo(it->second, stale)) {
     infos_.erase(it);
@@ -100,16 +106,19 @@ void SnapStartClientContext::RemoveInfo(const std::string& key,
 
 const Tls12ClientSession* SnapStartClientContext::GetSession(
     const std::string& key) const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = sessions_.find(key);
   return it == sessions_.end() ? nullptr : &it->second;
 }
 
 void SnapStartClientContext::PutSession(const std::string& key,
                                         Tls12ClientSession session) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   sessions_[key] = std::move(session);
 }
 
 void SnapStartClientContext::RemoveSession(const std::string& key) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   sessions_.erase(key);
 }
 

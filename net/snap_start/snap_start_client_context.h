@@ -23,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "cert/cert_verifier.h"
+#include "net/base/thread_checker.h"
 #include "net/snap_start/tls12_messages.h"
 
 namespace net {
@@ -103,6 +104,7 @@ class SnapStartClientContext {
   std::map<std::string, SnapStartInfo> infos_;
   std::map<std::string, Tls12ClientSession> sessions_;
   std::string persist_error_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

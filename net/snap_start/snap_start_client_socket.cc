@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "net/snap_start/not_reached.h"
+#include "net/base/check.h"
 #include "net/snap_start/tls12_handshake.h"
 
 namespace net {
@@ -56,9 +56,12 @@ SnapStartClientSocket::SnapStartClientSocket(
       key_(absl::StrCat(host_, ":", port_)),
       context_(context) {}
 
-SnapStartClientSocket::~SnapStartClientSocket() = default;
+SnapStartClientSocket::~SnapStartClientSocket() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 int SnapStartClientSocket::Connect(CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   // Copies: the context's entries may change while this socket waits.
   if (const SnapStartInfo* info = context_->GetInfo(key_)) info_ = *info;
   if (context_->options().tickets) {
@@ -133,7 +136,7 @@ int SnapStartClientSocket::DoHandshakeLoop(int result) {
         return DoRetransmitEarlyDataComplete(rv);
       case STATE_NONE:
       default:
-        SNAP_START_NOTREACHED();
+        NET_NOTREACHED();
         return ERR_UNEXPECTED;
     }
   });
@@ -198,6 +201,7 @@ void SnapStartClientSocket::ResumeWaitingIO(int result) {
 
 int SnapStartClientSocket::Read(std::shared_ptr<IOBuffer> buf, int len,
                                 CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (handshake_done()) {
     return Tls12SocketBase::Read(std::move(buf), len, std::move(callback));
   }
@@ -215,6 +219,7 @@ int SnapStartClientSocket::Read(std::shared_ptr<IOBuffer> buf, int len,
 
 int SnapStartClientSocket::Write(std::shared_ptr<IOBuffer> buf, int len,
                                  CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (handshake_done()) {
     return Tls12SocketBase::Write(std::move(buf), len, std::move(callback));
   }
@@ -253,7 +258,7 @@ int SnapStartClientSocket::Write(std::shared_ptr<IOBuffer> buf, int len,
     case SnapPhase::kNone:
       return ERR_SOCKET_NOT_CONNECTED;
   }
-  SNAP_START_NOTREACHED();
+  NET_NOTREACHED();
   return ERR_UNEXPECTED;
 }
 

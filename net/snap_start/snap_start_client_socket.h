@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "cert/cert_verifier.h"
+#include "net/base/thread_checker.h"
 #include "net/base/weak_ptr.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/snap_start/snap_start_flight.h"
@@ -200,6 +201,7 @@ class SnapStartClientSocket : public Tls12SocketBase {
   CompletionOnceCallback pending_write_callback_;
 
   SSLInfo ssl_info_;
+  ThreadChecker thread_checker_;
   WeakPtrFactory<SnapStartClientSocket> weak_factory_{this};
 };
 

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "net/snap_start/not_reached.h"
+#include "net/base/check.h"
 #include "net/snap_start/tls12_crypto.h"
 #include "net/snap_start/tls12_handshake.h"
 
@@ -24,9 +24,12 @@ SnapStartProbe::SnapStartProbe(std::unique_ptr<StreamSocket> transport,
     : Tls12SocketBase(Side::kClient, std::move(transport), std::string()),
       host_(std::move(host)) {}
 
-SnapStartProbe::~SnapStartProbe() = default;
+SnapStartProbe::~SnapStartProbe() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 int SnapStartProbe::Run(CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   // The ClientHello a connecting client sends (tickets offered, extended
   // master secret), so the ServerHello template matches what it will be
   // answered, plus the empty Snap Start extension.
@@ -61,7 +64,7 @@ int SnapStartProbe::DoLoop(int result) {
         return DoReadFlightEnd(rv);
       case STATE_NONE:
       default:
-        SNAP_START_NOTREACHED();
+        NET_NOTREACHED();
         return ERR_UNEXPECTED;
     }
   });

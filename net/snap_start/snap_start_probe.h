@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "net/base/thread_checker.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/snap_start/snap_start_flight.h"
 #include "net/snap_start/tls12_messages.h"
@@ -72,6 +73,7 @@ class SnapStartProbe : public Tls12SocketBase {
   // The flight as read, to check that it predicts.
   ServerFlight flight_;
   SnapStartProbeResult result_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

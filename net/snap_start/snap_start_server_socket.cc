@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "net/snap_start/not_reached.h"
+#include "net/base/check.h"
 
 namespace net {
 namespace {
@@ -40,9 +40,12 @@ SnapStartServerSocket::SnapStartServerSocket(
                       std::move(initial_bytes)),
       context_(context) {}
 
-SnapStartServerSocket::~SnapStartServerSocket() = default;
+SnapStartServerSocket::~SnapStartServerSocket() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 int SnapStartServerSocket::Handshake(CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   handshake_start_ = context_->tick_clock()->NowTicks();
   next_state_ = STATE_READ_CLIENT_HELLO;
   int rv = DoHandshakeLoop(OK);
@@ -83,7 +86,7 @@ int SnapStartServerSocket::DoHandshakeLoop(int result) {
         return DoSendFinishedComplete(rv);
       case STATE_NONE:
       default:
-        SNAP_START_NOTREACHED();
+        NET_NOTREACHED();
         return ERR_UNEXPECTED;
     }
   });

@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 
+#include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 #include "net/snap_start/snap_start_flight.h"
 #include "net/snap_start/snap_start_server_context.h"
@@ -122,6 +123,7 @@ class SnapStartServerSocket : public Tls12SocketBase {
   SSLInfo ssl_info_;
   TimeTicks handshake_start_;
   TimeTicks handshake_end_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "net/snap_start/not_reached.h"
+#include "net/base/check.h"
 
 namespace net {
 namespace {
@@ -18,7 +18,9 @@ Tls12SocketBase::Tls12SocketBase(Side side,
   records_.Append(initial_bytes);
 }
 
-Tls12SocketBase::~Tls12SocketBase() = default;
+Tls12SocketBase::~Tls12SocketBase() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 int Tls12SocketBase::Fail(int error, std::string detail,
                           std::optional<TlsAlert> alert) {
@@ -89,7 +91,7 @@ int Tls12SocketBase::InstallPendingKeys() {
 }
 
 std::string Tls12SocketBase::ChangeCipherSpecRecord() {
-  if (!pending_write_cipher_) SNAP_START_NOTREACHED();
+  NET_DCHECK(pending_write_cipher_);
   write_cipher_ = std::move(pending_write_cipher_);
   return SerializeRecord(kTlsChangeCipherSpec, kRecordVersion, "\x01");
 }
@@ -332,6 +334,7 @@ void Tls12SocketBase::OnTransportWrite(int result) {
 
 int Tls12SocketBase::Read(std::shared_ptr<IOBuffer> buf, int len,
                           CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!handshake_done_) return ERR_SOCKET_NOT_CONNECTED;
   user_read_buf_ = std::move(buf);
   user_read_len_ = len;
@@ -410,6 +413,7 @@ int Tls12SocketBase::OnPostHandshakeRecord(const TlsRecord& record) {
 
 int Tls12SocketBase::Write(std::shared_ptr<IOBuffer> buf, int len,
                            CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!handshake_done_ || !write_cipher_) return ERR_SOCKET_NOT_CONNECTED;
   if (write_closed_)
     return fatal_error_ != OK ? fatal_error_ : ERR_CONNECTION_CLOSED;
@@ -428,6 +432,7 @@ int Tls12SocketBase::Write(std::shared_ptr<IOBuffer> buf, int len,
 }
 
 void Tls12SocketBase::Disconnect() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   // close_notify only on a connection that is still healthy: never after a
   // fatal alert, sent or received.
   if (handshake_done_ && write_cipher_) {
@@ -438,21 +443,25 @@ void Tls12SocketBase::Disconnect() {
 }
 
 bool Tls12SocketBase::IsConnected() const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   return transport_ && transport_->IsConnected() && !peer_closed_;
 }
 
 bool Tls12SocketBase::IsConnectedAndIdle() const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   return handshake_done_ && app_data_.empty() && records_.empty() &&
          !peer_closed_ && !write_closed_ && transport_ &&
          transport_->IsConnectedAndIdle();
 }
 
 int Tls12SocketBase::GetPeerAddress(IPEndPoint* address) const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   return transport_ ? transport_->GetPeerAddress(address)
                     : ERR_SOCKET_NOT_CONNECTED;
 }
 
 int Tls12SocketBase::GetLocalAddress(IPEndPoint* address) const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   return transport_ ? transport_->GetLocalAddress(address)
                     : ERR_SOCKET_NOT_CONNECTED;
 }

@@ -24,6 +24,7 @@
 #include <string>
 
 #include "net/base/io_buffer.h"
+#include "net/base/thread_checker.h"
 #include "net/snap_start/tls12_crypto.h"
 #include "net/snap_start/tls12_handshake.h"
 #include "net/snap_start/tls12_record.h"
@@ -204,6 +205,7 @@ class Tls12SocketBase : public StreamSocket {
   CompletionOnceCallback user_read_callback_;
   int user_write_len_ = 0;
   CompletionOnceCallback user_write_callback_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

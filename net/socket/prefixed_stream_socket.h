@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "net/base/thread_checker.h"
 #include "net/socket/stream_socket.h"
 
 namespace net {
@@ -34,6 +35,7 @@ class PrefixedStreamSocket : public StreamSocket {
  private:
   std::unique_ptr<StreamSocket> transport_;
   std::string prefix_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

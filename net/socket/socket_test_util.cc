@@ -120,6 +120,7 @@ MockClientSocketFactory::CreateTransportClientSocket(
 std::unique_ptr<StreamSocket> MockClientSocketFactory::CreateSSLClientSocket(
     std::unique_ptr<StreamSocket> transport, const std::string& host,
     uint16_t port, const SSLConfig& config, SSLClientContext* context) {
+  ssl_configs_.push_back(config);
   return CreateTlsSocket(MockTlsSocketProvider::Kind::kSSL,
                          std::move(transport), host, port);
 }

@@ -37,6 +37,7 @@
 #include "absl/types/span.h"
 #include "net/base/weak_ptr.h"
 #include "net/socket/client_socket_factory.h"
+#include "net/ssl/ssl_config.h"
 
 namespace net {
 
@@ -175,6 +176,8 @@ class MockClientSocketFactory : public ClientSocketFactory {
   const std::vector<std::string>& tls_sockets_requested() const {
     return tls_requested_;
   }
+  // The SSLConfig of each CreateSSLClientSocket call, in order.
+  const std::vector<SSLConfig>& ssl_configs() const { return ssl_configs_; }
 
  private:
   std::unique_ptr<StreamSocket> CreateTlsSocket(
@@ -185,6 +188,7 @@ class MockClientSocketFactory : public ClientSocketFactory {
   std::deque<MockTlsSocketProvider*> tls_providers_;
   size_t created_ = 0;
   std::vector<std::string> tls_requested_;
+  std::vector<SSLConfig> ssl_configs_;
 };
 
 }  // namespace net

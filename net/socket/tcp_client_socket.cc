@@ -33,9 +33,13 @@ std::unique_ptr<TCPClientSocket> TCPClientSocket::AdoptConnected(
   return socket;
 }
 
-TCPClientSocket::~TCPClientSocket() { Disconnect(); }
+TCPClientSocket::~TCPClientSocket() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  Disconnect();
+}
 
 int TCPClientSocket::Connect(CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (connected_) return OK;
   if (peer_.address().empty()) return ERR_ADDRESS_INVALID;
   fd_ = socket(peer_.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -79,6 +83,7 @@ void TCPClientSocket::OnConnectComplete(int result) {
 
 int TCPClientSocket::Read(std::shared_ptr<IOBuffer> buf, int len,
                           CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!connected_) return ERR_SOCKET_NOT_CONNECTED;
   ssize_t n = read(fd_, buf->data(), len);
   if (n >= 0) return static_cast<int>(n);
@@ -92,6 +97,7 @@ int TCPClientSocket::Read(std::shared_ptr<IOBuffer> buf, int len,
 
 int TCPClientSocket::Write(std::shared_ptr<IOBuffer> buf, int len,
                            CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!connected_) return ERR_SOCKET_NOT_CONNECTED;
   ssize_t n = send(fd_, buf->data(), len, MSG_NOSIGNAL);
   if (n >= 0) return static_cast<int>(n);
@@ -111,6 +117,7 @@ void TCPClientSocket::UpdateWatch() {
 }
 
 void TCPClientSocket::OnFdReadable(int fd) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!read_callback_) return;
   ssize_t n = read(fd_, read_buf_->data(), read_len_);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
@@ -123,6 +130,7 @@ void TCPClientSocket::OnFdReadable(int fd) {
 }
 
 void TCPClientSocket::OnFdWritable(int fd) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (connecting_) {
     int error = 0;
     socklen_t len = sizeof(error);
@@ -142,6 +150,7 @@ void TCPClientSocket::OnFdWritable(int fd) {
 }
 
 void TCPClientSocket::Disconnect() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   watch_.StopWatching();
   connect_timer_.Stop();
   if (fd_ >= 0) close(fd_);
@@ -156,6 +165,7 @@ void TCPClientSocket::Disconnect() {
 }
 
 bool TCPClientSocket::IsConnected() const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!connected_ || fd_ < 0) return false;
   char c;
   ssize_t n = recv(fd_, &c, 1, MSG_PEEK | MSG_DONTWAIT);
@@ -165,6 +175,7 @@ bool TCPClientSocket::IsConnected() const {
 }
 
 bool TCPClientSocket::IsConnectedAndIdle() const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!connected_ || fd_ < 0) return false;
   char c;
   ssize_t n = recv(fd_, &c, 1, MSG_PEEK | MSG_DONTWAIT);
@@ -172,12 +183,14 @@ bool TCPClientSocket::IsConnectedAndIdle() const {
 }
 
 int TCPClientSocket::GetPeerAddress(IPEndPoint* address) const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!connected_) return ERR_SOCKET_NOT_CONNECTED;
   *address = peer_;
   return OK;
 }
 
 int TCPClientSocket::GetLocalAddress(IPEndPoint* address) const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (fd_ < 0) return ERR_SOCKET_NOT_CONNECTED;
   sockaddr_storage storage;
   socklen_t len = sizeof(storage);

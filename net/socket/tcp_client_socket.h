@@ -11,6 +11,7 @@
 
 #include "absl/time/time.h"
 #include "net/base/event_loop.h"
+#include "net/base/thread_checker.h"
 #include "net/socket/stream_socket.h"
 
 namespace net {
@@ -60,6 +61,7 @@ class TCPClientSocket : public StreamSocket, public FdWatcher {
   std::shared_ptr<IOBuffer> write_buf_;
   int write_len_ = 0;
   CompletionOnceCallback write_callback_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

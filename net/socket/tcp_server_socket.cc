@@ -9,11 +9,13 @@
 namespace net {
 
 TCPServerSocket::~TCPServerSocket() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   watch_.StopWatching();
   if (fd_ >= 0) close(fd_);
 }
 
 int TCPServerSocket::Listen(const IPEndPoint& address, int backlog) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   fd_ = socket(address.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd_ < 0) return MapSystemError(errno);
   int one = 1;
@@ -31,6 +33,7 @@ int TCPServerSocket::Listen(const IPEndPoint& address, int backlog) {
 }
 
 int TCPServerSocket::GetLocalAddress(IPEndPoint* address) const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   sockaddr_storage storage;
   socklen_t len = sizeof(storage);
   if (getsockname(fd_, reinterpret_cast<sockaddr*>(&storage), &len) != 0)
@@ -54,6 +57,7 @@ int TCPServerSocket::DoAccept(std::unique_ptr<StreamSocket>* socket) {
 
 int TCPServerSocket::Accept(std::unique_ptr<StreamSocket>* socket,
                             CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (fd_ < 0) return ERR_SOCKET_NOT_CONNECTED;
   int rv = DoAccept(socket);
   if (rv != ERR_IO_PENDING) return rv;
@@ -64,6 +68,7 @@ int TCPServerSocket::Accept(std::unique_ptr<StreamSocket>* socket,
 }
 
 void TCPServerSocket::OnFdReadable(int fd) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   int rv = DoAccept(accept_socket_);
   if (rv == ERR_IO_PENDING) return;
   watch_.StopWatching();

@@ -1,5 +1,6 @@
 // TCPServerSocket: a listening TCP socket whose Accept completes through the
-// EventLoop with a connected TCPClientSocket. Owns its descriptor.
+// EventLoop with a connected TCPClientSocket. Owns its descriptor. Affine to
+// the thread whose EventLoop drives it.
 
 #ifndef NET_SOCKET_TCP_SERVER_SOCKET_H_
 #define NET_SOCKET_TCP_SERVER_SOCKET_H_
@@ -7,6 +8,7 @@
 #include <memory>
 
 #include "net/base/event_loop.h"
+#include "net/base/thread_checker.h"
 #include "net/socket/stream_socket.h"
 
 namespace net {
@@ -36,6 +38,7 @@ class TCPServerSocket : public FdWatcher {
   FdWatchController watch_;
   std::unique_ptr<StreamSocket>* accept_socket_ = nullptr;
   CompletionOnceCallback accept_callback_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

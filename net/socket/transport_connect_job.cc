@@ -14,9 +14,12 @@ TransportConnectJob::TransportConnectJob(HostResolver* resolver,
       port_(port),
       connect_timeout_(connect_timeout) {}
 
-TransportConnectJob::~TransportConnectJob() = default;
+TransportConnectJob::~TransportConnectJob() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 int TransportConnectJob::Connect(CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   int rv = resolver_->Resolve(
       host_, port_, &resolved_,
       [this](int rv) {

@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
 #include "net/base/net_errors.h"
+#include "net/base/thread_checker.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/stream_socket.h"
 
@@ -55,6 +56,7 @@ class TransportConnectJob {
   std::unique_ptr<StreamSocket> socket_;
   CompletionOnceCallback callback_;
   std::string error_detail_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

@@ -59,6 +59,7 @@ SpdySession::SpdySession(std::unique_ptr<StreamSocket> socket,
 }
 
 SpdySession::~SpdySession() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   // Streams outlive us: they fail, and their pending callbacks run (from
   // posted tasks). Our own callbacks (pings, on_closed) never run.
   std::vector<SpdyStream*> streams = slotted_;
@@ -69,6 +70,7 @@ SpdySession::~SpdySession() {
 }
 
 void SpdySession::Start() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (state_ != State::kNew) return;
   state_ = State::kOpen;
   SpdySettingsIR settings;
@@ -90,6 +92,7 @@ size_t SpdySession::waiting_streams() const {
 
 int SpdySession::CreateStream(const SpdyStreamParams& params,
                               std::unique_ptr<SpdyStream>* stream) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (state_ != State::kNew && state_ != State::kOpen)
     return ERR_SPDY_SERVER_REFUSED_STREAM;
   stream->reset(new SpdyStream(weak_factory_.GetWeakPtr(), params,
@@ -102,6 +105,7 @@ int SpdySession::CreateStream(const SpdyStreamParams& params,
 // Called by streams.
 
 int SpdySession::RequestSlot(SpdyStream* stream) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (state_ != State::kNew && state_ != State::kOpen)
     return ERR_SPDY_SERVER_REFUSED_STREAM;
   bool others_waiting = waiting_streams() > 0;
@@ -183,6 +187,7 @@ void SpdySession::OnBodyConsumed(SpdyStream* stream, size_t bytes) {
 }
 
 void SpdySession::OnStreamDestroyed(SpdyStream* stream) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!stream->closed_ && stream->stream_id_ != 0 && state_ != State::kClosed) {
     SpdyRstStreamIR rst;
     rst.stream_id = stream->stream_id_;
@@ -354,6 +359,7 @@ int SpdySession::EnsureCredential(const Origin& origin, const ClientCert& cert,
 }
 
 void SpdySession::DoWriteLoop() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   size_t this_turn = 0;
   for (;;) {
     if (!write_buf_) {
@@ -459,6 +465,7 @@ void SpdySession::ScheduleRead() {
 }
 
 void SpdySession::DoReadLoop() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   size_t this_turn = 0;
   while (state_ != State::kClosed && !read_pending_) {
     if (this_turn >= kMaxBytesPerTurn) {
@@ -876,6 +883,7 @@ void SpdySession::UpdateIdleTimer() {
 }
 
 void SpdySession::GoAway() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (state_ == State::kClosed) return;
   if (state_ == State::kNew || state_ == State::kOpen) {
     SpdyGoAwayIR goaway;
@@ -888,6 +896,7 @@ void SpdySession::GoAway() {
 }
 
 void SpdySession::CloseWithError(int error, const std::string& detail) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   DoClose(error, detail, SpdyGoAwayStatus::kOk);
 }
 
@@ -1000,6 +1009,7 @@ void SpdySession::FinishClose() {
 }
 
 int SpdySession::Ping(CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (state_ == State::kClosed)
     return error_ != OK ? error_ : ERR_CONNECTION_CLOSED;
   if (pings_.size() >= kMaxPendingPings) return ERR_INSUFFICIENT_RESOURCES;

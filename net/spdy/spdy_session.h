@@ -66,6 +66,7 @@
 #include "net/base/event_loop.h"
 #include "net/base/io_buffer.h"
 #include "net/base/net_errors.h"
+#include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
@@ -333,6 +334,7 @@ class SpdySession : public SpdyDeframerVisitorInterface {
   absl::AnyInvocable<void(SpdySession*)> on_closed_;
   absl::AnyInvocable<void(SpdySession*)> on_going_away_;
   SpdySessionStats stats_;
+  ThreadChecker thread_checker_;
   WeakPtrFactory<SpdySession> weak_factory_{this};
 };
 

@@ -7,10 +7,13 @@ namespace net {
 SpdySessionPool::SpdySessionPool(CanPoolCallback can_pool)
     : can_pool_(std::move(can_pool)) {}
 
-SpdySessionPool::~SpdySessionPool() = default;
+SpdySessionPool::~SpdySessionPool() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 SpdySession* SpdySessionPool::InsertSession(
     std::unique_ptr<SpdySession> session) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   SpdySession* raw = session.get();
   raw->set_on_going_away([weak = weak_factory_.GetWeakPtr()](SpdySession* s) {
     if (SpdySessionPool* self = weak.get()) self->OnGoingAway(s);
@@ -25,6 +28,7 @@ SpdySession* SpdySessionPool::InsertSession(
 }
 
 SpdySession* SpdySessionPool::FindAvailableSession(const Origin& origin) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = available_.find(origin);
   if (it == available_.end()) return nullptr;
   SpdySession* session = it->second;
@@ -37,6 +41,7 @@ SpdySession* SpdySessionPool::FindAvailableSession(const Origin& origin) {
 
 SpdySession* SpdySessionPool::FindSessionForPooling(
     const Origin& origin, const std::vector<IPEndPoint>& addresses) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!can_pool_) return nullptr;
   if (SpdySession* own = FindAvailableSession(origin)) return own;
   for (const auto& session : sessions_) {
@@ -56,6 +61,7 @@ SpdySession* SpdySessionPool::FindSessionForPooling(
 }
 
 void SpdySessionPool::CloseAll(int error) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   std::vector<SpdySession*> all;
   for (const auto& session : sessions_) all.push_back(session.get());
   for (SpdySession* session : all)

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "net/base/ip_endpoint.h"
+#include "net/base/thread_checker.h"
 #include "net/base/url.h"
 #include "net/spdy/spdy_session.h"
 
@@ -74,6 +75,7 @@ class SpdySessionPool {
   // Origin -> its available session (own origin or pooled alias).
   std::map<Origin, SpdySession*> available_;
   uint64_t pooled_lookups_ = 0;
+  ThreadChecker thread_checker_;
   WeakPtrFactory<SpdySessionPool> weak_factory_{this};
 };
 

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "cert/obc/client_cert_provider.h"
+#include "net/base/check.h"
 #include "net/base/event_loop.h"
 #include "net/spdy/spdy_session.h"
 
@@ -41,11 +42,13 @@ SpdyStream::SpdyStream(WeakPtr<SpdySession> session,
 }
 
 SpdyStream::~SpdyStream() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (SpdySession* session = session_.get()) session->OnStreamDestroyed(this);
 }
 
 int SpdyStream::SendRequest(SpdyHeaderBlock headers, std::string body,
                             CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (next_state_ != STATE_NONE || send_callback_ || stream_id_ != 0 ||
       has_slot_)
     return ERR_UNEXPECTED;
@@ -90,6 +93,8 @@ int SpdyStream::DoSendLoop(int result) {
         rv = DoSendBodyComplete(rv);
         break;
       case STATE_NONE:
+      default:
+        NET_NOTREACHED();
         rv = ERR_UNEXPECTED;
         break;
     }
@@ -212,6 +217,7 @@ void SpdyStream::OnPoke() {
 }
 
 int SpdyStream::ReadResponseHeaders(CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (headers_callback_) return ERR_UNEXPECTED;
   if (response_headers_received_) return OK;
   if (closed_) return error_ != OK ? error_ : ERR_CONNECTION_CLOSED;
@@ -221,6 +227,7 @@ int SpdyStream::ReadResponseHeaders(CompletionOnceCallback callback) {
 
 int SpdyStream::ReadBody(std::shared_ptr<IOBuffer> buf, int len,
                          CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (read_callback_ || len <= 0) return ERR_INVALID_ARGUMENT;
   if (recv_buffered_ > 0 || remote_fin_ || closed_)
     return ReadBodyNow(buf.get(), len);

@@ -36,6 +36,7 @@
 #include "absl/strings/string_view.h"
 #include "net/base/io_buffer.h"
 #include "net/base/net_errors.h"
+#include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
@@ -200,6 +201,7 @@ class SpdyStream {
   bool closed_ = false;
   int error_ = OK;
   bool poke_posted_ = false;
+  ThreadChecker thread_checker_;
   WeakPtrFactory<SpdyStream> weak_factory_{this};
 };
 

@@ -18,11 +18,14 @@ SSLClientContext::SSLClientContext(
   AddCertDecompressionAlgorithms(ssl_ctx_.get(), cert_compression);
 }
 
-SSLClientContext::~SSLClientContext() = default;
+SSLClientContext::~SSLClientContext() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 SSLClientContext::SessionDecision SSLClientContext::DecideSession(
     const std::string& key, uint64_t connection_id,
     absl::AnyInvocable<void()> wake) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (session_cache_.Has(key, absl::Now())) return SessionDecision::kResume;
   Group& group = groups_[key];
   if (group.leader_id == 0 || group.leader_id == connection_id) {
@@ -37,6 +40,7 @@ SSLClientContext::SessionDecision SSLClientContext::DecideSession(
 void SSLClientContext::OnLeaderHandshakeDone(const std::string& key,
                                              uint64_t connection_id,
                                              absl::Duration handshake_time) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = groups_.find(key);
   if (it == groups_.end() || it->second.leader_id != connection_id) return;
   // The group stays open even with nobody waiting yet: connections whose TCP
@@ -52,6 +56,7 @@ void SSLClientContext::OnLeaderHandshakeDone(const std::string& key,
 
 void SSLClientContext::OnLeaderGone(const std::string& key,
                                     uint64_t connection_id) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = groups_.find(key);
   if (it == groups_.end() || it->second.leader_id != connection_id) return;
   // A leader that finished its handshake keeps the group open for its
@@ -62,6 +67,7 @@ void SSLClientContext::OnLeaderGone(const std::string& key,
 
 void SSLClientContext::CancelWait(const std::string& key,
                                   uint64_t connection_id) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = groups_.find(key);
   if (it == groups_.end()) return;
   it->second.waiters.remove_if([connection_id](const Waiter& w) {
@@ -71,6 +77,7 @@ void SSLClientContext::CancelWait(const std::string& key,
 
 void SSLClientContext::OnNewSession(const std::string& key,
                                     bssl::UniquePtr<SSL_SESSION> session) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   session_cache_.Insert(key, std::move(session));
   if (groups_.contains(key)) WakeAll(key);
 }

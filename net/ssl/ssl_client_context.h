@@ -27,6 +27,7 @@
 #include "absl/functional/any_invocable.h"
 #include "cert/cert_verifier.h"
 #include "net/base/event_loop.h"
+#include "net/base/thread_checker.h"
 #include "net/ssl/ssl_client_session_cache.h"
 #include "net/ssl/ssl_config.h"
 
@@ -91,6 +92,7 @@ class SSLClientContext {
   absl::flat_hash_map<std::string, Group> groups_;
   uint64_t next_connection_id_ = 1;
   size_t coalesced_waits_ = 0;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

@@ -6,7 +6,9 @@ SSLClientSessionCache::SSLClientSessionCache(size_t max_keys,
                                              size_t max_sessions_per_key)
     : max_keys_(max_keys), max_sessions_per_key_(max_sessions_per_key) {}
 
-SSLClientSessionCache::~SSLClientSessionCache() = default;
+SSLClientSessionCache::~SSLClientSessionCache() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 void SSLClientSessionCache::DropExpired(Entry* entry, absl::Time now) {
   uint64_t now_s = static_cast<uint64_t>(absl::ToUnixSeconds(now));
@@ -24,6 +26,7 @@ void SSLClientSessionCache::DropExpired(Entry* entry, absl::Time now) {
 
 bssl::UniquePtr<SSL_SESSION> SSLClientSessionCache::Lookup(
     const std::string& key, absl::Time now) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   ++lookups_;
   auto it = entries_.find(key);
   if (it == entries_.end()) return nullptr;
@@ -48,6 +51,7 @@ bssl::UniquePtr<SSL_SESSION> SSLClientSessionCache::Lookup(
 }
 
 bool SSLClientSessionCache::Has(const std::string& key, absl::Time now) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = entries_.find(key);
   if (it == entries_.end()) return false;
   DropExpired(&it->second, now);
@@ -56,6 +60,7 @@ bool SSLClientSessionCache::Has(const std::string& key, absl::Time now) {
 
 void SSLClientSessionCache::Insert(const std::string& key,
                                    bssl::UniquePtr<SSL_SESSION> session) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!session || !SSL_SESSION_is_resumable(session.get())) return;
   auto it = entries_.find(key);
   if (it == entries_.end()) {
@@ -77,6 +82,7 @@ void SSLClientSessionCache::Insert(const std::string& key,
 }
 
 void SSLClientSessionCache::Flush() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   entries_.clear();
   lru_.clear();
 }

@@ -19,6 +19,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
+#include "net/base/thread_checker.h"
 
 namespace net {
 
@@ -53,6 +54,7 @@ class SSLClientSessionCache {
   std::list<std::string> lru_;  // Most recent at front.
   size_t lookups_ = 0;
   size_t hits_ = 0;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

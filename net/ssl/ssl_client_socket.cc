@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "cert/obc/ssl_client_cert.h"
+#include "net/base/check.h"
 #include "net/base/event_loop.h"
 #include "net/base/ip_endpoint.h"
 #include "net/ssl/openssl_util.h"
@@ -73,6 +74,7 @@ SSLClientSocket::SSLClientSocket(std::unique_ptr<StreamSocket> transport,
       connection_id_(context->NextConnectionId()) {}
 
 SSLClientSocket::~SSLClientSocket() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (waiting_for_session_) context_->CancelWait(session_key_, connection_id_);
   ReleaseLeadership();
 }
@@ -129,6 +131,7 @@ int SSLClientSocket::InitializeSSL() {
 }
 
 int SSLClientSocket::Connect(CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   int rv = InitializeSSL();
   if (rv != OK) return rv;
   handshake_start_ = TimeTicks::Now();
@@ -165,6 +168,8 @@ int SSLClientSocket::DoHandshakeLoop(int result) {
         rv = DoVerifyCertComplete(rv);
         break;
       case STATE_NONE:
+      default:
+        NET_NOTREACHED();
         rv = ERR_UNEXPECTED;
         break;
     }
@@ -344,6 +349,9 @@ void SSLClientSocket::FinishHandshake() {
     context_->OnLeaderHandshakeDone(session_key_, connection_id_,
                                     TimeTicks::Now() - handshake_start_);
   }
+  // TLS 1.3 tickets come after the handshake: take them in even while the
+  // socket sits idle (preconnected, or kept alive between requests).
+  ProcessInputWhileIdle();
 }
 
 void SSLClientSocket::FillEarlyDataInfo() {
@@ -433,6 +441,7 @@ int SSLClientSocket::OnNewSession(SSL_SESSION* session) {
 }
 
 void SSLClientSocket::Disconnect() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   connect_callback_ = nullptr;
   DisconnectTransport();
 }

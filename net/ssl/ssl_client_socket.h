@@ -27,6 +27,7 @@
 #include <string>
 
 #include "cert/obc/client_cert_provider.h"
+#include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 #include "net/base/weak_ptr.h"
 #include "net/ssl/ssl_client_context.h"
@@ -124,6 +125,7 @@ class SSLClientSocket : public SSLSocketBase {
   std::string early_data_reason_;
 
   SSLInfo ssl_info_;
+  ThreadChecker thread_checker_;
   WeakPtrFactory<SSLClientSocket> weak_factory_{this};
 };
 

@@ -51,6 +51,11 @@ struct SSLServerConfig {
   const TickClock* clock = nullptr;
   // TLS 1.3 tickets sent after each handshake (BoringSSL caps it).
   size_t tls13_tickets = 4;
+  // Send them as soon as the handshake is done (as nginx does), so a client
+  // that preconnects, or whose parallel connections wait for this one's
+  // session, gets them without a request. false: BoringSSL's default, with
+  // the first application data the server writes.
+  bool tls13_tickets_at_handshake = true;
   // TLS 1.3 early data (0-RTT). kOff: tickets carry no 0-RTT permission, so
   // clients never try. kOn: tickets allow it and resumptions accept it,
   // unless the strike register (EarlyDataAntiReplay) has seen the ticket

@@ -1,20 +1,26 @@
 #include "net/ssl/ssl_server_socket.h"
 
+#include <openssl/err.h>
+
 #include "net/ssl/openssl_util.h"
 
 namespace net {
 
 SSLServerSocket::SSLServerSocket(std::unique_ptr<StreamSocket> transport,
                                  SSLServerContext* context)
-    : SSLSocketBase(std::move(transport)) {
+    : SSLSocketBase(std::move(transport)),
+      tickets_at_handshake_(context->config().tls13_tickets_at_handshake) {
   AttachSSL(bssl::UniquePtr<SSL>(SSL_new(context->ssl_ctx())));
   AttachSSLInfo(ssl(), &ssl_info_);
   SSL_set_accept_state(ssl());
 }
 
-SSLServerSocket::~SSLServerSocket() = default;
+SSLServerSocket::~SSLServerSocket() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 int SSLServerSocket::Handshake(CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   handshake_start_ = TimeTicks::Now();
   int rv = DoHandshake();
   if (rv != OK && rv != ERR_IO_PENDING) FillEarlyDataInfo();
@@ -52,6 +58,17 @@ void SSLServerSocket::FinishHandshake() {
   app_data_with_finished_ = adapter()->buffered_input() > 0;
   FillNegotiatedInfo(&ssl_info_);
   FillEarlyDataInfo();
+  // BoringSSL holds TLS 1.3 NewSessionTickets until the server next writes
+  // (so a client that never reads cannot stall it). A browser client may
+  // preconnect and send nothing for a while, or open parallel connections
+  // that wait for this one's session: send them now, as nginx does
+  // (SSLServerConfig::tls13_tickets_at_handshake). A zero-length write only
+  // flushes what is pending.
+  if (tickets_at_handshake_ && !SSL_in_early_data(ssl())) {
+    SSL_write(ssl(), "", 0);
+    ERR_clear_error();
+    adapter()->Pump();
+  }
 }
 
 void SSLServerSocket::FillEarlyDataInfo() {
@@ -85,6 +102,7 @@ void SSLServerSocket::OnHandshakeIOReady() {
 }
 
 void SSLServerSocket::Disconnect() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (handshake_done_) {
     SSL_shutdown(ssl());  // Queue close_notify; best effort.
     adapter()->Pump();

@@ -11,6 +11,7 @@
 
 #include <memory>
 
+#include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 #include "net/ssl/ssl_server_context.h"
 #include "net/ssl/ssl_socket_base.h"
@@ -68,7 +69,9 @@ class SSLServerSocket : public SSLSocketBase {
   TimeTicks handshake_start_;
   TimeTicks handshake_end_;
   bool app_data_with_finished_ = false;
+  const bool tickets_at_handshake_;
   SSLInfo ssl_info_;
+  ThreadChecker thread_checker_;
 };
 
 }  // namespace net

@@ -10,7 +10,9 @@ namespace net {
 SSLSocketBase::SSLSocketBase(std::unique_ptr<StreamSocket> transport)
     : transport_(std::move(transport)), adapter_(transport_.get(), this) {}
 
-SSLSocketBase::~SSLSocketBase() = default;
+SSLSocketBase::~SSLSocketBase() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
 
 void SSLSocketBase::AttachSSL(bssl::UniquePtr<SSL> ssl) {
   ssl_ = std::move(ssl);
@@ -44,6 +46,7 @@ void SSLSocketBase::FillNegotiatedInfo(SSLInfo* info) const {
 
 int SSLSocketBase::Read(std::shared_ptr<IOBuffer> buf, int len,
                         CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!handshake_done_) return ERR_SOCKET_NOT_CONNECTED;
   user_read_buf_ = std::move(buf);
   user_read_len_ = len;
@@ -96,6 +99,7 @@ int SSLSocketBase::DoPayloadRead() {
 
 int SSLSocketBase::Write(std::shared_ptr<IOBuffer> buf, int len,
                          CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!handshake_done_) return ERR_SOCKET_NOT_CONNECTED;
   user_write_buf_ = std::move(buf);
   user_write_len_ = len;
@@ -136,11 +140,13 @@ void SSLSocketBase::CheckEarlyData(int ssl_rv) {
 }
 
 void SSLSocketBase::OnTransportIOComplete() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!handshake_done_) {
     OnHandshakeIOReady();
     return;
   }
   auto weak = weak_factory_.GetWeakPtr();
+  if (!user_read_callback_) ProcessIdleInput();
   if (user_read_callback_) {
     int rv = DoPayloadRead();
     if (rv != ERR_IO_PENDING) {
@@ -162,6 +168,43 @@ void SSLSocketBase::OnTransportIOComplete() {
   }
 }
 
+void SSLSocketBase::ProcessInputWhileIdle() {
+  process_idle_input_ = true;
+  EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
+    if (weak) weak->ProcessIdleInput();
+  });
+}
+
+void SSLSocketBase::ProcessIdleInput() {
+  // A pending Read consumes records itself; an unfinished handshake (False
+  // Start, 0-RTT) is finished by the next Read or Write, which must see its
+  // outcome.
+  if (!process_idle_input_ || !handshake_done_ || user_read_callback_ ||
+      early_data_pending_ || closed_while_idle_ || !ssl_ ||
+      SSL_in_init(ssl_.get())) {
+    return;
+  }
+  // Bounded as DoPayloadRead is: a peer that keeps sending tickets is
+  // processed a few records per transport read.
+  constexpr int kMaxPumps = 16;
+  for (int pumps = 0; pumps < kMaxPumps; ++pumps) {
+    uint8_t byte;
+    int rv = SSL_peek(ssl_.get(), &byte, 1);
+    if (rv > 0) break;  // Application data: kept for Read; not idle.
+    int ssl_error = SSL_get_error(ssl_.get(), rv);
+    if (ssl_error == SSL_ERROR_WANT_READ || ssl_error == SSL_ERROR_WANT_WRITE) {
+      if (adapter_.Pump()) continue;
+      return;
+    }
+    // End of stream or a failure. BoringSSL keeps the failure and returns
+    // it again to the next SSL_read; the socket is no longer reusable.
+    closed_while_idle_ = true;
+    ERR_clear_error();
+    break;
+  }
+  adapter_.Pump();  // A post-handshake message may have queued output.
+}
+
 void SSLSocketBase::DisconnectTransport() {
   handshake_done_ = false;
   user_read_callback_ = nullptr;
@@ -170,11 +213,13 @@ void SSLSocketBase::DisconnectTransport() {
 }
 
 bool SSLSocketBase::IsConnected() const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   return handshake_done_ && transport_->IsConnected() && !adapter_.read_eof() &&
-         adapter_.read_error() == OK;
+         adapter_.read_error() == OK && !closed_while_idle_;
 }
 
 bool SSLSocketBase::IsConnectedAndIdle() const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   // The adapter reads ahead, so check what it has buffered as well as what
   // SSL has decrypted but not handed out.
   return IsConnected() && adapter_.buffered_input() == 0 &&
@@ -182,10 +227,12 @@ bool SSLSocketBase::IsConnectedAndIdle() const {
 }
 
 int SSLSocketBase::GetPeerAddress(IPEndPoint* address) const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   return transport_->GetPeerAddress(address);
 }
 
 int SSLSocketBase::GetLocalAddress(IPEndPoint* address) const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   return transport_->GetLocalAddress(address);
 }
 
@@ -193,6 +240,7 @@ int SSLSocketBase::ExportKeyingMaterial(absl::string_view label,
                                         bool has_context,
                                         absl::string_view context, uint8_t* out,
                                         size_t out_len) const {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!handshake_done_ || !ssl_ || SSL_in_init(ssl_.get()))
     return ERR_SOCKET_NOT_CONNECTED;
   if (!SSL_export_keying_material(

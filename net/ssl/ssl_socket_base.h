@@ -15,6 +15,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "net/base/thread_checker.h"
 #include "net/base/weak_ptr.h"
 #include "net/socket/stream_socket.h"
 #include "net/ssl/ssl_config.h"
@@ -72,6 +73,13 @@ class SSLSocketBase : public StreamSocket,
   // once it has finished (|rejected| false) or the server rejected the
   // early data (|rejected| true: they return ERR_EARLY_DATA_REJECTED).
   virtual void OnEarlyDataResolved(bool rejected) {}
+  // Client, once the handshake is done: while no Read is pending, records
+  // that arrive are processed as they come (Chromium's post-handshake peek),
+  // so TLS 1.3 NewSessionTickets reach the session cache and an idle socket
+  // (a preconnected or keep-alive one) stays idle. Application data is left
+  // decrypted for the next Read; a close_notify or alert marks the socket
+  // not connected. Starts with a posted pass over what is buffered.
+  void ProcessInputWhileIdle();
 
   SSL* ssl() const { return ssl_.get(); }
   SSLTransportAdapter* adapter() { return &adapter_; }
@@ -87,6 +95,8 @@ class SSLSocketBase : public StreamSocket,
   // After SSL_read or SSL_write returned |ssl_rv|: tells the subclass when
   // a pending early-data handshake finished or was rejected.
   void CheckEarlyData(int ssl_rv);
+  // One bounded pass of ProcessInputWhileIdle's processing.
+  void ProcessIdleInput();
 
   std::unique_ptr<StreamSocket> transport_;
   SSLTransportAdapter adapter_;
@@ -98,6 +108,11 @@ class SSLSocketBase : public StreamSocket,
   std::shared_ptr<IOBuffer> user_write_buf_;
   int user_write_len_ = 0;
   CompletionOnceCallback user_write_callback_;
+  bool process_idle_input_ = false;
+  // The peer closed (close_notify, an alert or a bad record) while no Read
+  // was pending; the next Read reports it.
+  bool closed_while_idle_ = false;
+  ThreadChecker thread_checker_;
   WeakPtrFactory<SSLSocketBase> weak_factory_{this};
 };
 

@@ -234,6 +234,67 @@ TEST_F(SSLSocketTest, ResumesTls12AndTls13Sessions) {
   }
 }
 
+// A socket nobody reads (preconnected, or kept alive between requests) still
+// takes in the TLS 1.3 NewSessionTickets that follow the handshake: the
+// session reaches the cache, so the next connection resumes, and the socket
+// stays idle for the pool. Without it the tickets sat unread in the adapter,
+// the socket looked busy, and coalesced connections waited for a session
+// that never came (the world's `fetch --preconnect`).
+TEST_F(SSLSocketTest, IdleSocketTakesInTls13Tickets) {
+  EchoServer server(ServerConfig());
+  std::unique_ptr<SSLClientSocket> first;
+  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", SSLConfig(),
+                           &first));
+  ASSERT_EQ(first->ssl_info().version, "TLSv1.3");
+  const std::string key = "www.example.test:" +
+                          std::to_string(server.address().port());
+  for (int i = 0; i < 250 && !context_->session_cache()->Has(key, absl::Now());
+       ++i) {
+    loop_.PostDelayedTask(absl::Milliseconds(20), [this] { loop_.Quit(); });
+    loop_.Run();
+  }
+  EXPECT_TRUE(context_->session_cache()->Has(key, absl::Now()));
+  EXPECT_TRUE(first->IsConnectedAndIdle());
+  std::unique_ptr<SSLClientSocket> second;
+  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", SSLConfig(),
+                           &second));
+  EXPECT_TRUE(second->ssl_info().resumed);
+  EXPECT_EQ(server.full_handshakes(), 1);
+  // The idle socket still works.
+  EXPECT_EQ(RoundTrip(first.get(), "after tickets"), "after tickets");
+}
+
+// Application data that arrives while nobody reads is kept for the next
+// Read, and the socket is not idle.
+TEST_F(SSLSocketTest, DataArrivingWhileIdleIsKeptForRead) {
+  EchoServer server(ServerConfig());
+  std::unique_ptr<SSLClientSocket> socket;
+  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", SSLConfig(),
+                           &socket));
+  for (int i = 0; i < 250 && server.full_handshakes() == 0; ++i) {
+    loop_.PostDelayedTask(absl::Milliseconds(20), [this] { loop_.Quit(); });
+    loop_.Run();
+  }
+  ASSERT_EQ(server.full_handshakes(), 1);
+  const std::string pushed = "unsolicited";
+  auto buf = std::make_shared<IOBuffer>(pushed);
+  TestCompletionCallback write_cb;
+  EXPECT_EQ(static_cast<int>(pushed.size()),
+            write_cb.GetResult(server.connections()[0]->Write(
+                buf, static_cast<int>(pushed.size()), write_cb.callback())));
+  for (int i = 0; i < 250 && socket->IsConnectedAndIdle(); ++i) {
+    loop_.PostDelayedTask(absl::Milliseconds(20), [this] { loop_.Quit(); });
+    loop_.Run();
+  }
+  EXPECT_FALSE(socket->IsConnectedAndIdle());
+  EXPECT_TRUE(socket->IsConnected());
+  auto in = std::make_shared<IOBuffer>(64);
+  TestCompletionCallback read_cb;
+  int n = read_cb.GetResult(socket->Read(in, 64, read_cb.callback()));
+  ASSERT_EQ(n, static_cast<int>(pushed.size()));
+  EXPECT_EQ(std::string(in->data(), n), pushed);
+}
+
 TEST_F(SSLSocketTest, ParallelConnectionsCoalesceIntoOneFullHandshake) {
   for (uint16_t version : {TLS1_2_VERSION, TLS1_3_VERSION}) {
     SCOPED_TRACE(version);
@@ -288,9 +349,12 @@ TEST_F(SSLSocketTest, ParallelConnectionsCoalesceIntoOneFullHandshake) {
 }
 
 // Connections that start after the leader's handshake finished, but before
-// its TLS 1.3 ticket arrived, still wait for that ticket and resume.
+// its TLS 1.3 ticket arrived, still wait for that ticket and resume. (The
+// server holds its tickets until it writes, as BoringSSL does by default.)
 TEST_F(SSLSocketTest, LateConnectionsWaitForAFinishedLeadersSession) {
-  EchoServer server(ServerConfig());
+  SSLServerConfig config = ServerConfig();
+  config.tls13_tickets_at_handshake = false;
+  EchoServer server(config);
   std::unique_ptr<SSLClientSocket> leader;
   ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", SSLConfig(),
                            &leader));

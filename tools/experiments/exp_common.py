@@ -151,6 +151,17 @@ def print_table(header, rows, out=None):
         out.write(line(r) + "\n")
 
 
+def write_csv(path, columns, rows):
+    """Writes rows (dicts; keys beyond columns ignored) under a header of columns; floats with
+    three decimals."""
+    import csv
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("%.3f" % v if isinstance(v, float) else v) for k, v in r.items()})
+
+
 def _esc(s):
     return (str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;"))

@@ -138,13 +138,15 @@ class FetchRunner {
                               [this] { loop_.Quit(); });
         loop_.Run();
       }
-      // Each repetition opens new connections, so it shows resumption.
-      context_->http_session()->CloseIdleSockets();
-      // One URL after another; with --spdy all at once, so requests to
-      // one origin (or pooled origins) share a session.
+      // Each repetition opens new connections, so it shows resumption. The
+      // first keeps what the prefetch phase opened (--preconnect).
+      if (round > 0) context_->http_session()->CloseIdleSockets();
+      // One URL after another; with --concurrent or --spdy all at once
+      // (HTTP/1.1 requests queue for their origin's connections; SPDY
+      // requests to one origin, or pooled origins, share a session).
       std::vector<std::vector<size_t>> batches;
       for (size_t u = 0; u < urls_.size(); ++u) {
-        if (options_.spdy && !batches.empty()) {
+        if ((options_.spdy || options_.concurrent) && !batches.empty()) {
           batches.back().push_back(u);
         } else {
           batches.push_back({u});
@@ -228,6 +230,8 @@ class FetchRunner {
     params.resolve_overrides = options_.resolve;
     params.session.connect_timeout = options_.connect_timeout;
     params.session.request_timeout = options_.max_time;
+    params.session.max_sockets_per_group =
+        static_cast<size_t>(options_.max_conns_per_host);
     params.session.ssl_config.version_min = options_.tls_min;
     params.session.ssl_config.version_max = options_.tls_max;
     params.session.ssl_config.false_start_enabled = options_.false_start;

@@ -67,6 +67,13 @@ Connection
                           resumption) [1]
   --repeat-interval SEC   wait SEC between repetitions (e.g. to outlive a DNS TTL) [0]
   --parallel N            N concurrent fetches of each URL per repetition [1]
+  -Z, --concurrent        start all URLs of a repetition at once, as a browser loads a
+                          page's resources (default: one URL after another). HTTP/1.1
+                          requests beyond --max-conns-per-host connections to an
+                          origin wait for a free connection and reuse it [off]
+  --max-conns-per-host N  HTTP/1.1 connections per origin (scheme, host, port) at most,
+                          open or being opened, as Chromium's per-group limit; 0 = no
+                          limit. SPDY sessions do not count [6]
   --world FILE            use a tools/world world.json (trust anchors, DNS or resolve
                           entries, URL rewrites, bundle CDNs; URL optional)
   --emulate-connect-rtt ADDR:PORT=MS  complete TCP connects to ADDR:PORT one emulated
@@ -436,6 +443,14 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       status = seconds(&o.repeat_interval);
     } else if (flag == "--parallel") {
       status = positive(&o.parallel);
+    } else if (flag == "-Z" || flag == "--concurrent") {
+      o.concurrent = true;
+    } else if (flag == "--max-conns-per-host") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (!absl::SimpleAtoi(*v, &o.max_conns_per_host) ||
+          o.max_conns_per_host < 0 || o.max_conns_per_host > 10000)
+        return FlagError(flag, "expected a number from 0 to 10000");
     } else if (flag == "--trace-json") {
       auto v = value();
       if (!v.ok()) return v.status();

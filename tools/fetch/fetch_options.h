@@ -70,6 +70,11 @@ struct FetchOptions {
   int repeat = 1;
   absl::Duration repeat_interval = absl::ZeroDuration();  // --repeat-interval
   int parallel = 1;
+  // -Z/--concurrent: all URLs of a repetition start at once (--spdy too).
+  bool concurrent = false;
+  // --max-conns-per-host: HTTP/1.1 connections per origin (the session's
+  // max_sockets_per_group); 0 = no limit.
+  int max_conns_per_host = 6;
   std::string trace_json_file;  // "-" = stdout
   std::string trace_events_file;
   std::string har_file;        // --har: HAR 1.2 of every request

@@ -136,7 +136,8 @@ TEST(FetchOptionsTest, HelpNamesEveryFlag) {
         "--request", "-d", "--data", "--data-binary", "-H", "-L",
         "--location", "--max-redirs", "--max-filesize", "--max-time",
         "--resolve", "--connect-timeout", "--repeat", "--repeat-interval",
-        "--parallel", "--world", "--emulate-connect-rtt",
+        "--parallel", "-Z", "--concurrent", "--max-conns-per-host",
+        "--world", "--emulate-connect-rtt",
         "--no-emulate-connect-rtt", "--dns-server", "--no-world-dns",
         "--no-edns", "--dns-timeout", "--prefetch", "--prefetch-links",
         "--bundle-sources", "--bundle-cdn", "--no-bundle-prevalidation",
@@ -166,6 +167,30 @@ TEST(FetchOptionsTest, Spdy) {
   EXPECT_TRUE(o->spdy);
   EXPECT_EQ(o->parallel, 20);
   EXPECT_EQ(o->urls.size(), 2u);
+}
+
+TEST(FetchOptionsTest, ConcurrentAndConnectionLimit) {
+  auto o = ParseFetchOptions({"https://a.test/"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_FALSE(o->concurrent);
+  EXPECT_EQ(o->max_conns_per_host, 6);
+  o = ParseFetchOptions({"-Z", "--max-conns-per-host", "2", "https://a.test/1",
+                         "https://a.test/2"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->concurrent);
+  EXPECT_EQ(o->max_conns_per_host, 2);
+  o = ParseFetchOptions({"--concurrent", "--max-conns-per-host", "0",
+                         "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->concurrent);
+  EXPECT_EQ(o->max_conns_per_host, 0);
+  for (const char* bad : {"-1", "x", "10001"}) {
+    o = ParseFetchOptions({"--max-conns-per-host", bad, "https://a.test/"});
+    ASSERT_FALSE(o.ok()) << bad;
+    EXPECT_NE(o.status().message().find("--max-conns-per-host"),
+              std::string::npos)
+        << o.status();
+  }
 }
 
 }  // namespace

@@ -30,6 +30,8 @@ Hosts (all with SAN dNSName, RSA-2048 unless noted):
                               (SANs revoked and revoked-stapled)
   stapled                     good leaf with a P-256 key for stapled and stapled-other (the
                               OCSP-stapling origins)
+  wildcard                    good leaf for *.pages.example.test (directory
+                              wildcard.example.test)
 
 Every intermediate-issued leaf carries AIA OCSP http://ocsp.example.test:8888/, AIA caIssuers
 http://static.example.test/intermediate.der and CRL DP http://static.example.test/intermediate.crl.
@@ -74,6 +76,9 @@ HOSTS = {
     # for another certificate (www's) on the same leaf.
     "stapled": dict(names=["stapled.example.test", "stapled-other.example.test"], key="ec",
                     expect="ok"),
+    # A wildcard leaf: every host under pages.example.test (the SPDY page-load experiment's two
+    # host names on one address, tools/experiments/spdy_page_load.py).
+    "wildcard": dict(names=["*.pages.example.test"], key="rsa", expect="ok"),
 }
 
 
