@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "net/base/event_loop.h"
 #include "net/base/test_completion_callback.h"
+#include "net/context/preconnector.h"
 #include "net/context/test_https_server.h"
 #include "net/socket/stream_socket.h"
 #include "net/timing/load_timing.h"
@@ -268,6 +269,31 @@ TEST_F(NetworkContextTest, PreconnectedSocketServesTheClick) {
   ASSERT_EQ(OK, Fetch(context->get(), OriginUrl(), &body, &timing));
   EXPECT_TRUE(timing.socket_reused);
   EXPECT_FALSE(timing.socket_preconnected);
+}
+
+// Preconnects count against the session's per-host connection limit: with
+// one connection per host allowed, a second preconnect to the host is
+// skipped even though the preconnector's own limit would allow it.
+TEST_F(NetworkContextTest, PreconnectRespectsTheConnectionLimit) {
+  NetworkContextParams params = Params();
+  params.preconnect = true;
+  params.preconnect_per_host = 2;
+  params.session.max_sockets_per_group = 1;
+  params.prefetch_ports["www.example.test"] = server_.address().port();
+  auto context = NetworkContext::Create(std::move(params));
+  ASSERT_TRUE(context.ok()) << context.status();
+  // The DNS prefetcher fires once per host; ask the preconnector directly.
+  Preconnector* preconnector = (*context)->preconnector();
+  ASSERT_NE(preconnector, nullptr);
+  for (int i = 0; i < 2; ++i) {
+    preconnector->Preconnect("www.example.test", server_.address().port());
+    preconnector->WhenIdle([this] { loop_.Quit(); });
+    loop_.Run();
+  }
+  EXPECT_EQ(server_.handshakes(), 1);
+  EXPECT_EQ((*context)->http_session()->preconnected_socket_count(), 1u);
+  EXPECT_EQ((*context)->preconnector()->started(), 1u);
+  EXPECT_EQ((*context)->preconnector()->skipped(), 1u);
 }
 
 TEST_F(NetworkContextTest, UnusedPreconnectIsClosed) {

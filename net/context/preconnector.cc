@@ -13,8 +13,10 @@ namespace net {
 // apply as for any connection of the session).
 class Preconnector::Job {
  public:
-  Job(Preconnector* owner, std::string host, uint16_t port)
-      : owner_(owner),
+  Job(Preconnector* owner, std::string host, uint16_t port,
+      std::unique_ptr<HttpNetworkSession::SocketSlot> slot)
+      : slot_(std::move(slot)),
+        owner_(owner),
         host_(std::move(host)),
         port_(port),
         key_(absl::StrCat("https://", host_, ":", port_)),
@@ -30,6 +32,9 @@ class Preconnector::Job {
   }
 
   std::unique_ptr<StreamSocket> TakeSocket() { return std::move(socket_); }
+  std::unique_ptr<HttpNetworkSession::SocketSlot> TakeSlot() {
+    return std::move(slot_);
+  }
 
  private:
   void PostDone(int rv) {
@@ -63,6 +68,9 @@ class Preconnector::Job {
     owner_->OnJobDone(this, rv);
   }
 
+  // One of the group's connection slots (the per-host limit), held while
+  // connecting; freed if the preconnect fails.
+  std::unique_ptr<HttpNetworkSession::SocketSlot> slot_;
   Preconnector* const owner_;
   const std::string host_;
   const uint16_t port_;
@@ -94,8 +102,16 @@ void Preconnector::Preconnect(const std::string& host, uint16_t port) {
     ++skipped_;
     return;
   }
+  // A preconnect is a connection of its group like any other: none when the
+  // group is at its limit or requests are waiting for it.
+  std::unique_ptr<HttpNetworkSession::SocketSlot> slot =
+      session_->TryReserveSocketSlot(key);
+  if (!slot) {
+    ++skipped_;
+    return;
+  }
   ++started_;
-  jobs_.push_back(std::make_unique<Job>(this, host, port));
+  jobs_.push_back(std::make_unique<Job>(this, host, port, std::move(slot)));
   jobs_.back()->Start();
 }
 
@@ -107,8 +123,8 @@ void Preconnector::OnJobDone(Job* job, int result) {
   jobs_.erase(it);
   if (result == OK) {
     ++succeeded_;
-    session_->ReturnIdleSocket(done->key(), done->TakeSocket(),
-                               /*preconnected=*/true);
+    session_->ReleaseSocketSlot(done->TakeSlot(), done->TakeSocket(),
+                                /*preconnected=*/true);
   } else {
     ++failed_;
   }

@@ -6,7 +6,9 @@
 // idle timeout; the trace says when a request used one
 // (LoadTiming::socket_preconnected).
 //
-// Limits: sockets per host (open or opening) and in all. Network-thread
+// Limits: sockets per host (open or opening) and in all, and the session's
+// per-group connection limit (a preconnect holds one of its group's slots
+// while it connects, and none starts while requests wait). Network-thread
 // affine; owned by the NetworkContext. The session, resolver and factory are
 // not owned and must outlive it.
 

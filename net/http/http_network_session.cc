@@ -199,12 +199,25 @@ HttpNetworkSession::RequestSocketSlot(const std::string& key,
   return slot;
 }
 
-void HttpNetworkSession::ReleaseSocketSlot(
-    std::unique_ptr<SocketSlot> slot, std::unique_ptr<StreamSocket> socket) {
+void HttpNetworkSession::ReleaseSocketSlot(std::unique_ptr<SocketSlot> slot,
+                                           std::unique_ptr<StreamSocket> socket,
+                                           bool preconnected) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!slot || !slot->granted_) return;
   slot->granted_ = false;
-  FreeSlot(slot->key_, std::move(socket), /*preconnected=*/false);
+  FreeSlot(slot->key_, std::move(socket), preconnected);
+}
+
+std::unique_ptr<HttpNetworkSession::SocketSlot>
+HttpNetworkSession::TryReserveSocketSlot(const std::string& key) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  auto it = groups_.find(key);
+  if (it != groups_.end() && !it->second.waiting.empty()) return nullptr;
+  if (!GroupHasRoom(key)) return nullptr;
+  std::unique_ptr<SocketSlot> slot(new SocketSlot(this, key));
+  ++groups_[key].active;
+  slot->granted_ = true;
+  return slot;
 }
 
 void HttpNetworkSession::GrantWaiter(SocketSlot* slot,

@@ -133,7 +133,13 @@ class HttpNetworkSession {
   // the group: it goes to the first waiter, or to the idle pool. Frees the
   // slot.
   void ReleaseSocketSlot(std::unique_ptr<SocketSlot> slot,
-                         std::unique_ptr<StreamSocket> socket);
+                         std::unique_ptr<StreamSocket> socket,
+                         bool preconnected = false);
+  // A slot for a new connection to |key| if the group has room now (no
+  // request waiting, under the limit), else null: never queued, never an
+  // idle connection. For preconnects, which count against the limit while
+  // they connect like any other connection.
+  std::unique_ptr<SocketSlot> TryReserveSocketSlot(const std::string& key);
   // Slots granted for |key| (connecting or in use), and requests waiting.
   size_t active_socket_count(const std::string& key) const;
   size_t waiting_request_count(const std::string& key) const;

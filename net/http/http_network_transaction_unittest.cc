@@ -1469,6 +1469,39 @@ TEST_F(HttpNetworkTransactionTest, ClosedConnectionFreesItsSlot) {
                            "bye");
 }
 
+// A preconnect's slot (TryReserveSocketSlot): only when the group has room
+// and nobody waits, never queued. The connection it releases goes to a
+// waiting request first, marked preconnected.
+TEST_F(HttpNetworkTransactionTest, PreconnectSlotsCountAgainstTheLimit) {
+  HttpNetworkSessionParams params = ShortDeadline();
+  params.max_sockets_per_group = 1;
+  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+  const std::string key = "http://www.example.test:80";
+  auto reserved = session.TryReserveSocketSlot(key);
+  ASSERT_TRUE(reserved);
+  EXPECT_EQ(session.active_socket_count(key), 1u);
+  EXPECT_FALSE(session.TryReserveSocketSlot(key));  // the group is full
+  // A request now waits for the preconnect's connection.
+  MockRead reads[] = {MockRead(ASYNC, Response("warm")),
+                      MockRead(SYNC, ERR_IO_PENDING)};
+  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
+  StaticSocketDataProvider data(reads, writes);
+  auto socket = std::make_unique<MockTCPClientSocket>(
+      &data, IPEndPoint(IPAddress::IPv4Localhost(), 80));
+  TestCompletionCallback connect_cb;
+  ASSERT_EQ(OK, connect_cb.GetResult(socket->Connect(connect_cb.callback())));
+  StartedRequest request(&session);
+  EXPECT_EQ(session.waiting_request_count(key), 1u);
+  EXPECT_FALSE(session.TryReserveSocketSlot(key));  // full, and a waiter
+  session.ReleaseSocketSlot(std::move(reserved), std::move(socket),
+                            /*preconnected=*/true);
+  int error;
+  EXPECT_EQ(request.Finish(&error), "warm");
+  EXPECT_EQ(error, OK);
+  EXPECT_TRUE(request.trans.load_timing().socket_preconnected);
+  EXPECT_EQ(factory_.sockets_created(), 0u);
+}
+
 TEST_F(HttpNetworkTransactionTest, ZeroMeansNoConnectionLimit) {
   HttpNetworkSessionParams params = ShortDeadline();
   params.max_sockets_per_group = 0;

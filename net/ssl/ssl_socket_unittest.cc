@@ -246,8 +246,8 @@ TEST_F(SSLSocketTest, IdleSocketTakesInTls13Tickets) {
   ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", SSLConfig(),
                            &first));
   ASSERT_EQ(first->ssl_info().version, "TLSv1.3");
-  const std::string key = "www.example.test:" +
-                          std::to_string(server.address().port());
+  const std::string key =
+      "www.example.test:" + std::to_string(server.address().port());
   for (int i = 0; i < 250 && !context_->session_cache()->Has(key, absl::Now());
        ++i) {
     loop_.PostDelayedTask(absl::Milliseconds(20), [this] { loop_.Quit(); });
