@@ -90,6 +90,17 @@ def outputs_and_silence(ctx):
            ctx.url("nginx") + "method").expect_ok()
     expect(open(a).read().startswith("proto="), "first -o")
     expect(open(b).read().startswith("method=GET"), "second -o")
+    # An -o file is open only while its URL is fetched (then closed: a run of 1,000 URLs
+    # does not hold 1,000 files); the body is written once however many --repeat rounds and
+    # --parallel copies fetch it, and a file left from before the run is replaced.
+    rep = ctx.scratch("rep.txt")
+    with open(rep, "w") as f:
+        f.write("stale\n")
+    _fetch(ctx, "--repeat", "2", "--parallel", "2", "-o", rep,
+           ctx.url("nginx") + "method").expect_ok()
+    body = open(rep).read()
+    expect_eq(body.count("method=GET"), 1, "bodies in the -o file of --repeat 2 --parallel 2")
+    expect("stale" not in body, "the -o file was replaced, not appended to")
     d = ctx.scratch("remote")
     os.makedirs(d)
     argv = [ctx.args.fetch, "--world", ctx.world_json(), "--no-world-dns", "-O",
