@@ -212,8 +212,10 @@ void SpdyServerSession::OnSynStream(const SpdySynStreamIR& frame) {
     std::string host = s->host.substr(0, s->host.rfind(':'));
     if (s->host.find(':') == std::string::npos) host = s->host;
     if (info_.server_name.empty() ||
-        absl::EqualsIgnoreCase(host, info_.server_name))
+        absl::EqualsIgnoreCase(host, info_.server_name)) {
+      s->for_handshake_origin = true;
       s->credential_spki = info_.handshake_obc_spki;
+    }
   }
   s->request_done = frame.fin;
   streams_[s->id] = std::move(stream);
@@ -376,7 +378,8 @@ void SpdyServerSession::HandleRequest(Stream* s) {
             "missing :method, :path, :version, :host or :scheme\n");
     return;
   }
-  if (config_.require_credentials && s->credential_spki.empty()) {
+  if (config_.require_credentials && !s->for_handshake_origin &&
+      s->credential_spki.empty()) {
     LogRequest(*s, 0, 0, ",\"rst\":\"INVALID_CREDENTIALS\"");
     server_->OnRequest();
     ResetStream(s->id, SpdyRstStreamStatus::kInvalidCredentials);

@@ -73,7 +73,8 @@ struct SpdyServerConfig {
   // SETTINGS_CLIENT_CERTIFICATE_VECTOR_SIZE announced at the start.
   uint32_t credential_slots = kSpdyInitialCredentialSlots;
   // Requests whose origin has no credential get RST_STREAM
-  // INVALID_CREDENTIALS (--spdy-require-credentials).
+  // INVALID_CREDENTIALS (--spdy-require-credentials); the TLS handshake's
+  // own origin is exempt (TLS, not SPDY, asks it for a certificate).
   bool require_credentials = false;
 };
 
@@ -110,6 +111,9 @@ class SpdyServerSession : public SpdyDeframerVisitorInterface {
     uint8_t slot = 0;
     // The request's credential (SPKI SHA-256), "" if none.
     std::string credential_spki;
+    // Slot 0 and the origin the TLS connection was made to (its credential
+    // is the handshake's client certificate, if any).
+    bool for_handshake_origin = false;
     bool request_done = false;  // the client's FIN
     uint64_t request_bytes = 0;
     SHA256_CTX request_sha256;

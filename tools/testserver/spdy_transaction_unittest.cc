@@ -79,7 +79,8 @@ struct Fetched {
 class SpdyTransactionTest : public ::testing::Test {
  protected:
   void StartServer(bool spdy,
-                   SpdyServerConfig spdy_config = SpdyServerConfig()) {
+                   SpdyServerConfig spdy_config = SpdyServerConfig(),
+                   bool client_obcs = true) {
     TestServerConfig config;
     config.https_listen.push_back(*IPEndPoint::Parse("127.0.0.1:0"));
     config.ssl.cert_chain_file = "cert/testdata/good_leaf_chain.pem";
@@ -97,7 +98,7 @@ class SpdyTransactionTest : public ::testing::Test {
     HttpNetworkSessionParams params;
     params.request_timeout = absl::Seconds(10);
     params.ssl_config.alpn_protos = {"spdy/3", "http/1.1"};
-    params.ssl_config.client_cert_provider = &provider_;
+    if (client_obcs) params.ssl_config.client_cert_provider = &provider_;
     session_ = std::make_unique<HttpNetworkSession>(
         params, &resolver_, GetDefaultClientSocketFactory(), verifier_.get());
   }
@@ -221,6 +222,27 @@ TEST_F(SpdyTransactionTest, PooledOriginWithoutASlotIsRetriedDirect) {
   ASSERT_EQ(OK, third[0]->result);
   EXPECT_EQ("reused", third[0]->trans->load_timing().spdy.session);
   EXPECT_EQ(t.spdy.session_id, third[0]->trans->load_timing().spdy.session_id);
+}
+
+// The server requires a credential for every origin but the handshake's,
+// and this client has no OBCs to send: the pooled origin's request is reset
+// with INVALID_CREDENTIALS by the server, and the transaction sends it again
+// on a direct connection of its own, where it is the handshake's origin.
+TEST_F(SpdyTransactionTest, InvalidCredentialsFromTheServerIsRetriedDirect) {
+  SpdyServerConfig spdy;
+  spdy.require_credentials = true;
+  StartServer(/*spdy=*/true, spdy, /*client_obcs=*/false);
+  auto first = FetchAll({UrlFor("www.example.test", "/size/10")});
+  ASSERT_EQ(OK, first[0]->result) << first[0]->trans->error_detail();
+  auto second = FetchAll({UrlFor("localhost", "/size/10")});
+  ASSERT_EQ(OK, second[0]->result) << second[0]->trans->error_detail();
+  EXPECT_EQ(10u, second[0]->body.size());
+  const LoadTiming& t = second[0]->trans->load_timing();
+  EXPECT_EQ("ERR_SPDY_INVALID_CREDENTIALS: retried on a direct connection",
+            t.spdy.retry);
+  EXPECT_EQ("new", t.spdy.session);
+  EXPECT_NE(first[0]->trans->load_timing().spdy.session_id, t.spdy.session_id);
+  EXPECT_EQ(2u, session_->spdy_session_pool()->session_count());
 }
 
 TEST_F(SpdyTransactionTest, HostTheCertificateDoesNotCoverIsNotPooled) {
