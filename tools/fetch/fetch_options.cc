@@ -116,8 +116,10 @@ TLS
   --early-data            TLS 1.3 0-RTT: a GET or HEAD (no body) on a resumed session whose
                           ticket allows it travels with the ClientHello; if the server
                           rejects it, the request is sent again in 1-RTT on a new
-                          connection. Never for other methods. The trace's tls.earlyData
-                          says accepted / rejected / not_offered, earlyDataReason why [off]
+                          connection. Never for other methods, nor with --spdy (a
+                          session's later streams would go early too). The trace's
+                          tls.earlyData says accepted / rejected / not_offered,
+                          earlyDataReason why [off]
   --spdy                  offer ALPN spdy/3 before http/1.1: a server that picks it
                           carries every request to its origin on one SPDY/3 session,
                           and another origin that resolves to the same address and that
