@@ -5,8 +5,10 @@
 
 #include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "net/base/file_util.h"
+#include "net/base/framed_file.h"
 
 namespace net {
 namespace {
@@ -46,11 +48,25 @@ SnapStartClientContext::Create(CertVerifier* verifier,
   if (!options.state_file.empty()) {
     absl::StatusOr<std::string> data = ReadFileToString(options.state_file);
     if (data.ok()) {
-      absl::StatusOr<std::map<std::string, SnapStartInfo>> infos = Parse(*data);
+      constexpr char kRemedy[] = "delete it to start over";
+      // Before the frame, the file was the bare payload.
+      if (absl::StartsWith(*data, kMagic)) {
+        return CorruptFileError(
+            options.state_file,
+            "unframed format of an older version, no longer read", kRemedy);
+      }
+      absl::StatusOr<std::string> payload =
+          UnframeFileContents(*data, kFileMagic, kFileVersion);
+      if (!payload.ok()) {
+        return CorruptFileError(options.state_file, payload.status().message(),
+                                kRemedy);
+      }
+      absl::StatusOr<std::map<std::string, SnapStartInfo>> infos =
+          Parse(*payload);
       if (!infos.ok()) {
-        return absl::DataLossError(absl::StrCat(
-            "Snap Start state ", options.state_file, " is corrupt: ",
-            infos.status().message(), " (delete it to start over)"));
+        return CorruptFileError(
+            options.state_file,
+            absl::StrCat("payload: ", infos.status().message()), kRemedy);
       }
       context->infos_ = std::move(*infos);
     } else if (!absl::IsNotFound(data.status())) {
@@ -124,8 +140,9 @@ void SnapStartClientContext::RemoveSession(const std::string& key) {
 
 void SnapStartClientContext::Persist() {
   if (options_.state_file.empty()) return;
-  absl::Status status =
-      WriteFileAtomically(options_.state_file, Serialize(infos_));
+  absl::Status status = WriteFileAtomically(
+      options_.state_file,
+      FrameFileContents(kFileMagic, kFileVersion, Serialize(infos_)));
   persist_error_ = status.ok() ? std::string() : status.ToString();
 }
 

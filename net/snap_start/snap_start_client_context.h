@@ -61,7 +61,12 @@ struct SnapStartClientOptions {
 
 class SnapStartClientContext {
  public:
-  // Loads |options.state_file| if it exists; a corrupt file is an error.
+  // Loads |options.state_file| if it exists; a corrupt file is an error
+  // (DataLoss, naming the file and saying why). The file is the Serialize
+  // payload in net/base/framed_file's frame (magic "SSC1", version 1), so a
+  // cut, flipped or appended byte is detected, as in every profile store.
+  static constexpr uint32_t kFileMagic = 0x31435353;  // "SSC1" little-endian
+  static constexpr uint32_t kFileVersion = 1;
   static absl::StatusOr<std::unique_ptr<SnapStartClientContext>> Create(
       CertVerifier* verifier, const SnapStartClientOptions& options);
 
@@ -85,8 +90,8 @@ class SnapStartClientContext {
   void PutSession(const std::string& key, Tls12ClientSession session);
   void RemoveSession(const std::string& key);
 
-  // Serialization of the information map (for the state file; exposed for
-  // tests and fuzzing).
+  // Serialization of the information map (the state file's payload;
+  // exposed for tests and fuzzing).
   static std::string Serialize(const std::map<std::string, SnapStartInfo>& m);
   static absl::StatusOr<std::map<std::string, SnapStartInfo>> Parse(
       absl::string_view data);
