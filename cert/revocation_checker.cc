@@ -1,5 +1,7 @@
 #include "cert/revocation_checker.h"
 
+#include <algorithm>
+
 #include <openssl/rand.h>
 #include <openssl/x509v3.h>
 
@@ -189,6 +191,11 @@ class OcspCrlRevocationChecker::ElementCheck {
     }
     CheckCacheThenFetch();
   }
+  // The policy is off: only a staple counts, and one that does not answer
+  // leaves the certificate unchecked (not "could not check").
+  bool StapleOnly() const {
+    return checker_->policy_.mode == RevocationPolicy::Mode::kOff;
+  }
 
   Verdict verdict() const { return verdict_; }
   const RevocationCheck& record() const { return record_; }
@@ -263,6 +270,11 @@ class OcspCrlRevocationChecker::ElementCheck {
     Fail(errors_);
   }
 
+  void IgnoreStaple() {
+    Finish(Verdict::kNoInfo, RevocationSource::kNotChecked, "none",
+           absl::StrCat(errors_, "revocation checking off: nothing fetched"));
+  }
+
   void VerifyOcsp(std::string response, RevocationSource source,
                   const char* method) {
     OcspVerifyOptions options;
@@ -280,10 +292,12 @@ class OcspCrlRevocationChecker::ElementCheck {
       const bool staple = source == RevocationSource::kStapled;
       if (!result.ok()) {
         errors_ += absl::StrCat(method, ": ", result.status().message(), "; ");
+        if (staple && StapleOnly()) return IgnoreStaple();
         return staple ? CheckCacheThenFetch() : TryNext();
       }
       if (result->status == OcspCertStatus::kUnknown) {
         errors_ += absl::StrCat(method, ": responder says unknown; ");
+        if (staple && StapleOnly()) return IgnoreStaple();
         return staple ? CheckCacheThenFetch() : TryNext();
       }
       bool revoked = result->status == OcspCertStatus::kRevoked;
@@ -398,8 +412,12 @@ class OcspCrlRevocationChecker::CheckRequest : public CertVerifier::Request {
   int Start(const CertVerifyParams& params) {
     const std::vector<std::string>& chain = result_->verified_chain_der;
     start_ = TimeTicks::Now();
-    // Every element but the trust anchor, in parallel.
-    for (size_t i = 0; i + 1 < chain.size(); ++i) {
+    // Every element but the trust anchor, in parallel; with the policy off,
+    // the leaf's staple alone.
+    size_t elements = chain.empty() ? 0 : chain.size() - 1;
+    if (checker_->policy_.mode == RevocationPolicy::Mode::kOff)
+      elements = std::min<size_t>(elements, 1);
+    for (size_t i = 0; i < elements; ++i) {
       elements_.push_back(std::make_unique<ElementCheck>(
           checker_, static_cast<int>(i), chain[i], chain[i + 1],
           i == 0 ? params.stapled_ocsp_response : "",
@@ -459,6 +477,12 @@ class OcspCrlRevocationChecker::CheckRequest : public CertVerifier::Request {
       result_->detail = "a certificate in the chain is revoked";
       return ERR_CERT_REVOKED;
     }
+    if (checker_->policy_.mode == RevocationPolicy::Mode::kOff) {
+      // Only a staple that answered makes the result a checked one.
+      result_->revocation_outcome = any_stapled ? RevocationOutcome::kGood
+                                                : RevocationOutcome::kNotChecked;
+      return OK;
+    }
     if (unable) {
       if (checker_->policy_.mode == RevocationPolicy::Mode::kHardFail) {
         result_->revocation_outcome = RevocationOutcome::kUnableToCheck;
@@ -501,7 +525,10 @@ int OcspCrlRevocationChecker::Check(
     CompletionOnceCallback callback,
     std::unique_ptr<CertVerifier::Request>* out_request) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
-  if (policy_.mode == RevocationPolicy::Mode::kOff) return OK;
+  if (policy_.mode == RevocationPolicy::Mode::kOff &&
+      params.stapled_ocsp_response.empty()) {
+    return OK;
+  }
   auto request =
       std::make_unique<CheckRequest>(this, result, std::move(callback));
   int rv = request->Start(params);

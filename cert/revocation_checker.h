@@ -4,12 +4,15 @@
 // stapled OCSP response for the leaf, else the revocation cache, else OCSP
 // from the certificate's AIA URL (GET or POST), else its CRL distribution
 // point. The RevocationPolicy decides what "could not check" means:
-// off (no checks), soft-fail (proceed; the trace says soft_failed) or
-// hard-fail (ERR_CERT_UNABLE_TO_CHECK_REVOCATION). A revoked certificate is
-// always ERR_CERT_REVOKED.
+// off (nothing fetched and no cache consulted: only a stapled answer for the
+// leaf counts, as Chromium still honours staples with online checks off),
+// soft-fail (proceed; the trace says soft_failed) or hard-fail
+// (ERR_CERT_UNABLE_TO_CHECK_REVOCATION). A revoked certificate is always
+// ERR_CERT_REVOKED, a revoked staple under "off" included.
 //
 // The fetcher, cache and worker pool are not owned and must outlive the
-// checker. Network thread; OCSP/CRL signature checks run on the worker pool.
+// checker; with the policy off the fetcher may be null (never used).
+// Network thread; OCSP/CRL signature checks run on the worker pool.
 
 #ifndef CERT_REVOCATION_CHECKER_H_
 #define CERT_REVOCATION_CHECKER_H_

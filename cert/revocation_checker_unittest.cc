@@ -263,6 +263,53 @@ TEST_F(RevocationCheckerTest, OffChecksNothing) {
   EXPECT_TRUE(result_.revocation_checks.empty());
 }
 
+// With checking off nothing is fetched and no cache consulted, but the
+// server's own stapled answer still counts for the leaf: revoked is an error
+// (as Chromium honours staples with online checks off), good is reported as
+// checked, and a staple that does not answer leaves the leaf unchecked.
+TEST_F(RevocationCheckerTest, OffStillHonoursAStaple) {
+  OcspCrlRevocationChecker checker(
+      RevocationPolicy{RevocationPolicy::Mode::kOff}, /*fetcher=*/nullptr,
+      &cache_, &pool_);
+  auto check = [&](const std::string& staple) {
+    CertVerifyParams params;
+    params.stapled_ocsp_response = staple;
+    result_ = CertVerifyResult();
+    result_.verified_chain_der = chain_.Der();
+    std::unique_ptr<CertVerifier::Request> request;
+    TestCompletionCallback cb;
+    return cb.GetResult(
+        checker.Check(params, &result_, cb.callback(), &request));
+  };
+  SetOcsp("http://ocsp.test/leaf", chain_.leaf.get(), chain_.i2.get(),
+          chain_.i2_key.get(), OcspCertStatus::kRevoked);
+  const std::string revoked = fetcher_.answers["http://ocsp.test/leaf"].body;
+  EXPECT_EQ(ERR_CERT_REVOKED, check(revoked));
+  EXPECT_EQ(result_.revocation_outcome, RevocationOutcome::kRevoked);
+  ASSERT_EQ(result_.revocation_checks.size(), 1u);  // the leaf only
+  EXPECT_EQ(result_.revocation_checks[0].source, RevocationSource::kStapled);
+
+  SetOcsp("http://ocsp.test/leaf", chain_.leaf.get(), chain_.i2.get(),
+          chain_.i2_key.get(), OcspCertStatus::kGood);
+  EXPECT_EQ(OK, check(fetcher_.answers["http://ocsp.test/leaf"].body));
+  EXPECT_EQ(result_.revocation_outcome, RevocationOutcome::kGood);
+  EXPECT_EQ(result_.revocation_source, RevocationSource::kStapled);
+
+  // Forged (signed by the wrong key): ignored, nothing fetched instead.
+  SetOcsp("http://ocsp.test/leaf", chain_.leaf.get(), chain_.i2.get(),
+          chain_.i1_key.get(), OcspCertStatus::kRevoked);
+  EXPECT_EQ(OK, check(fetcher_.answers["http://ocsp.test/leaf"].body));
+  EXPECT_EQ(result_.revocation_outcome, RevocationOutcome::kNotChecked);
+  EXPECT_TRUE(
+      absl::StrContains(result_.revocation_checks[0].detail, "stapled: "))
+      << result_.revocation_checks[0].detail;
+
+  // No staple: nothing at all.
+  EXPECT_EQ(OK, check(""));
+  EXPECT_TRUE(result_.revocation_checks.empty());
+  EXPECT_EQ(fetcher_.fetch_count(), 0);
+}
+
 TEST_F(RevocationCheckerTest, FallsBackToTheCrl) {
   // Inter 1 has an OCSP URL that fails and a CRL DP with an empty CRL.
   fetcher_.answers.erase("http://ocsp.test/i1");

@@ -88,7 +88,9 @@ def chain_source_is_stapled_with_the_intermediate_cached(ctx):
 def revoked_staple_refuses_the_connection(ctx):
     s = _staple(ctx, "revoked-stapled", "revoked")
     expect_eq(s["serial"], s["leaf_serial"], "the staple's serial is the leaf's")
-    for mode in ("soft", "hard"):
+    # "off" too: nothing is fetched, but the server's own word that its certificate is
+    # revoked is not ignored (Chromium honours staples with online checks off).
+    for mode in ("off", "soft", "hard"):
         for flags in (["--tls-max", "1.2"], ["--tls-min", "1.3"]):
             before = _responder_requests(ctx)
             r = ctx.fetch(*flags, "-o", os.devnull, ctx.url("revoked-stapled"), revocation=mode,
@@ -103,6 +105,16 @@ def revoked_staple_refuses_the_connection(ctx):
                       ("stapled", "stapled", "revoked"), "leaf check (%s)" % what)
             expect_eq(_responder_requests(ctx) - before, 0,
                       "requests that reached the responder (%s)" % what)
+
+
+def revocation_off_without_a_staple_checks_nothing(ctx):
+    # The same revoked leaf from the testserver (no staple) with checking off: accepted, with
+    # no request to the responder and the trace saying nothing was checked.
+    before = _responder_requests(ctx)
+    r = ctx.fetch("-o", os.devnull, ctx.url("revoked"), revocation="off", trace=True).expect_ok()
+    rev = r.trace[0]["cert"].get("revocation") or {}
+    expect(rev.get("outcome") in (None, "not_checked"), "revocation with off: %s" % rev)
+    expect_eq(_responder_requests(ctx) - before, 0, "requests that reached the responder (off)")
 
 
 def revoked_leaf_without_a_staple_asks_the_responder(ctx):
@@ -151,7 +163,8 @@ def another_certificates_staple_is_ignored(ctx):
 
 
 CHECKS = [good_staple_answers_for_the_leaf, chain_source_is_stapled_with_the_intermediate_cached,
-          revoked_staple_refuses_the_connection, revoked_leaf_without_a_staple_asks_the_responder,
+          revoked_staple_refuses_the_connection, revocation_off_without_a_staple_checks_nothing,
+          revoked_leaf_without_a_staple_asks_the_responder,
           another_certificates_staple_is_ignored]
 
 if __name__ == "__main__":

@@ -456,11 +456,14 @@ absl::Status NetworkContext::InitResolver() {
 // response never itself needs a revocation check, and carries no cookies),
 // the profile's cache, and the checker behind the verifier.
 void NetworkContext::InitRevocation() {
-  if (params_.revocation == RevocationPolicy::Mode::kOff) return;
   RevocationPolicy policy;
   policy.mode = params_.revocation;
-  revocation_fetcher_ = std::make_unique<HttpUrlFetcher>(
-      plain_session_.get(), absl::Seconds(5), params_.url_rewrites);
+  // Off: nothing fetched, but a stapled answer still counts (a revoked
+  // staple is an error), so the checker runs without a fetcher.
+  if (params_.revocation != RevocationPolicy::Mode::kOff) {
+    revocation_fetcher_ = std::make_unique<HttpUrlFetcher>(
+        plain_session_.get(), absl::Seconds(5), params_.url_rewrites);
+  }
   revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(
       policy, revocation_fetcher_.get(), profile_->revocation_cache(),
       worker_pool_.get());

@@ -153,7 +153,9 @@ Certificates
                           else /etc/ssl/certs]
   --system-trust          also trust the system store alongside --trust-anchor
   --revocation off|soft|hard  revocation checking (OCSP, then CRL) of every chain element
-                          in parallel; soft proceeds when status is unavailable [soft]
+                          in parallel; soft proceeds when status is unavailable; off
+                          fetches nothing but still refuses a leaf whose stapled OCSP
+                          answer says revoked [soft]
   --prevalidate HOST,...  fetch these hosts' chains first and verify + check revocation off
                           the critical path; the fetch then reuses the prevalidated result
 

@@ -1706,8 +1706,8 @@ class World:
                 "untrusted": "fails: certificate from an unknown root",
                 "revoked": "fails with revocation checking: revoked certificate (OCSP, CRL)",
                 "stapled": "nginx stapling a good OCSP response",
-                "revoked-stapled": "nginx stapling a revoked OCSP response: fails with "
-                                   "revocation checking",
+                "revoked-stapled": "nginx stapling a revoked OCSP response: fails, even "
+                                   "with revocation checking off",
                 "stapled-other": "nginx stapling another certificate's OCSP response",
             }
             for key, o in self.origins.items():
