@@ -1,9 +1,9 @@
 #include "cert/revocation_checker.h"
 
-#include <algorithm>
-
 #include <openssl/rand.h>
 #include <openssl/x509v3.h>
+
+#include <algorithm>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -479,8 +479,9 @@ class OcspCrlRevocationChecker::CheckRequest : public CertVerifier::Request {
     }
     if (checker_->policy_.mode == RevocationPolicy::Mode::kOff) {
       // Only a staple that answered makes the result a checked one.
-      result_->revocation_outcome = any_stapled ? RevocationOutcome::kGood
-                                                : RevocationOutcome::kNotChecked;
+      result_->revocation_outcome = any_stapled
+                                        ? RevocationOutcome::kGood
+                                        : RevocationOutcome::kNotChecked;
       return OK;
     }
     if (unable) {
