@@ -217,14 +217,59 @@ void SpdyDeframer::ProcessControlFrame() {
 bool SpdyDeframer::CheckFlags(uint8_t allowed) {
   if ((flags_ & ~allowed) == 0) return true;
   SetError(SpdyDeframerError::kInvalidControlFrameFlags,
-           absl::StrCat(ToString(static_cast<SpdyFrameType>(type_)),
-                        " with flags ", flags_));
+           absl::StrCat(FrameName(), " with flags ", flags_));
   return false;
+}
+
+std::string SpdyDeframer::FrameName() const {
+  return ToString(static_cast<SpdyFrameType>(type_));
+}
+
+void SpdyDeframer::SetInvalidFrame(absl::string_view what) {
+  SetError(SpdyDeframerError::kInvalidControlFrame,
+           absl::StrCat(FrameName(), " ", what));
+}
+
+void SpdyDeframer::SetBadLength(size_t length, absl::string_view expected) {
+  SetInvalidFrame(absl::StrCat("of ", length, " bytes (", expected, ")"));
+}
+
+bool SpdyDeframer::CheckStreamId(SpdyStreamId stream_id) {
+  if (stream_id != 0) return true;
+  SetInvalidFrame("for stream 0");
+  return false;
+}
+
+bool SpdyDeframer::ReadTwoU32(absl::string_view payload, uint32_t* first,
+                              uint32_t* second) {
+  CBS cbs = ToCbs(payload);
+  if (payload.size() != 8 || !CBS_get_u32(&cbs, first) ||
+      !CBS_get_u32(&cbs, second)) {
+    SetBadLength(payload.size(), "must be 8");
+    return false;
+  }
+  return true;
+}
+
+template <typename Frame>
+bool SpdyDeframer::ParseStreamIdAndHeaders(absl::string_view payload,
+                                           Frame* frame) {
+  if (!CheckFlags(kSpdyFlagFin)) return false;
+  CBS cbs = ToCbs(payload);
+  uint32_t stream_id;
+  if (!CBS_get_u32(&cbs, &stream_id)) {
+    SetBadLength(payload.size(), "at least 4");
+    return false;
+  }
+  frame->stream_id = stream_id & kSpdyStreamIdMask;
+  frame->fin = (flags_ & kSpdyFlagFin) != 0;
+  return CheckStreamId(frame->stream_id) &&
+         DecodeHeaderBlock(View(cbs), &frame->headers);
 }
 
 bool SpdyDeframer::DecodeHeaderBlock(absl::string_view compressed,
                                      SpdyHeaderBlock* headers) {
-  std::string frame = ToString(static_cast<SpdyFrameType>(type_));
+  std::string frame = FrameName();
   absl::StatusOr<std::string> block =
       decompressor_.Decompress(compressed, limits_.max_header_block_bytes);
   if (!block.ok()) {
@@ -253,9 +298,7 @@ void SpdyDeframer::ParseSynStream(absl::string_view payload) {
   uint8_t priority, slot;
   if (!CBS_get_u32(&cbs, &stream_id) || !CBS_get_u32(&cbs, &associated) ||
       !CBS_get_u8(&cbs, &priority) || !CBS_get_u8(&cbs, &slot)) {
-    return SetError(
-        SpdyDeframerError::kInvalidControlFrame,
-        absl::StrCat("SYN_STREAM of ", payload.size(), " bytes (at least 10)"));
+    return SetBadLength(payload.size(), "at least 10");
   }
   SpdySynStreamIR frame;
   frame.stream_id = stream_id & kSpdyStreamIdMask;
@@ -264,55 +307,28 @@ void SpdyDeframer::ParseSynStream(absl::string_view payload) {
   frame.slot = slot;
   frame.fin = (flags_ & kSpdyFlagFin) != 0;
   frame.unidirectional = (flags_ & kSpdyFlagUnidirectional) != 0;
-  if (frame.stream_id == 0) {
-    return SetError(SpdyDeframerError::kInvalidControlFrame,
-                    "SYN_STREAM for stream 0");
+  if (!CheckStreamId(frame.stream_id) ||
+      !DecodeHeaderBlock(View(cbs), &frame.headers)) {
+    return;
   }
-  if (!DecodeHeaderBlock(View(cbs), &frame.headers)) return;
   visitor_->OnSynStream(frame);
 }
 
 void SpdyDeframer::ParseSynReply(absl::string_view payload) {
-  if (!CheckFlags(kSpdyFlagFin)) return;
-  CBS cbs = ToCbs(payload);
-  uint32_t stream_id;
-  if (!CBS_get_u32(&cbs, &stream_id)) {
-    return SetError(
-        SpdyDeframerError::kInvalidControlFrame,
-        absl::StrCat("SYN_REPLY of ", payload.size(), " bytes (at least 4)"));
-  }
   SpdySynReplyIR frame;
-  frame.stream_id = stream_id & kSpdyStreamIdMask;
-  frame.fin = (flags_ & kSpdyFlagFin) != 0;
-  if (frame.stream_id == 0) {
-    return SetError(SpdyDeframerError::kInvalidControlFrame,
-                    "SYN_REPLY for stream 0");
-  }
-  if (!DecodeHeaderBlock(View(cbs), &frame.headers)) return;
+  if (!ParseStreamIdAndHeaders(payload, &frame)) return;
   visitor_->OnSynReply(frame);
 }
 
 void SpdyDeframer::ParseRstStream(absl::string_view payload) {
   if (!CheckFlags(0)) return;
-  CBS cbs = ToCbs(payload);
   uint32_t stream_id, status;
-  if (payload.size() != 8 || !CBS_get_u32(&cbs, &stream_id) ||
-      !CBS_get_u32(&cbs, &status)) {
-    return SetError(
-        SpdyDeframerError::kInvalidControlFrame,
-        absl::StrCat("RST_STREAM of ", payload.size(), " bytes (must be 8)"));
-  }
+  if (!ReadTwoU32(payload, &stream_id, &status)) return;
   SpdyRstStreamIR frame;
   frame.stream_id = stream_id & kSpdyStreamIdMask;
   frame.status = static_cast<SpdyRstStreamStatus>(status);
-  if (frame.stream_id == 0) {
-    return SetError(SpdyDeframerError::kInvalidControlFrame,
-                    "RST_STREAM for stream 0");
-  }
-  if (status == 0) {
-    return SetError(SpdyDeframerError::kInvalidControlFrame,
-                    "RST_STREAM with status 0");
-  }
+  if (!CheckStreamId(frame.stream_id)) return;
+  if (status == 0) return SetInvalidFrame("with status 0");
   visitor_->OnRstStream(frame);
 }
 
@@ -322,9 +338,8 @@ void SpdyDeframer::ParseSettings(absl::string_view payload) {
   uint32_t count;
   if (!CBS_get_u32(&cbs, &count) || CBS_len(&cbs) % 8 != 0 ||
       CBS_len(&cbs) / 8 != count) {
-    return SetError(SpdyDeframerError::kInvalidControlFrame,
-                    absl::StrCat("SETTINGS of ", payload.size(),
-                                 " bytes does not hold its entry count"));
+    return SetInvalidFrame(absl::StrCat(
+        "of ", payload.size(), " bytes does not hold its entry count"));
   }
   SpdySettingsIR frame;
   frame.clear_settings = (flags_ & kSpdyFlagSettingsClearSettings) != 0;
@@ -338,9 +353,8 @@ void SpdyDeframer::ParseSettings(absl::string_view payload) {
     CBS_get_u24(&cbs, &entry.id);
     CBS_get_u32(&cbs, &entry.value);
     if (entry.flags & ~kKnownEntryFlags) {
-      return SetError(SpdyDeframerError::kInvalidControlFrame,
-                      absl::StrCat("SETTINGS entry ", entry.id, " with flags ",
-                                   entry.flags));
+      return SetInvalidFrame(
+          absl::StrCat("entry ", entry.id, " with flags ", entry.flags));
     }
     frame.entries.push_back(entry);
   }
@@ -352,23 +366,15 @@ void SpdyDeframer::ParsePing(absl::string_view payload) {
   CBS cbs = ToCbs(payload);
   SpdyPingIR frame;
   if (payload.size() != 4 || !CBS_get_u32(&cbs, &frame.id)) {
-    return SetError(
-        SpdyDeframerError::kInvalidControlFrame,
-        absl::StrCat("PING of ", payload.size(), " bytes (must be 4)"));
+    return SetBadLength(payload.size(), "must be 4");
   }
   visitor_->OnPing(frame);
 }
 
 void SpdyDeframer::ParseGoAway(absl::string_view payload) {
   if (!CheckFlags(0)) return;
-  CBS cbs = ToCbs(payload);
   uint32_t last_good, status;
-  if (payload.size() != 8 || !CBS_get_u32(&cbs, &last_good) ||
-      !CBS_get_u32(&cbs, &status)) {
-    return SetError(
-        SpdyDeframerError::kInvalidControlFrame,
-        absl::StrCat("GOAWAY of ", payload.size(), " bytes (must be 8)"));
-  }
+  if (!ReadTwoU32(payload, &last_good, &status)) return;
   SpdyGoAwayIR frame;
   frame.last_good_stream_id = last_good & kSpdyStreamIdMask;
   frame.status = static_cast<SpdyGoAwayStatus>(status);
@@ -376,47 +382,21 @@ void SpdyDeframer::ParseGoAway(absl::string_view payload) {
 }
 
 void SpdyDeframer::ParseHeaders(absl::string_view payload) {
-  if (!CheckFlags(kSpdyFlagFin)) return;
-  CBS cbs = ToCbs(payload);
-  uint32_t stream_id;
-  if (!CBS_get_u32(&cbs, &stream_id)) {
-    return SetError(
-        SpdyDeframerError::kInvalidControlFrame,
-        absl::StrCat("HEADERS of ", payload.size(), " bytes (at least 4)"));
-  }
   SpdyHeadersIR frame;
-  frame.stream_id = stream_id & kSpdyStreamIdMask;
-  frame.fin = (flags_ & kSpdyFlagFin) != 0;
-  if (frame.stream_id == 0) {
-    return SetError(SpdyDeframerError::kInvalidControlFrame,
-                    "HEADERS for stream 0");
-  }
-  if (!DecodeHeaderBlock(View(cbs), &frame.headers)) return;
+  if (!ParseStreamIdAndHeaders(payload, &frame)) return;
   visitor_->OnHeaders(frame);
 }
 
 void SpdyDeframer::ParseWindowUpdate(absl::string_view payload) {
   if (!CheckFlags(0)) return;
-  CBS cbs = ToCbs(payload);
   uint32_t stream_id, delta;
-  if (payload.size() != 8 || !CBS_get_u32(&cbs, &stream_id) ||
-      !CBS_get_u32(&cbs, &delta)) {
-    return SetError(SpdyDeframerError::kInvalidControlFrame,
-                    absl::StrCat("WINDOW_UPDATE of ", payload.size(),
-                                 " bytes (must be 8)"));
-  }
+  if (!ReadTwoU32(payload, &stream_id, &delta)) return;
   SpdyWindowUpdateIR frame;
   frame.stream_id = stream_id & kSpdyStreamIdMask;
   frame.delta = delta & kSpdyMaxWindowDelta;
-  if (frame.stream_id == 0) {
-    // Stream 0 is SPDY/3.1's session window, which SPDY/3 does not have.
-    return SetError(SpdyDeframerError::kInvalidControlFrame,
-                    "WINDOW_UPDATE for stream 0");
-  }
-  if (frame.delta == 0) {
-    return SetError(SpdyDeframerError::kInvalidControlFrame,
-                    "WINDOW_UPDATE with delta 0");
-  }
+  // Stream 0 is SPDY/3.1's session window, which SPDY/3 does not have.
+  if (!CheckStreamId(frame.stream_id)) return;
+  if (frame.delta == 0) return SetInvalidFrame("with delta 0");
   visitor_->OnWindowUpdate(frame);
 }
 
@@ -428,12 +408,10 @@ void SpdyDeframer::ParseCredential(absl::string_view payload) {
   CBS proof;
   if (!CBS_get_u16(&cbs, &frame.slot) || !CBS_get_u32(&cbs, &proof_length) ||
       !CBS_get_bytes(&cbs, &proof, proof_length)) {
-    return SetError(SpdyDeframerError::kInvalidControlFrame,
-                    "CREDENTIAL truncated before its certificates");
+    return SetInvalidFrame("truncated before its certificates");
   }
   if (frame.slot == 0) {
-    return SetError(SpdyDeframerError::kInvalidControlFrame,
-                    "CREDENTIAL for slot 0");
+    return SetInvalidFrame("for slot 0");
   }
   frame.proof = std::string(View(proof));
   while (CBS_len(&cbs) != 0) {
@@ -447,18 +425,15 @@ void SpdyDeframer::ParseCredential(absl::string_view payload) {
     CBS cert;
     if (!CBS_get_u32(&cbs, &cert_length) ||
         !CBS_get_bytes(&cbs, &cert, cert_length)) {
-      return SetError(SpdyDeframerError::kInvalidControlFrame,
-                      "CREDENTIAL certificate overruns the frame");
+      return SetInvalidFrame("certificate overruns the frame");
     }
     if (cert_length == 0) {
-      return SetError(SpdyDeframerError::kInvalidControlFrame,
-                      "CREDENTIAL with an empty certificate");
+      return SetInvalidFrame("with an empty certificate");
     }
     frame.certificates.emplace_back(View(cert));
   }
   if (frame.certificates.empty()) {
-    return SetError(SpdyDeframerError::kInvalidControlFrame,
-                    "CREDENTIAL without a certificate");
+    return SetInvalidFrame("without a certificate");
   }
   visitor_->OnCredential(frame);
 }

@@ -153,6 +153,24 @@ class SpdyDeframer {
   // CheckFlags sets kInvalidControlFrameFlags if |flags_| has bits outside
   // |allowed|.
   bool CheckFlags(uint8_t allowed);
+  // The current control frame's name for error details ("SYN_REPLY").
+  std::string FrameName() const;
+  // SetInvalidFrame sets kInvalidControlFrame with "<frame name> |what|".
+  void SetInvalidFrame(absl::string_view what);
+  // SetBadLength sets kInvalidControlFrame for a payload of |length| bytes,
+  // saying what the length should be (|expected|, e.g. "must be 8").
+  void SetBadLength(size_t length, absl::string_view expected);
+  // CheckStreamId sets kInvalidControlFrame ("... for stream 0") unless
+  // |stream_id| is non-zero.
+  bool CheckStreamId(SpdyStreamId stream_id);
+  // ReadTwoU32 reads a payload of exactly two 32-bit words (RST_STREAM,
+  // GOAWAY, WINDOW_UPDATE); false (with the error set) for any other size.
+  bool ReadTwoU32(absl::string_view payload, uint32_t* first, uint32_t* second);
+  // ParseStreamIdAndHeaders reads the stream ID and header block that make
+  // up a SYN_REPLY or HEADERS frame into |frame| (which has stream_id, fin
+  // and headers); false (with the error set) on failure.
+  template <typename Frame>
+  bool ParseStreamIdAndHeaders(absl::string_view payload, Frame* frame);
   void SetError(SpdyDeframerError error, std::string detail);
 
   SpdyDeframerVisitorInterface* const visitor_;

@@ -1,4 +1,5 @@
-"""Shared pieces of the prefetch experiments (prefetch_latency.py, prefetch_server_cost.py):
+"""Shared pieces of the Python experiments (prefetch_latency.py, prefetch_server_cost.py,
+handshake_rtt.py, successors.py, spdy_page_load.py, vs_curl.py):
 the local world held open through a pipe, running `fetch` and reading its trace, summaries,
 output paths and a small SVG bar chart. Python 3, standard library only."""
 

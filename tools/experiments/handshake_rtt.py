@@ -38,13 +38,16 @@ import csv
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import exp_common  # noqa: E402
+from exp_common import ExperimentError, fmt_range, out_dir, summarize  # noqa: E402
 
 # name, origin key, fetch flags, repeat (take the last request), expected RTTs, checks on the
 # measured request's trace.
@@ -75,10 +78,6 @@ CSV_COLUMNS = ["config", "runs", "median_ms", "min_ms", "max_ms", "median_rtts",
 RUNS_CSV_COLUMNS = ["run", "config", "order", "startTime", "connectStart",
                     "secureConnectionStart", "connectEnd", "requestStart", "responseStart",
                     "responseEnd", "setup_ms", "tls_version", "resumed", "falseStart"]
-
-
-class ExperimentError(Exception):
-    pass
 
 
 def log(msg):
@@ -112,71 +111,17 @@ def parse_args(argv):
         ap.error("--rtt-ms must be positive (the experiment counts round trips)")
     if args.runs < 1:
         ap.error("--runs must be at least 1")
-    for flag in ("fetch", "testserver", "netem", "world"):
-        path = getattr(args, flag)
-        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            ap.error("--%s %s: not an executable file" % (flag, path))
-        setattr(args, flag, os.path.abspath(path))
+    exp_common.check_executable(ap, args, ("fetch", "testserver", "netem", "world"))
     return args
-
-
-def out_dir(path):
-    if os.path.isabs(path):
-        return path
-    base = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd()
-    return os.path.join(base, path)
 
 
 # -- the world ------------------------------------------------------------------------------------
 
-class World:
-    """One tools/world instance, held open through a pipe (--until-stdin-eof)."""
-
-    def __init__(self, args, directory):
-        self.dir = directory
-        self.argv = [args.world, "--dir", directory, "--testserver", args.testserver,
-                     "--netem", args.netem, "--rtt-ms", str(args.rtt_ms), "--no-nginx", "--no-dns",
-                     "--quiet", "--until-stdin-eof"]
-        self.proc = None
-        self.info = None
-
-    def start(self):
-        log("starting the world in %s (RTT %s ms)" % (self.dir, self.argv[self.argv.index(
-            "--rtt-ms") + 1]))
-        # stderr passes through (with --quiet: errors only).
-        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        path = None
-        for raw in self.proc.stdout:
-            line = raw.decode(errors="replace").strip()
-            if line.startswith("WORLD READY "):
-                path = line[len("WORLD READY "):]
-                break
-        if path is None:
-            rc = self.proc.wait()
-            raise ExperimentError("the world did not start (exit code %s): %s" % (
-                rc, " ".join(self.argv)))
-        with open(path) as f:
-            self.info = json.load(f)
-        return self.info
-
-    def check_alive(self):
-        if self.proc is not None and self.proc.poll() is not None:
-            raise ExperimentError("the world exited during the experiment (exit code %s); "
-                                  "its logs: %s" % (self.proc.returncode,
-                                                    os.path.join(self.dir, "logs")))
-
-    def stop(self):
-        if self.proc is None or self.proc.poll() is not None:
-            return self.proc.returncode if self.proc else 0
-        try:
-            self.proc.stdin.close()  # --until-stdin-eof: the world tears itself down
-        except OSError:
-            pass
-        try:
-            return self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.send_signal(signal.SIGTERM)
-            return self.proc.wait(timeout=30)
+def make_world(args, directory):
+    """The world without nginx or DNS; its `slow` and `slow12` origins behind netem at --rtt-ms."""
+    return exp_common.World(args.world, directory, [
+        "--testserver", args.testserver, "--netem", args.netem, "--rtt-ms", str(args.rtt_ms),
+        "--no-nginx", "--no-dns"], log)
 
 
 def find_baseline_origin(world_info):
@@ -259,20 +204,11 @@ def run_fetch(args, world_json, name, url, flags, repeat, checks):
     }
 
 
-def summarize(values):
-    return statistics.median(values), min(values), max(values)
-
-
-def fmt_range(values):
-    med, lo, hi = summarize(values)
-    return "%.1f [%.1f-%.1f]" % (med, lo, hi)
-
-
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     base_tmp = os.environ.get("TEST_TMPDIR") or None
     world_dir = tempfile.mkdtemp(prefix="handshake_rtt-world-", dir=base_tmp)
-    world = World(args, world_dir)
+    world = make_world(args, world_dir)
     failed = True
     try:
         info = world.start()

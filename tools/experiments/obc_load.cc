@@ -42,6 +42,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -54,14 +55,12 @@
 #include "cert/obc/client_cert_provider.h"
 #include "cert/obc/obc_crypto.h"
 #include "net/base/event_loop.h"
-#include "net/base/io_buffer.h"
 #include "net/base/ip_endpoint.h"
 #include "net/base/net_errors.h"
 #include "net/base/tick_clock.h"
-#include "net/base/weak_ptr.h"
-#include "net/socket/tcp_client_socket.h"
 #include "net/ssl/ssl_client_context.h"
 #include "net/ssl/ssl_client_socket.h"
+#include "tools/experiments/tls_transaction.h"
 
 namespace net {
 namespace {
@@ -210,7 +209,8 @@ struct Latencies {
 
 class Load;
 
-// One transaction: connect, handshake, request, read to the end.
+// One transaction of a simulated client: a TlsTransaction, timed from the
+// TCP connect to the last byte.
 class Transaction {
  public:
   Transaction(Load* load, int client, bool full)
@@ -218,24 +218,13 @@ class Transaction {
   void Start();
 
  private:
-  void OnTcpConnect(int rv);
-  void OnTlsConnect(int rv);
-  void OnWrite(int rv);
-  void Read();
-  void OnRead(int rv);
-  void Done(int rv, const std::string& why);
+  void Done(const TlsTransaction::Outcome& outcome);
 
   Load* const load_;
   const int client_;
   const bool full_;
   TimeTicks start_;
-  std::unique_ptr<TCPClientSocket> tcp_;
-  std::unique_ptr<SSLClientSocket> ssl_;
-  std::shared_ptr<DrainableIOBuffer> request_;
-  std::shared_ptr<IOBuffer> read_buf_;
-  std::string response_;
-  bool resumed_ = false;
-  WeakPtrFactory<Transaction> weak_factory_{this};
+  TlsTransaction transaction_;
 };
 
 struct Result {
@@ -402,74 +391,29 @@ class Load {
 
 void Transaction::Start() {
   start_ = TimeTicks::Now();
-  tcp_ = std::make_unique<TCPClientSocket>(load_->server(), absl::Seconds(5));
-  int rv = tcp_->Connect([this](int rv) { OnTcpConnect(rv); });
-  if (rv != ERR_IO_PENDING) OnTcpConnect(rv);
+  TlsTransaction::Params params;
+  params.server = load_->server();
+  params.host = load_->host();
+  params.config = &load_->config(client_, full_);
+  params.context = load_->context(client_);
+  params.request = [load = load_] { return load->request(); };
+  params.is_good = [](const std::string& response) {
+    return absl::StartsWith(response, "HTTP/1.1 200") &&
+           response.find("\r\n\r\n") != std::string::npos;
+  };
+  transaction_.Start(std::move(params),
+                     [this](const TlsTransaction::Outcome& o) { Done(o); });
 }
 
-void Transaction::OnTcpConnect(int rv) {
-  if (rv != OK) return Done(rv, "tcp connect");
-  ssl_ = std::make_unique<SSLClientSocket>(
-      std::move(tcp_), load_->host(), load_->server().port(),
-      load_->config(client_, full_), load_->context(client_));
-  rv = ssl_->Connect([this](int rv) { OnTlsConnect(rv); });
-  if (rv != ERR_IO_PENDING) OnTlsConnect(rv);
-}
-
-void Transaction::OnTlsConnect(int rv) {
-  if (rv != OK) return Done(rv, "tls: " + ssl_->error_detail());
-  resumed_ = ssl_->ssl_info().resumed;
-  request_ = std::make_shared<DrainableIOBuffer>(load_->request());
-  rv = ssl_->Write(request_, request_->BytesRemaining(),
-                   [this](int rv) { OnWrite(rv); });
-  if (rv != ERR_IO_PENDING) OnWrite(rv);
-}
-
-void Transaction::OnWrite(int rv) {
-  if (rv < 0) return Done(rv, "write");
-  request_->DidConsume(rv);
-  if (request_->BytesRemaining() > 0) {
-    rv = ssl_->Write(request_, request_->BytesRemaining(),
-                     [this](int rv) { OnWrite(rv); });
-    if (rv != ERR_IO_PENDING) OnWrite(rv);
-    return;
-  }
-  Read();
-}
-
-void Transaction::Read() {
-  for (;;) {
-    read_buf_ = std::make_shared<IOBuffer>(16 * 1024);
-    int rv = ssl_->Read(read_buf_, 16 * 1024, [this](int rv) { OnRead(rv); });
-    if (rv == ERR_IO_PENDING) return;
-    if (rv <= 0) return OnRead(rv);
-    response_.append(read_buf_->data(), rv);
-  }
-}
-
-void Transaction::OnRead(int rv) {
-  if (rv > 0) {
-    response_.append(read_buf_->data(), rv);
-    Read();
-    return;
-  }
-  // Connection: close: the response ends with the connection.
-  bool ok = absl::StartsWith(response_, "HTTP/1.1 200") &&
-            response_.find("\r\n\r\n") != std::string::npos;
-  Done(ok ? OK : (rv < 0 ? rv : ERR_EMPTY_RESPONSE),
-       ok ? ""
-          : absl::StrCat("response: ", response_.size(), " bytes, read ", rv));
-}
-
-void Transaction::Done(int rv, const std::string& why) {
-  size_t head_end = response_.find("\r\n\r\n");
+void Transaction::Done(const TlsTransaction::Outcome& outcome) {
+  const std::string& response = outcome.response;
+  size_t head_end = response.find("\r\n\r\n");
   bool obc_seen =
       head_end != std::string::npos &&
-      response_.substr(0, head_end).find("\r\nX-OBC-SPKI-SHA256: ") !=
+      response.substr(0, head_end).find("\r\nX-OBC-SPKI-SHA256: ") !=
           std::string::npos;
-  load_->OnDone(
-      this, rv == OK, full_, resumed_, obc_seen, start_,
-      rv == OK ? "" : absl::StrCat(why, " (", ErrorToShortString(rv), ")"));
+  load_->OnDone(this, outcome.rv == OK, full_, outcome.resumed, obc_seen,
+                start_, outcome.error);
 }
 
 std::string LatencyJson(const Latencies& l) {

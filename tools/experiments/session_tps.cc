@@ -32,6 +32,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -41,11 +42,11 @@
 #include "absl/strings/str_split.h"
 #include "cert/basic_cert_verifier.h"
 #include "net/base/event_loop.h"
-#include "net/base/io_buffer.h"
 #include "net/base/net_errors.h"
+#include "net/base/weak_ptr.h"
 #include "net/session_cache/session_cache_config.h"
-#include "net/socket/tcp_client_socket.h"
 #include "net/ssl/ssl_client_socket.h"
+#include "tools/experiments/tls_transaction.h"
 #include "tools/testserver/test_server.h"
 
 namespace net {
@@ -215,28 +216,17 @@ double CpuSeconds(clockid_t clock) {
 
 class Client;
 
-// One transaction at a time: connect, handshake, request, read to the end.
+// One transaction at a time, each a TlsTransaction for the next device.
 class Slot {
  public:
   explicit Slot(Client* client) : client_(client) {}
   void Start();
 
  private:
-  void OnTcpConnect(int rv);
-  void OnTlsConnect(int rv);
-  void OnWrite(int rv);
-  void Read();
-  void OnRead(int rv);
-  void Done(int rv, const std::string& why);
+  void Done(const TlsTransaction::Outcome& outcome);
 
   Client* const client_;
-  int device_ = 0;
-  std::unique_ptr<TCPClientSocket> tcp_;
-  std::unique_ptr<SSLClientSocket> ssl_;
-  std::shared_ptr<DrainableIOBuffer> request_;
-  std::shared_ptr<IOBuffer> read_buf_;
-  std::string response_;
-  bool resumed_ = false;
+  std::unique_ptr<TlsTransaction> transaction_;
   WeakPtrFactory<Slot> weak_factory_{this};
 };
 
@@ -336,81 +326,32 @@ class Client {
 };
 
 void Slot::Start() {
-  device_ = client_->NextDevice();
-  response_.clear();
-  resumed_ = false;
-  tcp_ = std::make_unique<TCPClientSocket>(client_->server(), absl::Seconds(5));
-  int rv = tcp_->Connect([this](int rv) { OnTcpConnect(rv); });
-  if (rv != ERR_IO_PENDING) OnTcpConnect(rv);
+  TlsTransaction::Params params;
+  params.server = client_->server();
+  params.host = "www.example.test";
+  params.config = &client_->ssl_config();
+  params.context = client_->device(client_->NextDevice());
+  params.request = [client = client_] { return client->Request(); };
+  // It must be a 200 with the whole body.
+  params.is_good = [size =
+                        client_->response_size()](const std::string& response) {
+    size_t head_end = response.find("\r\n\r\n");
+    return absl::StartsWith(response, "HTTP/1.1 200") &&
+           head_end != std::string::npos &&
+           static_cast<int64_t>(response.size() - head_end - 4) == size;
+  };
+  transaction_ = std::make_unique<TlsTransaction>();
+  transaction_->Start(std::move(params),
+                      [this](const TlsTransaction::Outcome& o) { Done(o); });
 }
 
-void Slot::OnTcpConnect(int rv) {
-  if (rv != OK) return Done(rv, "tcp connect");
-  ssl_ = std::make_unique<SSLClientSocket>(
-      std::move(tcp_), "www.example.test", client_->server().port(),
-      client_->ssl_config(), client_->device(device_));
-  rv = ssl_->Connect([this](int rv) { OnTlsConnect(rv); });
-  if (rv != ERR_IO_PENDING) OnTlsConnect(rv);
-}
-
-void Slot::OnTlsConnect(int rv) {
-  if (rv != OK) return Done(rv, "tls: " + ssl_->error_detail());
-  resumed_ = ssl_->ssl_info().resumed;
-  request_ = std::make_shared<DrainableIOBuffer>(client_->Request());
-  rv = ssl_->Write(request_, request_->BytesRemaining(),
-                   [this](int rv) { OnWrite(rv); });
-  if (rv != ERR_IO_PENDING) OnWrite(rv);
-}
-
-void Slot::OnWrite(int rv) {
-  if (rv < 0) return Done(rv, "write");
-  request_->DidConsume(rv);
-  if (request_->BytesRemaining() > 0) {
-    rv = ssl_->Write(request_, request_->BytesRemaining(),
-                     [this](int rv) { OnWrite(rv); });
-    if (rv != ERR_IO_PENDING) OnWrite(rv);
-    return;
-  }
-  Read();
-}
-
-void Slot::Read() {
-  for (;;) {
-    read_buf_ = std::make_shared<IOBuffer>(16 * 1024);
-    int rv = ssl_->Read(read_buf_, 16 * 1024, [this](int rv) { OnRead(rv); });
-    if (rv == ERR_IO_PENDING) return;
-    if (rv <= 0) return OnRead(rv);
-    response_.append(read_buf_->data(), rv);
-  }
-}
-
-void Slot::OnRead(int rv) {
-  if (rv > 0) {
-    response_.append(read_buf_->data(), rv);
-    Read();
-    return;
-  }
-  // Connection: close — the response ends with the connection. It must be a
-  // 200 with the whole body.
-  size_t head_end = response_.find("\r\n\r\n");
-  bool ok = absl::StartsWith(response_, "HTTP/1.1 200") &&
-            head_end != std::string::npos &&
-            static_cast<int64_t>(response_.size() - head_end - 4) ==
-                client_->response_size();
-  Done(ok ? OK : (rv < 0 ? rv : ERR_EMPTY_RESPONSE),
-       ok ? ""
-          : absl::StrCat("response: ", response_.size(), " bytes, read ", rv));
-}
-
-void Slot::Done(int rv, const std::string& why) {
-  bool again = client_->OnDone(
-      rv == OK, resumed_,
-      rv == OK ? "" : absl::StrCat(why, " (", ErrorToShortString(rv), ")"));
+void Slot::Done(const TlsTransaction::Outcome& outcome) {
+  bool again =
+      client_->OnDone(outcome.rv == OK, outcome.resumed, outcome.error);
   // Drop the sockets from a fresh stack: this may run inside their callbacks.
   EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr(), again] {
     if (!weak) return;
-    weak->ssl_.reset();
-    weak->tcp_.reset();
+    weak->transaction_.reset();
     if (again) weak->Start();
   });
 }

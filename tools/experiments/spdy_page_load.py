@@ -18,7 +18,7 @@ once it has parsed the page; the document itself is not part of the measurement.
 The path: fetch -> netem (--rtt-ms, and each rate of --rates-kbps in turn, each way, shared by
 all connections; fetch
 emulates the TCP handshake's round trip with --emulate-connect-rtt, as for the world's netem
-origins) -> a byte-counting relay (Python, in this process; successors.py's ByteRelay) -> one
+origins) -> a byte-counting relay (Python, in this process; byte_relay.py's ByteRelay) -> one
 test server (`testserver --spdy`: SPDY/3 or HTTP/1.1 by ALPN). TLS 1.2, as in 2010, so the
 server's Certificate message is in the clear at the relay; revocation checking off (no OCSP on
 the path: the comparison is about connections).
@@ -62,9 +62,9 @@ import threading
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from byte_relay import ByteRelay, tls_records  # noqa: E402
 import exp_common  # noqa: E402
 from exp_common import ExperimentError, fmt_range  # noqa: E402
-from successors import ByteRelay, tls_records  # noqa: E402
 
 MODES = ["http1", "http1_no_coalesce", "spdy"]
 HOSTS = ["a.pages.example.test", "b.pages.example.test"]
