@@ -4,6 +4,8 @@
 
 #include "cert/obc/key_pool.h"
 
+#include <condition_variable>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -125,7 +127,8 @@ thread_local bool tls_refill_thread = false;
 TEST_F(KeyPoolTest, RefillWorkersServeRefillsButNeverAWaiter) {
   WorkerPool refill_workers(1);
   refill_workers.PostTask([] { tls_refill_thread = true; });
-  absl::Mutex mu;
+  std::mutex mu;
+  std::condition_variable changed;
   bool refills_open = false;
   int refill_jobs = 0, waiter_jobs = 0;
   KeyPool::Options options;
@@ -134,10 +137,11 @@ TEST_F(KeyPoolTest, RefillWorkersServeRefillsButNeverAWaiter) {
   options.generator =
       [&](KeyAlgorithm algorithm) -> absl::StatusOr<ObcKeyMaterial> {
     {
-      absl::MutexLock lock(&mu);
+      std::unique_lock<std::mutex> lock(mu);
       if (tls_refill_thread) {
         ++refill_jobs;
-        mu.Await(absl::Condition(&refills_open));
+        changed.notify_all();
+        changed.wait(lock, [&] { return refills_open; });
       } else {
         ++waiter_jobs;
       }
@@ -157,13 +161,13 @@ TEST_F(KeyPoolTest, RefillWorkersServeRefillsButNeverAWaiter) {
   EXPECT_EQ(OK, cb.WaitForResult());
   EXPECT_FALSE(result.pooled);
   {
-    absl::MutexLock lock(&mu);
+    std::unique_lock<std::mutex> lock(mu);
     // The held refill has started (or is about to) on the refill thread.
-    mu.Await(absl::Condition(
-        +[](int* n) { return *n >= 1; }, &refill_jobs));
+    changed.wait(lock, [&] { return refill_jobs >= 1; });
     EXPECT_EQ(waiter_jobs, 1);
     EXPECT_EQ(refill_jobs, 1);
     refills_open = true;
+    changed.notify_all();
   }
   TestCompletionCallback full;
   EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
@@ -173,7 +177,7 @@ TEST_F(KeyPoolTest, RefillWorkersServeRefillsButNeverAWaiter) {
             pool.Take(KeyAlgorithm::kEcdsaP256, &hit, cb.callback(), &request));
   EXPECT_TRUE(hit.pooled);
   EXPECT_EQ(OK, full.GetResult(pool.WaitUntilFull(full.callback())));
-  absl::MutexLock lock(&mu);
+  std::lock_guard<std::mutex> lock(mu);
   EXPECT_EQ(refill_jobs, 2);
   EXPECT_EQ(waiter_jobs, 1);
 }

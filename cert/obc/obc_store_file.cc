@@ -156,7 +156,7 @@ absl::StatusOr<std::unique_ptr<ProfileLock>> ProfileLock::Acquire(
 absl::Status ObcFileWriter::Write(
     uint64_t seq,
     const std::vector<std::shared_ptr<const ObcRecord>>& records) {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   if (seq <= written_seq_) return absl::OkStatus();
   absl::Status status = ObcStoreFile::Save(path_, records);
   if (status.ok()) written_seq_ = seq;

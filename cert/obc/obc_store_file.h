@@ -22,12 +22,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "cert/obc/obc_scope.h"
 #include "cert/obc/obc_types.h"
 #include "net/base/file_util.h"
@@ -112,7 +112,7 @@ class ObcFileWriter {
  private:
   const std::string path_;
   const std::unique_ptr<ProfileLock> lock_;
-  absl::Mutex mu_;
+  std::mutex mu_;
   uint64_t written_seq_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

@@ -54,20 +54,30 @@ EventLoop::~EventLoop() {
   }
   if (g_current_loop == this) g_current_loop = nullptr;
   close(timer_fd_);
-  close(wake_fd_);
+  {
+    // Another thread's PostTask or Quit writes the wake-up under the lock:
+    // it finishes before the descriptor is closed (and its number reused).
+    std::lock_guard<std::mutex> lock(mu_);
+    close(wake_fd_);
+    wake_fd_ = -1;
+  }
   close(epoll_fd_);
 }
 
 EventLoop* EventLoop::Current() { return g_current_loop; }
 
 void EventLoop::PostTask(Task task) {
-  {
-    absl::MutexLock lock(&mu_);
-    posted_.push_back(std::move(task));
-  }
+  std::lock_guard<std::mutex> lock(mu_);
+  posted_.push_back(std::move(task));
+  WakeLocked();
+}
+
+void EventLoop::WakeLocked() {
+  // Under mu_: the loop's thread may return from Run and destroy the loop as
+  // soon as it sees the task or quit_, and the destructor closes wake_fd_
+  // under mu_ too. A full eventfd counter already guarantees a wake-up.
   uint64_t one = 1;
-  // A full eventfd counter already guarantees a wake-up.
-  (void)!write(wake_fd_, &one, sizeof(one));
+  if (wake_fd_ >= 0) (void)!write(wake_fd_, &one, sizeof(one));
 }
 
 EventLoop::TimerId EventLoop::PostDelayedTask(absl::Duration delay, Task task) {
@@ -86,18 +96,15 @@ void EventLoop::CancelDelayedTask(TimerId id) {
 }
 
 void EventLoop::Quit() {
-  {
-    absl::MutexLock lock(&mu_);
-    quit_ = true;
-  }
-  uint64_t one = 1;
-  (void)!write(wake_fd_, &one, sizeof(one));
+  std::lock_guard<std::mutex> lock(mu_);
+  quit_ = true;
+  WakeLocked();
 }
 
 void EventLoop::Run() {
   for (;;) {
     {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       if (quit_) {
         quit_ = false;
         return;
@@ -115,7 +122,7 @@ void EventLoop::RunUntilIdle() {
 bool EventLoop::RunPostedTasks() {
   std::deque<Task> tasks;
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     tasks.swap(posted_);
   }
   // Only the tasks queued when the turn began (a task that posts another
@@ -182,7 +189,7 @@ bool EventLoop::RunOnce(bool may_block) {
 
   bool has_posted;
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     has_posted = !posted_.empty() || quit_;
   }
   ArmTimerFd();

@@ -15,11 +15,12 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <mutex>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/functional/any_invocable.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "net/base/tick_clock.h"
 
@@ -90,6 +91,8 @@ class EventLoop {
   // descriptor callbacks, so that a timer fires on time however much other
   // work is ready (as long as each callback itself returns promptly).
   bool RunOnce(bool may_block);
+  // Writes the eventfd; mu_ held (see PostTask).
+  void WakeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool RunPostedTasks();
   bool RunExpiredTimers();
   // Runs expired timers if the earliest one is due.
@@ -106,7 +109,7 @@ class EventLoop {
   int timer_fd_ = -1;  // timerfd armed for the earliest timer.
   int64_t armed_deadline_us_ = -1;
 
-  absl::Mutex mu_;
+  std::mutex mu_;
   std::deque<Task> posted_ ABSL_GUARDED_BY(mu_);
   bool quit_ ABSL_GUARDED_BY(mu_) = false;
 

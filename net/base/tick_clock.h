@@ -8,8 +8,9 @@
 #define NET_BASE_TICK_CLOCK_H_
 
 #include <cstdint>
+#include <mutex>
 
-#include "absl/synchronization/mutex.h"
+#include "absl/base/thread_annotations.h"
 #include "absl/time/time.h"
 
 namespace net {
@@ -68,20 +69,20 @@ class SimpleTestTickClock : public TickClock {
  public:
   SimpleTestTickClock() : now_(TimeTicks::FromMicroseconds(1'000'000)) {}
   TimeTicks NowTicks() const override {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     return now_;
   }
   void Advance(absl::Duration d) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     now_ += d;
   }
   void SetNowTicks(TimeTicks t) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     now_ = t;
   }
 
  private:
-  mutable absl::Mutex mu_;
+  mutable std::mutex mu_;
   TimeTicks now_;
 };
 

@@ -14,14 +14,15 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
 #include "net/base/tick_clock.h"
 #include "net/session_cache/session_cache_config.h"
 #include "net/session_cache/session_index.h"
@@ -76,7 +77,7 @@ class SessionCache {
   std::optional<Value> Lookup(absl::string_view key) {
     auto [shard, set] = layout_.Locate(key);
     Shard& s = *shards_[shard];
-    absl::MutexLock lock(&s.mu);
+    std::lock_guard<std::mutex> lock(s.mu);
     SessionIndex::Slot slot = s.index.Lookup(key);
     if (slot == SessionIndex::kNoSlot) return std::nullopt;
     return s.values[slot];
@@ -90,7 +91,7 @@ class SessionCache {
                  TimeTicks now) {
     auto [shard, set] = layout_.Locate(key);
     Shard& s = *shards_[shard];
-    absl::MutexLock lock(&s.mu);
+    std::lock_guard<std::mutex> lock(s.mu);
     SessionIndex::PutResult r = s.index.Put(key, set, next_connect, now);
     if (r.outcome != PutOutcome::kRejected) s.values[r.slot] = std::move(value);
     return r.outcome;
@@ -102,7 +103,7 @@ class SessionCache {
                       TimeTicks now) {
     auto [shard, set] = layout_.Locate(key);
     Shard& s = *shards_[shard];
-    absl::MutexLock lock(&s.mu);
+    std::lock_guard<std::mutex> lock(s.mu);
     if (s.index.Find(key) == SessionIndex::kNoSlot) return false;
     s.index.Put(key, set, next_connect, now);
     return true;
@@ -112,7 +113,7 @@ class SessionCache {
   bool Remove(absl::string_view key) {
     auto [shard, set] = layout_.Locate(key);
     Shard& s = *shards_[shard];
-    absl::MutexLock lock(&s.mu);
+    std::lock_guard<std::mutex> lock(s.mu);
     SessionIndex::Slot slot = s.index.Remove(key);
     if (slot == SessionIndex::kNoSlot) return false;
     s.values[slot] = Value();
@@ -122,7 +123,7 @@ class SessionCache {
   size_t size() const {
     size_t n = 0;
     for (const auto& s : shards_) {
-      absl::MutexLock lock(&s->mu);
+      std::lock_guard<std::mutex> lock(s->mu);
       n += s->index.size();
     }
     return n;
@@ -130,7 +131,7 @@ class SessionCache {
   SessionCacheStats stats() const {
     SessionCacheStats total;
     for (const auto& s : shards_) {
-      absl::MutexLock lock(&s->mu);
+      std::lock_guard<std::mutex> lock(s->mu);
       total += s->index.stats();
     }
     return total;
@@ -145,7 +146,7 @@ class SessionCache {
           const session_cache_internal::Layout::Shard& l, uint64_t seed)
         : index(config.policy, l.sets, l.ways, config.grace, seed),
           values(l.sets * l.ways) {}
-    mutable absl::Mutex mu;
+    mutable std::mutex mu;
     SessionIndex index ABSL_GUARDED_BY(mu);
     std::vector<Value> values ABSL_GUARDED_BY(mu);
   };

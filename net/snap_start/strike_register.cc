@@ -43,7 +43,7 @@ absl::StatusOr<std::unique_ptr<StrikeRegister>> StrikeRegister::Create(
   const uint32_t now_s = static_cast<uint32_t>(absl::ToUnixSeconds(now));
   const uint32_t window_s =
       static_cast<uint32_t>(absl::ToInt64Seconds(config.window));
-  absl::MutexLock lock(&reg->mu_);
+  std::lock_guard<std::mutex> lock(reg->mu_);
   reg->horizon_ = now_s + window_s;
   if (!config.state_file.empty()) {
     absl::StatusOr<std::string> state = ReadFileToString(config.state_file);
@@ -85,7 +85,7 @@ StrikeRegister::Result StrikeRegister::Insert(
   if (t < now_s - window_s || t > now_s + window_s) {
     return Result::kTimeOutsideWindow;
   }
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   if (t <= horizon_) return Result::kBeforeHorizon;
   // Prune what the window check now rejects anyway.
   while (!by_time_.empty() && by_time_.begin()->first < now_s - window_s) {
@@ -118,12 +118,12 @@ StrikeRegister::Result StrikeRegister::Insert(
 }
 
 uint32_t StrikeRegister::horizon() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return horizon_;
 }
 
 size_t StrikeRegister::size() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return seen_.size();
 }
 

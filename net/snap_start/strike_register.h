@@ -27,13 +27,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "net/snap_start/tls12_messages.h"
 
@@ -78,7 +78,7 @@ class StrikeRegister {
   explicit StrikeRegister(const StrikeRegisterConfig& config);
 
   const StrikeRegisterConfig config_;
-  mutable absl::Mutex mu_;
+  mutable std::mutex mu_;
   uint32_t horizon_ ABSL_GUARDED_BY(mu_) = 0;
   uint32_t persisted_mark_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_set<std::string> seen_ ABSL_GUARDED_BY(mu_);

@@ -9,9 +9,9 @@
 #include <map>
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/synchronization/mutex.h"
 #include "net/ssl/openssl_util.h"
 #include "net/ssl/ssl_info.h"
 
@@ -90,7 +90,7 @@ class CompressionCache {
     auto key =
         std::make_pair(static_cast<uint16_t>(algorithm), std::string(in));
     {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       auto it = entries_.find(key);
       if (it != entries_.end()) {
         *out = it->second;
@@ -98,7 +98,7 @@ class CompressionCache {
       }
     }
     if (!CompressCertificateMessage(algorithm, in, out)) return false;
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     if (entries_.size() >= kMaxEntries) entries_.clear();
     entries_.emplace(std::move(key), *out);
     return true;
@@ -106,7 +106,7 @@ class CompressionCache {
 
  private:
   static constexpr size_t kMaxEntries = 16;
-  absl::Mutex mu_;
+  std::mutex mu_;
   std::map<std::pair<uint16_t, std::string>, std::string> entries_
       ABSL_GUARDED_BY(mu_);
 };

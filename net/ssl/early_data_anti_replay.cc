@@ -27,7 +27,7 @@ EarlyDataAntiReplay::Verdict EarlyDataAntiReplay::Admit(
          digest);
   std::string key(reinterpret_cast<const char*>(digest), sizeof(digest));
   TimeTicks now = clock_->NowTicks();
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   ExpireLocked(now);
   if (seen_.contains(key)) {
     ++replayed_;
@@ -44,22 +44,22 @@ EarlyDataAntiReplay::Verdict EarlyDataAntiReplay::Admit(
 }
 
 size_t EarlyDataAntiReplay::size() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return seen_.size();
 }
 
 uint64_t EarlyDataAntiReplay::admitted() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return admitted_;
 }
 
 uint64_t EarlyDataAntiReplay::replayed() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return replayed_;
 }
 
 uint64_t EarlyDataAntiReplay::refused_full() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return refused_full_;
 }
 

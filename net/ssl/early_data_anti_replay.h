@@ -31,11 +31,12 @@
 
 #include <cstdint>
 #include <deque>
+#include <mutex>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "net/base/tick_clock.h"
 
@@ -71,7 +72,7 @@ class EarlyDataAntiReplay {
   const absl::Duration window_;
   const size_t max_entries_;
   const TickClock* const clock_;
-  mutable absl::Mutex mu_;
+  mutable std::mutex mu_;
   // SHA-256 of each ticket seen within the window, and when, oldest first.
   absl::flat_hash_set<std::string> seen_ ABSL_GUARDED_BY(mu_);
   std::deque<std::pair<TimeTicks, std::string>> order_ ABSL_GUARDED_BY(mu_);
