@@ -654,6 +654,19 @@ void SpdySession::OnHeaders(const SpdyHeadersIR& frame) {
                 ERR_SPDY_PROTOCOL_ERROR);
     return;
   }
+  // Each frame's block is capped by the deframer; the stream's merged
+  // headers are capped the same, or a peer could grow them one HEADERS frame
+  // at a time for as long as the stream lasts.
+  size_t merged = 0;
+  for (const auto& [name, value] : stream->response_headers_)
+    merged += name.size() + value.size();
+  for (const auto& [name, value] : frame.headers)
+    merged += name.size() + value.size() + 1;
+  if (merged > params_.limits.max_header_block_bytes) {
+    ResetStream(stream, SpdyRstStreamStatus::kFrameTooLarge,
+                ERR_RESPONSE_HEADERS_TOO_BIG);
+    return;
+  }
   for (const auto& [name, value] : frame.headers) {
     std::string& existing = stream->response_headers_[name];
     if (!existing.empty() && !value.empty()) existing.push_back('\0');

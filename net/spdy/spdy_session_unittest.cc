@@ -831,6 +831,35 @@ TEST_F(SpdySessionTest, HeadersFrameAddsHeadersAndFin) {
   EXPECT_TRUE(stream->closed());
 }
 
+// A peer that keeps sending HEADERS for a stream cannot grow its headers
+// past the header-block limit: the stream is reset with a named error once
+// the merged headers would exceed it.
+TEST_F(SpdySessionTest, HeadersFramesCannotGrowAStreamsHeadersWithoutBound) {
+  SpdySessionParams params;
+  params.limits.max_header_block_bytes = 4096;
+  MakeSession(params);
+  auto stream = NewStream();
+  TestCompletionCallback send, headers;
+  stream->SendRequest(Request("/"), "", send.callback());
+  EXPECT_EQ(OK, send.WaitForResult());
+  peer_->Send(Reply(1));
+  EXPECT_EQ(OK,
+            headers.GetResult(stream->ReadResponseHeaders(headers.callback())));
+  for (int i = 0; i < 8 && !stream->closed(); ++i) {
+    SpdyHeadersIR more;
+    more.stream_id = 1;
+    more.headers = {{"x-more", std::string(1000, 'a' + i)}};
+    peer_->Send(more);
+    RunUntilIdle();
+  }
+  ASSERT_TRUE(RunUntil([&] { return stream->closed(); }));
+  EXPECT_EQ(ERR_RESPONSE_HEADERS_TOO_BIG, stream->error());
+  size_t total = 0;
+  for (const auto& [name, value] : stream->response_headers())
+    total += name.size() + value.size();
+  EXPECT_LE(total, 4096u);
+}
+
 TEST(SpdySessionPoolTest, FindsByOriginAndPoolsByAddress) {
   EventLoop loop;
   const Origin a("https", "a.test", 443), b("https", "b.test", 443),
