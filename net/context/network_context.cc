@@ -424,6 +424,7 @@ absl::Status NetworkContext::Init() {
     options.max_per_host = params_.preconnect_per_host;
     options.max_total = params_.preconnect_total;
     options.ports = params_.prefetch_ports;
+    options.timeout = params_.preconnect_timeout;
     preconnector_ =
         std::make_unique<Preconnector>(options, http_session_.get());
     dns_prefetcher_->AddObserver(preconnector_.get());

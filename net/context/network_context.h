@@ -108,6 +108,8 @@ struct NetworkContextParams {
   bool preconnect = false;
   size_t preconnect_per_host = 1;
   size_t preconnect_total = 6;
+  // A preconnect not finished by then (DNS, TCP and TLS) is abandoned.
+  absl::Duration preconnect_timeout = absl::Seconds(10);
 
   // Origin-bound certificates: presented as TLS client certificates when
   // set; scoped per origin or per eTLD+1; |obc_pool_depth| keys of the

@@ -19,6 +19,7 @@
 #include "net/context/preconnector.h"
 #include "net/context/test_https_server.h"
 #include "net/socket/stream_socket.h"
+#include "net/socket/tcp_server_socket.h"
 #include "net/timing/load_timing.h"
 
 namespace net {
@@ -294,6 +295,38 @@ TEST_F(NetworkContextTest, PreconnectRespectsTheConnectionLimit) {
   EXPECT_EQ((*context)->http_session()->preconnected_socket_count(), 1u);
   EXPECT_EQ((*context)->preconnector()->started(), 1u);
   EXPECT_EQ((*context)->preconnector()->skipped(), 1u);
+}
+
+// A server that accepts the connection and never answers the ClientHello:
+// the preconnect fails with a timeout, frees its connection slot, and the
+// prefetch that started it completes.
+TEST_F(NetworkContextTest, PreconnectToASilentServerTimesOut) {
+  TCPServerSocket silent;
+  ASSERT_EQ(OK, silent.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 4));
+  IPEndPoint address;
+  silent.GetLocalAddress(&address);
+  std::unique_ptr<StreamSocket> accepted;
+  silent.Accept(&accepted, [](int) {});
+  NetworkContextParams params = Params();
+  params.resolve_overrides.push_back(*ResolveOverride::Parse(
+      absl::StrCat("silent.example.test:", address.port(), ":127.0.0.1")));
+  params.preconnect = true;
+  params.preconnect_timeout = absl::Milliseconds(200);
+  params.prefetch_ports["silent.example.test"] = address.port();
+  auto context = NetworkContext::Create(std::move(params));
+  ASSERT_TRUE(context.ok()) << context.status();
+  bool done = false;
+  (*context)->Prefetch({"silent.example.test"}, [&] {
+    done = true;
+    loop_.Quit();
+  });
+  loop_.PostDelayedTask(absl::Seconds(5), [this] { loop_.Quit(); });
+  loop_.Run();
+  EXPECT_TRUE(done);
+  EXPECT_EQ((*context)->preconnector()->failed(), 1u);
+  EXPECT_EQ((*context)->http_session()->active_socket_count(
+                absl::StrCat("https://silent.example.test:", address.port())),
+            0u);
 }
 
 TEST_F(NetworkContextTest, UnusedPreconnectIsClosed) {

@@ -26,7 +26,12 @@ class Preconnector::Job {
 
   const std::string& key() const { return key_; }
 
-  void Start() {
+  void Start(absl::Duration timeout) {
+    // The whole preconnect: TransportConnectJob bounds the connect only.
+    deadline_.Start(timeout, [this] {
+      socket_.reset();
+      owner_->OnJobDone(this, ERR_TIMED_OUT);
+    });
     int rv = connect_.Connect([this](int rv) { OnConnected(rv); });
     if (rv != ERR_IO_PENDING) PostDone(rv);  // never inside Preconnect()
   }
@@ -38,10 +43,10 @@ class Preconnector::Job {
 
  private:
   void PostDone(int rv) {
-    EventLoop::Current()->PostTask(
-        [owner = owner_->weak_factory_.GetWeakPtr(), this, rv] {
-          if (owner) OnConnected(rv);
-        });
+    // The job may be gone by then (its deadline passed, or the owner died).
+    EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr(), rv] {
+      if (weak) weak->OnConnected(rv);
+    });
   }
 
   void OnConnected(int rv) {
@@ -77,6 +82,8 @@ class Preconnector::Job {
   const std::string key_;
   TransportConnectJob connect_;
   std::unique_ptr<StreamSocket> socket_;
+  OneShotTimer deadline_;
+  WeakPtrFactory<Job> weak_factory_{this};
 };
 
 Preconnector::Preconnector(Options options, HttpNetworkSession* session)
@@ -112,7 +119,7 @@ void Preconnector::Preconnect(const std::string& host, uint16_t port) {
   }
   ++started_;
   jobs_.push_back(std::make_unique<Job>(this, host, port, std::move(slot)));
-  jobs_.back()->Start();
+  jobs_.back()->Start(options_.timeout);
 }
 
 void Preconnector::OnJobDone(Job* job, int result) {
@@ -127,6 +134,7 @@ void Preconnector::OnJobDone(Job* job, int result) {
                                 /*preconnected=*/true);
   } else {
     ++failed_;
+    done->TakeSlot().reset();  // the slot is free now, not when |done| goes
   }
   // |done| may be inside its own callback: destroy it from a task.
   EventLoop::Current()->PostTask([done = std::move(done)]() {});

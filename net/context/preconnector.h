@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
+#include "absl/time/time.h"
 #include "dns/dns_prefetcher.h"
 #include "net/base/thread_checker.h"
 #include "net/http/http_network_session.h"
@@ -36,6 +37,10 @@ class Preconnector : public DnsPrefetcher::Observer {
     uint16_t default_port = 443;
     // The port each host is preconnected to (default_port otherwise).
     std::map<std::string, uint16_t> ports;
+    // A preconnect (DNS, TCP and the TLS handshake) that has not finished by
+    // then fails with ERR_TIMED_OUT: a server that accepts and never answers
+    // holds neither a connection slot nor WhenIdle for longer.
+    absl::Duration timeout = absl::Seconds(10);
   };
 
   Preconnector(Options options, HttpNetworkSession* session);
