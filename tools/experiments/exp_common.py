@@ -5,6 +5,7 @@ output paths and a small SVG bar chart. Python 3, standard library only."""
 
 import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -75,6 +76,19 @@ class World:
             raise ExperimentError("the world exited during the experiment (exit code %s); "
                                   "its logs: %s" % (self.proc.returncode,
                                                     os.path.join(self.dir, "logs")))
+
+    def tear_down(self, keep, scratch_dirs=()):
+        """Stops the world (a non-zero exit is logged), removes |scratch_dirs|, and removes the
+        world's directory unless |keep| (a failed or --keep-world run), saying where it is."""
+        rc = self.stop()
+        if rc not in (0, None):
+            self.log("warning: the world exited with code %s at teardown" % rc)
+        for d in scratch_dirs:
+            shutil.rmtree(d, ignore_errors=True)
+        if keep:
+            self.log("world directory kept for inspection: %s" % self.dir)
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     def stop(self):
         if self.proc is None or self.proc.poll() is not None:

@@ -37,7 +37,6 @@ import argparse
 import csv
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -343,13 +342,7 @@ def main(argv=None):
         log("interrupted")
         return 130
     finally:
-        rc = world.stop()
-        if rc not in (0, None):
-            log("warning: the world exited with code %s at teardown" % rc)
-        if failed or args.keep_world:
-            log("world directory kept for inspection: %s" % world_dir)
-        else:
-            shutil.rmtree(world_dir, ignore_errors=True)
+        world.tear_down(keep=failed or args.keep_world)
 
 
 if __name__ == "__main__":

@@ -497,14 +497,7 @@ def main(argv=None):
         log("interrupted")
         return 130
     finally:
-        rc = world.stop()
-        if rc not in (0, None):
-            log("warning: the world exited with code %s at teardown" % rc)
-        shutil.rmtree(profiles_dir, ignore_errors=True)
-        if failed or args.keep_world:
-            log("world directory kept for inspection: %s" % world_dir)
-        else:
-            shutil.rmtree(world_dir, ignore_errors=True)
+        world.tear_down(keep=failed or args.keep_world, scratch_dirs=[profiles_dir])
 
 
 if __name__ == "__main__":
