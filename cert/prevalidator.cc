@@ -83,19 +83,25 @@ int PrevalidatedCertVerifier::Verify(const CertVerifyParams& params,
                                      CompletionOnceCallback callback,
                                      std::unique_ptr<Request>* out_request) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
-  if (const CertVerifyResult* done =
-          prevalidator_->Lookup(params.chain_der, params.hostname)) {
-    ++hits_;
-    *result = *done;
-    // Nothing of it happened on this connection's critical path.
-    result->verify_duration = absl::ZeroDuration();
-    result->revocation_duration = absl::ZeroDuration();
-    result->revocation_source = RevocationSource::kPrevalidated;
-    for (RevocationCheck& c : result->revocation_checks)
-      c.source = RevocationSource::kPrevalidated;
-    return OK;
-  }
+  if (LookupPrevalidated(params, result)) return OK;
   return fallback_->Verify(params, result, std::move(callback), out_request);
+}
+
+bool PrevalidatedCertVerifier::LookupPrevalidated(
+    const CertVerifyParams& params, CertVerifyResult* result) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  const CertVerifyResult* done =
+      prevalidator_->Lookup(params.chain_der, params.hostname);
+  if (!done) return false;
+  ++hits_;
+  *result = *done;
+  // Nothing of it happened on this connection's critical path.
+  result->verify_duration = absl::ZeroDuration();
+  result->revocation_duration = absl::ZeroDuration();
+  result->revocation_source = RevocationSource::kPrevalidated;
+  for (RevocationCheck& c : result->revocation_checks)
+    c.source = RevocationSource::kPrevalidated;
+  return true;
 }
 
 }  // namespace net

@@ -76,6 +76,11 @@ class PrevalidatedCertVerifier : public CertVerifier {
   int Verify(const CertVerifyParams& params, CertVerifyResult* result,
              CompletionOnceCallback callback,
              std::unique_ptr<Request>* out_request) override;
+  // The prevalidator's answer for |params| as Verify gives it (marked
+  // prevalidated, nothing on the critical path), or false without one: never
+  // a verification of its own.
+  bool LookupPrevalidated(const CertVerifyParams& params,
+                          CertVerifyResult* result);
   size_t prevalidated_hits() const { return hits_; }
 
  private:

@@ -266,15 +266,14 @@ class NetworkContext::Observer : public TlsHandshakeObserver,
       // The Snap Start socket trusted the information because the
       // prevalidator had verified the bundle's chain: that answer is this
       // connection's verification (nothing of it on the critical path).
+      // A lookup only: without that answer nothing is verified here.
       CertVerifyParams params;
       params.chain_der = fetched.bundle.chain;
       params.hostname = host;
       params.now = absl::Now();
       CertVerifyResult result;
-      std::unique_ptr<CertVerifier::Request> request;
-      if (context_->cert_verifier() &&
-          context_->cert_verifier()->Verify(
-              params, &result, [](int) {}, &request) == OK)
+      if (context_->session_verifier_ &&
+          context_->session_verifier_->LookupPrevalidated(params, &result))
         ssl.cert_verify = std::move(result);
     }
     const bool same_leaf =
