@@ -258,9 +258,11 @@ absl::StatusOr<CertBundle> FromProtoBytes(absl::string_view bytes) {
 }
 
 absl::Status CheckPointerUrl(absl::string_view url) {
-  if (!absl::StartsWith(url, "http://") && !absl::StartsWith(url, "https://"))
-    return Malformed(absl::StrCat("certbundle TXT url ", Quote(url, 32),
-                                  " is not http:// or https://"));
+  // http:// only: the bundle is verified on its own (TLS would add nothing),
+  // and the fetcher refuses anything else.
+  if (!absl::StartsWith(url, "http://"))
+    return Malformed(
+        absl::StrCat("certbundle TXT url ", Quote(url, 32), " is not http://"));
   if (url.size() > kMaxPointerUrlBytes)
     return absl::ResourceExhaustedError(
         absl::StrCat("certbundle TXT url is ", url.size(), " bytes, more than ",

@@ -83,7 +83,7 @@ struct CertBundle {
 };
 
 // BundlePointer is a TXT record that names where the bundle file is
-// (an http:// or https:// URL) instead of carrying it.
+// (an http:// URL) instead of carrying it.
 struct BundlePointer {
   std::string url;
   bool operator==(const BundlePointer& o) const { return url == o.url; }
@@ -140,7 +140,7 @@ std::string BundleTxtName(absl::string_view host);
 // concatenated in order). Errors: no strings, a string over 255 bytes, more
 // than |max_bytes| in all, no "v=" tag, a version other than cb1, an unknown
 // field, bad base64, a bundle DecodeBundleFile rejects, a URL that is not
-// http:// or https:// or does not parse.
+// http:// or does not parse.
 [[nodiscard]] absl::StatusOr<BundleTxtRecord> ParseBundleTxt(
     const std::vector<std::string>& strings,
     size_t max_bytes = kMaxBundleTxtBytes);

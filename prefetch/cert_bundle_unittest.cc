@@ -187,7 +187,7 @@ TEST(CertBundleTest, MakeRejectsBadInput) {
 
 TEST(CertBundleTest, PointerRoundTrip) {
   for (const char* url : {"http://cdn1.example.test/www.example.test.crt",
-                          "https://cdn.example.test:8443/b/x.crt?v=1"}) {
+                          "http://cdn.example.test:8443/b/x.crt?v=1"}) {
     absl::StatusOr<std::vector<std::string>> strings =
         EncodeBundlePointerTxt(url);
     ASSERT_TRUE(strings.ok()) << strings.status();
@@ -428,11 +428,15 @@ TEST(CertBundleTest, MalformedTxtRecords) {
   ExpectError(ParseBundleTxt({"v=cb1; b=PGh0bWw+"}),  // "<html>"
               StatusCode::kInvalidArgument, "certbundle TXT b=: not a certif");
   ExpectError(ParseBundleTxt({"v=cb1; url=ftp://cdn.example.test/x.crt"}),
-              StatusCode::kInvalidArgument, "is not http:// or https://");
+              StatusCode::kInvalidArgument, "is not http://");
   ExpectError(ParseBundleTxt({"v=cb1; url=HTTP://cdn.example.test/x.crt"}),
-              StatusCode::kInvalidArgument, "is not http:// or https://");
+              StatusCode::kInvalidArgument, "is not http://");
+  // https:// too: the fetcher takes http:// only, and the bundle is
+  // verified on its own.
+  ExpectError(ParseBundleTxt({"v=cb1; url=https://cdn.example.test/x.crt"}),
+              StatusCode::kInvalidArgument, "is not http://");
   ExpectError(ParseBundleTxt({"v=cb1; url=javascript:alert(1)"}),
-              StatusCode::kInvalidArgument, "is not http:// or https://");
+              StatusCode::kInvalidArgument, "is not http://");
   ExpectError(ParseBundleTxt({"v=cb1; url=http://cdn.example.test/a b"}),
               StatusCode::kInvalidArgument, "space, control or non-ASCII");
   ExpectError(ParseBundleTxt({"v=cb1; url=http:///x.crt"}),
@@ -442,7 +446,7 @@ TEST(CertBundleTest, MalformedTxtRecords) {
   ExpectError(ParseBundleTxt({"v=cb1; url=http://cdn.example.test:99999/"}),
               StatusCode::kInvalidArgument, "bad port");
   ExpectError(EncodeBundlePointerTxt("file:///etc/passwd"),
-              StatusCode::kInvalidArgument, "is not http:// or https://");
+              StatusCode::kInvalidArgument, "is not http://");
   // Oversize: more than the limit in all, with every string legal.
   std::vector<std::string> big(300, std::string(255, 'A'));
   big[0] = "v=cb1; b=" + std::string(246, 'A');

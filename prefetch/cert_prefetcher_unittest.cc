@@ -180,6 +180,32 @@ TEST_F(CertPrefetcherTest, DnsTxtBundleIsVerifiedAndPrevalidated) {
             nullptr);
 }
 
+// A source's failure that is known at once still comes from a task, and
+// destroying the request first (its owner going away) means no callback.
+TEST_F(CertPrefetcherTest, ImmediateFailureIsPostedAndCancellable) {
+  CdnBundleSource none(&fetcher_, {});
+  int calls = 0;
+  std::string message;
+  std::unique_ptr<BundleSource::Request> request;
+  none.Fetch(
+      kHost, kPort,
+      [&](absl::StatusOr<FetchedBundle> result) {
+        ++calls;
+        message = std::string(result.status().message());
+      },
+      &request);
+  ASSERT_NE(request, nullptr);
+  EXPECT_EQ(calls, 0);  // never inside Fetch
+  loop_.RunUntilIdle();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(message, "no CDN configured");
+  none.Fetch(
+      kHost, kPort, [&](absl::StatusOr<FetchedBundle>) { ++calls; }, &request);
+  request.reset();
+  loop_.RunUntilIdle();
+  EXPECT_EQ(calls, 1);
+}
+
 TEST_F(CertPrefetcherTest, TxtPointerIsFollowed) {
   resolver_.txt["_certbundle.www.example.test"] = {
       "some other record", "v=cb1; url=http://cdn9.test/www.example.test.crt"};

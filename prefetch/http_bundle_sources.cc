@@ -17,13 +17,20 @@ class FileRequest : public BundleSource::Request {
   std::unique_ptr<UrlFetcher::Request> fetch;
 };
 
-// Reports |status| from a task: a source never answers inside Fetch.
-void PostFailure(absl::Status status, BundleSource::Callback callback) {
-  EventLoop::Current()->PostTask(
-      [status, callback = std::move(callback)]() mutable {
-        std::move(callback)(status);
-      });
-}
+// Reports |status| from a task (a source never answers inside Fetch),
+// unless the request is destroyed first.
+class FailedRequest : public BundleSource::Request {
+ public:
+  FailedRequest(absl::Status status, BundleSource::Callback callback) {
+    EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr(), status,
+                                    callback = std::move(callback)]() mutable {
+      if (weak) std::move(callback)(status);
+    });
+  }
+
+ private:
+  WeakPtrFactory<FailedRequest> weak_factory_{this};
+};
 
 }  // namespace
 
@@ -131,8 +138,9 @@ void CdnBundleSource::Fetch(const std::string& host, uint16_t port,
                             std::unique_ptr<Request>* out_request) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (base_urls_.empty()) {
-    PostFailure(absl::FailedPreconditionError("no CDN configured"),
-                std::move(callback));
+    *out_request = std::make_unique<FailedRequest>(
+        absl::FailedPreconditionError("no CDN configured"),
+        std::move(callback));
     return;
   }
   auto race =

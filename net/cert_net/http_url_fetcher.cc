@@ -6,6 +6,25 @@
 #include "net/http/http_network_transaction.h"
 
 namespace net {
+namespace {
+
+// A fetch refused before it started: the callback runs from a task, unless
+// the request is destroyed first (as any request's is, when its owner goes).
+class RefusedRequest : public UrlFetcher::Request {
+ public:
+  RefusedRequest(UrlFetcher::Callback callback, int error, std::string why) {
+    EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr(),
+                                    callback = std::move(callback), error,
+                                    why = std::move(why)]() mutable {
+      if (weak) std::move(callback)(error, std::move(why));
+    });
+  }
+
+ private:
+  WeakPtrFactory<RefusedRequest> weak_factory_{this};
+};
+
+}  // namespace
 
 class HttpUrlFetcher::RequestImpl : public UrlFetcher::Request {
  public:
@@ -106,9 +125,8 @@ void HttpUrlFetcher::Fetch(const std::string& raw_url,
   if (!url.ok() || url->SchemeIsCryptographic()) {
     // Plain HTTP only: revocation URLs are (RFC 5280: TLS would recurse),
     // and a bundle is verified on its own, so TLS would add nothing.
-    EventLoop::Current()->PostTask([callback = std::move(callback)]() mutable {
-      std::move(callback)(ERR_INVALID_URL, "only http:// URLs are fetched");
-    });
+    *out_request = std::make_unique<RefusedRequest>(
+        std::move(callback), ERR_INVALID_URL, "only http:// URLs are fetched");
     return;
   }
   HttpRequestInfo request;
