@@ -211,6 +211,7 @@ class OcspCrlRevocationChecker::ElementCheck {
   // Answers from the cache, else fetches: what happens without a staple, or
   // after one that does not answer for this certificate.
   void CheckCacheThenFetch() {
+    if (StapleOnly()) return IgnoreStaple();
     if (!cache_key_.empty()) {
       if (auto hit = checker_->cache_->Lookup(cache_key_, absl::Now())) {
         Finish(hit->revoked ? Verdict::kRevoked : Verdict::kGood,
@@ -292,12 +293,10 @@ class OcspCrlRevocationChecker::ElementCheck {
       const bool staple = source == RevocationSource::kStapled;
       if (!result.ok()) {
         errors_ += absl::StrCat(method, ": ", result.status().message(), "; ");
-        if (staple && StapleOnly()) return IgnoreStaple();
         return staple ? CheckCacheThenFetch() : TryNext();
       }
       if (result->status == OcspCertStatus::kUnknown) {
         errors_ += absl::StrCat(method, ": responder says unknown; ");
-        if (staple && StapleOnly()) return IgnoreStaple();
         return staple ? CheckCacheThenFetch() : TryNext();
       }
       bool revoked = result->status == OcspCertStatus::kRevoked;
