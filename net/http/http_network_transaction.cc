@@ -527,12 +527,7 @@ bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
                                 : (info && !info->early_data_reason.empty()
                                        ? info->early_data_reason
                                        : "rejected");
-    parser_.reset();
-    socket_.reset();
-    reused_socket_ = false;
-    timing_.request_start = TimeTicks();
-    timing_.response_start = TimeTicks();
-    next_state_ = STATE_CONNECT;
+    StartOverOnANewConnection(STATE_CONNECT);
     return true;
   }
   if (error == ERR_SNAP_START_REJECTED && snap_start_rejection_.empty()) {
@@ -541,17 +536,17 @@ bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
     // connection does a normal handshake. Once only.
     const SSLInfo* info = socket_ ? socket_->GetSSLInfo() : nullptr;
     snap_start_rejection_ = info ? info->snap_start_detail : "rejected";
-    parser_.reset();
-    socket_.reset();
-    reused_socket_ = false;
-    timing_.request_start = TimeTicks();
-    timing_.response_start = TimeTicks();
-    next_state_ = STATE_CONNECT;
+    StartOverOnANewConnection(STATE_CONNECT);
     return true;
   }
   if (!reused_socket_ || !IsRetriableOnReusedSocket(error)) return false;
   // The server closed the idle connection before answering: start over on
   // a new one, as if there had been no idle socket.
+  StartOverOnANewConnection(STATE_RESOLVE_HOST);
+  return true;
+}
+
+void HttpNetworkTransaction::StartOverOnANewConnection(State next) {
   parser_.reset();
   socket_.reset();
   reused_socket_ = false;
@@ -559,8 +554,7 @@ bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
   timing_.socket_preconnected = false;
   timing_.request_start = TimeTicks();
   timing_.response_start = TimeTicks();
-  next_state_ = STATE_RESOLVE_HOST;
-  return true;
+  next_state_ = next;
 }
 
 void HttpNetworkTransaction::OnBodyDone(int result) {

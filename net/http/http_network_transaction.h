@@ -158,6 +158,9 @@ class HttpNetworkTransaction {
   // attempt or early data was rejected: retry on a new connection. Returns
   // false (and changes nothing) otherwise.
   bool MaybeRetryOnNewConnection(int error);
+  // Drops the connection and the parser and clears what the trace said of
+  // them, then goes on at |next| (connect, or resolve for a stale idle one).
+  void StartOverOnANewConnection(State next);
   // The body is complete (|result| >= 0) or failed: stop the deadline, and
   // return a reusable connection to the idle pool.
   void OnBodyDone(int result);
