@@ -86,8 +86,12 @@ const SnapStartInfo* SnapStartClientContext::GetInfo(
 void SnapStartClientContext::PutInfo(const std::string& key,
                                      SnapStartInfo info) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  auto it = infos_.find(key);
+  // What a full handshake learns is usually what the file already holds:
+  // no rewrite (and no fsync on the network thread) when nothing changed.
+  const bool unchanged = it != infos_.end() && SameInfo(it->second, info);
   infos_[key] = std::move(info);
-  Persist();
+  if (!unchanged) Persist();
 }
 
 void SnapStartClientContext::MarkVerified(const std::string& key) {

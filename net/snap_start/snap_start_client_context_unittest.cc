@@ -5,6 +5,7 @@
 
 #include "net/snap_start/snap_start_client_context.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -86,6 +87,28 @@ TEST_F(SnapStartStateFileTest, SurvivesARestart) {
   EXPECT_EQ(a->server_hello, MakeInfo('a').server_hello);
   EXPECT_FALSE(a->verified);  // re-verified before use, never trusted as is
   ASSERT_NE((*context)->GetInfo("b.example.test:443"), nullptr);
+}
+
+// Storing what the file already holds does not rewrite it (each write is a
+// whole-file rewrite with fsync, on the network thread); a change does.
+TEST_F(SnapStartStateFileTest, UnchangedInformationIsNotRewritten) {
+  WriteState();
+  auto inode = [this] {
+    struct stat st {};
+    EXPECT_EQ(stat(path_.c_str(), &st), 0);
+    return st.st_ino;
+  };
+  auto context = SnapStartClientContext::Create(nullptr, options_);
+  ASSERT_TRUE(context.ok()) << context.status();
+  const ino_t before = inode();
+  (*context)->PutInfo("a.example.test:443", MakeInfo('a'));
+  EXPECT_EQ(inode(), before);
+  (*context)->PutInfo("a.example.test:443", MakeInfo('c'));
+  EXPECT_NE(inode(), before);
+  auto reloaded = SnapStartClientContext::Create(nullptr, options_);
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status();
+  EXPECT_EQ((*reloaded)->GetInfo("a.example.test:443")->orbit,
+            MakeInfo('c').orbit);
 }
 
 TEST_F(SnapStartStateFileTest, DamageIsDetectedNotMisread) {
