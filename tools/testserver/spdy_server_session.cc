@@ -1,11 +1,6 @@
 #include "tools/testserver/spdy_server_session.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <fstream>
-#include <optional>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -16,6 +11,7 @@
 #include "cert/obc/obc_crypto.h"
 #include "net/timing/load_timing.h"
 #include "tools/testserver/channel_bound_cookie.h"
+#include "tools/testserver/routes.h"
 #include "tools/testserver/test_server.h"
 
 namespace net {
@@ -27,51 +23,7 @@ constexpr size_t kWriteBatch = 64 * 1024;
 // Control frames queued beyond this: the client provokes answers and does
 // not read them.
 constexpr size_t kMaxControlBytes = 1 << 20;
-constexpr int64_t kMaxGeneratedBody = int64_t{1} << 30;
 constexpr int64_t kMaxWindow = 0x7fffffff;
-
-// The generated body, as over HTTP/1.1 (test_server.cc): byte i is
-// kPattern[i % size].
-constexpr char kPattern[] =
-    "netstack test body 0123456789 abcdefghijklmnopqrstuvwxyz\n";
-constexpr size_t kPatternSize = sizeof(kPattern) - 1;
-
-void AppendGenerated(std::string* out, int64_t offset, size_t n) {
-  size_t start = static_cast<size_t>(offset % kPatternSize);
-  while (n > 0) {
-    size_t take = std::min(n, kPatternSize - start);
-    out->append(kPattern + start, take);
-    n -= take;
-    start = 0;
-  }
-}
-
-std::string ContentTypeFor(const std::string& path) {
-  if (absl::EndsWith(path, ".html")) return "text/html; charset=utf-8";
-  if (absl::EndsWith(path, ".json")) return "application/json";
-  if (absl::EndsWith(path, ".pem") || absl::EndsWith(path, ".txt"))
-    return "text/plain";
-  return "application/octet-stream";
-}
-
-const char* ReasonPhrase(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 400:
-      return "Bad Request";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    default:
-      return "";
-  }
-}
 
 std::string JsonSpki(const std::string& spki) {
   return spki.empty() ? "null" : absl::StrCat("\"", HexEncode(spki), "\"");
@@ -87,6 +39,7 @@ SpdyServerSession::SpdyServerSession(TestServer* server, StreamSocket* socket,
       info_(std::move(info)),
       config_(server->config().spdy.value_or(SpdyServerConfig())),
       on_done_(std::move(on_done)),
+      framer_(config_.framer_limits),
       deframer_(this),
       credentials_(
           std::min<size_t>(config_.credential_slots, kSpdyMaxCredentialSlots)),
@@ -390,73 +343,28 @@ void SpdyServerSession::HandleRequest(Stream* s) {
   std::string path = s->path.substr(0, s->path.find('?'));
   // Channel-bound cookies: bound to the credential of the request's
   // origin, whatever connection carried it.
-  std::optional<std::string> token =
-      FindCookie(s->cookie, ChannelBoundCookies::kCookieName);
-  std::string bound;
-  if (token.has_value()) {
-    absl::StatusOr<std::string> b =
-        server_->channel_bound_cookies().Verify(*token);
-    if (!b.ok()) {
-      Respond(s, 403, "text/plain",
-              absl::StrCat(
-                  "invalid channel-bound cookie: ", b.status().message(), "\n"),
-              {{"x-obc-cookie", "invalid"}});
-      return;
-    }
-    bound = *b;
-    if (bound != s->credential_spki) {
-      Respond(s, 403, "text/plain",
-              absl::StrCat("channel-bound cookie presented with a different "
-                           "OBC: the cookie is bound to ",
-                           HexEncode(bound), ", this request's credential is ",
-                           s->credential_spki.empty()
-                               ? "none"
-                               : HexEncode(s->credential_spki),
-                           "\n"),
-              {{"x-obc-cookie",
-                s->credential_spki.empty() ? "no_obc" : "mismatch"}});
-      return;
-    }
-  }
-  if (path == "/obc/login") {
-    if (s->credential_spki.empty()) {
-      Respond(s, 403, "text/plain",
-              "no origin-bound certificate for this origin on this session\n");
-      return;
-    }
-    Respond(s, 200, "application/json",
-            absl::StrCat("{\"session\":\"issued\",\"obc_spki_sha256\":\"",
-                         HexEncode(s->credential_spki), "\"}\n"),
-            {{"set-cookie", absl::StrCat(ChannelBoundCookies::kCookieName, "=",
-                                         server_->channel_bound_cookies().Issue(
-                                             s->credential_spki),
-                                         "; Secure; HttpOnly; Path=/")},
-             {"x-obc-cookie", "issued"}});
-    return;
-  }
-  if (path == "/obc/whoami") {
-    if (!token.has_value()) {
-      Respond(s, 401, "text/plain",
-              absl::StrCat("no ", ChannelBoundCookies::kCookieName,
-                           " cookie: get one at /obc/login\n"));
-      return;
-    }
-    Respond(s, 200, "application/json",
-            absl::StrCat("{\"session\":\"accepted\",\"obc_spki_sha256\":\"",
-                         HexEncode(s->credential_spki), "\",\"bound_to\":\"",
-                         HexEncode(bound), "\"}\n"),
-            {{"x-obc-cookie", "accepted"}});
+  ObcRequest request;
+  request.path = path;
+  request.cookie_header = s->cookie;
+  request.spki = s->credential_spki;
+  request.spki_owner = "this request's credential";
+  request.login_without_obc =
+      "no origin-bound certificate for this origin on this session\n";
+  ObcResult obc = RouteChannelBound(server_->channel_bound_cookies(), request);
+  if (obc.response) {
+    std::vector<std::pair<std::string, std::string>> extra;
+    if (!obc.response->set_cookie.empty())
+      extra.emplace_back("set-cookie", obc.response->set_cookie);
+    if (!obc.cookie.empty()) extra.emplace_back("x-obc-cookie", obc.cookie);
+    Respond(s, obc.response->status, obc.response->content_type,
+            std::move(obc.response->body), std::move(extra));
     return;
   }
   int64_t n = 0;
-  if ((absl::StartsWith(path, "/size/") &&
-       absl::SimpleAtoi(path.substr(6), &n)) ||
-      (absl::StartsWith(path, "/chunked/") &&
-       absl::SimpleAtoi(path.substr(9), &n))) {
-    if (n >= 0 && n <= kMaxGeneratedBody) {
-      RespondGenerated(s, "application/octet-stream", n);
-      return;
-    }
+  bool chunked = false;
+  if (ParseGeneratedPath(path, &n, &chunked)) {
+    RespondGenerated(s, "application/octet-stream", n);
+    return;
   }
   if (path == "/tls") {
     const SSLInfo& i = info_.ssl_info;
@@ -512,22 +420,8 @@ void SpdyServerSession::HandleRequest(Stream* s) {
   }
   const std::string& docroot = server_->config().docroot;
   if (!docroot.empty()) {
-    if (path.find("..") != std::string::npos) {
-      Respond(s, 403, "text/plain", "forbidden\n");
-      return;
-    }
-    std::string file = docroot + path;
-    struct stat st;
-    if (stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-      file += "/index.html";
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-      Respond(s, 404, "text/plain", "not found\n");
-      return;
-    }
-    std::ostringstream body;
-    body << in.rdbuf();
-    Respond(s, 200, ContentTypeFor(file), body.str());
+    RouteResponse file = ServeDocroot(docroot, path);
+    Respond(s, file.status, file.content_type, std::move(file.body));
     return;
   }
   RespondGenerated(s, "text/plain", server_->config().response_size);
@@ -621,6 +515,16 @@ void SpdyServerSession::ResetStream(SpdyStreamId id,
   EnqueueControl(rst);
 }
 
+void SpdyServerSession::FailStream(SpdyStreamId id, const std::string& why) {
+  server_->Log(absl::StrCat(
+      "{\"event\":\"spdy_error\",\"conn\":", info_.conn_id, ",\"stream\":", id,
+      ",\"rst\":\"", ToString(SpdyRstStreamStatus::kInternalError),
+      "\",\"detail\":\"cannot build a DATA frame: ", JsonEscape(why), "\"}"));
+  streams_.erase(id);
+  ResetStream(id, SpdyRstStreamStatus::kInternalError);
+  MaybeFinishGoingAway();
+}
+
 void SpdyServerSession::Fail(SpdyGoAwayStatus status, const std::string& why) {
   if (finishing_ || done_) return;
   server_->Log(absl::StrCat(
@@ -682,7 +586,9 @@ void SpdyServerSession::ScheduleWrite() {
   EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
     if (SpdyServerSession* self = weak.get()) {
       self->write_scheduled_ = false;
-      self->DoWrite();
+      // A write started since (out_ set) goes on by itself: a second
+      // Write must not overlap a pending one.
+      if (!self->out_) self->DoWrite();
     }
   });
 }
@@ -696,6 +602,7 @@ bool SpdyServerSession::FillBatch() {
   }
   if (!finishing_) {
     // DATA, round robin over the streams that have a body and window.
+    std::vector<std::pair<SpdyStreamId, std::string>> failed;
     bool progress = true;
     while (batch.size() < kWriteBatch && progress) {
       progress = false;
@@ -710,16 +617,23 @@ bool SpdyServerSession::FillBatch() {
         std::string payload;
         size_t from_body = std::min(n, body_left);
         payload.append(s->body, s->body_offset, from_body);
-        s->body_offset += from_body;
-        if (n > from_body) {
+        if (n > from_body)
           AppendGenerated(&payload, s->generated_offset, n - from_body);
-          s->generated_offset += n - from_body;
-          s->generated_remaining -= n - from_body;
-        }
         bool fin = n == left;
         absl::StatusOr<std::string> frame =
             framer_.SerializeData(id, payload, fin);
-        if (!frame.ok()) continue;
+        if (!frame.ok()) {
+          // Skipping the frame would leave a hole in the body: the stream
+          // fails instead (below, once the loop is done with streams_).
+          failed.emplace_back(id, std::string(frame.status().message()));
+          continue;
+        }
+        // The offsets move only with bytes that are on their way.
+        s->body_offset += from_body;
+        if (n > from_body) {
+          s->generated_offset += n - from_body;
+          s->generated_remaining -= n - from_body;
+        }
         batch += *frame;
         s->send_window -= static_cast<int32_t>(n);
         progress = true;
@@ -729,7 +643,16 @@ bool SpdyServerSession::FillBatch() {
         }
       }
       for (SpdyStreamId id : finished) streams_.erase(id);
+      for (auto& [id, why] : failed) FailStream(id, why);
+      if (done_) return false;
+      failed.clear();
     }
+  }
+  // RST_STREAMs of streams that failed above.
+  while (!control_.empty() && batch.size() < kWriteBatch) {
+    control_bytes_ -= control_.front().size();
+    batch += control_.front();
+    control_.pop_front();
   }
   if (batch.empty()) return false;
   out_ = std::make_shared<DrainableIOBuffer>(batch);
@@ -762,6 +685,7 @@ void SpdyServerSession::DoWrite() {
     }
     this_turn += rv;
     out_->DidConsume(rv);
+    OnWriteProgress();
     if (out_->BytesRemaining() == 0) out_.reset();
   }
 }
@@ -774,7 +698,16 @@ void SpdyServerSession::OnWrite(int rv) {
   }
   out_->DidConsume(rv);
   if (out_->BytesRemaining() == 0) out_.reset();
+  OnWriteProgress();
   DoWrite();
+}
+
+void SpdyServerSession::OnWriteProgress() {
+  // A client taking a long response slowly is not idle (as over HTTP/1.1,
+  // where write progress re-arms the deadline); one that stops reading
+  // makes no progress and still times out. A session going away keeps the
+  // finish timer only.
+  if (!finishing_) ArmIdleTimer();
 }
 
 void SpdyServerSession::Finish() {

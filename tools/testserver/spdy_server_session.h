@@ -76,6 +76,10 @@ struct SpdyServerConfig {
   // INVALID_CREDENTIALS (--spdy-require-credentials); the TLS handshake's
   // own origin is exempt (TLS, not SPDY, asks it for a certificate).
   bool require_credentials = false;
+  // What the session's framer agrees to build (spdy_protocol.h). A frame
+  // it refuses is never skipped: a DATA frame fails its stream (RST_STREAM
+  // INTERNAL_ERROR). Tests lower max_frame_length to provoke that.
+  SpdyLimits framer_limits;
 };
 
 // What the connection knows when SPDY starts.
@@ -161,6 +165,9 @@ class SpdyServerSession : public SpdyDeframerVisitorInterface {
   void LogRequest(const Stream& stream, int status, int64_t bytes,
                   const std::string& note);
   std::string CredentialsJson() const;
+  // Fails one stream whose DATA cannot be built: logged, RST_STREAM
+  // INTERNAL_ERROR, stream gone (no silent hole in its body).
+  void FailStream(SpdyStreamId id, const std::string& why);
   // Ends the session with GOAWAY |status| (logged with |why|).
   void Fail(SpdyGoAwayStatus status, const std::string& why);
 
@@ -168,6 +175,8 @@ class SpdyServerSession : public SpdyDeframerVisitorInterface {
   void ScheduleWrite();
   void DoWrite();
   void OnWrite(int rv);
+  // Bytes went out: re-arms the idle timer.
+  void OnWriteProgress();
   // Fills out_ with control frames, then DATA of streams with window.
   bool FillBatch();
   void DoRead();
@@ -177,6 +186,8 @@ class SpdyServerSession : public SpdyDeframerVisitorInterface {
   // stream is left.
   void MaybeFinishGoingAway();
   void Finish();
+  // The session ends (GOAWAY) after idle_timeout with neither a byte from
+  // the client nor progress writing to it.
   void ArmIdleTimer();
 
   TestServer* const server_;

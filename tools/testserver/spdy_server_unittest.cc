@@ -12,6 +12,7 @@
 
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -101,8 +102,10 @@ struct Result {
 
 class SpdyServerTest : public ::testing::Test {
  protected:
-  void StartServer(SpdyServerConfig spdy = SpdyServerConfig()) {
+  void StartServer(SpdyServerConfig spdy = SpdyServerConfig(),
+                   absl::Duration idle_timeout = absl::Seconds(60)) {
     TestServerConfig config;
+    config.idle_timeout = idle_timeout;
     config.https_listen.push_back(*IPEndPoint::Parse("127.0.0.1:0"));
     config.ssl.cert_chain_file = "cert/testdata/good_leaf_chain.pem";
     config.ssl.key_file = "cert/testdata/good_leaf.key";
@@ -129,11 +132,10 @@ class SpdyServerTest : public ::testing::Test {
     return Origin("https", host, port_);
   }
 
-  // A SPDY session to the server with SNI |sni|, presenting |cert| in the
-  // handshake (null: none). |exporter_override| replaces the exporter.
-  std::unique_ptr<SpdySession> Connect(
-      const ClientCert* cert, const std::string& sni = kHost,
-      SpdyKeyingMaterialExporter exporter_override = nullptr) {
+  // A TLS connection to the server with SNI |sni| that negotiated spdy/3,
+  // presenting |cert| in the handshake (null: none).
+  std::unique_ptr<SSLClientSocket> ConnectTls(const ClientCert* cert,
+                                              const std::string& sni) {
     auto tcp = std::make_unique<TCPClientSocket>(
         IPEndPoint(IPAddress::IPv4Localhost(), port_), absl::Seconds(5));
     TestCompletionCallback cb;
@@ -149,6 +151,15 @@ class SpdyServerTest : public ::testing::Test {
                                                  ssl_config, context_.get());
     EXPECT_EQ(OK, cb.GetResult(ssl->Connect(cb.callback())));
     EXPECT_EQ("spdy/3", ssl->ssl_info().alpn);
+    return ssl;
+  }
+
+  // A SPDY session to the server with SNI |sni|, presenting |cert| in the
+  // handshake (null: none). |exporter_override| replaces the exporter.
+  std::unique_ptr<SpdySession> Connect(
+      const ClientCert* cert, const std::string& sni = kHost,
+      SpdyKeyingMaterialExporter exporter_override = nullptr) {
+    std::unique_ptr<SSLClientSocket> ssl = ConnectTls(cert, sni);
     SSLClientSocket* raw = ssl.get();
     SpdySessionParams params;
     params.origin = OriginOf(sni);
@@ -427,6 +438,158 @@ TEST_F(SpdyServerTest, GoAwayAndResetRoutes) {
   std::unique_ptr<SpdyStream> late;
   EXPECT_EQ(ERR_SPDY_SERVER_REFUSED_STREAM,
             session->CreateStream(SpdyStreamParams(), &late));
+}
+
+// What a raw SPDY client (no WINDOW_UPDATE, no PING: nothing after its
+// request) hears from the server.
+struct RawClientVisitor : SpdyDeframerVisitorInterface {
+  void OnError(SpdyDeframerError error, const std::string& detail) override {
+    deframer_error = absl::StrCat(ToString(error), ": ", detail);
+  }
+  void OnSynReply(const SpdySynReplyIR& frame) override {
+    if (frame.stream_id == 1) {
+      replied = true;
+      fin |= frame.fin;
+    }
+  }
+  void OnStreamFrameData(SpdyStreamId stream_id,
+                         absl::string_view data) override {
+    if (stream_id == 1) body.append(data.data(), data.size());
+  }
+  void OnStreamEnd(SpdyStreamId stream_id) override {
+    if (stream_id == 1) fin = true;
+  }
+  void OnRstStream(const SpdyRstStreamIR& frame) override {
+    rst = frame.status;
+  }
+  void OnGoAway(const SpdyGoAwayIR& frame) override { goaway = frame; }
+
+  std::string deframer_error;
+  bool replied = false;
+  bool fin = false;
+  std::string body;
+  std::optional<SpdyRstStreamStatus> rst;
+  std::optional<SpdyGoAwayIR> goaway;
+};
+
+// Runs the event loop (the server's too) for |d|.
+void RunFor(absl::Duration d) {
+  EventLoop::Current()->PostDelayedTask(d,
+                                        [] { EventLoop::Current()->Quit(); });
+  EventLoop::Current()->Run();
+}
+
+// A body that takes several idle timeouts to deliver, to a client that
+// reads it slowly and sends nothing meanwhile (its SETTINGS opened the
+// window wide, so no WINDOW_UPDATE is due): the server's writes make
+// progress, so the session is not idle and the body arrives whole. Once it
+// has, the session is truly idle and gets its GOAWAY.
+TEST_F(SpdyServerTest, SlowReaderOfLongBodyIsNotIdle) {
+  // The timeout must exceed the longest stall between two writes, which
+  // is TCP's (the writer waits until about half the send buffer, several
+  // MB on loopback, has drained); the body, several of those buffers.
+  const absl::Duration kIdle = absl::Seconds(1);
+  constexpr size_t kBodySize = 24 << 20;
+  StartServer(SpdyServerConfig(), kIdle);
+  std::unique_ptr<SSLClientSocket> ssl = ConnectTls(nullptr, kHost);
+  ASSERT_TRUE(ssl);
+  SpdyFramer framer;
+  SpdySettingsIR settings;
+  settings.entries = {
+      {0, static_cast<uint32_t>(SpdySettingsId::kInitialWindowSize),
+       0x7fffffff}};
+  SpdySynStreamIR syn;
+  syn.stream_id = 1;
+  syn.fin = true;
+  syn.headers = {{":method", "GET"},
+                 {":path", absl::StrCat("/size/", kBodySize)},
+                 {":version", "HTTP/1.1"},
+                 {":host", absl::StrCat(kHost, ":", port_)},
+                 {":scheme", "https"}};
+  absl::StatusOr<std::string> settings_bytes = framer.SerializeFrame(settings);
+  absl::StatusOr<std::string> syn_bytes = framer.SerializeFrame(syn);
+  ASSERT_TRUE(settings_bytes.ok() && syn_bytes.ok());
+  auto request =
+      std::make_shared<DrainableIOBuffer>(*settings_bytes + *syn_bytes);
+  TestCompletionCallback cb;
+  while (request->BytesRemaining() > 0) {
+    int rv = cb.GetResult(ssl->Write(
+        request, static_cast<int>(request->BytesRemaining()), cb.callback()));
+    ASSERT_GT(rv, 0) << ErrorToShortString(rv);
+    request->DidConsume(rv);
+  }
+
+  RawClientVisitor heard;
+  SpdyDeframer deframer(&heard);
+  auto buf = std::make_shared<IOBuffer>(16384);
+  TimeTicks start = TimeTicks::Now();
+  while (!heard.fin && !heard.goaway && heard.deframer_error.empty() &&
+         TimeTicks::Now() - start < absl::Seconds(60)) {
+    int n = cb.GetResult(ssl->Read(buf, 16384, cb.callback()));
+    ASSERT_GT(n, 0) << ErrorToShortString(n) << " after " << heard.body.size()
+                    << " body bytes";
+    deframer.ProcessInput(absl::string_view(buf->data(), n));
+    RunFor(absl::Milliseconds(2));
+  }
+  absl::Duration took = TimeTicks::Now() - start;
+  EXPECT_EQ("", heard.deframer_error);
+  EXPECT_FALSE(heard.goaway.has_value()) << "GOAWAY after " << took;
+  EXPECT_TRUE(heard.replied);
+  EXPECT_TRUE(heard.fin);
+  EXPECT_EQ(kBodySize, heard.body.size());
+  EXPECT_TRUE(heard.body == Generated(kBodySize));
+  // The test means something only if the transfer outlasted the timeout.
+  EXPECT_GT(took, 2 * kIdle);
+  EXPECT_FALSE(absl::StrContains(Log(), "\"reason\":\"idle\""));
+
+  // Now nothing moves either way: GOAWAY (OK) after the idle timeout
+  // (counted from the server's last write, which the client read late).
+  start = TimeTicks::Now();
+  while (!heard.goaway && TimeTicks::Now() - start < absl::Seconds(10)) {
+    int n = cb.GetResult(ssl->Read(buf, 16384, cb.callback()));
+    if (n <= 0) break;
+    deframer.ProcessInput(absl::string_view(buf->data(), n));
+  }
+  ASSERT_TRUE(heard.goaway.has_value());
+  EXPECT_EQ(SpdyGoAwayStatus::kOk, heard.goaway->status);
+  EXPECT_TRUE(absl::StrContains(Log(), "\"reason\":\"idle\"")) << Log();
+  EXPECT_EQ(1u, server_->timed_out_connections());
+}
+
+// A session with nothing to do after its first request gets GOAWAY (OK)
+// after the idle timeout.
+TEST_F(SpdyServerTest, IdleSessionGetsGoAway) {
+  StartServer(SpdyServerConfig(), absl::Milliseconds(200));
+  auto session = Connect(nullptr);
+  EXPECT_EQ(200, Get(session.get(), kHost, "/size/10").status);
+  ASSERT_TRUE(TestSpdySessionRunUntil(
+      [&] { return session->received_goaway().has_value(); }));
+  EXPECT_EQ(SpdyGoAwayStatus::kOk, session->received_goaway()->status);
+  EXPECT_TRUE(absl::StrContains(Log(), "\"reason\":\"idle\"")) << Log();
+  EXPECT_EQ(1u, server_->timed_out_connections());
+}
+
+// A DATA frame the server's framer refuses to build (here: longer than
+// the framer's max_frame_length) resets that stream with INTERNAL_ERROR,
+// logged, rather than skipping the frame and leaving a hole in the body;
+// the session goes on serving the others.
+TEST_F(SpdyServerTest, DataFrameSerializationFailureResetsStream) {
+  SpdyServerConfig spdy;
+  spdy.framer_limits.max_frame_length = 1024;
+  StartServer(spdy);
+  auto session = Connect(nullptr);
+  Result big = Get(session.get(), kHost, "/size/5000");
+  EXPECT_NE(OK, big.error);
+  EXPECT_NE(Generated(5000), big.body);
+  std::string log = Log();
+  EXPECT_TRUE(absl::StrContains(log, "\"event\":\"spdy_error\"")) << log;
+  EXPECT_TRUE(absl::StrContains(log, "\"rst\":\"INTERNAL_ERROR\"")) << log;
+  // Small frames still fit: the session serves on.
+  Result small = Get(session.get(), kHost, "/size/100");
+  EXPECT_EQ(OK, small.error) << ErrorToShortString(small.error);
+  EXPECT_EQ(200, small.status);
+  EXPECT_TRUE(small.body == Generated(100));
+  EXPECT_TRUE(session->IsAvailable());
 }
 
 }  // namespace

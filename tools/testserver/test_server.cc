@@ -2,14 +2,11 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -27,46 +24,17 @@
 #include "net/socket/prefixed_stream_socket.h"
 #include "net/ssl/ssl_server_socket.h"
 #include "net/timing/load_timing.h"
+#include "tools/testserver/routes.h"
 #include "tools/testserver/spdy_server_session.h"
 
 namespace net {
 namespace {
 
-constexpr int64_t kMaxGeneratedBody = int64_t{1} << 30;
 constexpr size_t kMaxRequestHeaders = 64 * 1024;
 // Reads of a request head: small, since idle connections hold one.
 constexpr int kReadSize = 4 * 1024;
 // The listen backlog: a burst of connections waits here, not in SYN retries.
 constexpr int kListenBacklog = 1024;
-
-// The generated body repeats this line; byte i is kPattern[i % size].
-constexpr char kPattern[] =
-    "netstack test body 0123456789 abcdefghijklmnopqrstuvwxyz\n";
-constexpr size_t kPatternSize = sizeof(kPattern) - 1;
-
-// AppendGenerated appends bytes [offset, offset + n) of the generated body.
-void AppendGenerated(std::string* out, int64_t offset, size_t n) {
-  static const std::string* const kTile = [] {
-    auto* tile = new std::string;
-    while (tile->size() < kBodyPiece + kPatternSize) *tile += kPattern;
-    return tile;
-  }();
-  size_t start = static_cast<size_t>(offset % kPatternSize);
-  while (n > 0) {
-    size_t take = std::min(n, kTile->size() - start);
-    out->append(*kTile, start, take);
-    n -= take;
-    start = (start + take) % kPatternSize;
-  }
-}
-
-std::string ContentTypeFor(const std::string& path) {
-  if (absl::EndsWith(path, ".html")) return "text/html; charset=utf-8";
-  if (absl::EndsWith(path, ".json")) return "application/json";
-  if (absl::EndsWith(path, ".pem") || absl::EndsWith(path, ".txt"))
-    return "text/plain";
-  return "application/octet-stream";
-}
 
 double Ms(absl::Duration d) { return absl::ToDoubleMilliseconds(d); }
 
@@ -428,75 +396,38 @@ class TestServer::Connection {
         ",\"next_connect_s\":%g,\"session_cache\":\"%s\"", seconds, result);
   }
 
-  // Channel-bound cookies (see test_server.h). Returns true if it answered.
+  // Channel-bound cookies (see test_server.h; routes.h). Returns true if
+  // it answered.
   bool RouteObc(const std::string& method, const std::string& path,
                 const std::string& raw_path, bool keep_alive, bool head_only) {
-    auto respond = [&](int status, const char* reason, const char* type,
-                       const std::string& body) {
-      Respond(status, reason, type, body, keep_alive, method, raw_path,
-              head_only);
-      return true;
-    };
-    std::optional<std::string> token =
-        FindCookie(request_cookie_, ChannelBoundCookies::kCookieName);
-    std::string bound_hex;
-    if (token.has_value()) {
-      absl::StatusOr<std::string> bound =
-          server_->channel_bound_cookies().Verify(*token);
-      if (!bound.ok()) {
-        obc_note_ = ",\"obc_cookie\":\"invalid\"";
-        return respond(403, "Forbidden", "text/plain",
-                       absl::StrCat("invalid channel-bound cookie: ",
-                                    bound.status().message(), "\n"));
+    ObcRequest request;
+    request.path = path;
+    request.cookie_header = request_cookie_;
+    request.spki = obc_spki_;
+    request.spki_owner = "this connection's OBC";
+    request.login_without_obc = absl::StrCat(
+        "no origin-bound certificate on this connection: nothing to bind a "
+        "session to",
+        server_->config().request_client_cert
+            ? ""
+            : " (start the server with --request-client-cert)",
+        "\n");
+    ObcResult obc =
+        RouteChannelBound(server_->channel_bound_cookies(), request);
+    if (!obc.cookie.empty()) {
+      obc_note_ = absl::StrCat(",\"obc_cookie\":\"", obc.cookie, "\"");
+      if (obc.cookie == "no_obc" || obc.cookie == "mismatch") {
+        absl::StrAppend(&obc_note_, ",\"obc_cookie_bound_to\":\"",
+                        obc.bound_to_hex, "\"");
       }
-      bound_hex = HexEncode(*bound);
-      if (*bound != obc_spki_) {
-        obc_note_ = absl::StrCat(
-            ",\"obc_cookie\":\"", obc_spki_.empty() ? "no_obc" : "mismatch",
-            "\",\"obc_cookie_bound_to\":\"", bound_hex, "\"");
-        return respond(
-            403, "Forbidden", "text/plain",
-            absl::StrCat("channel-bound cookie presented with a different OBC: "
-                         "the cookie is bound to ",
-                         bound_hex, ", this connection's OBC is ",
-                         obc_spki_.empty() ? "none" : obc_spki_hex_, "\n"));
-      }
-      obc_note_ = ",\"obc_cookie\":\"accepted\"";
     }
-    if (path == "/obc/login") {
-      if (obc_spki_.empty()) {
-        return respond(
-            403, "Forbidden", "text/plain",
-            absl::StrCat("no origin-bound certificate on this connection: "
-                         "nothing to bind a session to",
-                         server_->config().request_client_cert
-                             ? ""
-                             : " (start the server with --request-client-cert)",
-                         "\n"));
-      }
-      response_headers_ =
-          absl::StrCat("Set-Cookie: ", ChannelBoundCookies::kCookieName, "=",
-                       server_->channel_bound_cookies().Issue(obc_spki_),
-                       "; Secure; HttpOnly; Path=/\r\n");
-      obc_note_ = ",\"obc_cookie\":\"issued\"";
-      return respond(
-          200, "OK", "application/json",
-          absl::StrCat("{\"session\":\"issued\",\"obc_spki_sha256\":\"",
-                       obc_spki_hex_, "\"}\n"));
-    }
-    if (path == "/obc/whoami") {
-      if (!token.has_value()) {
-        return respond(401, "Unauthorized", "text/plain",
-                       absl::StrCat("no ", ChannelBoundCookies::kCookieName,
-                                    " cookie: get one at /obc/login\n"));
-      }
-      return respond(
-          200, "OK", "application/json",
-          absl::StrCat("{\"session\":\"accepted\",\"obc_spki_sha256\":\"",
-                       obc_spki_hex_, "\",\"bound_to\":\"", bound_hex,
-                       "\"}\n"));
-    }
-    return false;
+    if (!obc.response) return false;
+    const RouteResponse& r = *obc.response;
+    if (!r.set_cookie.empty())
+      response_headers_ = absl::StrCat("Set-Cookie: ", r.set_cookie, "\r\n");
+    Respond(r.status, ReasonPhrase(r.status), r.content_type, r.body,
+            keep_alive, method, raw_path, head_only);
+    return true;
   }
 
   void Route(const std::string& method, const std::string& raw_path,
@@ -504,18 +435,10 @@ class TestServer::Connection {
     std::string path = raw_path.substr(0, raw_path.find('?'));
     if (RouteObc(method, path, raw_path, keep_alive, head_only)) return;
     int64_t n = 0;
-    if (absl::StartsWith(path, "/size/") &&
-        absl::SimpleAtoi(path.substr(6), &n) && n >= 0 &&
-        n <= kMaxGeneratedBody) {
-      RespondGenerated("application/octet-stream", n, /*chunked=*/false,
-                       keep_alive, method, raw_path, head_only);
-      return;
-    }
-    if (absl::StartsWith(path, "/chunked/") &&
-        absl::SimpleAtoi(path.substr(9), &n) && n >= 0 &&
-        n <= kMaxGeneratedBody) {
-      RespondGenerated("application/octet-stream", n, /*chunked=*/true,
-                       keep_alive, method, raw_path, head_only);
+    bool chunked = false;
+    if (ParseGeneratedPath(path, &n, &chunked)) {
+      RespondGenerated("application/octet-stream", n, chunked, keep_alive,
+                       method, raw_path, head_only);
       return;
     }
     if (path == "/snap-start") {
@@ -587,25 +510,9 @@ class TestServer::Connection {
     }
     const std::string& docroot = server_->config().docroot;
     if (!docroot.empty()) {
-      if (path.find("..") != std::string::npos) {
-        Respond(403, "Forbidden", "text/plain", "forbidden\n", keep_alive,
-                method, raw_path, head_only);
-        return;
-      }
-      std::string file = docroot + path;
-      struct stat st;
-      if (stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-        file += "/index.html";
-      std::ifstream in(file, std::ios::binary);
-      if (!in) {
-        Respond(404, "Not Found", "text/plain", "not found\n", keep_alive,
-                method, raw_path, head_only);
-        return;
-      }
-      std::ostringstream body;
-      body << in.rdbuf();
-      Respond(200, "OK", ContentTypeFor(file), body.str(), keep_alive, method,
-              raw_path, head_only);
+      RouteResponse file = ServeDocroot(docroot, path);
+      Respond(file.status, ReasonPhrase(file.status), file.content_type,
+              file.body, keep_alive, method, raw_path, head_only);
       return;
     }
     RespondGenerated("text/plain", server_->config().response_size,
