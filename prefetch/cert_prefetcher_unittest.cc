@@ -381,9 +381,21 @@ TEST(PrefetchCacheTest, RoundTripAndEveryTruncationIsDetected) {
   for (size_t n = 0; n < bytes.size(); ++n) {
     EXPECT_FALSE(PrefetchCache::Parse(bytes.substr(0, n), now).ok()) << n;
   }
-  std::string flipped = bytes;
-  flipped[bytes.size() / 2] ^= 1;
-  EXPECT_FALSE(PrefetchCache::Parse(flipped, now).ok());
+  for (size_t i = 0; i < bytes.size(); i += 13) {
+    std::string flipped = bytes;
+    flipped[i] ^= 1;
+    absl::StatusOr<PrefetchCache> bad =
+        PrefetchCache::Parse(flipped, now, absl::Hours(24), "/p/cache");
+    ASSERT_FALSE(bad.ok()) << i;
+    EXPECT_TRUE(absl::IsDataLoss(bad.status())) << bad.status();
+    EXPECT_NE(bad.status().message().find("/p/cache"), std::string::npos);
+  }
+  // The unframed file of the previous version is refused, saying so.
+  absl::StatusOr<PrefetchCache> old_format =
+      PrefetchCache::Parse(std::string("PFC1\0\0\0\0", 8), now);
+  ASSERT_FALSE(old_format.ok());
+  EXPECT_NE(old_format.status().message().find("older version"),
+            std::string::npos);
   // An entry past its bound is dropped at load.
   EXPECT_EQ(PrefetchCache::Parse(bytes, now + absl::Hours(25))->size(), 0u);
 }

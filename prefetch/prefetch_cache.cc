@@ -1,24 +1,23 @@
 #include "prefetch/prefetch_cache.h"
 
 #include <openssl/bytestring.h>
-#include <openssl/mem.h>
-#include <openssl/sha.h>
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "net/base/file_util.h"
+#include "net/base/framed_file.h"
 
 namespace net {
 namespace {
 
-constexpr char kMagic[] = "PFC1";
-constexpr size_t kMagicSize = 4;
-
-absl::Status Corrupt(const std::string& why) {
-  return absl::DataLossError(absl::StrCat("prefetch cache is corrupt (", why,
-                                          "); it was left untouched"));
-}
+// In net/base/framed_file's frame, as every profile file is.
+constexpr uint32_t kMagic = 0x32434650;  // "PFC2" little-endian
+constexpr uint32_t kVersion = 1;
+// The unframed file of the previous version began with these bytes.
+constexpr char kUnframedMagic[] = "PFC1";
+constexpr char kRemedy[] = "delete it to start an empty cache";
 
 }  // namespace
 
@@ -53,59 +52,63 @@ void PrefetchCache::Remove(const std::string& host, uint16_t port) {
   entries_.erase(Key(host, port));
 }
 
-// Layout: "PFC1", u32 count, then per entry: u8 source, u64 fetched_at
-// (Unix seconds), u24-prefixed bundle file, u24-prefixed via, u24-prefixed
-// ServerHello template, u32 carrier bytes; then SHA-256 of all of it.
+// Payload (in the profile-file frame): u32 count, then per entry: u8 source,
+// u64 fetched_at (Unix seconds), u24-prefixed bundle file, u24-prefixed via,
+// u24-prefixed ServerHello template, u32 carrier bytes.
 std::string PrefetchCache::Serialize() const {
-  bssl::ScopedCBB cbb;
-  CBB_init(cbb.get(), 4096);
-  CBB_add_bytes(cbb.get(), reinterpret_cast<const uint8_t*>(kMagic),
-                kMagicSize);
-  CBB_add_u32(cbb.get(), static_cast<uint32_t>(entries_.size()));
+  bssl::ScopedCBB entries;
+  CBB_init(entries.get(), 4096);
+  uint32_t count = 0;
   for (const auto& [key, entry] : entries_) {
     absl::StatusOr<std::string> file =
         EncodeBundleFile(entry.fetched.bundle, /*compress=*/true);
     if (!file.ok()) continue;  // cannot happen for a bundle that decoded
+    ++count;
     CBB field;
-    CBB_add_u8(cbb.get(), static_cast<uint8_t>(entry.fetched.source));
-    CBB_add_u64(cbb.get(),
+    CBB_add_u8(entries.get(), static_cast<uint8_t>(entry.fetched.source));
+    CBB_add_u64(entries.get(),
                 static_cast<uint64_t>(absl::ToUnixSeconds(entry.fetched_at)));
     const std::string* fields[] = {&*file, &entry.fetched.via,
                                    &entry.fetched.server_hello};
     for (const std::string* bytes : fields) {
-      CBB_add_u24_length_prefixed(cbb.get(), &field);
+      CBB_add_u24_length_prefixed(entries.get(), &field);
       CBB_add_bytes(&field, reinterpret_cast<const uint8_t*>(bytes->data()),
                     bytes->size());
     }
-    CBB_add_u32(cbb.get(), static_cast<uint32_t>(entry.fetched.bytes));
+    CBB_add_u32(entries.get(), static_cast<uint32_t>(entry.fetched.bytes));
   }
-  uint8_t digest[SHA256_DIGEST_LENGTH];
-  SHA256(CBB_data(cbb.get()), CBB_len(cbb.get()), digest);
-  CBB_add_bytes(cbb.get(), digest, sizeof(digest));
-  return std::string(reinterpret_cast<const char*>(CBB_data(cbb.get())),
-                     CBB_len(cbb.get()));
+  // The count is of the entries written, so it always matches them.
+  bssl::ScopedCBB payload;
+  CBB_init(payload.get(), 4 + CBB_len(entries.get()));
+  CBB_add_u32(payload.get(), count);
+  CBB_add_bytes(payload.get(), CBB_data(entries.get()), CBB_len(entries.get()));
+  return FrameFileContents(
+      kMagic, kVersion,
+      absl::string_view(reinterpret_cast<const char*>(CBB_data(payload.get())),
+                        CBB_len(payload.get())));
 }
 
 absl::StatusOr<PrefetchCache> PrefetchCache::Parse(const std::string& bytes,
                                                    absl::Time now,
-                                                   absl::Duration max_age) {
-  if (bytes.size() < kMagicSize + 4 + SHA256_DIGEST_LENGTH)
-    return Corrupt("too short");
-  const size_t body = bytes.size() - SHA256_DIGEST_LENGTH;
-  uint8_t digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const uint8_t*>(bytes.data()), body, digest);
-  if (CRYPTO_memcmp(digest, bytes.data() + body, sizeof(digest)) != 0)
-    return Corrupt("checksum mismatch");
+                                                   absl::Duration max_age,
+                                                   const std::string& name) {
+  if (absl::StartsWith(bytes, kUnframedMagic)) {
+    return CorruptFileError(
+        name, "unframed format of an older version, no longer read", kRemedy);
+  }
+  absl::StatusOr<std::string> payload =
+      UnframeFileContents(bytes, kMagic, kVersion);
+  if (!payload.ok())
+    return CorruptFileError(name, payload.status().message(), kRemedy);
+  auto corrupt = [&name](absl::string_view why) {
+    return CorruptFileError(name, why, kRemedy);
+  };
   CBS cbs;
-  CBS_init(&cbs, reinterpret_cast<const uint8_t*>(bytes.data()), body);
-  CBS magic;
+  CBS_init(&cbs, reinterpret_cast<const uint8_t*>(payload->data()),
+           payload->size());
   uint32_t count;
-  if (!CBS_get_bytes(&cbs, &magic, kMagicSize) ||
-      !CBS_mem_equal(&magic, reinterpret_cast<const uint8_t*>(kMagic),
-                     kMagicSize) ||
-      !CBS_get_u32(&cbs, &count))
-    return Corrupt("bad header");
-  if (count > kMaxEntries) return Corrupt("too many entries");
+  if (!CBS_get_u32(&cbs, &count)) return corrupt("no entry count");
+  if (count > kMaxEntries) return corrupt("too many entries");
   PrefetchCache cache(max_age);
   for (uint32_t i = 0; i < count; ++i) {
     uint8_t source;
@@ -117,13 +120,13 @@ absl::StatusOr<PrefetchCache> PrefetchCache::Parse(const std::string& bytes,
         !CBS_get_u24_length_prefixed(&cbs, &via) ||
         !CBS_get_u24_length_prefixed(&cbs, &hello) ||
         !CBS_get_u32(&cbs, &carrier_bytes))
-      return Corrupt(absl::StrCat("entry ", i, " is truncated"));
+      return corrupt(absl::StrCat("entry ", i, " is truncated"));
     if (source > static_cast<uint8_t>(BundleSourceType::kTruncated))
-      return Corrupt(absl::StrCat("entry ", i, " has an unknown source"));
+      return corrupt(absl::StrCat("entry ", i, " has an unknown source"));
     absl::StatusOr<CertBundle> bundle = DecodeBundleFile(std::string(
         reinterpret_cast<const char*>(CBS_data(&file)), CBS_len(&file)));
     if (!bundle.ok())
-      return Corrupt(
+      return corrupt(
           absl::StrCat("entry ", i, ": ", bundle.status().message()));
     Entry entry;
     entry.fetched.bundle = *std::move(bundle);
@@ -140,7 +143,7 @@ absl::StatusOr<PrefetchCache> PrefetchCache::Parse(const std::string& bytes,
     cache.entries_[Key(entry.fetched.bundle.host, entry.fetched.bundle.port)] =
         std::move(entry);
   }
-  if (CBS_len(&cbs) != 0) return Corrupt("trailing bytes");
+  if (CBS_len(&cbs) != 0) return corrupt("trailing bytes");
   return cache;
 }
 
@@ -151,11 +154,7 @@ absl::StatusOr<PrefetchCache> PrefetchCache::Load(const std::string& path,
   absl::StatusOr<std::string> bytes = ReadFileToString(path);
   if (absl::IsNotFound(bytes.status())) return PrefetchCache(max_age);
   if (!bytes.ok()) return bytes.status();
-  absl::StatusOr<PrefetchCache> cache = Parse(*bytes, now, max_age);
-  if (!cache.ok())
-    return absl::Status(cache.status().code(),
-                        absl::StrCat(path, ": ", cache.status().message()));
-  return cache;
+  return Parse(*bytes, now, max_age, path);
 }
 
 absl::Status PrefetchCache::Save(const std::string& path) const {

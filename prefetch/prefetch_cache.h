@@ -62,11 +62,13 @@ class PrefetchCache {
   void Remove(const std::string& host, uint16_t port);
   size_t size() const { return entries_.size(); }
 
-  // The file format, exposed for tests and the fuzzer.
+  // The file format (net/base/framed_file's frame, magic "PFC2"), exposed
+  // for tests and the fuzzer. |name| names the file in errors.
   std::string Serialize() const;
   [[nodiscard]] static absl::StatusOr<PrefetchCache> Parse(
       const std::string& bytes, absl::Time now,
-      absl::Duration max_age = absl::Hours(24));
+      absl::Duration max_age = absl::Hours(24),
+      const std::string& name = "prefetch cache");
 
  private:
   absl::Duration max_age_;

@@ -1,5 +1,5 @@
 // FramedFile: the frame every profile file is stored in (host history,
-// revocation cache, cookies, origin-bound certificates, Snap Start
+// revocation cache, cookies, origin-bound certificates, prefetched bundles, Snap Start
 // information), so that damage of any kind is detected rather than misread:
 // a file cut at any byte, a flipped bit, bytes appended, or a file of another
 // store or version.
