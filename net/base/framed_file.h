@@ -1,9 +1,8 @@
 // FramedFile: the frame every profile file is stored in (host history,
 // revocation cache, cookies, origin-bound certificates, prefetched bundles,
 // Snap Start information), so that damage of any kind is detected rather than
-// misread:
-// a file cut at any byte, a flipped bit, bytes appended, or a file of another
-// store or version.
+// misread: a file cut at any byte, a flipped bit, bytes appended, or a file of
+// another store or version.
 //
 // The frame is the canonical protobuf encoding of
 //
