@@ -6,6 +6,13 @@
 #include "net/ssl/openssl_util.h"
 
 namespace net {
+namespace {
+
+// Transport reads one Read (or one pass over idle input) makes before it
+// lets the loop run: at most about 270 KB.
+constexpr int kMaxPumpsPerTurn = 16;
+
+}  // namespace
 
 SSLSocketBase::SSLSocketBase(std::unique_ptr<StreamSocket> transport)
     : transport_(std::move(transport)), adapter_(transport_.get(), this) {}
@@ -65,7 +72,6 @@ int SSLSocketBase::DoPayloadRead() {
   // warning alerts, not those) would otherwise keep this loop going for as
   // long as it sends, and no timer could run. After that many transport
   // reads without application data, finish on a later turn of the loop.
-  constexpr int kMaxPumpsPerRead = 16;  // At most about 270 KB.
   for (int pumps = 0;; ++pumps) {
     int rv = SSL_read(ssl_.get(), user_read_buf_->data(), user_read_len_);
     if (early_data_pending_) CheckEarlyData(rv);
@@ -75,7 +81,7 @@ int SSLSocketBase::DoPayloadRead() {
     }
     int ssl_error = SSL_get_error(ssl_.get(), rv);
     if (ssl_error == SSL_ERROR_WANT_READ || ssl_error == SSL_ERROR_WANT_WRITE) {
-      if (pumps >= kMaxPumpsPerRead) {
+      if (pumps >= kMaxPumpsPerTurn) {
         EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
           if (weak && weak->handshake_done_ && weak->user_read_callback_)
             weak->OnTransportIOComplete();
@@ -186,8 +192,7 @@ void SSLSocketBase::ProcessIdleInput() {
   }
   // Bounded as DoPayloadRead is: a peer that keeps sending tickets is
   // processed a few records per transport read.
-  constexpr int kMaxPumps = 16;
-  for (int pumps = 0; pumps < kMaxPumps; ++pumps) {
+  for (int pumps = 0; pumps < kMaxPumpsPerTurn; ++pumps) {
     uint8_t byte;
     int rv = SSL_peek(ssl_.get(), &byte, 1);
     if (rv > 0) break;  // Application data: kept for Read; not idle.
