@@ -79,7 +79,10 @@ cp "$TMP/out" "$TMP/pointer.txt"
 expect_rc 0 "$CB" inspect "$TMP/pointer.txt"
 has out "pointer:     http://cdn1.example.test/$H.crt"
 expect_rc 2 "$CB" pointer --host $H --url ftp://cdn1.example.test/x
-has err "is not http:// or https://"
+has err "is not http://"
+# https:// too: the prefetcher fetches bundles over plain HTTP (they are verified on their own).
+expect_rc 2 "$CB" pointer --host $H --url https://cdn1.example.test/x
+has err "is not http://"
 
 # --- bad input: exit 1 and the reason ------------------------------------------
 echo '<!DOCTYPE html><html><body>404 Not Found</body></html>' >"$TMP/404.html"
