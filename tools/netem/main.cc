@@ -1,4 +1,6 @@
-// netem: a userspace link emulator. See README.md.
+// netem: a userspace link emulator. `netem shell ...` emulates a link at the
+// packet level (network namespaces and TUN devices); `netem --tcp/--udp ...`
+// is the older TCP/UDP relay. See README.md.
 
 #include <signal.h>
 
@@ -6,10 +8,28 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "tools/netem/netem_shell.h"
 #include "tools/netem/options.h"
 #include "tools/netem/relay.h"
+#include "tools/netem/shell_options.h"
 
 int main(int argc, char** argv) {
+  if (argc > 1 && absl::string_view(argv[1]) == "shell") {
+    // The packet level: a namespace behind an emulated link.
+    absl::StatusOr<netem::ShellOptions> shell =
+        netem::ParseShellCommandLine(argc, argv);
+    if (!shell.ok()) {
+      std::fprintf(stderr, "netem shell: %s\nRun 'netem shell --help' for usage.\n",
+                   std::string(shell.status().message()).c_str());
+      return 2;
+    }
+    if (shell->help) {
+      std::fputs(netem::ShellUsageText().c_str(), stdout);
+      return 0;
+    }
+    return netem::RunShell(*shell);
+  }
   absl::StatusOr<netem::Options> options = netem::ParseCommandLine(argc, argv);
   if (!options.ok()) {
     std::fprintf(stderr, "netem: %s\nRun 'netem --help' for usage.\n",

@@ -1,0 +1,345 @@
+#include "tools/netem/link_pipe.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tools/netem/delivery_trace.h"
+#include "tools/netem/loss_model.h"
+#include "tools/netem/packet_queue.h"
+
+namespace netem {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+std::string PacketOf(size_t bytes, char fill = 'x') {
+  return std::string(bytes, fill);
+}
+
+// Runs |pipe| forward event by event until |until_ns|, recording each
+// delivery's time and first byte.
+struct Delivery {
+  int64_t at_ns;
+  char tag;
+  size_t size;
+};
+std::vector<Delivery> Drain(LinkPipe& pipe, int64_t until_ns) {
+  std::vector<Delivery> out;
+  for (;;) {
+    std::optional<int64_t> next = pipe.NextEventNs();
+    if (!next || *next > until_ns) break;
+    pipe.Deliver(*next, [&](std::string& p) {
+      out.push_back({*next, p[0], p.size()});
+    });
+  }
+  return out;
+}
+
+TEST(LinkPipeTest, DelayOnly) {
+  PipeParams params;
+  params.delay_ns = 50 * kMs;
+  LinkPipe pipe(params);
+  pipe.Enqueue(PacketOf(100, 'a'), 0);
+  pipe.Enqueue(PacketOf(100, 'b'), 3 * kMs);
+  std::vector<Delivery> d = Drain(pipe, 1000 * kMs);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].at_ns, 50 * kMs);
+  EXPECT_EQ(d[0].tag, 'a');
+  EXPECT_EQ(d[1].at_ns, 53 * kMs);
+  EXPECT_EQ(pipe.stats().packets_out, 2u);
+  EXPECT_EQ(pipe.stats().bytes_out, 200u);
+}
+
+TEST(LinkPipeTest, NothingDeliveredEarly) {
+  PipeParams params;
+  params.delay_ns = 10 * kMs;
+  LinkPipe pipe(params);
+  pipe.Enqueue(PacketOf(10), 0);
+  int delivered = 0;
+  pipe.Deliver(10 * kMs - 1, [&](std::string&) { ++delivered; });
+  EXPECT_EQ(delivered, 0);
+  pipe.Deliver(10 * kMs, [&](std::string&) { ++delivered; });
+  EXPECT_EQ(delivered, 1);
+  EXPECT_FALSE(pipe.NextEventNs().has_value());
+}
+
+TEST(LinkPipeTest, JitterNeverReordersUnlessAsked) {
+  for (bool reorder : {false, true}) {
+    PipeParams params;
+    params.delay_ns = 10 * kMs;
+    params.jitter_ns = 20 * kMs;
+    params.reorder = reorder;
+    LinkPipe pipe(params);
+    for (int i = 0; i < 200; ++i) {
+      pipe.Enqueue(PacketOf(10, static_cast<char>(i)), i * 100'000);
+    }
+    std::vector<Delivery> d = Drain(pipe, 10'000 * kMs);
+    ASSERT_EQ(d.size(), 200u);
+    int inversions = 0;
+    for (size_t i = 1; i < d.size(); ++i) {
+      if (static_cast<unsigned char>(d[i].tag) <
+          static_cast<unsigned char>(d[i - 1].tag)) {
+        ++inversions;
+      }
+      EXPECT_GE(d[i].at_ns, d[i - 1].at_ns);
+    }
+    if (reorder) {
+      EXPECT_GT(inversions, 10);
+    } else {
+      EXPECT_EQ(inversions, 0);
+    }
+  }
+}
+
+TEST(LinkPipeTest, ConstantRateSerializes) {
+  PipeParams params;
+  params.rate_bps = 12e6;  // 1500 bytes = 1 ms
+  params.delay_ns = 5 * kMs;
+  LinkPipe pipe(params);
+  for (int i = 0; i < 10; ++i) pipe.Enqueue(PacketOf(1500), 0);
+  std::vector<Delivery> d = Drain(pipe, 1000 * kMs);
+  ASSERT_EQ(d.size(), 10u);
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(d[i].at_ns, (i + 1) * kMs + 5 * kMs) << i;
+  }
+  // The tenth packet waited 9 ms in the queue.
+  EXPECT_NEAR(pipe.stats().QueueDelayQuantileMs(1.0), 9.0, 1e-9);
+  EXPECT_NEAR(pipe.stats().QueueDelayQuantileMs(0.0), 0.0, 1e-9);
+}
+
+TEST(LinkPipeTest, RateDoesNotDriftWithLateWakeUps) {
+  // Deliver called late (as a busy loop would) must not slow the link: the
+  // next packet starts when the previous one ended, not when we woke up.
+  PipeParams params;
+  params.rate_bps = 12e6;
+  LinkPipe pipe(params);
+  for (int i = 0; i < 100; ++i) pipe.Enqueue(PacketOf(1500), 0);
+  std::vector<int64_t> times;
+  for (int64_t t = 0; t <= 200 * kMs; t += 3 * kMs + 7) {
+    pipe.Deliver(t, [&](std::string&) { times.push_back(t); });
+  }
+  ASSERT_EQ(times.size(), 100u);
+  EXPECT_LE(times.back(), 100 * kMs + 3 * kMs + 7);
+}
+
+TEST(LinkPipeTest, DropTailPackets) {
+  PipeParams params;
+  params.rate_bps = 12e6;
+  params.queue = *QueueParams::Parse("droptail:5");
+  LinkPipe pipe(params);
+  for (int i = 0; i < 20; ++i) pipe.Enqueue(PacketOf(1500), 0);
+  EXPECT_EQ(pipe.stats().drops_queue, 15u);
+  EXPECT_EQ(Drain(pipe, 1000 * kMs).size(), 5u);
+  EXPECT_EQ(pipe.stats().max_queue_packets, 5u);
+}
+
+TEST(LinkPipeTest, DropTailBytes) {
+  PipeParams params;
+  params.rate_bps = 12e6;
+  params.queue = *QueueParams::Parse("droptail:4000b");
+  LinkPipe pipe(params);
+  for (int i = 0; i < 4; ++i) pipe.Enqueue(PacketOf(1500), 0);
+  EXPECT_EQ(pipe.stats().drops_queue, 2u);  // 1500 + 1500 fit, 4500 not
+  pipe.Enqueue(PacketOf(900), 0);           // 3900 fits
+  EXPECT_EQ(pipe.stats().drops_queue, 2u);
+}
+
+TEST(LinkPipeTest, MtuDrops) {
+  PipeParams params;
+  params.mtu = 1400;
+  LinkPipe pipe(params);
+  pipe.Enqueue(PacketOf(1401), 0);
+  pipe.Enqueue(PacketOf(1400), 0);
+  EXPECT_EQ(pipe.stats().drops_mtu, 1u);
+  EXPECT_EQ(Drain(pipe, kMs).size(), 1u);
+}
+
+TEST(LinkPipeTest, CoDelRemovesAStandingQueueDropTailKeeps) {
+  // A burst leaves 200 ms of queue, then packets arrive at exactly the link's
+  // rate for 5 s: drop-tail keeps the standing queue for good (CoDel's "bad
+  // queue"), CoDel drops until packets wait less than its 5 ms target.
+  for (const char* discipline : {"droptail:1000", "codel"}) {
+    PipeParams params;
+    params.rate_bps = 12e6;  // one 1500-byte packet per ms
+    params.queue = *QueueParams::Parse(discipline);
+    LinkPipe pipe(params);
+    for (int i = 0; i < 200; ++i) pipe.Enqueue(PacketOf(1500), 0);
+    for (int i = 0; i < 5000; ++i) {
+      pipe.Deliver(i * kMs, [](std::string&) {});
+      pipe.Enqueue(PacketOf(1500), i * kMs);
+    }
+    Drain(pipe, 100'000 * kMs);
+    const PipeStats& s = pipe.stats();
+    if (std::string(discipline) == "codel") {
+      // About 195 drops remove the standing queue; RFC 8289's control law
+      // spaces them interval/sqrt(count) apart (about 2.8 s for 195), so
+      // the median over the 5 s is tens of ms, not 200.
+      EXPECT_GE(s.drops_codel, 180u);
+      EXPECT_LE(s.drops_codel, 260u);
+      EXPECT_LT(s.QueueDelayQuantileMs(0.5), 50.0);
+    } else {
+      EXPECT_EQ(s.drops_codel, 0u);
+      EXPECT_GT(s.QueueDelayQuantileMs(0.5), 150.0);
+    }
+    EXPECT_EQ(s.drops_queue, 0u) << discipline;
+  }
+}
+
+TEST(LinkPipeTest, CoDelIdleWithoutStandingQueue) {
+  PipeParams params;
+  params.rate_bps = 12e6;
+  params.queue = *QueueParams::Parse("codel");
+  LinkPipe pipe(params);
+  for (int i = 0; i < 1000; ++i) {
+    pipe.Deliver(i * 2 * kMs, [](std::string&) {});
+    pipe.Enqueue(PacketOf(1500), i * 2 * kMs);  // half the link's rate
+  }
+  Drain(pipe, 10'000 * kMs);
+  EXPECT_EQ(pipe.stats().drops_codel, 0u);
+  EXPECT_EQ(pipe.stats().packets_out, 1000u);
+}
+
+TEST(LinkPipeTest, TraceDeliversOnOpportunities) {
+  // Opportunities at 1, 1, 3 ms, then repeating every 3 ms (period = last).
+  absl::StatusOr<DeliveryTrace> trace = DeliveryTrace::Parse("1\n1\n3\n");
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  PipeParams params;
+  params.trace = *trace;
+  LinkPipe pipe(params);
+  for (int i = 0; i < 5; ++i) pipe.Enqueue(PacketOf(1500, 'a' + i), 0);
+  std::vector<Delivery> d = Drain(pipe, 100 * kMs);
+  ASSERT_EQ(d.size(), 5u);
+  EXPECT_EQ(d[0].at_ns, 1 * kMs);
+  EXPECT_EQ(d[1].at_ns, 1 * kMs);
+  EXPECT_EQ(d[2].at_ns, 3 * kMs);
+  EXPECT_EQ(d[3].at_ns, 4 * kMs);  // the next period's 1 ms
+  EXPECT_EQ(d[4].at_ns, 4 * kMs);
+}
+
+TEST(LinkPipeTest, TraceOpportunitiesPassUnusedAndSmallPacketsShare) {
+  absl::StatusOr<DeliveryTrace> trace = DeliveryTrace::Parse("2\n4\n");
+  ASSERT_TRUE(trace.ok());
+  PipeParams params;
+  params.trace = *trace;
+  LinkPipe pipe(params);
+  // Arrives after the 2 ms and 4 ms opportunities: waits for 6 (2 + 4).
+  pipe.Enqueue(PacketOf(500, 'a'), 5 * kMs);
+  pipe.Enqueue(PacketOf(500, 'b'), 5 * kMs);
+  pipe.Enqueue(PacketOf(1000, 'c'), 5 * kMs);  // 500 in one, 500 in the next
+  std::vector<Delivery> d = Drain(pipe, 100 * kMs);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d[0].at_ns, 6 * kMs);
+  EXPECT_EQ(d[1].at_ns, 6 * kMs);
+  EXPECT_EQ(d[2].at_ns, 8 * kMs);
+}
+
+TEST(DeliveryTraceTest, RejectsBadTraces) {
+  EXPECT_FALSE(DeliveryTrace::Parse("").ok());
+  EXPECT_FALSE(DeliveryTrace::Parse("0\n").ok());
+  EXPECT_FALSE(DeliveryTrace::Parse("5\n3\n").ok());
+  EXPECT_FALSE(DeliveryTrace::Parse("1\nabc\n").ok());
+  EXPECT_FALSE(DeliveryTrace::Parse("-1\n4\n").ok());
+  EXPECT_TRUE(DeliveryTrace::Parse("# comment\n0\n\n4 # x\n").ok());
+  EXPECT_FALSE(DeliveryTrace::Load("/nonexistent/trace").ok());
+}
+
+TEST(DeliveryTraceTest, ShippedTracesParse) {
+  for (const char* name :
+       {"tools/netem/traces/constant-12mbps.trace",
+        "tools/netem/traces/cellular-variable.trace"}) {
+    absl::StatusOr<DeliveryTrace> t = DeliveryTrace::Load(name);
+    ASSERT_TRUE(t.ok()) << name << ": " << t.status();
+    EXPECT_GT(t->mean_rate_bps(), 1e6) << name;
+  }
+  absl::StatusOr<DeliveryTrace> constant =
+      DeliveryTrace::Load("tools/netem/traces/constant-12mbps.trace");
+  ASSERT_TRUE(constant.ok());
+  EXPECT_NEAR(constant->mean_rate_bps(), 12e6, 1e3);
+}
+
+TEST(LossModelTest, BernoulliRateWithinTheBinomialInterval) {
+  LossParams p;
+  p.kind = LossParams::Kind::kBernoulli;
+  p.rate = 0.02;
+  LossModel m(p, 7);
+  const int n = 200'000;
+  int lost = 0;
+  for (int i = 0; i < n; ++i) lost += m.Drop();
+  // 99% interval: rate +- 2.576 sqrt(p(1-p)/n).
+  double half = 2.576 * std::sqrt(0.02 * 0.98 / n);
+  EXPECT_NEAR(static_cast<double>(lost) / n, 0.02, half);
+}
+
+TEST(LossModelTest, GilbertRateAndMeanBurst) {
+  LossParams p;
+  p.kind = LossParams::Kind::kGilbert;
+  p.rate = 0.05;
+  p.mean_burst = 4;
+  LossModel m(p, 11);
+  const int n = 1'000'000;
+  int lost = 0, bursts = 0;
+  bool prev = false;
+  for (int i = 0; i < n; ++i) {
+    bool d = m.Drop();
+    lost += d;
+    if (d && !prev) ++bursts;
+    prev = d;
+  }
+  EXPECT_NEAR(static_cast<double>(lost) / n, 0.05, 0.005);
+  EXPECT_NEAR(static_cast<double>(lost) / bursts, 4.0, 0.2);
+}
+
+TEST(LossModelTest, NoneNeverDrops) {
+  LossModel m(LossParams{}, 1);
+  for (int i = 0; i < 1000; ++i) EXPECT_FALSE(m.Drop());
+}
+
+TEST(LinkPipeTest, LossIsCountedAndNotDelivered) {
+  PipeParams params;
+  params.loss.kind = LossParams::Kind::kBernoulli;
+  params.loss.rate = 0.5;
+  LinkPipe pipe(params);
+  for (int i = 0; i < 1000; ++i) pipe.Enqueue(PacketOf(100), i);
+  size_t delivered = Drain(pipe, kMs).size();
+  EXPECT_EQ(delivered + pipe.stats().drops_loss, 1000u);
+  EXPECT_GT(pipe.stats().drops_loss, 400u);
+  EXPECT_LT(pipe.stats().drops_loss, 600u);
+}
+
+TEST(QueueParamsTest, Parse) {
+  EXPECT_EQ(QueueParams::Parse("unlimited")->kind,
+            QueueParams::Kind::kUnlimited);
+  EXPECT_EQ(QueueParams::Parse("droptail:100")->limit, 100);
+  EXPECT_EQ(QueueParams::Parse("droptail:150000b")->kind,
+            QueueParams::Kind::kDropTailBytes);
+  absl::StatusOr<QueueParams> codel = QueueParams::Parse("codel:10,200,50");
+  ASSERT_TRUE(codel.ok());
+  EXPECT_EQ(codel->codel_target_ns, 10 * kMs);
+  EXPECT_EQ(codel->codel_interval_ns, 200 * kMs);
+  EXPECT_EQ(codel->limit, 50);
+  for (const char* bad : {"", "droptail", "droptail:0", "droptail:-1",
+                          "droptail:100b", "codel:1", "codel:x,y", "red"}) {
+    EXPECT_FALSE(QueueParams::Parse(bad).ok()) << bad;
+  }
+}
+
+TEST(PipeStatsTest, JsonHasEveryField) {
+  PipeParams params;
+  params.rate_bps = 12e6;
+  LinkPipe pipe(params);
+  pipe.Enqueue(PacketOf(1500), 0);
+  pipe.Enqueue(PacketOf(1500), 0);
+  Drain(pipe, 100 * kMs);
+  std::string json = pipe.stats().ToJson();
+  for (const char* key :
+       {"\"packets_in\": 2", "\"bytes_out\": 3000", "\"loss\": 0",
+        "\"codel\": 0", "\"mtu\": 0", "\"queue\": 0", "\"p99\": 1.000",
+        "\"max\": 1.000"}) {
+    EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
+  }
+}
+
+}  // namespace
+}  // namespace netem
