@@ -205,6 +205,9 @@ std::string ReadAll(int fd) {
   std::string device = ReadAll(from_parent);
   close(from_parent);
   if (device.empty()) _exit(1);  // the parent gave up and says why
+  // No IPv6 chatter (router solicitations, MLD) on the link, which is IPv4
+  // only: off before the device comes up.
+  WriteSysctl(absl::StrCat("net.ipv6.conf.", device, ".disable_ipv6"), "1");
   std::vector<std::vector<std::string>> steps = {
       {ip, "link", "set", "lo", "up"},
       {ip, "link", "set", device, "mtu", absl::StrCat(o.mtu), "up"},
@@ -216,13 +219,15 @@ std::string ReadAll(int fd) {
     route.push_back("initcwnd");
     route.push_back(absl::StrCat(o.initcwnd));
   }
+  if (o.initrwnd > 0) {
+    route.push_back("initrwnd");
+    route.push_back(absl::StrCat(o.initrwnd));
+  }
   steps.push_back(route);
   for (const auto& step : steps) {
     std::string err = Run(step);
     if (!err.empty()) fail(err, 1);
   }
-  // No IPv6 chatter (router solicitations) on the link: it is IPv4 only.
-  WriteSysctl(absl::StrCat("net.ipv6.conf.", device, ".disable_ipv6"), "1");
   for (const auto& [key, value] : o.sysctls) {
     std::string err = WriteSysctl(key, value);
     if (!err.empty()) fail(err, 1);
@@ -422,6 +427,7 @@ int RunShell(const ShellOptions& o) {
       TunDevice::Open("netem-out%d");
   if (!outer.ok()) return fail(std::string(outer.status().message()));
   const std::string out_dev = (*outer)->name();
+  WriteSysctl(absl::StrCat("net.ipv6.conf.", out_dev, ".disable_ipv6"), "1");
   for (const std::vector<std::string>& step :
        std::vector<std::vector<std::string>>{
            {ip, "link", "set", out_dev, "mtu", absl::StrCat(o.mtu), "up"},
@@ -429,7 +435,20 @@ int RunShell(const ShellOptions& o) {
     std::string err = Run(step);
     if (!err.empty()) return fail(err);
   }
-  WriteSysctl(absl::StrCat("net.ipv6.conf.", out_dev, ".disable_ipv6"), "1");
+  if (o.outer_initcwnd > 0 || o.outer_initrwnd > 0) {
+    std::vector<std::string> change = {ip,      "route", "change", address,
+                                       "dev",   out_dev, "proto",  "kernel",
+                                       "scope", "link",  "src",    peer};
+    for (auto [flag, value] : {std::pair{"initcwnd", o.outer_initcwnd},
+                               std::pair{"initrwnd", o.outer_initrwnd}}) {
+      if (value > 0) {
+        change.push_back(flag);
+        change.push_back(absl::StrCat(value));
+      }
+    }
+    std::string err = Run(change);
+    if (!err.empty()) return fail(err);
+  }
   // Deeper shells inside this one use 198.19.(D+1..).0/24: route them here.
   for (int d = depth + 1; d <= std::min(255, depth + kNestedRoutes); ++d) {
     Run({ip, "route", "add", absl::StrCat("198.19.", d, ".0/24"), "dev",

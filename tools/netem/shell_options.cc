@@ -223,12 +223,15 @@ absl::StatusOr<ShellOptions> ParseShellCommandLine(int argc,
             value, "'"));
       }
       o.sysctls.emplace_back(value.substr(0, seq), value.substr(seq + 1));
-    } else if (name == "initcwnd") {
-      if (!absl::SimpleAtoi(value, &o.initcwnd) || o.initcwnd < 1 ||
-          o.initcwnd > 1000) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--initcwnd wants 1 to 1000 segments, got '", value,
-                         "'"));
+    } else if (name == "initcwnd" || name == "initrwnd" ||
+               name == "outer-initcwnd" || name == "outer-initrwnd") {
+      int* window = name == "initcwnd"         ? &o.initcwnd
+                    : name == "initrwnd"       ? &o.initrwnd
+                    : name == "outer-initcwnd" ? &o.outer_initcwnd
+                                               : &o.outer_initrwnd;
+      if (!absl::SimpleAtoi(value, window) || *window < 1 || *window > 1000) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--", name, " wants 1 to 1000 segments, got '", value, "'"));
       }
     } else if (name == "mtu") {
       if (!absl::SimpleAtoi(value, &o.mtu) || o.mtu < 576 || o.mtu > 65535) {
@@ -301,7 +304,12 @@ Paths:
                          it names; repeatable, longest prefix wins
 Options:
   --mtu N                both devices' MTU; larger packets are dropped (1500)
-  --initcwnd N           initial congestion window on CMD's default route
+  --initcwnd N, --initrwnd N
+                         initial congestion / receive window (segments) on
+                         CMD's default route
+  --outer-initcwnd N, --outer-initrwnd N
+                         the same on netem's side: the route servers in the
+                         outer namespace take to CMD
   --sysctl KEY=VALUE     set a sysctl in CMD's namespace (repeatable), e.g.
                          net.ipv4.tcp_fastopen=0x607
   --stats FILE           write per-direction statistics as JSON on exit

@@ -21,7 +21,13 @@ struct ShellOptions {
   std::string ready_file;  // JSON written once CMD runs
   // Sysctls of the inner namespace ("net.ipv4.tcp_fastopen", "0x607").
   std::vector<std::pair<std::string, std::string>> sysctls;
-  int initcwnd = 0;  // 0: the kernel's default on the inner default route
+  // Initial congestion and receive windows (segments; 0: the kernel's) on
+  // CMD's default route, and on netem's side of the link (the route that
+  // servers in the outer namespace use to reach CMD).
+  int initcwnd = 0;
+  int initrwnd = 0;
+  int outer_initcwnd = 0;
+  int outer_initrwnd = 0;
   int mtu = 1500;
   bool quiet = false;
   std::vector<std::string> command;
