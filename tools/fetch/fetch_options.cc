@@ -249,6 +249,18 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
       world.dns_server = server->second.string_value();
   }
   world.default_url = string_field("default_url");
+  // In a packet-level world the kernel's SYN crosses the emulated link: no
+  // connect is delayed here.
+  bool packet_link = false;
+  auto link = fields.find("link");
+  if (link != fields.end() &&
+      link->second.kind_case() == google::protobuf::Value::kStructValue) {
+    auto mode = link->second.struct_value().fields().find("mode");
+    packet_link =
+        mode != link->second.struct_value().fields().end() &&
+        mode->second.kind_case() == google::protobuf::Value::kStringValue &&
+        mode->second.string_value() == "packet";
+  }
   auto cdns = fields.find("bundle_cdns");
   if (cdns != fields.end() &&
       cdns->second.kind_case() == google::protobuf::Value::kListValue) {
@@ -288,7 +300,8 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
       if (str("scheme") == "https" && !str("host").empty() && num("port") > 0)
         world.https_ports.emplace(str("host"),
                                   static_cast<uint16_t>(num("port")));
-      if (num("rtt_ms") > 0 && !str("address").empty() && num("port") > 0) {
+      if (!packet_link && num("rtt_ms") > 0 && !str("address").empty() &&
+          num("port") > 0) {
         world.links.push_back(WorldLink{
             str("address"), static_cast<uint16_t>(num("port")), num("rtt_ms")});
       }

@@ -37,6 +37,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import namespaces  # noqa: E402
 import pki  # noqa: E402
 
 TEMPLATE_DIR = pki.TEMPLATE_DIR
@@ -68,6 +69,15 @@ ADDR = {
     "revoked-stapled": "127.0.0.27",
     "stapled-other": "127.0.0.28",
 }
+
+# The packet-level world (--link packet) puts each origin on 198.18.0.N, N the last byte of
+# its loopback address above, in a server namespace of its own (tools/world/namespaces.py).
+PACKET_PREFIX = "198.18.0."
+
+
+def packet_address(loopback):
+    return PACKET_PREFIX + loopback.rsplit(".", 1)[1]
+
 
 # OCSP: `openssl ocsp` as the responder of the intermediate CA (it binds every address: *:PORT).
 OCSP_FIXED_PORT = 8888  # the port in the leaves' AIA URL (pki.OCSP_URL)
@@ -697,7 +707,13 @@ class World:
         # --no-* flag): world.json's missing_peers, which tests/e2e.py fails on.
         self.missing_peers = {}
         self.notes = []
-        self.fixed = args.fixed_ports
+        # --link packet: every server in this process's own network namespace on its standard
+        # port, the client in another behind netem shell, a link profile per path.
+        self.packet = args.link == "packet"
+        self.fixed = args.fixed_ports or self.packet
+        self.paths = {}  # packet mode: server address -> RTT (ms) of its path
+        self.link = None  # world.json's "link" block
+        self.link_peer = None
         self.testserver = _resolve_binary(args.testserver, "--testserver")
         self.netem = _resolve_binary(args.netem, "--netem")
         self.certbundle = None if args.no_bundles else _resolve_binary(args.certbundle,
@@ -735,6 +751,11 @@ class World:
 
     def path(self, *parts):
         return os.path.join(self.dir, *parts)
+
+    def path_rtt(self, addr, rtt_ms):
+        """Packet mode: traffic to and from addr crosses a link with this RTT (no relay)."""
+        if rtt_ms > 0:
+            self.paths[addr] = rtt_ms
 
     def https_port(self):
         return HTTPS_FIXED_PORT if self.fixed else 0
@@ -799,7 +820,9 @@ class World:
             self.skip(("www", "slow", "tls12", "slow12", "expired", "wrongname", "untrusted",
                        "revoked"), "no --testserver given")
 
-        if self.testserver and self.netem:
+        if self.testserver and self.packet:
+            pass  # slow and slow12 are test servers of their own behind a slow path
+        elif self.testserver and self.netem:
             self.start_netems()
         elif self.testserver:
             self.skip(("slow", "slow12"), "no --netem given")
@@ -810,6 +833,8 @@ class World:
 
         self.start_ocsp()
         self.start_dns()
+        if self.packet:
+            self.start_link()
 
         self.origins = dict(sorted(
             self.origins.items(),
@@ -883,10 +908,16 @@ class World:
         for key in BUNDLE_ORIGINS:
             if key == "slow" and not self.netem:
                 continue  # slow is not started without netem
-            plan.append(("well-known-" + key, key, self.args.rtt_ms if key == "slow" else None))
+            relay = self.args.rtt_ms if key == "slow" else None
+            if self.packet:
+                relay = None  # on slow's address: slow's path
+            plan.append(("well-known-" + key, key, relay))
         for cdn in BUNDLE_CDNS:
             relay = (self.args.cdn_rtt_ms if cdn == "cdn3" and self.netem and
                      self.args.cdn_rtt_ms > 0 else None)
+            if self.packet and relay:
+                self.path_rtt(ADDR[cdn], relay)
+                relay = None
             plan.append((cdn, cdn, relay))
         return plan
 
@@ -921,7 +952,7 @@ class World:
             self.bundle_listeners[name] = {
                 "key": key, "host": "%s.%s" % (key, pki.DOMAIN), "address": ADDR[key],
                 "nginx_port": port, "port": None if relay is not None else port,
-                "rtt_ms": relay or 0, "process": "nginx"}
+                "rtt_ms": relay or self.paths.get(ADDR[key], 0), "process": "nginx"}
         nginx_chain, nginx_key = self.host_files("nginx")
         ecdsa_chain, ecdsa_key = self.host_files("ecdsa")
         user_line = ""
@@ -1094,7 +1125,15 @@ class World:
             ("untrusted", "untrusted", (ADDR["untrusted"], https), None, "1.3"),
             ("revoked", "revoked", (ADDR["revoked"], https), None, "1.3"),
         ]
-        if not self.netem:
+        if self.packet:
+            # No relays: slow (TLS 1.3, and plain HTTP as slow_http) and slow12 (tls12's
+            # certificate and orbit, TLS 1.2) are test servers of their own on addresses
+            # whose path has --rtt-ms.
+            plan[1] = ("slow", "slow", (ADDR["slow"], https), (ADDR["slow"], http), "1.3")
+            plan.append(("slow12", "tls12", (ADDR["slow12"], https), None, "1.2"))
+            self.path_rtt(ADDR["slow"], self.args.rtt_ms)
+            self.path_rtt(ADDR["slow12"], self.args.rtt_ms)
+        elif not self.netem:
             plan = [p for p in plan if p[0] != "slow"]
         peers = []
         for origin, fixture, listen, http_listen, tls_max in plan:
@@ -1108,18 +1147,19 @@ class World:
         for peer, origin, fixture, listen, http_listen, tls_max in peers:
             reported = parse_listening(ready[peer.name], ("https", "http"))
             port = match_listener(reported, "https", listen[0], listen[1], peer)
-            if origin == "slow":
+            if origin == "slow" and not self.packet:
                 self.backends["slow"] = (listen[0], port)
                 continue
             expect = pki.HOSTS[fixture]["expect"]
             host = origin + ".example.test"
+            rtt = self.paths.get(listen[0], 0)
             self.add_origin(origin, host, "https", listen[0], port, "testserver", peer.name,
-                            tls_max=tls_max, expect=expect, fixture=fixture)
+                            tls_max=tls_max, expect=expect, fixture=fixture, rtt_ms=rtt)
             self.backends[origin] = (listen[0], port)
             if http_listen:
                 hport = match_listener(reported, "http", http_listen[0], http_listen[1], peer)
                 self.add_origin(origin + "_http", host, "http", http_listen[0], hport,
-                                "testserver", peer.name)
+                                "testserver", peer.name, rtt_ms=rtt)
                 self.backends[origin + "_http"] = (http_listen[0], hport)
 
     # netem relays: slow -> the slow backend, slow12 -> tls12, slow_http -> www's plain
@@ -1431,6 +1471,11 @@ class World:
         o = p["ocsp"]
         self.openssl = shutil.which("openssl")  # pki.build found it
         rtt = self.args.ocsp_rtt_ms
+        if rtt > 0 and self.packet:
+            self.path_rtt(ADDR["ocsp"], rtt)
+            packet_rtt, rtt = rtt, 0  # no relay: the path has the RTT
+        else:
+            packet_rtt = 0
         if rtt > 0 and not self.netem:
             self.skipped["ocsp_relay"] = "no --netem given"
             self.note("no OCSP relay (%d ms RTT): no --netem given; ocsp.example.test is the "
@@ -1485,7 +1530,7 @@ class World:
             "host": "ocsp." + pki.DOMAIN,
             "address": addr,
             "port": url_port,
-            "rtt_ms": rtt,
+            "rtt_ms": rtt or packet_rtt,
             "direct": "%s:%d" % (addr, port),
             "process": "ocsp",
             "relay_process": "ocsp_netem" if relay else None,
@@ -1626,7 +1671,10 @@ class World:
                 self.note("knotd lost a port race; retrying on another port")
 
         server, rtt, relay = (DNS_ADDR, port), 0, None
-        if self.args.dns_rtt_ms > 0 and not self.netem:
+        if self.packet:
+            self.path_rtt(DNS_ADDR, self.args.dns_rtt_ms)
+            rtt = self.args.dns_rtt_ms
+        elif self.args.dns_rtt_ms > 0 and not self.netem:
             self.skipped["dns_relay"] = "no --netem given"
             self.note("no DNS relay (%d ms RTT): no --netem given; world.json's dns.server is "
                       "knotd itself" % self.args.dns_rtt_ms)
@@ -1687,6 +1735,58 @@ class World:
                 stop_peers([peer], self.args.grace)
                 self.peers.pop()
                 self.note("the DNS relay lost a port race; retrying on another port")
+
+    # -- the packet-level link ---------------------------------------------------------------------
+
+    def start_link(self):
+        """Packet mode: `netem shell` makes the client namespace behind the emulated link, one
+        path per slowed server address (the rest at the default link: --default-rtt-ms), and
+        keeps it while this world runs (its command only waits). Fills self.link."""
+        if not self.netem:
+            raise WorldError("--link packet needs --netem (tools/netem)")
+        ready = self.path("run", "link-ready.json")
+        stats = self.path("logs", "netem-link-stats.json")
+        for f in (ready, stats):
+            if os.path.exists(f):
+                os.remove(f)
+        resolv = self.path("run", "resolv.conf")
+        _write(resolv, "# the world's Knot server (tools/world)\nnameserver %s\n"
+               "search %s\noptions timeout:2 attempts:2\n" % (DNS_ADDR, DNS_ZONE))
+        argv = [self.netem, "shell", "--quiet", "--ready-file", ready, "--stats", stats,
+                "--rtt-ms", str(self.args.default_rtt_ms)]
+        for addr, rtt in sorted(self.paths.items()):
+            argv += ["--path", "%s/32=rtt-ms=%s" % (addr, rtt)]
+        argv += self.args.netem_arg
+        # The client host's command only holds the namespace: `world.py exec` and --run enter
+        # it. netem stops it, and anything else left in there, when the world stops.
+        argv += ["--", "sleep", "infinity"]
+        peer = Peer("netem-link", "netem", argv, out_path=self.path("logs", "netem-link.out"))
+        self.peers.append(peer)
+        peer.start()
+        deadline = time.monotonic() + self.args.timeout
+        while not os.path.exists(ready):
+            if not peer.alive():
+                raise WorldError(peer.describe_failure("exited before the link was up"))
+            if time.monotonic() > deadline:
+                raise WorldError(peer.describe_failure("made no link within %.0f s" %
+                                                       self.args.timeout))
+            time.sleep(0.02)
+        with open(ready) as f:
+            r = json.load(f)
+        self.link_peer = peer
+        self.link = {
+            "mode": "packet",
+            "client_pid": r["pid"],
+            "client_address": r["address"],
+            "server_side_address": r["peer"],
+            "netem_pid": peer.pid,
+            "netns_inode": r["netns_inode"],
+            "default_rtt_ms": self.args.default_rtt_ms,
+            "paths": {addr: {"rtt_ms": rtt} for addr, rtt in sorted(self.paths.items())},
+            "resolv_conf": resolv,
+            "stats": stats,
+            "exec": "%s exec --world %s -- CMD" % (os.path.abspath(__file__), self.world_json),
+        }
 
     def write_demo_page(self, placeholder=False):
         items = []
@@ -1806,6 +1906,7 @@ class World:
                 "ocsp": p["ocsp"],
                 "revoked_serials": p["revoked_serials"],
             },
+            "link": self.link or {"mode": "relay", "why": self.args.relay_reason},
             "world_pid": os.getpid(),
             "startup_seconds": round(self.startup_seconds, 3),
         }
@@ -1857,6 +1958,14 @@ def parse_args(argv):
     ap.add_argument("--nginx", help="nginx binary (default: nginx from PATH or /usr/sbin)")
     ap.add_argument("--no-nginx", action="store_true", help="do not start nginx")
     ap.add_argument("--rtt-ms", type=int, default=100, help="RTT netem adds (default 100)")
+    ap.add_argument("--link", choices=("packet", "relay", "auto"), default="relay",
+                    help="packet: servers in a network namespace of their own on their "
+                    "standard ports, the client in another behind netem shell (a path per "
+                    "slowed address; needs root and /dev/net/tun); relay: everything on "
+                    "loopback, netem relays in front of the slowed origins (their SYN is not "
+                    "delayed); auto: packet where it can run (default: relay)")
+    ap.add_argument("--default-rtt-ms", type=float, default=0,
+                    help="packet mode: the RTT of every path not slowed on its own (default 0)")
     ap.add_argument("--knotd", help="Knot DNS server binary (default: knotd from PATH or "
                     "/usr/sbin; absent: DNS is skipped)")
     ap.add_argument("--no-dns", action="store_true", help="do not start the DNS server")
@@ -1893,6 +2002,17 @@ def parse_args(argv):
     ap.add_argument("--run", nargs=argparse.REMAINDER, metavar="CMD",
                     help="run CMD with NETSTACK_WORLD=<world.json>, then stop; exit with its code")
     args = ap.parse_args(argv)
+    args.relay_reason = "--link relay"
+    if args.link == "auto":
+        why = namespaces.why_not_packet()
+        args.link = "relay" if why else "packet"
+        if why:
+            args.relay_reason = "--link auto: " + why
+            log("the relay world: no packet-level links here (%s)" % why)
+    elif args.link == "packet":
+        why = namespaces.why_not_packet()
+        if why:
+            ap.error("--link packet: " + why)
     if args.run is not None and not args.run:
         ap.error("--run needs a command")
     if args.run is not None and args.until_stdin_eof:
@@ -1930,6 +2050,12 @@ def _in_terminal_foreground():
 def run_command(world, cmd):
     env = dict(os.environ)
     env["NETSTACK_WORLD"] = world.world_json
+    preexec = None
+    if world.link:
+        link = world.link
+
+        def preexec():
+            namespaces.enter_client(link["client_pid"], link["resolv_conf"])
     holder = {"child": None, "pending": []}
 
     def forward(signum, frame):
@@ -1949,7 +2075,7 @@ def run_command(world, cmd):
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, forward)
     try:
-        child = subprocess.Popen(cmd, env=env)
+        child = subprocess.Popen(cmd, env=env, preexec_fn=preexec)
     except OSError as e:
         log("cannot run %s: %s" % (cmd[0], e))
         return 127
@@ -1983,8 +2109,63 @@ def wait_for_stop(world, until_stdin_eof):
         world.check_peers()
 
 
+def exec_main(argv):
+    """world.py exec --world FILE -- CMD ARGS: runs CMD as the client host of a running packet
+    world (its network namespace, the world's DNS in /etc/resolv.conf), with NETSTACK_WORLD
+    set; in a relay world, runs CMD as it is."""
+    ap = argparse.ArgumentParser(prog="world.py exec",
+                                 description="Runs CMD as the client host of a running world.")
+    ap.add_argument("--world", required=True, help="the world's world.json")
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    args = ap.parse_args(argv)
+    cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+    if not cmd:
+        ap.error("no command (world.py exec --world FILE -- CMD)")
+    try:
+        with open(args.world) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        log("error: %s: %s (world not running?)" % (args.world, e))
+        return 1
+    pid = doc.get("world_pid")
+    try:
+        os.kill(pid, 0)
+    except (TypeError, OSError):
+        log("error: the world of %s is not running (pid %s); start it with tools/world" % (
+            args.world, pid))
+        return 1
+    link = doc.get("link") or {}
+    if link.get("mode") == "packet":
+        try:
+            namespaces.enter_client(link["client_pid"], link["resolv_conf"])
+        except (namespaces.NamespaceError, OSError) as e:
+            log("error: cannot enter the client host (world not running?): %s" % e)
+            return 1
+    os.environ["NETSTACK_WORLD"] = os.path.abspath(args.world)
+    try:
+        os.execvp(cmd[0], cmd)
+    except OSError as e:
+        log("cannot run %s: %s" % (cmd[0], e))
+        return 127
+
+
 def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["exec"]:
+        return exec_main(argv[1:])
+    args = parse_args(argv)
+    if args.link == "packet":
+        # This process becomes the server host: a network namespace of its own with every
+        # server address on loopback. The machine's namespace is left as it was.
+        global DNS_ADDR, DNS_RELAY_ADDR
+        for k in ADDR:
+            ADDR[k] = packet_address(ADDR[k])
+        DNS_ADDR, DNS_RELAY_ADDR = packet_address(DNS_ADDR), packet_address(DNS_RELAY_ADDR)
+        try:
+            namespaces.enter_new_network_namespace(sorted(set(ADDR.values()) | {DNS_ADDR}))
+        except namespaces.NamespaceError as e:
+            log("error: %s" % e)
+            return 1
     signal.signal(signal.SIGINT, _raise_stop)
     signal.signal(signal.SIGTERM, _raise_stop)
     signal.signal(signal.SIGHUP, _raise_stop)
