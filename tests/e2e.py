@@ -521,6 +521,12 @@ def missing_peers_text(world):
     return "; ".join("%s (%s)" % kv for kv in sorted((world.get("missing_peers") or {}).items()))
 
 
+def link_args():
+    """The world's link mode: NETSTACK_WORLD_LINK (packet, relay or auto) if set."""
+    link = os.environ.get("NETSTACK_WORLD_LINK")
+    return ["--link", link] if link else []
+
+
 def main(checks, rtt_ms=100, known_bugs=(), world_args=()):
     """checks: list of functions f(ctx). known_bugs: functions that currently fail because of a
     reported bug; they are run and reported, and do not fail the test unless --strict (or
@@ -538,7 +544,7 @@ def main(checks, rtt_ms=100, known_bugs=(), world_args=()):
         if os.path.isdir(wdir):
             shutil.rmtree(wdir)
         cmd = [args.world, "--dir", wdir, "--testserver", args.testserver, "--netem", args.netem,
-               "--rtt-ms", str(rtt_ms), "--quiet"] + list(world_args) + [
+               "--rtt-ms", str(rtt_ms), "--quiet"] + link_args() + list(world_args) + [
                    "--run", sys.executable, script, "--inner"]
         cmd += _forward_args(args)
         print("e2e: starting the world: %s" % " ".join(cmd), flush=True)

@@ -15,7 +15,9 @@ PACKAGES=(
   knot knot-dnsutils         # Knot DNS (knotd, knotc) and kdig for the world's DNS
   iproute2 util-linux procps # ip, unshare, pkill for private test namespaces
   python3-jsonschema         # net/timing:har_schema_test validates HAR 1.2
-  chromium                   # net/timing:waterfall_render_test renders the SVG headless
+  chromium                   # net/timing:waterfall_render_test renders the SVG headless;
+                             # the demo and vs_chromium measure its first visits
+  libnss3-tools              # certutil: the world's root in a throw-away NSS database for chromium
   tshark                     # net/spdy:spdy_node_interop_test dissects a SPDY/3 capture
   nodejs                     # node-spdy, the SPDY/3 peer of net/spdy (module below)
 )

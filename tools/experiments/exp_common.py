@@ -38,7 +38,11 @@ class World:
 
     def __init__(self, world_bin, directory, extra_args, log):
         self.dir = directory
-        self.argv = [world_bin, "--dir", directory, "--quiet", "--until-stdin-eof"] + extra_args
+        # The experiments still run their clients from this process's namespace, so they use
+        # the relay world (issue 20 item 6 moves them onto the packet world).
+        link = [] if "--link" in extra_args else ["--link", "relay"]
+        self.argv = [world_bin, "--dir", directory, "--quiet", "--until-stdin-eof"] + link + \
+            extra_args
         self.proc = None
         self.info = None
         self.log = log

@@ -1153,13 +1153,20 @@ class World:
             expect = pki.HOSTS[fixture]["expect"]
             host = origin + ".example.test"
             rtt = self.paths.get(listen[0], 0)
+            # A slowed origin's server is its own backend (world.json's `backend`, which in
+            # the relay world names the server behind the relay).
+            extra = {"backend": {"address": listen[0], "port": port, "process": peer.name,
+                                 "origin": None}} if rtt else {}
             self.add_origin(origin, host, "https", listen[0], port, "testserver", peer.name,
-                            tls_max=tls_max, expect=expect, fixture=fixture, rtt_ms=rtt)
+                            tls_max=tls_max, expect=expect, fixture=fixture, rtt_ms=rtt,
+                            **extra)
             self.backends[origin] = (listen[0], port)
             if http_listen:
                 hport = match_listener(reported, "http", http_listen[0], http_listen[1], peer)
+                if rtt:
+                    extra = {"backend": dict(extra["backend"], port=hport)}
                 self.add_origin(origin + "_http", host, "http", http_listen[0], hport,
-                                "testserver", peer.name, rtt_ms=rtt)
+                                "testserver", peer.name, rtt_ms=rtt, **extra)
                 self.backends[origin + "_http"] = (http_listen[0], hport)
 
     # netem relays: slow -> the slow backend, slow12 -> tls12, slow_http -> www's plain
@@ -1958,12 +1965,13 @@ def parse_args(argv):
     ap.add_argument("--nginx", help="nginx binary (default: nginx from PATH or /usr/sbin)")
     ap.add_argument("--no-nginx", action="store_true", help="do not start nginx")
     ap.add_argument("--rtt-ms", type=int, default=100, help="RTT netem adds (default 100)")
-    ap.add_argument("--link", choices=("packet", "relay", "auto"), default="relay",
+    ap.add_argument("--link", choices=("packet", "relay", "auto"),
+                    default=os.environ.get("NETSTACK_WORLD_LINK") or "auto",
                     help="packet: servers in a network namespace of their own on their "
                     "standard ports, the client in another behind netem shell (a path per "
                     "slowed address; needs root and /dev/net/tun); relay: everything on "
                     "loopback, netem relays in front of the slowed origins (their SYN is not "
-                    "delayed); auto: packet where it can run (default: relay)")
+                    "delayed); auto (the default, or $NETSTACK_WORLD_LINK): packet where it can run")
     ap.add_argument("--default-rtt-ms", type=float, default=0,
                     help="packet mode: the RTT of every path not slowed on its own (default 0)")
     ap.add_argument("--knotd", help="Knot DNS server binary (default: knotd from PATH or "

@@ -51,6 +51,9 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORLD = os.path.join(HERE, "world.py")
+# These tests drive the relay world with stand-in binaries (testing/); the packet-level world
+# has a test of its own (world_packet_test.py).
+os.environ.setdefault("NETSTACK_WORLD_LINK", "relay")
 FAKE_TESTSERVER = os.path.join(HERE, "testing", "fake_testserver.py")
 FAKE_NETEM = os.path.join(HERE, "testing", "fake_netem.py")
 

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""The packet-level world (world.py --link packet): servers in a namespace of their own on
+their standard ports, the client in another behind netem shell, measured from the client host
+with curl through the world's DNS (issue 20 items 3 and 5):
+
+  - `world.py exec` runs a command as the client host: resolv.conf names Knot, names resolve,
+    the DNS path costs its RTT, a TCP connect to a slowed origin costs one RTT from the
+    kernel's own SYN, plain HTTP 2 RTT and TLS 1.3 3 RTT to the first byte (curl);
+  - origins are on 198.18.0.N, ports 443 and 80, and world.json's link block says so;
+  - `exec` against a stopped world says so; stopping the world leaves no namespace, link or
+    process behind.
+
+Runs as root in a private network namespace of its own (re-executes under unshare -n).
+Usage: world_packet_test.py WORLD TESTSERVER NETEM CERTBUNDLE
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.dont_write_bytecode = True
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORLD = TESTSERVER = NETEM = CERTBUNDLE = None
+RTT_MS, DNS_RTT_MS = 100, 40
+
+
+def netns_inodes():
+    found = set()
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                found.add(os.stat("/proc/%s/ns/net" % pid).st_ino)
+            except OSError:
+                pass
+    return found
+
+
+def links():
+    return subprocess.run(["ip", "-o", "link"], stdout=subprocess.PIPE, text=True,
+                          check=True).stdout
+
+
+def processes():
+    return {p for p in os.listdir("/proc") if p.isdigit()}
+
+
+class PacketWorldTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.before = (netns_inodes(), links(), processes())
+        cls.dir = tempfile.mkdtemp(prefix="packet-world-")
+        argv = [WORLD, "--dir", cls.dir, "--quiet", "--link", "packet", "--until-stdin-eof",
+                "--rtt-ms", str(RTT_MS), "--dns-rtt-ms", str(DNS_RTT_MS),
+                "--testserver", TESTSERVER, "--netem", NETEM, "--certbundle", CERTBUNDLE]
+        cls.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    text=True)
+        line = cls.proc.stdout.readline()
+        if not line.startswith("WORLD READY "):
+            cls.proc.kill()
+            raise AssertionError("the world did not start: %r" % line)
+        cls.world_json = line.split(" ", 2)[2].strip()
+        with open(cls.world_json) as f:
+            cls.world = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.proc.poll() is None:
+            cls.proc.stdin.close()
+            cls.proc.wait(timeout=60)
+
+    def exec_(self, *cmd):
+        return subprocess.run([sys.executable, os.path.join(HERE, "world.py"), "exec", "--world",
+                               self.world_json, "--"] + list(cmd), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+
+    def curl(self, url, *extra):
+        fmt = "%{time_namelookup} %{time_connect} %{time_starttransfer} %{http_code}"
+        r = self.exec_("curl", "-sS", "-o", "/dev/null", "-w", fmt,
+                       "--cacert", self.world["trust_anchors"], *extra, url)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        dns, connect, ttfb, code = r.stdout.split()
+        self.assertEqual(code, "200")
+        return float(dns) * 1000, float(connect) * 1000, float(ttfb) * 1000
+
+    def test_world_json_link_block(self):
+        link = self.world["link"]
+        self.assertEqual(link["mode"], "packet")
+        self.assertTrue(link["client_address"].startswith("198.19."))
+        slow = self.world["origins"]["slow"]
+        self.assertEqual((slow["address"], slow["port"]), ("198.18.0.14", 443))
+        self.assertEqual(self.world["origins"]["slow_http"]["port"], 80)
+        self.assertEqual(link["paths"]["198.18.0.14"]["rtt_ms"], RTT_MS)
+        self.assertEqual(link["paths"]["198.18.0.53"]["rtt_ms"], DNS_RTT_MS)
+        self.assertEqual(self.world["dns"]["server"], "198.18.0.53:53")
+
+    def test_client_host_sees_the_link(self):
+        # curl resolves through the world's Knot (one DNS round trip), then the kernel's SYN
+        # crosses the 100 ms path: connect at DNS + 1 RTT, plain HTTP's first byte at 2 RTT.
+        dns, connect, ttfb = self.curl("http://slow.example.test/")
+        print("plain HTTP: DNS %.1f ms, connect %.1f ms, first byte %.1f ms" % (
+            dns, connect, ttfb))
+        self.assertLess(abs(dns - DNS_RTT_MS), 5)
+        self.assertLess(abs(connect - dns - RTT_MS), 3)
+        self.assertLess(abs(ttfb - dns - 2 * RTT_MS), 10)
+        dns, connect, ttfb = self.curl("https://slow.example.test/", "--tlsv1.3")
+        rtts = (ttfb - dns) / RTT_MS
+        print("TLS 1.3: %.2f RTT to the first byte after DNS" % rtts)
+        self.assertLess(abs(rtts - 3), 0.15)
+        # An unslowed origin is near: the default path has no delay.
+        dns, connect, ttfb = self.curl("https://www.example.test/")
+        self.assertLess(connect - dns, 5)
+
+    def test_resolv_conf_names_the_world_dns(self):
+        r = self.exec_("cat", "/etc/resolv.conf")
+        self.assertIn("nameserver 198.18.0.53", r.stdout)
+        # The machine's own file is untouched (the bind mount is the command's only).
+        with open("/etc/resolv.conf") as f:
+            self.assertNotIn("198.18.0.53", f.read())
+
+    def test_z_stop_leaves_nothing_and_exec_says_so(self):
+        self.proc.stdin.close()
+        self.assertEqual(self.proc.wait(timeout=60), 0)
+        time.sleep(0.3)
+        after = (netns_inodes(), links(), processes())
+        self.assertEqual(self.before[0], after[0], "a network namespace is left")
+        self.assertEqual(self.before[1], after[1], "a link is left")
+        left = after[2] - self.before[2]
+        self.assertFalse(left, "processes left: %s" % [
+            open("/proc/%s/cmdline" % p).read().replace("\0", " ") for p in left
+            if os.path.exists("/proc/%s/cmdline" % p)])
+        r = self.exec_("true")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("not running", r.stderr)
+
+
+def main():
+    global WORLD, TESTSERVER, NETEM, CERTBUNDLE
+    if len(sys.argv) < 5:
+        sys.exit(__doc__)
+    WORLD, TESTSERVER, NETEM, CERTBUNDLE = (os.path.abspath(a) for a in sys.argv[1:5])
+    if os.environ.get("WORLD_PACKET_TEST_PRIVATE") != "1":
+        env = dict(os.environ, WORLD_PACKET_TEST_PRIVATE="1")
+        argv = [sys.executable, os.path.abspath(sys.argv[0]), WORLD, TESTSERVER, NETEM,
+                CERTBUNDLE] + sys.argv[5:]
+        os.execvpe("unshare", ["unshare", "-n", "sh", "-c",
+                               "ip link set lo up && exec \"$0\" \"$@\""] + argv, env)
+    unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[5:])
+
+
+if __name__ == "__main__":
+    main()
