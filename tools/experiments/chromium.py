@@ -50,6 +50,15 @@ def make_nss_home(root_pem, home):
             raise ChromiumError("%s: %s" % (" ".join(argv), r.stdout.strip()))
 
 
+def nss_home(root_pem):
+    """A temporary HOME trusting root_pem, removed when the process exits."""
+    import atexit
+    home = tempfile.mkdtemp(prefix="chromium-home-")
+    atexit.register(shutil.rmtree, home, True)
+    make_nss_home(root_pem, home)
+    return home
+
+
 class _Pipe:
     def __init__(self, write_fd, read_fd):
         self.w, self.r = write_fd, read_fd
@@ -116,12 +125,16 @@ def visit(url, root_pem=None, host_rules=None, timeout=30.0, nss_home=None):
         env = dict(os.environ, HOME=home)
 
         def fds():
-            os.dup2(to_chrome_r, 3)
-            os.dup2(from_chrome_w, 4)
+            # The pipe ends become fds 3 and 4 (what --remote-debugging-pipe reads and
+            # writes). preexec_fn runs before Popen closes descriptors, so 3 and 4 are what
+            # pass_fds keeps.
+            r, w = os.dup(to_chrome_r), os.dup(from_chrome_w)
+            os.dup2(r, 3)
+            os.dup2(w, 4)
 
         proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                preexec_fn=fds, pass_fds=(to_chrome_r, from_chrome_w))
+                                preexec_fn=fds, pass_fds=(3, 4))
         os.close(to_chrome_r)
         os.close(from_chrome_w)
         pipe = _Pipe(to_chrome_w, from_chrome_r)
