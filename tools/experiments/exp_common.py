@@ -69,6 +69,17 @@ class World:
             self.info = json.load(f)
         return self.info
 
+    @property
+    def packet(self):
+        return bool(self.info) and self.info.get("link", {}).get("mode") == "packet"
+
+    def client_prefix(self):
+        """What runs a command as the world's client host: `world exec --world FILE --` in the
+        packet world (its network namespace and DNS), nothing in the relay world."""
+        if not self.packet:
+            return []
+        return [self.argv[0], "exec", "--world", self.json_path, "--"]
+
     def reload(self):
         """world.json again (the OCSP watchdog rewrites it when it restarts the responder)."""
         with open(self.json_path) as f:
@@ -108,10 +119,11 @@ class World:
             return self.proc.wait(timeout=30)
 
 
-def run_fetch(fetch, argv_tail, name, timeout=120):
-    """Runs fetch with --trace-json - and returns (traces, stdout lines that are not traces,
+def run_fetch(fetch, argv_tail, name, timeout=120, prefix=()):
+    """Runs fetch with --trace-json - (after |prefix|: World.client_prefix() runs it as the
+    packet world's client host) and returns (traces, stdout lines that are not traces,
     stderr). Raises ExperimentError on a non-zero exit."""
-    argv = [fetch, "--trace-json", "-"] + argv_tail
+    argv = list(prefix) + [fetch, "--trace-json", "-"] + argv_tail
     cmd = " ".join(argv)
     try:
         p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -16,6 +16,8 @@ done
 # Not run through Bazel's runfiles (e.g. bazel-bin/tools/world/world copied elsewhere): use the
 # source directory this script links to.
 [ -n "$here" ] || here=$(dirname "$(readlink -f "$0")")
+# `world exec --world FILE -- CMD` takes no other flag.
+if [ "${1:-}" = exec ]; then exec python3 "$here/world.py" "$@"; fi
 for cb in "$here/../certbundle/certbundle" "$here/../../bazel-bin/tools/certbundle/certbundle"; do
   if [ -f "$cb" ] && [ -x "$cb" ]; then
     exec python3 "$here/world.py" --certbundle "$cb" "$@"
