@@ -18,6 +18,37 @@ class ExperimentError(Exception):
     pass
 
 
+PRIVATE_NS_ENV = "NETSTACK_EXPERIMENT_PRIVATE_NS"
+
+
+def enter_private_namespace(log):
+    """Re-executes this experiment in a new network namespace of its own (loopback up), unless
+    it already runs in one: for experiments that run `netem shell` themselves, which refuses
+    the machine's own namespace. Needs root; without it, says so and exits 1."""
+    if os.environ.get(PRIVATE_NS_ENV) == "1":
+        return
+    if os.geteuid() != 0:
+        log("error: this experiment needs root (a network namespace and netem shell's TUN "
+            "link)")
+        sys.exit(1)
+    env = dict(os.environ)
+    env[PRIVATE_NS_ENV] = "1"
+    argv = [sys.executable, os.path.abspath(sys.argv[0])] + sys.argv[1:]
+    os.execvpe("unshare", ["unshare", "-n", "sh", "-c",
+                           'ip link set lo up && exec "$0" "$@"'] + argv, env)
+
+
+def netem_shell_prefix(netem, link_args, resolve_hosts=(), port=None):
+    """The prefix that runs a command behind `netem shell LINK_ARGS`; with resolve_hosts, the
+    command (fetch) also gets --resolve HOST:PORT:<netem's side of the link> for each, so that
+    it reaches servers listening on every address of this namespace through the link."""
+    script = 'cmd=$0; exec "$cmd"'
+    for h in resolve_hosts:
+        script += ' --resolve %s:%d:"$NETEM_PEER"' % (h, port)
+    script += ' "$@"'
+    return [netem, "shell", "--quiet"] + list(link_args) + ["--", "sh", "-c", script]
+
+
 def out_dir(path):
     """A relative --out is taken from the workspace under `bazel run`."""
     if os.path.isabs(path):
@@ -38,9 +69,9 @@ class World:
 
     def __init__(self, world_bin, directory, extra_args, log):
         self.dir = directory
-        # The experiments still run their clients from this process's namespace, so they use
-        # the relay world (issue 20 item 6 moves them onto the packet world).
-        link = [] if "--link" in extra_args else ["--link", "relay"]
+        # The packet world where it can run (the world falls back to the relay world and says
+        # why); start() then makes this process the world's client host.
+        link = [] if "--link" in extra_args else ["--link", "auto"]
         self.argv = [world_bin, "--dir", directory, "--quiet", "--until-stdin-eof"] + link + \
             extra_args
         self.proc = None
@@ -67,6 +98,18 @@ class World:
                 rc, " ".join(self.argv)))
         with open(path) as f:
             self.info = json.load(f)
+        link = self.info.get("link") or {}
+        if link.get("mode") == "packet":
+            # This process (and every fetch, curl, Chromium or helper it starts from now on)
+            # becomes the client host: the link's namespace and the world's DNS. The world
+            # itself, reached through the stdin pipe, stays where it is.
+            sys.path.insert(0, os.path.dirname(link["world_py"]))
+            import namespaces
+            namespaces.enter_client(link["client_pid"], link["resolv_conf"])
+            self.log("this process is the client host of the packet world (%s)" %
+                     link["client_address"])
+        else:
+            self.log("the relay world: %s" % link.get("why", "?"))
         return self.info
 
     @property
@@ -76,9 +119,7 @@ class World:
     def client_prefix(self):
         """What runs a command as the world's client host: `world exec --world FILE --` in the
         packet world (its network namespace and DNS), nothing in the relay world."""
-        if not self.packet:
-            return []
-        return [self.argv[0], "exec", "--world", self.json_path, "--"]
+        return client_prefix(self.json_path)
 
     def reload(self):
         """world.json again (the OCSP watchdog rewrites it when it restarts the responder)."""
@@ -106,6 +147,9 @@ class World:
             shutil.rmtree(self.dir, ignore_errors=True)
 
     def stop(self):
+        if "namespaces" in sys.modules:
+            # Out of the client namespace first: the world's netem stops what is left in it.
+            sys.modules["namespaces"].leave_client()
         if self.proc is None or self.proc.poll() is not None:
             return self.proc.returncode if self.proc else 0
         try:
@@ -119,10 +163,30 @@ class World:
             return self.proc.wait(timeout=30)
 
 
-def run_fetch(fetch, argv_tail, name, timeout=120, prefix=()):
-    """Runs fetch with --trace-json - (after |prefix|: World.client_prefix() runs it as the
-    packet world's client host) and returns (traces, stdout lines that are not traces,
-    stderr). Raises ExperimentError on a non-zero exit."""
+def client_prefix(world_json):
+    """The command prefix that runs a command as the client host of the world whose world.json
+    is |world_json|: world.py exec in the packet world, nothing in the relay world."""
+    with open(world_json) as f:
+        link = json.load(f).get("link") or {}
+    if link.get("mode") != "packet":
+        return []
+    try:
+        if os.stat("/proc/self/ns/net").st_ino == link.get("netns_inode"):
+            return []  # already the client host (World.start)
+    except OSError:
+        pass
+    return [sys.executable, link["world_py"], "exec", "--world", world_json, "--"]
+
+
+def run_fetch(fetch, argv_tail, name, timeout=120, prefix=None):
+    """Runs fetch with --trace-json - and returns (traces, stdout lines that are not traces,
+    stderr). |prefix| goes first; by default, when the arguments name a packet world
+    (--world FILE), the prefix that runs fetch as its client host. Raises ExperimentError on a
+    non-zero exit."""
+    if prefix is None:
+        prefix = []
+        if "--world" in argv_tail:
+            prefix = client_prefix(argv_tail[argv_tail.index("--world") + 1])
     argv = list(prefix) + [fetch, "--trace-json", "-"] + argv_tail
     cmd = " ".join(argv)
     try:

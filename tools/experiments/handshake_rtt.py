@@ -134,7 +134,8 @@ def find_baseline_origin(world_info):
 # -- measuring ------------------------------------------------------------------------------------
 
 def run_fetch(args, world_json, name, url, flags, repeat, checks):
-    argv = [args.fetch, "--world", world_json, "--revocation", "off", "--trace-json", "-",
+    argv = exp_common.client_prefix(world_json) + [
+            args.fetch, "--world", world_json, "--revocation", "off", "--trace-json", "-",
             "-o", "/dev/null",
             "--max-time", "60"] + flags
     if repeat > 1:

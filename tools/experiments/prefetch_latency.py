@@ -161,13 +161,15 @@ def make_configs(args, info):
 
     # The bundle listeners behind netem that are not origins (slow's well-known path, the slow
     # CDN): fetch emulates the TCP SYN round trip only for the world's origins, so name them.
+    # (The packet world delays every SYN on the link itself: nothing to emulate.)
     links = []
+    packet = (info.get("link") or {}).get("mode") == "packet"
     wk = bundles["sources"]["well-known"]
-    if wk.get("rtt_ms"):
+    if wk.get("rtt_ms") and not packet:
         links += ["--emulate-connect-rtt", "%s:%d=%s" % (wk["address"], wk["port"],
                                                          wk["rtt_ms"])]
     for cdn in ((info.get("bundles") or {}).get("cdns") or {}).values():
-        if cdn.get("rtt_ms"):
+        if cdn.get("rtt_ms") and not packet:
             links += ["--emulate-connect-rtt", "%s:%d=%s" % (cdn["address"], cdn["port"],
                                                              cdn["rtt_ms"])]
     prefetch = ["--prefetch", "%s:%d" % (host, slow["port"])]

@@ -15,10 +15,9 @@ and are covered by one wildcard certificate (*.pages.example.test, RSA-2048, fro
 PKI: tools/world/pki.py). All resources are requested at once (`fetch -Z`), as a browser does
 once it has parsed the page; the document itself is not part of the measurement.
 
-The path: fetch -> netem (--rtt-ms, and each rate of --rates-kbps in turn, each way, shared by
-all connections; fetch
-emulates the TCP handshake's round trip with --emulate-connect-rtt, as for the world's netem
-origins) -> a byte-counting relay (Python, in this process; byte_relay.py's ByteRelay) -> one
+The path: fetch, run behind `netem shell` (a packet-level link: --rtt-ms, and each rate of
+--rates-kbps in turn, each way, an unlimited queue shared by all connections; the kernel's own
+SYN, slow start and queueing) -> a byte-counting relay (Python, in this process; byte_relay.py's ByteRelay) -> one
 test server (`testserver --spdy`: SPDY/3 or HTTP/1.1 by ALPN). TLS 1.2, as in 2010, so the
 server's Certificate message is in the clear at the relay; revocation checking off (no OCSP on
 the path: the comparison is about connections).
@@ -69,8 +68,6 @@ from exp_common import ExperimentError, fmt_range  # noqa: E402
 MODES = ["http1", "http1_no_coalesce", "spdy"]
 HOSTS = ["a.pages.example.test", "b.pages.example.test"]
 WILDCARD_DIR = "wildcard.example.test"  # tools/world/pki.py HOSTS["wildcard"]
-NETEM_ADDRESS = "127.0.9.40"
-RELAY_ADDRESS = "127.0.9.41"
 SERVER_ADDRESS = "127.0.9.42"
 # Resource i's size: 1-5 KB, 3 KB on average over every 5 resources.
 SIZES = [1024, 4096, 2048, 5120, 3072]
@@ -291,18 +288,21 @@ def check(mode, traces, urls, counts, max_conns):
     return p
 
 
-def load_page(args, relay, mode, urls, netem_port, trust_anchor):
+def load_page(args, relay, mode, urls, relay_port, trust_anchor, rate):
     mark = relay.mark()
     tail = ["--trust-anchor", trust_anchor, "--tls-max", "1.2", "--revocation", "off",
-            "--max-time", "60", "-Z", "--max-conns-per-host", str(args.max_conns_per_host),
-            "--emulate-connect-rtt", "%s:%d=%d" % (NETEM_ADDRESS, netem_port, args.rtt_ms)]
-    for host in HOSTS:
-        tail += ["--resolve", "%s:%d:%s" % (host, netem_port, NETEM_ADDRESS)]
+            "--max-time", "60", "-Z", "--max-conns-per-host", str(args.max_conns_per_host)]
     tail += mode_flags(mode)
     for _ in urls:
         tail += ["-o", "/dev/null"]
     tail += [u for u, _ in urls]
-    traces, _, _, cmd = exp_common.run_fetch(args.fetch, tail, mode)
+    # fetch runs behind a packet-level link: the kernel's SYNs, slow start and the rate's
+    # queue are the link's, shared by all of its connections.
+    link = ["--rtt-ms", str(args.rtt_ms)]
+    if rate:
+        link += ["--rate-mbps", "%g" % (rate / 1000.0)]
+    prefix = exp_common.netem_shell_prefix(args.netem, link, HOSTS, relay_port)
+    traces, _, _, cmd = exp_common.run_fetch(args.fetch, tail, mode, prefix=prefix)
     # fetch has exited: every connection is closed; let the relay's pumps finish.
     conns = relay.since(mark, settle_s=5.0)
     counts = relay_counts(conns)
@@ -320,6 +320,9 @@ def load_page(args, relay, mode, urls, netem_port, trust_anchor):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    # The server and the byte-counting relay live in a namespace of this experiment's own;
+    # each page load's fetch runs behind `netem shell` (the packet-level link) from it.
+    exp_common.enter_private_namespace(log)
     base_tmp = os.environ.get("TEST_TMPDIR") or None
     work = tempfile.mkdtemp(prefix="spdy-page-load-", dir=base_tmp)
     peers = []
@@ -343,21 +346,14 @@ def main(argv=None):
             "--log", os.path.join(work, "testserver.log")], os.path.join(work, "testserver.err"))
         peers.append(server)
         server_port = server.port("listening https")
-        relay = ByteRelay(RELAY_ADDRESS, 0, (SERVER_ADDRESS, server_port), up_delay_s=0)
+        # On every address: fetch reaches it from behind netem shell's link.
+        relay = ByteRelay("0.0.0.0", 0, (SERVER_ADDRESS, server_port), up_delay_s=0)
         relay_port = relay.sock.getsockname()[1]
         trust = os.path.join(pki_dir, "root.pem")
         samples, runs, status = {}, [], {}
         page_bytes = 0
         for rate in args.rates_kbps:
-            netem_argv = [args.netem, "--tcp", "%s:0=%s:%d" % (NETEM_ADDRESS, RELAY_ADDRESS,
-                                                               relay_port),
-                          "--rtt-ms", str(args.rtt_ms)]
-            if rate:
-                netem_argv += ["--rate-kbps", str(rate)]
-            netem = Peer("netem", netem_argv, os.path.join(work, "netem-%d.err" % rate))
-            peers.append(netem)
-            netem_port = netem.port("listening tcp")
-            urls = page_urls(netem_port, args.resources)
+            urls = page_urls(relay_port, args.resources)
             page_bytes = sum(s for _, s in urls)
             log("page: %d resources, %d body bytes, on %s (one address, a *.pages.example.test "
                 "certificate); RTT %d ms, %s" % (len(urls), page_bytes, " and ".join(HOSTS),
@@ -369,7 +365,7 @@ def main(argv=None):
                     if (rate, mode) in status:
                         continue
                     try:
-                        m = load_page(args, relay, mode, urls, netem_port, trust)
+                        m = load_page(args, relay, mode, urls, relay_port, trust, rate)
                     except ExperimentError as e:
                         status[(rate, mode)] = "FAILED: %s" % str(e).splitlines()[0]
                         log("%s\n  (the other modes go on)" % e)
@@ -380,8 +376,6 @@ def main(argv=None):
                     runs.append(dict(m, rate_kbps=rate, run=run, mode=mode, order=i))
                 log("%s: run %d/%d done" % (rate_label(rate), run, args.runs) if run
                     else "%s: warm-up done" % rate_label(rate))
-            netem.stop()
-            peers.remove(netem)
 
         # -- report -----------------------------------------------------------------------------
         summary, table = [], []
@@ -410,7 +404,8 @@ def main(argv=None):
                               "%g" % row["certificate_bytes"], "ok"))
         rep = io.StringIO()
         rep.write("spdy_page_load: %d resources (%d body bytes) on 2 hosts, one address, one "
-                  "wildcard certificate; RTT %d ms (netem; rates each way); TLS 1.2; HTTP/1.1 at "
+                  "wildcard certificate; RTT %d ms (netem shell: packets, the kernel's SYN and slow start; "
+                  "rates each way); TLS 1.2; HTTP/1.1 at "
                   "most %d connections per host; fresh fetch process per load; %d run(s), "
                   "interleaved\n" % (args.resources, page_bytes, args.rtt_ms,
                                      args.max_conns_per_host, args.runs))

@@ -80,10 +80,16 @@ def set_sysctl(key, value):
         f.write(str(value))
 
 
+_original_netns = None
+
+
 def enter_client(pid, resolv_conf):
     """Moves this process into the network namespace of `pid` and a private mount namespace
-    whose /etc/resolv.conf is `resolv_conf`. For a child between fork and exec (preexec_fn)
-    or a process about to exec."""
+    whose /etc/resolv.conf is `resolv_conf`. For a child between fork and exec (preexec_fn),
+    a process about to exec, or one that stays the client host until leave_client()."""
+    global _original_netns
+    if _original_netns is None:
+        _original_netns = os.open("/proc/self/ns/net", os.O_RDONLY)
     fd = os.open("/proc/%d/ns/net" % pid, os.O_RDONLY)
     try:
         _check(_libc.setns(fd, CLONE_NEWNET), "setns into the client namespace")
@@ -95,6 +101,17 @@ def enter_client(pid, resolv_conf):
                "make / private")
         _check(_libc.mount(resolv_conf.encode(), b"/etc/resolv.conf", None, MS_BIND, None),
                "bind-mount resolv.conf")
+
+
+def leave_client():
+    """Back to the network namespace this process had before enter_client (a client host that
+    stops the world must not be inside it: the world's netem stops every process left in the
+    client namespace)."""
+    global _original_netns
+    if _original_netns is not None:
+        _check(_libc.setns(_original_netns, CLONE_NEWNET), "setns back")
+        os.close(_original_netns)
+        _original_netns = None
 
 
 def netns_inode(pid):

@@ -1792,6 +1792,7 @@ class World:
             "paths": {addr: {"rtt_ms": rtt} for addr, rtt in sorted(self.paths.items())},
             "resolv_conf": resolv,
             "stats": stats,
+            "world_py": os.path.abspath(__file__),
             "exec": "%s exec --world %s -- CMD" % (os.path.abspath(__file__), self.world_json),
         }
 
@@ -2013,10 +2014,13 @@ def parse_args(argv):
     args.relay_reason = "--link relay"
     if args.link == "auto":
         why = namespaces.why_not_packet()
+        if not why and not args.netem:
+            why = "no --netem (the link is netem's)"
         args.link = "relay" if why else "packet"
         if why:
             args.relay_reason = "--link auto: " + why
-            log("the relay world: no packet-level links here (%s)" % why)
+            if not args.quiet:
+                log("the relay world: no packet-level links here (%s)" % why)
     elif args.link == "packet":
         why = namespaces.why_not_packet()
         if why:
