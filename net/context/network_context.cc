@@ -17,12 +17,12 @@
 #include "net/base/worker_pool.h"
 #include "net/cert_net/http_url_fetcher.h"
 #include "net/context/preconnector.h"
+#include "net/context/prevalidate_job.h"
 #include "net/http/default_client_socket_factory.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/transport_connect_job.h"
 #include "net/ssl/ssl_client_context.h"
-#include "net/ssl/ssl_client_socket.h"
 #include "net/timing/load_timing.h"
 #include "prefetch/cert_prefetcher.h"
 #include "prefetch/dns_bundle_source.h"
@@ -50,147 +50,20 @@ class NetworkContext::ConnectJob : public NetworkContext::Request {
   TransportConnectJob job_;
 };
 
-namespace {
-
-// Records the server's chain without judging it: the probe handshake only
-// learns what the prevalidator should check.
-class ChainRecorder : public CertVerifier {
+// PrevalidateRequest: a PrevalidateJob the embedder can cancel.
+class NetworkContext::PrevalidateRequest : public NetworkContext::Request {
  public:
-  int Verify(const CertVerifyParams& params, CertVerifyResult* result,
-             CompletionOnceCallback, std::unique_ptr<Request>*) override {
-    chain_ = params.chain_der;
-    result->error = OK;
-    return OK;
-  }
-  const std::vector<std::string>& chain() const { return chain_; }
-
- private:
-  std::vector<std::string> chain_;
-};
-
-}  // namespace
-
-// PrevalidateJob: connect, a TLS handshake that records the chain, then the
-// prevalidator. A DoLoop over those steps.
-class NetworkContext::PrevalidateJob : public NetworkContext::Request {
- public:
-  PrevalidateJob(NetworkContext* context, std::string host, uint16_t port,
-                 std::string* error_detail)
-      : context_(context),
-        host_(std::move(host)),
-        port_(port),
-        error_detail_(error_detail),
-        probe_context_(&recorder_),
-        connect_job_(context, host_, port) {}
-
+  PrevalidateRequest(NetworkContext* context, std::string host, uint16_t port,
+                     std::string* error_detail)
+      : job_(context->host_resolver(), context->socket_factory(),
+             context->prevalidator(), std::move(host), port,
+             context->params().session.connect_timeout, error_detail) {}
   int Start(CompletionOnceCallback callback) {
-    next_state_ = STATE_CONNECT;
-    int rv = DoLoop(OK);
-    if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
-    return rv;
+    return job_.Start(std::move(callback));
   }
 
  private:
-  enum State {
-    STATE_NONE,
-    STATE_CONNECT,
-    STATE_CONNECT_COMPLETE,
-    STATE_HANDSHAKE,
-    STATE_HANDSHAKE_COMPLETE,
-    STATE_PREVALIDATE,
-    STATE_PREVALIDATE_COMPLETE,
-  };
-
-  int DoLoop(int rv) {
-    do {
-      State state = next_state_;
-      next_state_ = STATE_NONE;
-      switch (state) {
-        case STATE_CONNECT:
-          next_state_ = STATE_CONNECT_COMPLETE;
-          rv = connect_job_.Start([this](int rv) { OnIOComplete(rv); });
-          break;
-        case STATE_CONNECT_COMPLETE:
-          rv = DoConnectComplete(rv);
-          break;
-        case STATE_HANDSHAKE:
-          next_state_ = STATE_HANDSHAKE_COMPLETE;
-          rv = socket_->Connect([this](int rv) { OnIOComplete(rv); });
-          break;
-        case STATE_HANDSHAKE_COMPLETE:
-          rv = DoHandshakeComplete(rv);
-          break;
-        case STATE_PREVALIDATE:
-          next_state_ = STATE_PREVALIDATE_COMPLETE;
-          context_->prevalidator()->Prevalidate(
-              recorder_.chain(), host_,
-              [weak = weak_factory_.GetWeakPtr()](int rv) {
-                if (weak) weak->OnIOComplete(rv);
-              });
-          rv = ERR_IO_PENDING;
-          break;
-        case STATE_PREVALIDATE_COMPLETE:
-          if (rv != OK)
-            SetDetail(absl::StrCat("prevalidating ", host_,
-                                   "'s chain: ", ErrorToShortString(rv)));
-          break;
-        default:
-          NET_NOTREACHED();
-          SetDetail("PrevalidateJob: bad state");
-          return ERR_UNEXPECTED;
-      }
-    } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
-    return rv;
-  }
-
-  int DoConnectComplete(int rv) {
-    if (rv != OK) {
-      SetDetail(connect_job_.error_detail());
-      return rv;
-    }
-    SSLConfig config;
-    config.session_resumption_enabled = false;
-    socket_ = std::make_unique<SSLClientSocket>(
-        connect_job_.TakeSocket(), host_, port_, config, &probe_context_);
-    next_state_ = STATE_HANDSHAKE;
-    return OK;
-  }
-
-  int DoHandshakeComplete(int rv) {
-    socket_.reset();
-    if (rv != OK || recorder_.chain().empty()) {
-      if (rv == OK) rv = ERR_SSL_PROTOCOL_ERROR;
-      SetDetail(absl::StrCat("probe handshake with ", host_, ": ",
-                             ErrorToShortString(rv)));
-      return rv;
-    }
-    next_state_ = STATE_PREVALIDATE;
-    return OK;
-  }
-
-  void OnIOComplete(int rv) {
-    rv = DoLoop(rv);
-    if (rv == ERR_IO_PENDING) return;
-    // The callback may destroy this job: run it from a local.
-    CompletionOnceCallback callback = std::move(callback_);
-    std::move(callback)(rv);
-  }
-
-  void SetDetail(const std::string& detail) {
-    if (error_detail_) *error_detail_ = detail;
-  }
-
-  NetworkContext* const context_;
-  const std::string host_;
-  const uint16_t port_;
-  std::string* const error_detail_;
-  ChainRecorder recorder_;
-  SSLClientContext probe_context_;
-  ConnectJob connect_job_;
-  std::unique_ptr<StreamSocket> socket_;
-  State next_state_ = STATE_NONE;
-  CompletionOnceCallback callback_;
-  WeakPtrFactory<PrevalidateJob> weak_factory_{this};
+  PrevalidateJob job_;
 };
 
 // Observer: the context's ear on the connection layer and the prefetchers.
@@ -651,7 +524,8 @@ int NetworkContext::PrevalidateHost(const std::string& host, uint16_t port,
       *error_detail = "prevalidation needs trust anchors: " + trust_error_;
     return ERR_CERT_AUTHORITY_INVALID;
   }
-  auto job = std::make_unique<PrevalidateJob>(this, host, port, error_detail);
+  auto job =
+      std::make_unique<PrevalidateRequest>(this, host, port, error_detail);
   int rv = job->Start(std::move(callback));
   if (rv == ERR_IO_PENDING) *out_request = std::move(job);
   return rv;

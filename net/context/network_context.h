@@ -235,7 +235,7 @@ class NetworkContext {
 
  private:
   class ConnectJob;
-  class PrevalidateJob;
+  class PrevalidateRequest;
   class Observer;
 
   explicit NetworkContext(NetworkContextParams params);

@@ -7,6 +7,8 @@
 #include "absl/time/clock.h"
 #include "net/base/check.h"
 #include "net/http/cookie_jar.h"
+#include "net/http/ssl_connect_job.h"
+#include "net/socket/transport_connect_job.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/ssl/ssl_info.h"
 
@@ -91,36 +93,36 @@ int HttpNetworkTransaction::TimeOut(bool body_read_pending) {
                                    got, " body bytes received)");
     }
   } else {
-    switch (next_state_) {
-      case STATE_RESOLVE_HOST_COMPLETE:
-        error_detail_ = absl::StrCat("resolving '", request_.url.host(),
-                                     "' did not finish within ", limit);
-        break;
-      case STATE_CONNECT_COMPLETE:
-        error_detail_ = absl::StrCat("connecting to ", timing_.remote_address,
-                                     " did not finish within ", limit);
-        break;
-      case STATE_SSL_CONNECT_COMPLETE:
-        error_detail_ =
-            absl::StrCat("the TLS handshake with ", timing_.remote_address,
-                         " did not finish within ", limit);
-        break;
-      case STATE_SEND_REQUEST_COMPLETE:
-        error_detail_ =
-            absl::StrCat("sending the request to ", timing_.remote_address,
-                         " did not finish within ", limit);
-        break;
-      default:
-        error_detail_ =
-            timing_.response_start.is_null()
-                ? absl::StrCat("no response within ", limit)
-                : absl::StrCat("the response headers did not complete within ",
-                               limit);
-        break;
+    // Where the connect job is, if one runs.
+    ConnectJob::Phase phase = ConnectJob::Phase::kNone;
+    if (connect_job_ && next_state_ == STATE_CONNECT_COMPLETE) {
+      MergeConnectTiming();
+      phase = connect_job_->phase();
+    }
+    if (phase == ConnectJob::Phase::kResolveHost) {
+      error_detail_ = absl::StrCat("resolving '", request_.url.host(),
+                                   "' did not finish within ", limit);
+    } else if (phase == ConnectJob::Phase::kTransportConnect) {
+      error_detail_ = absl::StrCat("connecting to ", timing_.remote_address,
+                                   " did not finish within ", limit);
+    } else if (phase == ConnectJob::Phase::kSSLHandshake) {
+      error_detail_ =
+          absl::StrCat("the TLS handshake with ", timing_.remote_address,
+                       " did not finish within ", limit);
+    } else if (next_state_ == STATE_SEND_REQUEST_COMPLETE) {
+      error_detail_ =
+          absl::StrCat("sending the request to ", timing_.remote_address,
+                       " did not finish within ", limit);
+    } else {
+      error_detail_ =
+          timing_.response_start.is_null()
+              ? absl::StrCat("no response within ", limit)
+              : absl::StrCat("the response headers did not complete within ",
+                             limit);
     }
   }
   // Drop everything in flight; no callback of theirs runs after this.
-  resolve_request_.reset();
+  connect_job_.reset();
   parser_.reset();
   socket_.reset();
   spdy_stream_.reset();
@@ -172,23 +174,11 @@ int HttpNetworkTransaction::DoLoop(int result) {
       case STATE_INIT_CONNECTION:
         rv = DoInitConnection();
         break;
-      case STATE_RESOLVE_HOST:
-        rv = DoResolveHost();
-        break;
-      case STATE_RESOLVE_HOST_COMPLETE:
-        rv = DoResolveHostComplete(rv);
-        break;
       case STATE_CONNECT:
         rv = DoConnect();
         break;
       case STATE_CONNECT_COMPLETE:
         rv = DoConnectComplete(rv);
-        break;
-      case STATE_SSL_CONNECT:
-        rv = DoSslConnect();
-        break;
-      case STATE_SSL_CONNECT_COMPLETE:
-        rv = DoSslConnectComplete(rv);
         break;
       case STATE_SEND_REQUEST:
         rv = DoSendRequest();
@@ -201,9 +191,6 @@ int HttpNetworkTransaction::DoLoop(int result) {
         break;
       case STATE_READ_HEADERS_COMPLETE:
         rv = DoReadHeadersComplete(rv);
-        break;
-      case STATE_SPDY_POOL_CHECK:
-        rv = DoSpdyPoolCheck();
         break;
       case STATE_SPDY_GET_CERT:
         rv = DoSpdyGetCert();
@@ -299,120 +286,116 @@ int HttpNetworkTransaction::DoInitConnection() {
     }
   }
   reused_socket_ = false;
-  next_state_ = STATE_RESOLVE_HOST;
-  return OK;
-}
-
-int HttpNetworkTransaction::DoResolveHost() {
-  timing_.dns_start = session_->clock()->NowTicks();
-  next_state_ = STATE_RESOLVE_HOST_COMPLETE;
-  int rv = session_->host_resolver()->Resolve(
-      request_.url.host(), request_.url.port(), &resolve_result_, IOCallback(),
-      &resolve_request_);
-  // An answer already at hand (cache, prefetch, override) costs no lookup
-  // time on the critical path, as W3C reports cached lookups.
-  resolved_synchronously_ = rv != ERR_IO_PENDING;
-  return rv;
-}
-
-int HttpNetworkTransaction::DoResolveHostComplete(int result) {
-  resolve_request_.reset();
-  timing_.dns_end = resolved_synchronously_ ? timing_.dns_start
-                                            : session_->clock()->NowTicks();
-  timing_.dns_source = resolve_result_.source;
-  if (result != OK) {
-    error_detail_ = absl::StrCat(
-        "could not resolve host '", request_.url.host(), "'",
-        resolve_result_.detail.empty() ? "" : ": ", resolve_result_.detail);
-    return result;
-  }
-  if (resolve_result_.addresses.empty()) return ERR_NAME_NOT_RESOLVED;
-  if (SpdyAllowed() && !spdy_no_pooling_) {
-    next_state_ = STATE_SPDY_POOL_CHECK;
-    return OK;
-  }
-  address_index_ = 0;
+  reuse_addresses_ = false;
   next_state_ = STATE_CONNECT;
   return OK;
 }
 
 int HttpNetworkTransaction::DoConnect() {
-  if (timing_.connect_start.is_null())
-    timing_.connect_start = session_->clock()->NowTicks();
-  IPEndPoint endpoint(resolve_result_.addresses[address_index_],
-                      request_.url.port());
-  timing_.remote_address = endpoint.ToString();
-  socket_ = session_->socket_factory()->CreateTransportClientSocket(
-      endpoint, session_->params().connect_timeout);
-  if (!socket_) return ERR_UNEXPECTED;
   next_state_ = STATE_CONNECT_COMPLETE;
-  return socket_->Connect(IOCallback());
+  found_pooled_session_ = false;
+  pooled_session_ = WeakPtr<SpdySession>();
+  TransportConnectJob::Options options;
+  options.clock = session_->clock();
+  if (reuse_addresses_) {
+    // A retry on a new connection: no new lookup (the trace keeps the
+    // first), the address that answered first.
+    options.resolved = resolve_result_;
+    options.first_address = address_index_;
+  } else if (SpdyAllowed() && !spdy_no_pooling_) {
+    options.on_host_resolved = [this](const HostResolveResult& result) {
+      return OnHostResolved(result);
+    };
+  }
+  reuse_addresses_ = false;
+  const std::string& host = request_.url.host();
+  const uint16_t port = request_.url.port();
+  if (timing_.https) {
+    SSLConnectJobParams params;
+    params.host = host;
+    params.port = port;
+    params.connect_timeout = session_->params().connect_timeout;
+    params.ssl_config = session_->params().ssl_config;
+    params.ssl_config.early_data_enabled =
+        params.ssl_config.early_data_enabled && CanSendEarlyData();
+    params.ssl_context = session_->ssl_client_context();
+    params.snap_start_context = session_->params().snap_start_context;
+    params.snap_start_learn_in_handshake =
+        session_->params().snap_start_learn_in_handshake;
+    params.transport = std::move(options);
+    connect_job_ = std::make_unique<SSLConnectJob>(
+        session_->host_resolver(), session_->socket_factory(),
+        std::move(params));
+  } else {
+    connect_job_ = std::make_unique<TransportConnectJob>(
+        session_->host_resolver(), session_->socket_factory(), host, port,
+        session_->params().connect_timeout, std::move(options));
+  }
+  return connect_job_->Connect(IOCallback());
+}
+
+void HttpNetworkTransaction::MergeConnectTiming() {
+  const ConnectTiming t = connect_job_->timing();
+  if (!t.dns_start.is_null()) {
+    timing_.dns_start = t.dns_start;
+    timing_.dns_end = t.dns_end;
+    timing_.dns_source = t.dns_source;
+  }
+  // The first attempt's, across a retry on a new connection.
+  if (timing_.connect_start.is_null()) timing_.connect_start = t.connect_start;
+  if (!t.remote_address.empty()) timing_.remote_address = t.remote_address;
+  if (!t.ssl_start.is_null()) timing_.ssl_start = t.ssl_start;
+  if (!t.connect_end.is_null()) timing_.connect_end = t.connect_end;
 }
 
 int HttpNetworkTransaction::DoConnectComplete(int result) {
-  if (result != OK) {
-    last_connect_error_ = result;
-    socket_.reset();
-    if (++address_index_ < resolve_result_.addresses.size()) {
-      next_state_ = STATE_CONNECT;  // Try the next address.
-      return OK;
+  MergeConnectTiming();
+  if (found_pooled_session_) {
+    // The OnHostResolved hook found an open session for this request.
+    connect_job_.reset();
+    found_pooled_session_ = false;
+    SpdySession* s = pooled_session_.get();
+    pooled_session_ = WeakPtr<SpdySession>();
+    if (!s) {
+      return MaybeRetrySpdy(ERR_SPDY_SERVER_REFUSED_STREAM)
+                 ? OK
+                 : ERR_SPDY_SERVER_REFUSED_STREAM;
     }
-    error_detail_ =
-        absl::StrCat("could not connect to ", timing_.remote_address);
-    EndSpdyConnect();
-    return result;
+    const Origin origin(request_.url.scheme(), request_.url.host(),
+                        request_.url.port());
+    return UseSpdySession(s, s->origin() == origin ? "reused" : "pooled");
   }
-  if (timing_.https) {
-    next_state_ = STATE_SSL_CONNECT;
-  } else {
-    timing_.connect_end = session_->clock()->NowTicks();
-    next_state_ = STATE_SEND_REQUEST;
-  }
-  return OK;
-}
-
-int HttpNetworkTransaction::DoSslConnect() {
-  timing_.ssl_start = session_->clock()->NowTicks();
-  SnapStartClientContext* snap = session_->params().snap_start_context;
-  ClientSocketFactory* factory = session_->socket_factory();
-  if (snap && (session_->params().snap_start_learn_in_handshake ||
-               snap->GetInfo(absl::StrCat(request_.url.host(), ":",
-                                          request_.url.port())))) {
-    socket_ = factory->CreateSnapStartClientSocket(
-        std::move(socket_), request_.url.host(), request_.url.port(), snap);
-  } else {
-    SSLConfig ssl_config = session_->params().ssl_config;
-    ssl_config.early_data_enabled =
-        ssl_config.early_data_enabled && CanSendEarlyData();
-    socket_ = factory->CreateSSLClientSocket(
-        std::move(socket_), request_.url.host(), request_.url.port(),
-        ssl_config, session_->ssl_client_context());
-  }
-  if (!socket_) {
-    error_detail_ = "the socket factory made no TLS socket";
-    return ERR_UNEXPECTED;
-  }
-  next_state_ = STATE_SSL_CONNECT_COMPLETE;
-  return socket_->Connect(IOCallback());
-}
-
-int HttpNetworkTransaction::DoSslConnectComplete(int result) {
-  const SSLInfo* info = socket_->GetSSLInfo();
-  timing_.ssl = info ? *info : SSLInfo();
-  // A Snap Start attempt's handshake ends with the server's first answer.
-  handshake_awaits_response_ = info && info->awaiting_server_response;
-  NoteSnapStartRejection();
-  NoteEarlyDataRejection();
-  if (TlsHandshakeObserver* observer = session_->params().tls_observer) {
-    observer->OnTlsHandshakeDone(request_.url.host(), request_.url.port(),
-                                 result, &timing_);
-  }
+  if (connect_job_->ssl_info()) OnHandshakeDone(result);
   if (result != OK) {
-    error_detail_ = socket_->error_detail();
+    switch (connect_job_->phase()) {
+      case ConnectJob::Phase::kResolveHost: {
+        const HostResolveResult& resolved = connect_job_->resolve_result();
+        error_detail_ = absl::StrCat("could not resolve host '",
+                                     request_.url.host(), "'",
+                                     resolved.detail.empty() ? "" : ": ",
+                                     resolved.detail);
+        break;
+      }
+      case ConnectJob::Phase::kTransportConnect:
+        error_detail_ =
+            absl::StrCat("could not connect to ", timing_.remote_address);
+        break;
+      default:
+        error_detail_ = connect_job_->error_detail();
+        break;
+    }
+    connect_job_.reset();
     EndSpdyConnect();
     return result;
   }
-  timing_.connect_end = session_->clock()->NowTicks();
+  resolve_result_ = connect_job_->resolve_result();
+  address_index_ = connect_job_->address_index();
+  socket_ = connect_job_->TakeSocket();
+  connect_job_.reset();
+  if (!timing_.https) {
+    next_state_ = STATE_SEND_REQUEST;
+    return OK;
+  }
   if (SpdyAllowed() && timing_.ssl.alpn == "spdy/3") {
     // A new SPDY session: first the OBC the handshake presented, if any.
     spdy_session_ = WeakPtr<SpdySession>();
@@ -428,6 +411,19 @@ int HttpNetworkTransaction::DoSslConnectComplete(int result) {
   EndSpdyConnect();
   next_state_ = STATE_SEND_REQUEST;
   return OK;
+}
+
+void HttpNetworkTransaction::OnHandshakeDone(int result) {
+  const SSLInfo* info = connect_job_->ssl_info();
+  timing_.ssl = *info;
+  // A Snap Start attempt's handshake ends with the server's first answer.
+  handshake_awaits_response_ = info->awaiting_server_response;
+  NoteSnapStartRejection();
+  NoteEarlyDataRejection();
+  if (TlsHandshakeObserver* observer = session_->params().tls_observer) {
+    observer->OnTlsHandshakeDone(request_.url.host(), request_.url.port(),
+                                 result, &timing_);
+  }
 }
 
 bool HttpNetworkTransaction::HasExtraHeader(absl::string_view name) const {
@@ -527,7 +523,7 @@ bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
                                 : (info && !info->early_data_reason.empty()
                                        ? info->early_data_reason
                                        : "rejected");
-    StartOverOnANewConnection(STATE_CONNECT);
+    StartOverOnANewConnection(/*reuse_addresses=*/true);
     return true;
   }
   if (error == ERR_SNAP_START_REJECTED && snap_start_rejection_.empty()) {
@@ -536,17 +532,17 @@ bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
     // connection does a normal handshake. Once only.
     const SSLInfo* info = socket_ ? socket_->GetSSLInfo() : nullptr;
     snap_start_rejection_ = info ? info->snap_start_detail : "rejected";
-    StartOverOnANewConnection(STATE_CONNECT);
+    StartOverOnANewConnection(/*reuse_addresses=*/true);
     return true;
   }
   if (!reused_socket_ || !IsRetriableOnReusedSocket(error)) return false;
   // The server closed the idle connection before answering: start over on
   // a new one, as if there had been no idle socket.
-  StartOverOnANewConnection(STATE_RESOLVE_HOST);
+  StartOverOnANewConnection(/*reuse_addresses=*/false);
   return true;
 }
 
-void HttpNetworkTransaction::StartOverOnANewConnection(State next) {
+void HttpNetworkTransaction::StartOverOnANewConnection(bool reuse_addresses) {
   parser_.reset();
   socket_.reset();
   reused_socket_ = false;
@@ -554,7 +550,8 @@ void HttpNetworkTransaction::StartOverOnANewConnection(State next) {
   timing_.socket_preconnected = false;
   timing_.request_start = TimeTicks();
   timing_.response_start = TimeTicks();
-  next_state_ = next;
+  reuse_addresses_ = reuse_addresses;
+  next_state_ = STATE_CONNECT;
 }
 
 void HttpNetworkTransaction::OnBodyDone(int result) {
@@ -680,35 +677,38 @@ void HttpNetworkTransaction::EndSpdyConnect() {
   session_->EndSpdyConnect(PoolKey());
 }
 
-int HttpNetworkTransaction::DoSpdyPoolCheck() {
+int HttpNetworkTransaction::OnHostResolved(const HostResolveResult& result) {
   // IP pooling: an open session to one of these addresses whose
   // certificate covers this host carries the request, with no new
   // connection or handshake.
+  MergeConnectTiming();
   std::vector<IPEndPoint> endpoints;
-  for (const IPAddress& address : resolve_result_.addresses)
+  for (const IPAddress& address : result.addresses)
     endpoints.emplace_back(address, request_.url.port());
   const Origin origin(request_.url.scheme(), request_.url.host(),
                       request_.url.port());
   if (SpdySession* s = session_->spdy_session_pool()->FindSessionForPooling(
           origin, endpoints)) {
     EndSpdyConnect();
-    return UseSpdySession(s, s->origin() == origin ? "reused" : "pooled");
+    found_pooled_session_ = true;
+    pooled_session_ = s->GetWeakPtr();
+    // Ends the job without a connection; DoConnectComplete takes the
+    // session.
+    return ERR_ABORTED;
   }
   // A connection to the first address is being made for another origin:
   // wait for it, it may carry this one too.
   const std::string ip_key = absl::StrCat("ip:", endpoints[0].ToString());
   if (spdy_ip_key_.empty() && !session_->KnownNoSpdy(ip_key)) {
     if (!session_->BeginSpdyConnect(ip_key)) {
-      next_state_ = STATE_SPDY_POOL_CHECK;
       session_->WaitForSpdyConnect(ip_key, [weak = weak_factory_.GetWeakPtr()] {
-        if (weak) weak->OnIOComplete(OK);
+        if (weak && weak->connect_job_)
+          weak->connect_job_->ResumeAfterHostResolved();
       });
       return ERR_IO_PENDING;
     }
     spdy_ip_key_ = ip_key;
   }
-  address_index_ = 0;
-  next_state_ = STATE_CONNECT;
   return OK;
 }
 

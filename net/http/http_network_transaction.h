@@ -1,10 +1,12 @@
 // HttpNetworkTransaction: one HTTP request over HTTP/1.1, end to end.
 //
 // Start() runs the DoLoop
-//   INIT_CONNECTION -> RESOLVE_HOST -> CONNECT (each address in turn)
-//   -> SSL_CONNECT (https) -> SEND_REQUEST -> READ_HEADERS
+//   INIT_CONNECTION -> CONNECT (a ConnectJob: SSLConnectJob for https,
+//   TransportConnectJob for http: resolve, each address in turn, TLS)
+//   -> SEND_REQUEST -> READ_HEADERS
 // and completes when the response headers are in; Read() then streams the
-// body. Every step stamps the LoadTiming. An idle keep-alive connection, if
+// body. Every step stamps the LoadTiming (the connect job's stamps are
+// copied in). An idle keep-alive connection, if
 // the session has one for the origin, replaces resolve and connect. At
 // INIT_CONNECTION an HTTP/1.1 request takes one of its origin's connection
 // slots (HttpNetworkSession::RequestSocketSlot), or waits for one when the
@@ -37,6 +39,7 @@
 #include "net/base/weak_ptr.h"
 #include "net/http/http_network_session.h"
 #include "net/http/http_stream_parser.h"
+#include "net/socket/connect_job.h"
 #include "net/spdy/spdy_session.h"
 #include "net/spdy/spdy_stream.h"
 #include "net/timing/load_timing.h"
@@ -82,19 +85,14 @@ class HttpNetworkTransaction {
   enum State {
     STATE_NONE,
     STATE_INIT_CONNECTION,
-    STATE_RESOLVE_HOST,
-    STATE_RESOLVE_HOST_COMPLETE,
     STATE_CONNECT,
     STATE_CONNECT_COMPLETE,
-    STATE_SSL_CONNECT,
-    STATE_SSL_CONNECT_COMPLETE,
     STATE_SEND_REQUEST,
     STATE_SEND_REQUEST_COMPLETE,
     STATE_READ_HEADERS,
     STATE_READ_HEADERS_COMPLETE,
     // SPDY (the session's SSLConfig offers spdy/3): the OBC to present on
     // the session, then one stream.
-    STATE_SPDY_POOL_CHECK,
     STATE_SPDY_GET_CERT,
     STATE_SPDY_GET_CERT_COMPLETE,
     STATE_SPDY_SEND_REQUEST,
@@ -105,17 +103,23 @@ class HttpNetworkTransaction {
 
   int DoLoop(int result);
   int DoInitConnection();
-  int DoResolveHost();
-  int DoResolveHostComplete(int result);
   int DoConnect();
   int DoConnectComplete(int result);
-  int DoSslConnect();
-  int DoSslConnectComplete(int result);
+  // The TLS handshake of the connect job ended (|result|): its facts into
+  // the trace, the observer told.
+  void OnHandshakeDone(int result);
   int DoSendRequest();
   int DoSendRequestComplete(int result);
   int DoReadHeaders();
   int DoReadHeadersComplete(int result);
-  int DoSpdyPoolCheck();
+  // The connect job's OnHostResolved hook (SPDY IP pooling): an open
+  // session to one of |result|'s addresses whose certificate covers the
+  // host carries the request (the job ends; DoConnectComplete takes the
+  // session), or, when another request is connecting to the first address,
+  // the job waits for it and looks again.
+  int OnHostResolved(const HostResolveResult& result);
+  // Copies what the connect job stamped into the trace.
+  void MergeConnectTiming();
   int DoSpdyGetCert();
   int DoSpdyGetCertComplete(int result);
   int DoSpdySendRequest();
@@ -159,8 +163,9 @@ class HttpNetworkTransaction {
   // false (and changes nothing) otherwise.
   bool MaybeRetryOnNewConnection(int error);
   // Drops the connection and the parser and clears what the trace said of
-  // them, then goes on at |next| (connect, or resolve for a stale idle one).
-  void StartOverOnANewConnection(State next);
+  // them, then connects again: to the addresses already resolved with
+  // |reuse_addresses|, else after a new lookup (for a stale idle one).
+  void StartOverOnANewConnection(bool reuse_addresses);
   // The body is complete (|result| >= 0) or failed: stop the deadline, and
   // return a reusable connection to the idle pool.
   void OnBodyDone(int result);
@@ -181,11 +186,16 @@ class HttpNetworkTransaction {
   std::string cookie_header_;
   std::vector<std::string> rejected_cookies_;
 
+  // The connection being made.
+  std::unique_ptr<ConnectJob> connect_job_;
+  // The addresses of the last lookup and the one connected to, for a retry
+  // on a new connection that needs no new lookup.
   HostResolveResult resolve_result_;
-  std::unique_ptr<HostResolver::Request> resolve_request_;
-  bool resolved_synchronously_ = false;
   size_t address_index_ = 0;
-  int last_connect_error_ = OK;
+  bool reuse_addresses_ = false;
+  // The OnHostResolved hook found this session to pool onto.
+  WeakPtr<SpdySession> pooled_session_;
+  bool found_pooled_session_ = false;
   std::unique_ptr<StreamSocket> socket_;
   // This request's slot under the session's per-group connection limit
   // (HTTP/1.1), held while it connects and uses socket_.
