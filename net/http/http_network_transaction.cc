@@ -7,6 +7,7 @@
 #include "absl/time/clock.h"
 #include "net/base/check.h"
 #include "net/http/cookie_jar.h"
+#include "net/http/http_basic_stream.h"
 #include "net/http/ssl_connect_job.h"
 #include "net/socket/transport_connect_job.h"
 #include "net/snap_start/snap_start_client_context.h"
@@ -70,8 +71,7 @@ bool HttpNetworkTransaction::DeadlinePassed() const {
 int HttpNetworkTransaction::TimeOut(bool body_read_pending) {
   const std::string limit =
       absl::FormatDuration(session_->params().request_timeout);
-  const HttpResponseHeaders* headers =
-      parser_ ? parser_->response_headers() : nullptr;
+  const HttpResponseHeaders* headers = response_headers();
   if (headers) {
     // The headers are in: the body is what ran out of time. Say how far it
     // got, and whether it stalled (a read was waiting for data) or was
@@ -123,10 +123,7 @@ int HttpNetworkTransaction::TimeOut(bool body_read_pending) {
   }
   // Drop everything in flight; no callback of theirs runs after this.
   connect_job_.reset();
-  parser_.reset();
-  socket_.reset();
-  spdy_stream_.reset();
-  cert_request_.reset();
+  stream_.reset();
   EndSpdyConnect();
   next_state_ = STATE_NONE;
   final_error_ = ERR_TIMED_OUT;
@@ -192,23 +189,11 @@ int HttpNetworkTransaction::DoLoop(int result) {
       case STATE_READ_HEADERS_COMPLETE:
         rv = DoReadHeadersComplete(rv);
         break;
-      case STATE_SPDY_GET_CERT:
-        rv = DoSpdyGetCert();
+      case STATE_INIT_STREAM:
+        rv = DoInitStream();
         break;
-      case STATE_SPDY_GET_CERT_COMPLETE:
-        rv = DoSpdyGetCertComplete(rv);
-        break;
-      case STATE_SPDY_SEND_REQUEST:
-        rv = DoSpdySendRequest();
-        break;
-      case STATE_SPDY_SEND_REQUEST_COMPLETE:
-        rv = DoSpdySendRequestComplete(rv);
-        break;
-      case STATE_SPDY_READ_HEADERS:
-        rv = DoSpdyReadHeaders();
-        break;
-      case STATE_SPDY_READ_HEADERS_COMPLETE:
-        rv = DoSpdyReadHeadersComplete(rv);
+      case STATE_INIT_STREAM_COMPLETE:
+        rv = DoInitStreamComplete(rv);
         break;
       case STATE_NONE:
       default:
@@ -270,18 +255,19 @@ int HttpNetworkTransaction::DoInitConnection() {
     bool preconnected = false;
     if (std::unique_ptr<StreamSocket> idle =
             socket_slot_->TakeSocket(&preconnected)) {
-      socket_ = std::move(idle);
       reused_socket_ = true;
       timing_.socket_reused = true;
       timing_.socket_preconnected = preconnected;
       timing_.dns_source = preconnected ? "preconnect" : "reused";
       // An idle HTTP/1.1 connection: nobody need wait for this one.
       EndSpdyConnect();
-      if (const SSLInfo* info = socket_->GetSSLInfo()) timing_.ssl = *info;
+      if (const SSLInfo* info = idle->GetSSLInfo()) timing_.ssl = *info;
       IPEndPoint peer;
-      if (socket_->GetPeerAddress(&peer) == OK)
+      if (idle->GetPeerAddress(&peer) == OK)
         timing_.remote_address = peer.ToString();
-      next_state_ = STATE_SEND_REQUEST;
+      stream_ = std::make_unique<HttpBasicStream>(std::move(idle), &timing_,
+                                                  session_->clock());
+      next_state_ = STATE_INIT_STREAM;
       return OK;
     }
   }
@@ -390,26 +376,36 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
   }
   resolve_result_ = connect_job_->resolve_result();
   address_index_ = connect_job_->address_index();
-  socket_ = connect_job_->TakeSocket();
+  std::unique_ptr<StreamSocket> socket = connect_job_->TakeSocket();
   connect_job_.reset();
-  if (!timing_.https) {
-    next_state_ = STATE_SEND_REQUEST;
-    return OK;
-  }
-  if (SpdyAllowed() && timing_.ssl.alpn == "spdy/3") {
-    // A new SPDY session: first the OBC the handshake presented, if any.
-    spdy_session_ = WeakPtr<SpdySession>();
+  next_state_ = STATE_INIT_STREAM;
+  // The protocol the handshake chose picks the stream.
+  if (timing_.https && SpdyAllowed() && timing_.ssl.alpn == "spdy/3") {
+    // A new SPDY session (InitializeStream makes it, after the OBC the
+    // handshake presented, if any).
     timing_.spdy.session = "new";
-    next_state_ = STATE_SPDY_GET_CERT;
+    stream_ = std::make_unique<SpdyHttpStream>(
+        std::move(socket), session_->spdy_session_pool(),
+        [this] {
+          // A SPDY session's connection holds no slot of the HTTP/1.1
+          // limit, and the origin's session exists: those waiting for it
+          // may use it now.
+          socket_slot_.reset();
+          EndSpdyConnect();
+        },
+        SpdyStreamParams());
     return OK;
   }
-  // HTTP/1.1: whoever waits on this origin makes its own connection.
-  if (SpdyAllowed()) {
-    session_->NoteNoSpdy(PoolKey());
-    if (!spdy_ip_key_.empty()) session_->NoteNoSpdy(spdy_ip_key_);
+  if (timing_.https) {
+    // HTTP/1.1: whoever waits on this origin makes its own connection.
+    if (SpdyAllowed()) {
+      session_->NoteNoSpdy(PoolKey());
+      if (!spdy_ip_key_.empty()) session_->NoteNoSpdy(spdy_ip_key_);
+    }
+    EndSpdyConnect();
   }
-  EndSpdyConnect();
-  next_state_ = STATE_SEND_REQUEST;
+  stream_ = std::make_unique<HttpBasicStream>(std::move(socket), &timing_,
+                                              session_->clock());
   return OK;
 }
 
@@ -426,48 +422,29 @@ void HttpNetworkTransaction::OnHandshakeDone(int result) {
   }
 }
 
-bool HttpNetworkTransaction::HasExtraHeader(absl::string_view name) const {
-  for (const auto& [n, v] : request_.extra_headers) {
-    if (absl::EqualsIgnoreCase(n, name)) return true;
-  }
-  return false;
+int HttpNetworkTransaction::DoInitStream() {
+  next_state_ = STATE_INIT_STREAM_COMPLETE;
+  return stream_->InitializeStream(&request_, IOCallback());
 }
 
-std::string HttpNetworkTransaction::BuildRequest() const {
-  std::string request = absl::StrCat(
-      request_.method, " ", request_.url.PathForRequest(), " HTTP/1.1\r\n");
-  if (!HasExtraHeader("host"))
-    absl::StrAppend(&request, "Host: ", request_.url.HostHeader(), "\r\n");
-  if (!HasExtraHeader("user-agent"))
-    absl::StrAppend(&request, "User-Agent: netstack-fetch/0.1\r\n");
-  if (!HasExtraHeader("accept")) absl::StrAppend(&request, "Accept: */*\r\n");
-  if (!HasExtraHeader("connection"))
-    absl::StrAppend(&request, "Connection: keep-alive\r\n");
-  for (const auto& [name, value] : request_.extra_headers) {
-    absl::StrAppend(&request, name, ": ", value, "\r\n");
+int HttpNetworkTransaction::DoInitStreamComplete(int result) {
+  if (result != OK) {
+    if (MaybeRetry(result)) return OK;
+    error_detail_ = stream_->error_detail();
+    return result;
   }
-  if (!cookie_header_.empty())
-    absl::StrAppend(&request, "Cookie: ", cookie_header_, "\r\n");
-  if (!request_.upload_body.empty() || request_.method == "POST") {
-    absl::StrAppend(&request, "Content-Length: ", request_.upload_body.size(),
-                    "\r\n");
-  }
-  request += "\r\n";
-  request += request_.upload_body;
-  return request;
+  next_state_ = STATE_SEND_REQUEST;
+  return OK;
 }
 
 int HttpNetworkTransaction::DoSendRequest() {
-  timing_.request_start = TimeTicks();
   // RFC 6265 5.4: one Cookie header; a caller's own wins over the jar's.
   cookie_header_.clear();
-  if (CookieJar* jar = session_->cookie_jar(); jar && !HasExtraHeader("cookie"))
+  if (CookieJar* jar = session_->cookie_jar();
+      jar && !request_.HasExtraHeader("cookie"))
     cookie_header_ = jar->CookieHeaderFor(request_.url, absl::Now());
-  parser_ = std::make_unique<HttpStreamParser>(socket_.get(), &timing_,
-                                               session_->clock());
   next_state_ = STATE_SEND_REQUEST_COMPLETE;
-  return parser_->SendRequest(BuildRequest(), request_.method == "HEAD",
-                              IOCallback());
+  return stream_->SendRequest(cookie_header_, IOCallback());
 }
 
 void HttpNetworkTransaction::NoteSnapStartRejection() {
@@ -517,7 +494,7 @@ bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
     // The server did not take the request sent as 0-RTT (it processed none
     // of it, RFC 8446 4.2.10): send it again on a new connection without
     // early data, as Chromium does. Once only.
-    const SSLInfo* info = socket_ ? socket_->GetSSLInfo() : nullptr;
+    const SSLInfo* info = stream_ ? stream_->GetSSLInfo() : nullptr;
     early_data_rejection_ = error == ERR_WRONG_VERSION_ON_EARLY_DATA
                                 ? "the server chose TLS 1.2"
                                 : (info && !info->early_data_reason.empty()
@@ -530,7 +507,7 @@ bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
     // The server refused the Snap Start ClientHello outright (an alert or a
     // close); the socket has forgotten the server's information, so a new
     // connection does a normal handshake. Once only.
-    const SSLInfo* info = socket_ ? socket_->GetSSLInfo() : nullptr;
+    const SSLInfo* info = stream_ ? stream_->GetSSLInfo() : nullptr;
     snap_start_rejection_ = info ? info->snap_start_detail : "rejected";
     StartOverOnANewConnection(/*reuse_addresses=*/true);
     return true;
@@ -543,8 +520,7 @@ bool HttpNetworkTransaction::MaybeRetryOnNewConnection(int error) {
 }
 
 void HttpNetworkTransaction::StartOverOnANewConnection(bool reuse_addresses) {
-  parser_.reset();
-  socket_.reset();
+  stream_.reset();
   reused_socket_ = false;
   timing_.socket_reused = false;
   timing_.socket_preconnected = false;
@@ -554,30 +530,42 @@ void HttpNetworkTransaction::StartOverOnANewConnection(bool reuse_addresses) {
   next_state_ = STATE_CONNECT;
 }
 
+bool HttpNetworkTransaction::MaybeRetry(int error) {
+  // The SPDY errors and the others are disjoint: a SPDY stream never runs
+  // on a reused idle connection, in early data or over Snap Start.
+  return MaybeRetrySpdy(error) || MaybeRetryOnNewConnection(error);
+}
+
 void HttpNetworkTransaction::OnBodyDone(int result) {
   request_timer_.Stop();
   if (result < 0) {
-    error_detail_ = parser_->error_detail();
+    error_detail_ = stream_->error_detail();
+    // Every later Read says so again.
+    final_error_ = result;
     Finish(result);
-  } else if (socket_ && parser_->CanReuseConnection()) {
+    return;
+  }
+  bool reusable = false;
+  std::unique_ptr<StreamSocket> socket = stream_->ReleaseConnection(&reusable);
+  if (socket && reusable) {
     if (socket_slot_) {
       // To the next request waiting for the group, or the idle pool.
-      session_->ReleaseSocketSlot(std::move(socket_slot_), std::move(socket_));
+      session_->ReleaseSocketSlot(std::move(socket_slot_), std::move(socket));
     } else {
-      session_->ReturnIdleSocket(PoolKey(), std::move(socket_));
+      session_->ReturnIdleSocket(PoolKey(), std::move(socket));
     }
-  } else if (socket_) {
+  } else if (socket) {
     // Not reusable (close-delimited, Connection: close): closed now, so
     // the group's next request may connect in its place.
-    socket_->Disconnect();
+    socket->Disconnect();
     socket_slot_.reset();
   }
 }
 
 int HttpNetworkTransaction::DoSendRequestComplete(int result) {
   if (result < 0) {
-    if (MaybeRetryOnNewConnection(result)) return OK;
-    error_detail_ = "sending the request failed";
+    if (MaybeRetry(result)) return OK;
+    error_detail_ = stream_->error_detail();
     return result;
   }
   next_state_ = STATE_READ_HEADERS;
@@ -586,20 +574,20 @@ int HttpNetworkTransaction::DoSendRequestComplete(int result) {
 
 int HttpNetworkTransaction::DoReadHeaders() {
   next_state_ = STATE_READ_HEADERS_COMPLETE;
-  return parser_->ReadResponseHeaders(IOCallback());
+  return stream_->ReadResponseHeaders(IOCallback());
 }
 
 int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
   if (result < 0) {
-    if (MaybeRetryOnNewConnection(result)) return OK;
-    error_detail_ = parser_->error_detail();
+    if (MaybeRetry(result)) return OK;
+    error_detail_ = stream_->error_detail();
     return result;
   }
-  timing_.status_code = parser_->response_headers()->status_code();
+  timing_.status_code = stream_->response_headers()->status_code();
   // A Snap Start attempt's outcome is known only once the server answered.
   if (handshake_awaits_response_) {
     handshake_awaits_response_ = false;
-    if (const SSLInfo* info = socket_->GetSSLInfo()) timing_.ssl = *info;
+    if (const SSLInfo* info = stream_->GetSSLInfo()) timing_.ssl = *info;
     NoteSnapStartRejection();
     NoteEarlyDataRejection();
     // The Snap Start (or 0-RTT) handshake has only now really ended.
@@ -611,7 +599,7 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
   SaveCookies();
   last_progress_ = TimeTicks::Now();
   // Headers-only responses (HEAD, 204, 304) may already be complete.
-  if (parser_->IsResponseBodyComplete()) OnBodyDone(OK);
+  if (stream_->IsResponseBodyComplete()) OnBodyDone(OK);
   return OK;
 }
 
@@ -630,34 +618,31 @@ int HttpNetworkTransaction::Read(std::shared_ptr<IOBuffer> buf, int len,
                                  CompletionOnceCallback callback) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (final_error_ != OK) return final_error_;
-  if (spdy_response_headers_)
-    return ReadSpdyBody(std::move(buf), len, std::move(callback));
-  if (!parser_ || !parser_->response_headers()) return ERR_UNEXPECTED;
-  if (parser_->IsResponseBodyComplete()) return 0;
+  if (!stream_ || !stream_->response_headers()) return ERR_UNEXPECTED;
+  if (stream_->IsResponseBodyComplete()) return 0;
   // A caller that reads again at once after every synchronous result never
   // lets the event loop run the deadline's timer: check it here.
   if (DeadlinePassed()) return TimeOut(/*body_read_pending=*/false);
-  int rv = parser_->ReadResponseBody(
+  int rv = stream_->ReadResponseBody(
       std::move(buf), len, [this, weak = weak_factory_.GetWeakPtr()](int rv) {
         if (!weak) return;
         if (rv > 0) last_progress_ = TimeTicks::Now();
-        if (rv <= 0 || parser_->IsResponseBodyComplete()) OnBodyDone(rv);
+        if (rv <= 0 || stream_->IsResponseBodyComplete()) OnBodyDone(rv);
         CompletionOnceCallback cb = std::move(callback_);
         callback_ = nullptr;
-        std::move(cb)(rv);
+        if (cb) std::move(cb)(rv);
       });
   if (rv == ERR_IO_PENDING) {
     callback_ = std::move(callback);
     return rv;
   }
   if (rv > 0) last_progress_ = TimeTicks::Now();
-  if (rv <= 0 || parser_->IsResponseBodyComplete()) OnBodyDone(rv);
+  if (rv <= 0 || stream_->IsResponseBodyComplete()) OnBodyDone(rv);
   return rv;
 }
 
 const HttpResponseHeaders* HttpNetworkTransaction::response_headers() const {
-  if (spdy_response_headers_) return &*spdy_response_headers_;
-  return parser_ ? parser_->response_headers() : nullptr;
+  return stream_ ? stream_->response_headers() : nullptr;
 }
 
 // SPDY -------------------------------------------------------------------
@@ -712,187 +697,36 @@ int HttpNetworkTransaction::OnHostResolved(const HostResolveResult& result) {
   return OK;
 }
 
+SpdyHttpStream::Params HttpNetworkTransaction::SpdyStreamParams() {
+  SpdyHttpStream::Params params;
+  params.timing = &timing_;
+  params.clock = session_->clock();
+  params.cert_provider = session_->params().ssl_config.client_cert_provider;
+  params.client_cert = &client_cert_;
+  return params;
+}
+
 int HttpNetworkTransaction::UseSpdySession(SpdySession* session,
                                            const char* how) {
-  spdy_session_ = session->GetWeakPtr();
   timing_.spdy.session = how;
   // A SPDY session's connection holds no slot of the HTTP/1.1 limit.
   socket_slot_.reset();
-  if (std::string(how) != "new") {
-    // No connection of its own: the session's.
-    timing_.socket_reused = true;
-    if (timing_.dns_source.empty()) timing_.dns_source = "reused";
-    if (const SSLInfo* info = session->socket()->GetSSLInfo())
-      timing_.ssl = *info;
-    IPEndPoint peer;
-    if (session->socket()->GetPeerAddress(&peer) == OK)
-      timing_.remote_address = peer.ToString();
-    // Pooled after a lookup: the (free) connection comes after it.
-    if (!timing_.dns_end.is_null()) {
-      timing_.connect_start = timing_.ssl_start = timing_.connect_end =
-          session_->clock()->NowTicks();
-    }
+  // No connection of its own: the session's.
+  timing_.socket_reused = true;
+  if (timing_.dns_source.empty()) timing_.dns_source = "reused";
+  if (const SSLInfo* info = session->socket()->GetSSLInfo())
+    timing_.ssl = *info;
+  IPEndPoint peer;
+  if (session->socket()->GetPeerAddress(&peer) == OK)
+    timing_.remote_address = peer.ToString();
+  // Pooled after a lookup: the (free) connection comes after it.
+  if (!timing_.dns_end.is_null()) {
+    timing_.connect_start = timing_.ssl_start = timing_.connect_end =
+        session_->clock()->NowTicks();
   }
-  next_state_ = STATE_SPDY_GET_CERT;
-  return OK;
-}
-
-int HttpNetworkTransaction::DoSpdyGetCert() {
-  next_state_ = STATE_SPDY_GET_CERT_COMPLETE;
-  ClientCertProvider* provider =
-      session_->params().ssl_config.client_cert_provider;
-  // The OBC matters only on a session whose handshake presented one (the
-  // server asked for client certificates).
-  const SSLInfo* info =
-      spdy_session_ ? spdy_session_->socket()->GetSSLInfo() : &timing_.ssl;
-  if (!provider || !info || info->obc.source == ObcSource::kNone ||
-      have_client_cert_)
-    return OK;
-  client_cert_ = ClientCert();
-  return provider->GetClientCert(
-      Origin(request_.url.scheme(), request_.url.host(), request_.url.port()),
-      &client_cert_, IOCallback(), &cert_request_);
-}
-
-int HttpNetworkTransaction::DoSpdyGetCertComplete(int result) {
-  cert_request_.reset();
-  if (result != OK) {
-    error_detail_ = "no origin-bound certificate for the SPDY stream";
-    EndSpdyConnect();
-    return result;
-  }
-  have_client_cert_ = !client_cert_.cert_der.empty();
-  if (!spdy_session_) {
-    // The session this request was to use is gone: another one.
-    if (!socket_) {
-      return MaybeRetrySpdy(ERR_SPDY_SERVER_REFUSED_STREAM)
-                 ? OK
-                 : ERR_SPDY_SERVER_REFUSED_STREAM;
-    }
-    int rv = StartSpdySession();
-    if (rv != OK) return rv;
-  }
-  next_state_ = STATE_SPDY_SEND_REQUEST;
-  return OK;
-}
-
-int HttpNetworkTransaction::StartSpdySession() {
-  SpdySessionParams params;
-  params.origin =
-      Origin(request_.url.scheme(), request_.url.host(), request_.url.port());
-  if (have_client_cert_) params.handshake_cert_der = client_cert_.cert_der;
-  // RFC 5705 keying material for CREDENTIAL proofs (the session owns the
-  // socket and outlives the exporter's uses).
-  StreamSocket* tls = socket_.get();
-  params.export_keying_material = [tls](absl::string_view label, size_t length,
-                                        std::string* out) {
-    out->assign(length, '\0');
-    return tls->ExportKeyingMaterial(
-        label, kSpdyCredentialExporterHasContext, "",
-        reinterpret_cast<uint8_t*>(out->data()), length);
-  };
-  auto session = std::make_unique<SpdySession>(std::move(socket_), params);
-  SpdySession* raw =
-      session_->spdy_session_pool()->InsertSession(std::move(session));
-  raw->Start();
-  spdy_session_ = raw->GetWeakPtr();
-  socket_slot_.reset();
-  // The origin's session exists: those waiting for it may use it now.
-  EndSpdyConnect();
-  return OK;
-}
-
-int HttpNetworkTransaction::DoSpdySendRequest() {
-  SpdySession* session = spdy_session_.get();
-  if (!session) return ERR_SPDY_SERVER_REFUSED_STREAM;
-  timing_.spdy.used = true;
-  {
-    IPEndPoint local;
-    std::string via;
-    if (session->socket() && session->socket()->GetLocalAddress(&local) == OK)
-      via = local.ToString();
-    timing_.spdy.session_id =
-        absl::StrCat(session->origin().Serialize(), " via ", via);
-  }
-  SpdyStreamParams params;
-  params.origin =
-      Origin(request_.url.scheme(), request_.url.host(), request_.url.port());
-  params.client_cert = have_client_cert_ ? &client_cert_ : nullptr;
-  int rv = session->CreateStream(params, &spdy_stream_);
-  if (rv != OK) {
-    if (MaybeRetrySpdy(rv)) return OK;
-    return rv;
-  }
-  cookie_header_.clear();
-  if (CookieJar* jar = session_->cookie_jar(); jar && !HasExtraHeader("cookie"))
-    cookie_header_ = jar->CookieHeaderFor(request_.url, absl::Now());
-  std::vector<std::pair<std::string, std::string>> headers;
-  if (!HasExtraHeader("user-agent"))
-    headers.emplace_back("user-agent", "netstack-fetch/0.1");
-  if (!HasExtraHeader("accept")) headers.emplace_back("accept", "*/*");
-  for (const auto& header : request_.extra_headers) headers.push_back(header);
-  if (!cookie_header_.empty()) headers.emplace_back("cookie", cookie_header_);
-  if (!request_.upload_body.empty() || request_.method == "POST") {
-    headers.emplace_back("content-length",
-                         absl::StrCat(request_.upload_body.size()));
-  }
-  timing_.request_start = session_->clock()->NowTicks();
-  next_state_ = STATE_SPDY_SEND_REQUEST_COMPLETE;
-  return spdy_stream_->SendRequest(
-      MakeSpdyRequestHeaders(request_.method, request_.url, headers),
-      request_.upload_body, IOCallback());
-}
-
-int HttpNetworkTransaction::DoSpdySendRequestComplete(int result) {
-  if (result != OK) {
-    if (MaybeRetrySpdy(result)) return OK;
-    error_detail_ = "sending the request on the SPDY stream failed";
-    return result;
-  }
-  next_state_ = STATE_SPDY_READ_HEADERS;
-  return OK;
-}
-
-int HttpNetworkTransaction::DoSpdyReadHeaders() {
-  next_state_ = STATE_SPDY_READ_HEADERS_COMPLETE;
-  return spdy_stream_->ReadResponseHeaders(IOCallback());
-}
-
-int HttpNetworkTransaction::DoSpdyReadHeadersComplete(int result) {
-  timing_.spdy.stream_id = spdy_stream_->stream_id();
-  timing_.spdy.credential_slot = spdy_stream_->credential_slot();
-  timing_.spdy.credential_sent = spdy_stream_->sent_credential();
-  if (result != OK) {
-    if (MaybeRetrySpdy(result)) return OK;
-    error_detail_ = absl::StrCat("SPDY stream ", spdy_stream_->stream_id(),
-                                 " failed: ", ErrorToShortString(result));
-    return result;
-  }
-  timing_.response_start = session_->clock()->NowTicks();
-  const SpdyHeaderBlock& block = spdy_stream_->response_headers();
-  const int status = SpdyResponseStatus(block);
-  if (status < 0) {
-    error_detail_ = "the SYN_REPLY has no valid :status";
-    return ERR_SPDY_PROTOCOL_ERROR;
-  }
-  // The response as an HTTP/1.1 head, so everything above reads it alike.
-  std::string raw = absl::StrCat("HTTP/1.1 ", status, "\r\n");
-  for (const auto& [name, value] : block) {
-    if (!name.empty() && name[0] == ':') continue;
-    for (absl::string_view v : absl::StrSplit(value, '\0'))
-      absl::StrAppend(&raw, name, ": ", v, "\r\n");
-  }
-  raw += "\r\n";
-  timing_.header_bytes = raw.size();
-  absl::StatusOr<HttpResponseHeaders> parsed = HttpResponseHeaders::Parse(raw);
-  if (!parsed.ok()) {
-    error_detail_ = std::string(parsed.status().message());
-    return HttpResponseHeaders::NetErrorForParseFailure(parsed.status());
-  }
-  spdy_response_headers_ = *std::move(parsed);
-  timing_.status_code = status;
-  SaveCookies();
-  last_progress_ = TimeTicks::Now();
+  stream_ = std::make_unique<SpdyHttpStream>(session->GetWeakPtr(),
+                                             SpdyStreamParams());
+  next_state_ = STATE_INIT_STREAM;
   return OK;
 }
 
@@ -913,9 +747,7 @@ bool HttpNetworkTransaction::MaybeRetrySpdy(int error) {
     return false;
   }
   ++spdy_retries_;
-  spdy_stream_.reset();
-  spdy_session_ = WeakPtr<SpdySession>();
-  socket_.reset();
+  stream_.reset();
   reused_socket_ = false;
   timing_.socket_reused = false;
   timing_.dns_start = TimeTicks();
@@ -927,57 +759,6 @@ bool HttpNetworkTransaction::MaybeRetrySpdy(int error) {
   timing_.response_start = TimeTicks();
   next_state_ = STATE_INIT_CONNECTION;
   return true;
-}
-
-int HttpNetworkTransaction::ReadSpdyBody(std::shared_ptr<IOBuffer> buf, int len,
-                                         CompletionOnceCallback callback) {
-  if (spdy_body_done_ || !spdy_stream_) return 0;
-  if (DeadlinePassed()) return TimeOut(/*body_read_pending=*/false);
-  // A peer that resets a stream after sending every byte its
-  // Content-Length promised has lost us nothing: the body is complete (seen
-  // from node-spdy around a GOAWAY). Without a length, a reset stays an
-  // error: the body may be cut short.
-  auto settle = [this](int rv) {
-    const HttpResponseHeaders* headers = response_headers();
-    if (rv == ERR_SPDY_STREAM_RESET && headers &&
-        headers->content_length() >= 0 &&
-        timing_.body_bytes == headers->content_length())
-      return 0;
-    return rv;
-  };
-  auto on_result = [this](int rv) {
-    if (rv > 0) {
-      timing_.body_bytes += rv;
-      last_progress_ = TimeTicks::Now();
-    } else {
-      spdy_body_done_ = true;
-      request_timer_.Stop();
-      timing_.response_end = session_->clock()->NowTicks();
-      if (rv < 0) {
-        error_detail_ = absl::StrCat("SPDY stream ", spdy_stream_->stream_id(),
-                                     " failed: ", ErrorToShortString(rv));
-        final_error_ = rv;
-        Finish(rv);
-      }
-    }
-  };
-  int rv = spdy_stream_->ReadBody(
-      std::move(buf), len,
-      [this, on_result, settle, weak = weak_factory_.GetWeakPtr()](int rv) {
-        if (!weak) return;
-        rv = settle(rv);
-        on_result(rv);
-        CompletionOnceCallback cb = std::move(callback_);
-        callback_ = nullptr;
-        if (cb) std::move(cb)(rv);
-      });
-  if (rv == ERR_IO_PENDING) {
-    callback_ = std::move(callback);
-    return rv;
-  }
-  rv = settle(rv);
-  on_result(rv);
-  return rv;
 }
 
 }  // namespace net

@@ -1,18 +1,24 @@
-// HttpNetworkTransaction: one HTTP request over HTTP/1.1, end to end.
+// HttpNetworkTransaction: one HTTP request, end to end: connect, then
+// stream.
 //
 // Start() runs the DoLoop
-//   INIT_CONNECTION -> CONNECT (a ConnectJob: SSLConnectJob for https,
-//   TransportConnectJob for http: resolve, each address in turn, TLS)
-//   -> SEND_REQUEST -> READ_HEADERS
+//   INIT_CONNECTION -> CONNECT -> INIT_STREAM -> SEND_REQUEST -> READ_HEADERS
 // and completes when the response headers are in; Read() then streams the
-// body. Every step stamps the LoadTiming (the connect job's stamps are
-// copied in). An idle keep-alive connection, if
-// the session has one for the origin, replaces resolve and connect. At
+// body. The connection comes from an idle keep-alive connection of the
+// origin, an open SPDY session (the origin's, or one it is IP-pooled onto),
+// or a ConnectJob (SSLConnectJob for https, TransportConnectJob for http:
+// resolve, each address in turn, TLS); its stamps go into the LoadTiming.
+// What the connection is (and the protocol its handshake chose) picks the
+// HttpStream — HttpBasicStream (HTTP/1.1) or SpdyHttpStream — and
+// everything after CONNECT goes through that interface alone. At
 // INIT_CONNECTION an HTTP/1.1 request takes one of its origin's connection
 // slots (HttpNetworkSession::RequestSocketSlot), or waits for one when the
-// origin already has max_sockets_per_group connections. With a
-// cookie jar in the session, the request carries its Cookie header (unless
-// the caller set one) and the response's Set-Cookie headers go into it.
+// origin already has max_sockets_per_group connections. With a cookie jar
+// in the session, the request carries its Cookie header (unless the caller
+// set one) and the response's Set-Cookie headers go into it. A failure
+// before the response may start the request over on a new connection
+// (a stale idle connection, a rejected Snap Start attempt or early data, a
+// refused SPDY stream, INVALID_CREDENTIALS on a pooled session).
 //
 // The session's request_timeout is a deadline for the whole request, body
 // included. It fires from a timer when the transaction waits, and Read()
@@ -38,23 +44,14 @@
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/http_network_session.h"
-#include "net/http/http_stream_parser.h"
+#include "net/http/http_request_info.h"
+#include "net/http/http_stream.h"
+#include "net/http/spdy_http_stream.h"
 #include "net/socket/connect_job.h"
 #include "net/spdy/spdy_session.h"
-#include "net/spdy/spdy_stream.h"
 #include "net/timing/load_timing.h"
 
 namespace net {
-
-struct HttpRequestInfo {
-  Url url;
-  std::string method = "GET";
-  // Extra request headers, sent after Host and before the defaults they
-  // replace (a Host or User-Agent here overrides ours).
-  std::vector<std::pair<std::string, std::string>> extra_headers;
-  // A request body (e.g. an OCSP POST); sent with Content-Length.
-  std::string upload_body;
-};
 
 class HttpNetworkTransaction {
  public:
@@ -87,18 +84,12 @@ class HttpNetworkTransaction {
     STATE_INIT_CONNECTION,
     STATE_CONNECT,
     STATE_CONNECT_COMPLETE,
+    STATE_INIT_STREAM,
+    STATE_INIT_STREAM_COMPLETE,
     STATE_SEND_REQUEST,
     STATE_SEND_REQUEST_COMPLETE,
     STATE_READ_HEADERS,
     STATE_READ_HEADERS_COMPLETE,
-    // SPDY (the session's SSLConfig offers spdy/3): the OBC to present on
-    // the session, then one stream.
-    STATE_SPDY_GET_CERT,
-    STATE_SPDY_GET_CERT_COMPLETE,
-    STATE_SPDY_SEND_REQUEST,
-    STATE_SPDY_SEND_REQUEST_COMPLETE,
-    STATE_SPDY_READ_HEADERS,
-    STATE_SPDY_READ_HEADERS_COMPLETE,
   };
 
   int DoLoop(int result);
@@ -108,6 +99,8 @@ class HttpNetworkTransaction {
   // The TLS handshake of the connect job ended (|result|): its facts into
   // the trace, the observer told.
   void OnHandshakeDone(int result);
+  int DoInitStream();
+  int DoInitStreamComplete(int result);
   int DoSendRequest();
   int DoSendRequestComplete(int result);
   int DoReadHeaders();
@@ -120,28 +113,21 @@ class HttpNetworkTransaction {
   int OnHostResolved(const HostResolveResult& result);
   // Copies what the connect job stamped into the trace.
   void MergeConnectTiming();
-  int DoSpdyGetCert();
-  int DoSpdyGetCertComplete(int result);
-  int DoSpdySendRequest();
-  int DoSpdySendRequestComplete(int result);
-  int DoSpdyReadHeaders();
-  int DoSpdyReadHeadersComplete(int result);
   // SPDY: whether this request may use a SPDY session (https, spdy/3
   // offered, not after the server asked for a direct connection).
   bool SpdyAllowed() const;
-  // Takes |session| for this request ("new", "reused" or "pooled") and
-  // goes on to the stream.
+  // Takes the open |session| for this request ("reused" or "pooled") and
+  // goes on to its stream.
   int UseSpdySession(SpdySession* session, const char* how);
-  // The TLS handshake chose spdy/3: wraps socket_ in a session the pool
-  // owns.
-  int StartSpdySession();
+  SpdyHttpStream::Params SpdyStreamParams();
   // Ends this request's claim on making the origin's connection.
   void EndSpdyConnect();
   // A stream failed before a response: retry (refused stream, or
   // INVALID_CREDENTIALS on a direct connection). False if not.
   bool MaybeRetrySpdy(int error);
-  int ReadSpdyBody(std::shared_ptr<IOBuffer> buf, int len,
-                   CompletionOnceCallback callback);
+  // The stream failed before a response: MaybeRetrySpdy or
+  // MaybeRetryOnNewConnection, whichever applies.
+  bool MaybeRetry(int error);
   void OnIOComplete(int result);
   // The request deadline passed (from its timer, or noticed by Read): drops
   // the work in flight, says in error_detail() what was going on (with
@@ -170,8 +156,6 @@ class HttpNetworkTransaction {
   // return a reusable connection to the idle pool.
   void OnBodyDone(int result);
   void Finish(int result);
-  bool HasExtraHeader(absl::string_view name) const;
-  std::string BuildRequest() const;
   // Stores the response's Set-Cookie headers in the session's jar.
   void SaveCookies();
   std::string PoolKey() const;
@@ -196,7 +180,10 @@ class HttpNetworkTransaction {
   // The OnHostResolved hook found this session to pool onto.
   WeakPtr<SpdySession> pooled_session_;
   bool found_pooled_session_ = false;
-  std::unique_ptr<StreamSocket> socket_;
+  // The request's stream: HttpBasicStream or SpdyHttpStream, chosen by how
+  // the connection was had (an idle one, an open SPDY session, or the
+  // protocol a new connection's handshake chose).
+  std::unique_ptr<HttpStream> stream_;
   // This request's slot under the session's per-group connection limit
   // (HTTP/1.1), held while it connects and uses socket_.
   std::unique_ptr<HttpNetworkSession::SocketSlot> socket_slot_;
@@ -205,12 +192,7 @@ class HttpNetworkTransaction {
   // attempt): its facts are read again, and the observer told again, once
   // the response headers are in.
   bool handshake_awaits_response_ = false;
-  std::unique_ptr<HttpStreamParser> parser_;
   // SPDY.
-  WeakPtr<SpdySession> spdy_session_;
-  std::unique_ptr<SpdyStream> spdy_stream_;
-  std::optional<HttpResponseHeaders> spdy_response_headers_;
-  bool spdy_body_done_ = false;
   // This request is making its origin's connection (others wait on it).
   bool owns_spdy_connect_ = false;
   // This request is making the connection to this address ("ip:a:port"),
@@ -220,10 +202,9 @@ class HttpNetworkTransaction {
   // pooling for this request any more.
   bool spdy_no_pooling_ = false;
   int spdy_retries_ = 0;
-  // The OBC for the request's origin (presented on the session).
+  // The OBC for the request's origin (presented on the session), fetched
+  // once across retries by the SpdyHttpStream.
   ClientCert client_cert_;
-  bool have_client_cert_ = false;
-  std::unique_ptr<ClientCertProvider::Request> cert_request_;
   OneShotTimer request_timer_;
   // When the request deadline passes, on the event loop's clock (that of
   // |request_timer_|); null for none.
