@@ -23,6 +23,7 @@
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/transport_connect_job.h"
 #include "net/ssl/ssl_client_context.h"
+#include "net/timing/cert_bundle_annotation.h"
 #include "net/timing/load_timing.h"
 #include "prefetch/cert_prefetcher.h"
 #include "prefetch/dns_bundle_source.h"
@@ -106,63 +107,48 @@ class NetworkContext::Observer : public TlsHandshakeObserver,
   }
 
  private:
+  // The trace's cert_bundle facts: the prefetcher's record, the Snap
+  // Start state and the prevalidator's answer, to AnnotateCertBundle.
   void Annotate(const std::string& host, uint16_t port, LoadTiming* timing) {
     const CertPrefetcher* prefetcher = context_->cert_prefetcher();
     const PrefetchRecord* record =
         prefetcher ? prefetcher->Record(host, port) : nullptr;
     if (!record) return;
-    CertBundleTrace& trace = timing->cert_bundle;
-    trace = CertBundleTrace();  // a Snap Start attempt is reported twice
-    trace.present = true;
-    trace.rejected = record->rejected;
-    trace.started = record->started;
-    trace.received = record->bundle_received;
-    trace.ready = record->ready;
-    if (record->state != PrefetchRecord::State::kReady) {
-      trace.not_used_because = record->state == PrefetchRecord::State::kRunning
-                                   ? "the prefetch had not finished"
-                                   : "no usable bundle";
-      return;
-    }
+    PrefetchedBundleFacts facts;
+    facts.state = record->state == PrefetchRecord::State::kReady
+                      ? PrefetchedBundleFacts::State::kReady
+                  : record->state == PrefetchRecord::State::kRunning
+                      ? PrefetchedBundleFacts::State::kRunning
+                      : PrefetchedBundleFacts::State::kFailed;
+    facts.rejected = record->rejected;
+    facts.started = record->started;
+    facts.received = record->bundle_received;
+    facts.ready = record->ready;
     const FetchedBundle& fetched = record->fetched;
-    trace.source = BundleSourceTypeToString(fetched.source);
-    trace.via = fetched.via;
-    trace.bytes = static_cast<int64_t>(fetched.bytes);
-    trace.from_cache = record->from_cache;
-    trace.prevalidated = record->prevalidated;
-    trace.age = absl::Now() - record->fetched_at;
-    SSLInfo& ssl = timing->ssl;
-    const bool snap_from_bundle = ssl.snap_start == "accepted" &&
-                                  fetched.bundle.orbit.has_value() &&
-                                  SnapStartUsedBundle(host, port, fetched);
-    if (snap_from_bundle && ssl.cert_verify.verified_chain_der.empty()) {
-      // The Snap Start socket trusted the information because the
-      // prevalidator had verified the bundle's chain: that answer is this
-      // connection's verification (nothing of it on the critical path).
-      // A lookup only: without that answer nothing is verified here.
-      CertVerifyParams params;
-      params.chain_der = fetched.bundle.chain;
-      params.hostname = host;
-      params.now = absl::Now();
-      CertVerifyResult result;
-      if (context_->session_verifier_ &&
-          context_->session_verifier_->LookupPrevalidated(params, &result))
-        ssl.cert_verify = std::move(result);
+    if (facts.state == PrefetchedBundleFacts::State::kReady) {
+      facts.source = BundleSourceTypeToString(fetched.source);
+      facts.via = fetched.via;
+      facts.bytes = static_cast<int64_t>(fetched.bytes);
+      facts.from_cache = record->from_cache;
+      facts.prevalidated = record->prevalidated;
+      facts.fetched_at = record->fetched_at;
+      facts.chain_der = fetched.bundle.chain;
+      facts.has_orbit = fetched.bundle.orbit.has_value();
+      facts.snap_start_info_from_bundle =
+          facts.has_orbit && SnapStartUsedBundle(host, port, fetched);
     }
-    const bool same_leaf =
-        !ssl.cert_verify.verified_chain_der.empty() &&
-        !fetched.bundle.chain.empty() &&
-        ssl.cert_verify.verified_chain_der[0] == fetched.bundle.chain[0];
-    const bool prevalidated_answer =
-        ssl.cert_verify.revocation_source == RevocationSource::kPrevalidated;
-    trace.used = same_leaf && (prevalidated_answer || snap_from_bundle ||
-                               !record->prevalidated);
-    if (!trace.used) {
-      trace.not_used_because =
-          ssl.resumed  ? "the session was resumed"
-          : !same_leaf ? "the server's chain differs from the bundle's"
-                       : "the verification did not use the bundle";
-    }
+    AnnotateCertBundle(
+        facts,
+        [&](CertVerifyResult* result) {
+          CertVerifyParams params;
+          params.chain_der = fetched.bundle.chain;
+          params.hostname = host;
+          params.now = absl::Now();
+          return context_->session_verifier_ &&
+                 context_->session_verifier_->LookupPrevalidated(params,
+                                                                 result);
+        },
+        timing);
   }
 
   // SnapStartUsedBundle: the Snap Start information for host:port predicts
