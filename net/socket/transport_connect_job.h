@@ -6,7 +6,8 @@
 //
 // Owned by its user; destroying it cancels the lookup or the connect. The
 // resolver and factory (and the clock of Options) are not owned and must
-// outlive it. Network-thread affine.
+// outlive it; the resolver may be null when Options::resolved is given.
+// Network-thread affine.
 
 #ifndef NET_SOCKET_TRANSPORT_CONNECT_JOB_H_
 #define NET_SOCKET_TRANSPORT_CONNECT_JOB_H_
