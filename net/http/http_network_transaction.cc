@@ -223,8 +223,8 @@ int HttpNetworkTransaction::DoInitConnection() {
                         request_.url.port());
     if (SpdySession* s =
             session_->spdy_session_pool()->FindAvailableSession(origin)) {
-      if (!spdy_no_pooling_ || s->origin() == origin)
-        return UseSpdySession(s, s->origin() == origin ? "reused" : "pooled");
+      if (!no_pooling_ || s->origin() == origin)
+        return UseSpdySession(s->GetWeakPtr());
     }
     if (!owns_spdy_connect_ && !session_->KnownNoSpdy(PoolKey())) {
       if (!session_->BeginSpdyConnect(PoolKey())) {
@@ -288,7 +288,7 @@ int HttpNetworkTransaction::DoConnect() {
     // first), the address that answered first.
     options.resolved = resolve_result_;
     options.first_address = address_index_;
-  } else if (SpdyAllowed() && !spdy_no_pooling_) {
+  } else if (SpdyAllowed() && !no_pooling_) {
     options.on_host_resolved = [this](const HostResolveResult& result) {
       return OnHostResolved(result);
     };
@@ -340,16 +340,7 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
     // The OnHostResolved hook found an open session for this request.
     connect_job_.reset();
     found_pooled_session_ = false;
-    SpdySession* s = pooled_session_.get();
-    pooled_session_ = WeakPtr<SpdySession>();
-    if (!s) {
-      return MaybeRetrySpdy(ERR_SPDY_SERVER_REFUSED_STREAM)
-                 ? OK
-                 : ERR_SPDY_SERVER_REFUSED_STREAM;
-    }
-    const Origin origin(request_.url.scheme(), request_.url.host(),
-                        request_.url.port());
-    return UseSpdySession(s, s->origin() == origin ? "reused" : "pooled");
+    return UseSpdySession(std::move(pooled_session_));
   }
   if (connect_job_->ssl_info()) OnHandshakeDone(result);
   if (result != OK) {
@@ -531,9 +522,10 @@ void HttpNetworkTransaction::StartOverOnANewConnection(bool reuse_addresses) {
 }
 
 bool HttpNetworkTransaction::MaybeRetry(int error) {
-  // The SPDY errors and the others are disjoint: a SPDY stream never runs
-  // on a reused idle connection, in early data or over Snap Start.
-  return MaybeRetrySpdy(error) || MaybeRetryOnNewConnection(error);
+  // The two are disjoint: the streams that retry on another stream (SPDY's)
+  // never run on a reused idle connection, in early data or over Snap
+  // Start.
+  return MaybeRetryOnAnotherStream(error) || MaybeRetryOnNewConnection(error);
 }
 
 void HttpNetworkTransaction::OnBodyDone(int result) {
@@ -706,47 +698,44 @@ SpdyHttpStream::Params HttpNetworkTransaction::SpdyStreamParams() {
   return params;
 }
 
-int HttpNetworkTransaction::UseSpdySession(SpdySession* session,
-                                           const char* how) {
-  timing_.spdy.session = how;
+int HttpNetworkTransaction::UseSpdySession(WeakPtr<SpdySession> session) {
+  const Origin origin(request_.url.scheme(), request_.url.host(),
+                      request_.url.port());
+  // A session gone already (never within one turn) refuses the stream,
+  // which the stream's retry rule sends to another session.
+  const bool pooled = session && session->origin() != origin;
+  timing_.spdy.session = pooled ? "pooled" : "reused";
   // A SPDY session's connection holds no slot of the HTTP/1.1 limit.
   socket_slot_.reset();
-  // No connection of its own: the session's.
-  timing_.socket_reused = true;
-  if (timing_.dns_source.empty()) timing_.dns_source = "reused";
-  if (const SSLInfo* info = session->socket()->GetSSLInfo())
-    timing_.ssl = *info;
-  IPEndPoint peer;
-  if (session->socket()->GetPeerAddress(&peer) == OK)
-    timing_.remote_address = peer.ToString();
-  // Pooled after a lookup: the (free) connection comes after it.
-  if (!timing_.dns_end.is_null()) {
-    timing_.connect_start = timing_.ssl_start = timing_.connect_end =
-        session_->clock()->NowTicks();
+  if (session) {
+    // No connection of its own: the session's.
+    timing_.socket_reused = true;
+    if (timing_.dns_source.empty()) timing_.dns_source = "reused";
+    if (const SSLInfo* info = session->socket()->GetSSLInfo())
+      timing_.ssl = *info;
+    IPEndPoint peer;
+    if (session->socket()->GetPeerAddress(&peer) == OK)
+      timing_.remote_address = peer.ToString();
+    // Pooled after a lookup: the (free) connection comes after it.
+    if (!timing_.dns_end.is_null()) {
+      timing_.connect_start = timing_.ssl_start = timing_.connect_end =
+          session_->clock()->NowTicks();
+    }
   }
-  stream_ = std::make_unique<SpdyHttpStream>(session->GetWeakPtr(),
-                                             SpdyStreamParams());
+  SpdyHttpStream::Params params = SpdyStreamParams();
+  params.pooled = pooled;
+  stream_ = std::make_unique<SpdyHttpStream>(std::move(session), params);
   next_state_ = STATE_INIT_STREAM;
   return OK;
 }
 
-bool HttpNetworkTransaction::MaybeRetrySpdy(int error) {
-  if (spdy_retries_ >= 3) return false;
-  const bool pooled = timing_.spdy.session == "pooled";
-  if ((error == ERR_SPDY_INVALID_CREDENTIALS ||
-       error == ERR_SPDY_CREDENTIAL_UNAVAILABLE) &&
-      pooled) {
-    // The server wants this origin on a connection of its own (or its OBC
-    // cannot be presented on the pooled one): a direct connection.
-    spdy_no_pooling_ = true;
-    timing_.spdy.retry = absl::StrCat(ErrorToShortString(error),
-                                      ": retried on a direct connection");
-  } else if (error == ERR_SPDY_SERVER_REFUSED_STREAM) {
-    timing_.spdy.retry = "refused stream (GOAWAY): retried on a new session";
-  } else {
+bool HttpNetworkTransaction::MaybeRetryOnAnotherStream(int error) {
+  if (!stream_ || stream_retries_ >= 3) return false;
+  bool avoid_pooling = false;
+  if (!stream_->ShouldRetryOnAnotherStream(error, &avoid_pooling))
     return false;
-  }
-  ++spdy_retries_;
+  if (avoid_pooling) no_pooling_ = true;
+  ++stream_retries_;
   stream_.reset();
   reused_socket_ = false;
   timing_.socket_reused = false;

@@ -116,16 +116,17 @@ class HttpNetworkTransaction {
   // SPDY: whether this request may use a SPDY session (https, spdy/3
   // offered, not after the server asked for a direct connection).
   bool SpdyAllowed() const;
-  // Takes the open |session| for this request ("reused" or "pooled") and
-  // goes on to its stream.
-  int UseSpdySession(SpdySession* session, const char* how);
+  // Takes the open |session| for this request (the origin's own: "reused",
+  // or another origin's: "pooled") and goes on to its stream.
+  int UseSpdySession(WeakPtr<SpdySession> session);
   SpdyHttpStream::Params SpdyStreamParams();
   // Ends this request's claim on making the origin's connection.
   void EndSpdyConnect();
-  // A stream failed before a response: retry (refused stream, or
-  // INVALID_CREDENTIALS on a direct connection). False if not.
-  bool MaybeRetrySpdy(int error);
-  // The stream failed before a response: MaybeRetrySpdy or
+  // The stream failed before a response and says the request may go again
+  // on another stream (HttpStream::ShouldRetryOnAnotherStream): starts over
+  // at INIT_CONNECTION, at most 3 times. False (nothing changed) if not.
+  bool MaybeRetryOnAnotherStream(int error);
+  // The stream failed before a response: MaybeRetryOnAnotherStream or
   // MaybeRetryOnNewConnection, whichever applies.
   bool MaybeRetry(int error);
   void OnIOComplete(int result);
@@ -198,10 +199,11 @@ class HttpNetworkTransaction {
   // This request is making the connection to this address ("ip:a:port"),
   // so requests for other origins that resolve to it wait to be pooled.
   std::string spdy_ip_key_;
-  // The server answered INVALID_CREDENTIALS on a pooled session: no
-  // pooling for this request any more.
-  bool spdy_no_pooling_ = false;
-  int spdy_retries_ = 0;
+  // A stream asked for a connection of the origin's own (INVALID_CREDENTIALS
+  // on a pooled SPDY session): no pooling for this request any more.
+  bool no_pooling_ = false;
+  // Retries on another stream (at most 3).
+  int stream_retries_ = 0;
   // The OBC for the request's origin (presented on the session), fetched
   // once across retries by the SpdyHttpStream.
   ClientCert client_cert_;

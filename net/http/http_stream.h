@@ -60,6 +60,15 @@ class HttpStream {
   virtual const SSLInfo* GetSSLInfo() const = 0;
   // Why the last call failed, for the fetch tool.
   virtual const std::string& error_detail() const = 0;
+
+  // After |error| ended the stream before its response: true if nothing of
+  // the request was processed and it may go again on another stream (a new
+  // or another session), saying why in the trace; with |*avoid_pooling|,
+  // only on a connection of the origin's own. HTTP/1.1 has no such errors
+  // (its connection-level retries are the transaction's).
+  virtual bool ShouldRetryOnAnotherStream(int error, bool* avoid_pooling) {
+    return false;
+  }
 };
 
 }  // namespace net

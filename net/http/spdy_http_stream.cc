@@ -239,6 +239,26 @@ std::unique_ptr<StreamSocket> SpdyHttpStream::ReleaseConnection(
   return nullptr;
 }
 
+bool SpdyHttpStream::ShouldRetryOnAnotherStream(int error,
+                                                bool* avoid_pooling) {
+  if ((error == ERR_SPDY_INVALID_CREDENTIALS ||
+       error == ERR_SPDY_CREDENTIAL_UNAVAILABLE) &&
+      params_.pooled) {
+    // The server wants this origin on a connection of its own (or its OBC
+    // cannot be presented on the pooled one): a direct connection.
+    *avoid_pooling = true;
+    params_.timing->spdy.retry = absl::StrCat(
+        ErrorToShortString(error), ": retried on a direct connection");
+    return true;
+  }
+  if (error == ERR_SPDY_SERVER_REFUSED_STREAM) {
+    params_.timing->spdy.retry =
+        "refused stream (GOAWAY): retried on a new session";
+    return true;
+  }
+  return false;
+}
+
 const SSLInfo* SpdyHttpStream::GetSSLInfo() const {
   if (session_) return session_->socket()->GetSSLInfo();
   return socket_ ? socket_->GetSSLInfo() : nullptr;

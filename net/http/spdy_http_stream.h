@@ -43,6 +43,8 @@ class SpdyHttpStream : public HttpStream {
     // Where the origin's certificate is kept across the request's retries
     // (fetched once; empty cert_der: none). Required.
     ClientCert* client_cert = nullptr;
+    // The session was made for another origin (IP pooling).
+    bool pooled = false;
   };
 
   // A stream of the open |session|.
@@ -70,6 +72,10 @@ class SpdyHttpStream : public HttpStream {
   std::unique_ptr<StreamSocket> ReleaseConnection(bool* reusable) override;
   const SSLInfo* GetSSLInfo() const override;
   const std::string& error_detail() const override { return error_detail_; }
+  // A refused stream (GOAWAY, or the session gone) goes to another session;
+  // INVALID_CREDENTIALS or an OBC that cannot be presented on a pooled
+  // session, to a direct connection.
+  bool ShouldRetryOnAnotherStream(int error, bool* avoid_pooling) override;
 
  private:
   Origin RequestOrigin() const;

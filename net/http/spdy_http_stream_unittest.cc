@@ -2,7 +2,8 @@
 // in-memory socket pair): the first stream of a new session (the session
 // goes into the pool), the SPDY request headers it sends, the SYN_REPLY read
 // as HTTP/1.1 headers, the trace's SPDY facts, a reset after a complete
-// body, a SYN_REPLY without a numeric :status, and a session that went away.
+// body, a SYN_REPLY without a numeric :status, a session that went away,
+// and which errors send the request to another stream.
 
 #include "net/http/spdy_http_stream.h"
 
@@ -190,6 +191,33 @@ TEST_F(SpdyHttpStreamTest, AStreamOfAnOpenSessionThatWentAwayIsRefused) {
   TestCompletionCallback cb;
   EXPECT_EQ(ERR_SPDY_SERVER_REFUSED_STREAM,
             cb.GetResult(stream.InitializeStream(&request_, cb.callback())));
+}
+
+TEST_F(SpdyHttpStreamTest, RetryRules) {
+  SpdyHttpStream::Params params = Params();
+  SpdyHttpStream direct(WeakPtr<SpdySession>(), params);
+  bool avoid_pooling = false;
+  // On the origin's own session the server's refusal of the credential is
+  // final.
+  EXPECT_FALSE(direct.ShouldRetryOnAnotherStream(ERR_SPDY_INVALID_CREDENTIALS,
+                                                 &avoid_pooling));
+  EXPECT_FALSE(direct.ShouldRetryOnAnotherStream(ERR_CONNECTION_RESET,
+                                                 &avoid_pooling));
+  EXPECT_EQ("", timing_.spdy.retry);
+  EXPECT_TRUE(direct.ShouldRetryOnAnotherStream(
+      ERR_SPDY_SERVER_REFUSED_STREAM, &avoid_pooling));
+  EXPECT_FALSE(avoid_pooling);
+  EXPECT_EQ("refused stream (GOAWAY): retried on a new session",
+            timing_.spdy.retry);
+
+  params.pooled = true;
+  SpdyHttpStream pooled(WeakPtr<SpdySession>(), params);
+  EXPECT_TRUE(pooled.ShouldRetryOnAnotherStream(
+      ERR_SPDY_CREDENTIAL_UNAVAILABLE, &avoid_pooling));
+  EXPECT_TRUE(avoid_pooling);
+  EXPECT_EQ(
+      "ERR_SPDY_CREDENTIAL_UNAVAILABLE: retried on a direct connection",
+      timing_.spdy.retry);
 }
 
 }  // namespace
