@@ -679,7 +679,9 @@ int HttpNetworkTransaction::OnHostResolved(const HostResolveResult& result) {
   if (spdy_ip_key_.empty() && !session_->KnownNoSpdy(ip_key)) {
     if (!session_->BeginSpdyConnect(ip_key)) {
       session_->WaitForSpdyConnect(ip_key, [weak = weak_factory_.GetWeakPtr()] {
-        if (weak && weak->connect_job_)
+        // The job that waits, if it still does (a timeout drops it).
+        if (weak && weak->connect_job_ &&
+            weak->connect_job_->phase() == ConnectJob::Phase::kHostResolved)
           weak->connect_job_->ResumeAfterHostResolved();
       });
       return ERR_IO_PENDING;
