@@ -26,7 +26,8 @@ std::string HttpBasicStream::BuildRequest(const HttpRequestInfo& request,
     absl::StrAppend(&out, "Host: ", request.url.HostHeader(), "\r\n");
   if (!request.HasExtraHeader("user-agent"))
     absl::StrAppend(&out, "User-Agent: netstack-fetch/0.1\r\n");
-  if (!request.HasExtraHeader("accept")) absl::StrAppend(&out, "Accept: */*\r\n");
+  if (!request.HasExtraHeader("accept"))
+    absl::StrAppend(&out, "Accept: */*\r\n");
   if (!request.HasExtraHeader("connection"))
     absl::StrAppend(&out, "Connection: keep-alive\r\n");
   for (const auto& [name, value] : request.extra_headers) {

@@ -94,7 +94,8 @@ TEST_F(HttpBasicStreamTest, ConnectionCloseIsNotReusable) {
   MockWrite writes[] = {
       MockWrite(SYNC,
                 "GET / HTTP/1.1\r\nUser-Agent: netstack-fetch/0.1\r\n"
-                "Accept: */*\r\nHost: other.test\r\nConnection: close\r\n\r\n")};
+                "Accept: */*\r\nHost: other.test\r\n"
+                "Connection: close\r\n\r\n")};
   MockRead reads[] = {MockRead(SYNC,
                                "HTTP/1.1 200 OK\r\nConnection: close\r\n"
                                "Content-Length: 2\r\n\r\nok")};

@@ -28,6 +28,10 @@ HttpNetworkTransaction::HttpNetworkTransaction(HttpNetworkSession* session)
 
 HttpNetworkTransaction::~HttpNetworkTransaction() {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  // The stream and the job first: they point into this transaction (the
+  // request, the trace, the OBC slot).
+  stream_.reset();
+  connect_job_.reset();
   // Whoever waits for this request's connection looks again.
   EndSpdyConnect();
 }

@@ -1,9 +1,9 @@
 // TlsTransaction: the client side of one load-generator transaction, shared
 // by the TLS load experiments in tools/experiments (obc_load, session_tps):
 // a new TCP connection and a TLS handshake with our own stack (an
-// SSLConnectJob through the default socket factory), one request written whole, and the response read until
-// the server closes the connection (the request should say
-// "Connection: close").
+// SSLConnectJob through the default socket factory), one request written
+// whole, and the response read until the server closes the connection (the
+// request should say "Connection: close").
 //
 // Who owns what: the caller owns the SSLClientContext (its session cache is
 // the simulated client's) and keeps it, the SSLConfig and the TlsTransaction
