@@ -20,9 +20,10 @@ class Preconnector::Job {
       : slot_(std::move(slot)),
         owner_(owner),
         key_(absl::StrCat("https://", host, ":", port)),
-        connect_(owner->session_->host_resolver(),
-                 owner->session_->socket_factory(),
-                 Params(owner->session_, std::move(host), port)) {}
+        connect_(std::make_unique<SSLConnectJob>(
+            owner->session_->host_resolver(),
+            owner->session_->socket_factory(),
+            Params(owner->session_, std::move(host), port))) {}
 
   const std::string& key() const { return key_; }
 
@@ -30,10 +31,13 @@ class Preconnector::Job {
     // The whole preconnect: the job's connect timeout bounds each TCP
     // attempt only.
     deadline_.Start(timeout, [this] {
+      // The handshake in flight goes now, while the session's TLS context
+      // it uses is alive (this job is destroyed from a task).
+      connect_.reset();
       socket_.reset();
       owner_->OnJobDone(this, ERR_TIMED_OUT);
     });
-    int rv = connect_.Connect([this](int rv) { OnConnected(rv); });
+    int rv = connect_->Connect([this](int rv) { OnConnected(rv); });
     if (rv != ERR_IO_PENDING) PostDone(rv);  // never inside Preconnect()
   }
 
@@ -67,7 +71,7 @@ class Preconnector::Job {
   }
 
   void OnConnected(int rv) {
-    if (rv == OK) socket_ = connect_.TakeSocket();
+    if (rv == OK) socket_ = connect_->TakeSocket();
     owner_->OnJobDone(this, rv);
   }
 
@@ -76,7 +80,7 @@ class Preconnector::Job {
   std::unique_ptr<HttpNetworkSession::SocketSlot> slot_;
   Preconnector* const owner_;
   const std::string key_;
-  SSLConnectJob connect_;
+  std::unique_ptr<SSLConnectJob> connect_;
   std::unique_ptr<StreamSocket> socket_;
   OneShotTimer deadline_;
   WeakPtrFactory<Job> weak_factory_{this};

@@ -21,9 +21,19 @@ namespace net {
 namespace {
 
 // Answers every name with |addresses|, or with |error|; synchronously, or
-// from a posted task with |async|.
+// from a posted task with |async| (destroying the request cancels it).
 class FakeResolver : public HostResolver {
  public:
+  class FakeRequest : public Request {
+   public:
+    explicit FakeRequest(std::shared_ptr<bool> alive)
+        : alive_(std::move(alive)) {}
+    ~FakeRequest() override { *alive_ = false; }
+
+   private:
+    std::shared_ptr<bool> alive_;
+  };
+
   std::vector<IPAddress> addresses = {IPAddress::IPv4Localhost()};
   int error = OK;
   bool async = false;
@@ -39,9 +49,11 @@ class FakeResolver : public HostResolver {
       return error;
     };
     if (!async) return answer();
+    auto alive = std::make_shared<bool>(true);
+    *out = std::make_unique<FakeRequest>(alive);
     EventLoop::Current()->PostTask(
-        [answer, callback = std::move(callback)]() mutable {
-          std::move(callback)(answer());
+        [answer, alive, callback = std::move(callback)]() mutable {
+          if (*alive) std::move(callback)(answer());
         });
     return ERR_IO_PENDING;
   }
