@@ -7,10 +7,10 @@
 #include "cert/cert_verifier.h"
 #include "net/base/check.h"
 #include "net/base/net_errors.h"
+#include "net/http/ssl_connect_job.h"
 #include "net/snap_start/snap_start_probe.h"
 #include "net/socket/transport_connect_job.h"
 #include "net/ssl/ssl_client_context.h"
-#include "net/ssl/ssl_client_socket.h"
 
 namespace net {
 namespace {
@@ -40,8 +40,9 @@ size_t ChainBytes(const std::vector<std::string>& chain) {
 
 }  // namespace
 
-// ProbeRequest: connect, SnapStartProbe; on failure connect again and run
-// the aborted BoringSSL handshake. A DoLoop over those steps.
+// ProbeRequest: connect, SnapStartProbe; on failure an SSLConnectJob (a new
+// connection) runs the aborted BoringSSL handshake. A DoLoop over those
+// steps.
 class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
  public:
   ProbeRequest(TruncatedBundleSource* source, std::string host, uint16_t port,
@@ -116,7 +117,7 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
       Finish(absl::UnavailableError(connect_job_->error_detail()));
       return rv;
     }
-    next_state_ = fallback_ ? STATE_ABORTED_HANDSHAKE : STATE_PROBE;
+    next_state_ = STATE_PROBE;
     return OK;
   }
 
@@ -134,8 +135,7 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
       probe_error_ =
           absl::StrCat(ErrorToShortString(rv), " ", probe_->error_detail());
       probe_.reset();
-      fallback_ = true;
-      next_state_ = STATE_CONNECT;
+      next_state_ = STATE_ABORTED_HANDSHAKE;
       return OK;
     }
     const SnapStartProbeResult& result = probe_->result();
@@ -149,17 +149,30 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
   }
 
   int DoAbortedHandshake() {
-    SSLConfig config;
-    config.session_resumption_enabled = false;
-    config.false_start_enabled = false;
-    tls_ = std::make_unique<SSLClientSocket>(connect_job_->TakeSocket(), host_,
-                                             port_, config, &capture_context_);
+    // A new connection, and a BoringSSL handshake through the factory whose
+    // verifier captures the chain and stops it.
+    SSLConnectJobParams params;
+    params.host = host_;
+    params.port = port_;
+    params.connect_timeout = source_->connect_timeout_;
+    params.ssl_config.session_resumption_enabled = false;
+    params.ssl_config.false_start_enabled = false;
+    params.ssl_context = &capture_context_;
+    tls_job_ = std::make_unique<SSLConnectJob>(
+        source_->resolver_, source_->factory_, std::move(params));
     next_state_ = STATE_ABORTED_HANDSHAKE_COMPLETE;
-    return tls_->Connect([this](int rv) { OnIOComplete(rv); });
+    return tls_job_->Connect([this](int rv) { OnIOComplete(rv); });
   }
 
   int DoAbortedHandshakeComplete(int rv) {
-    tls_.reset();
+    const bool handshake_ran =
+        tls_job_->phase() == ConnectJob::Phase::kSSLHandshake ||
+        tls_job_->phase() == ConnectJob::Phase::kDone;
+    if (!handshake_ran) {
+      Finish(absl::UnavailableError(tls_job_->error_detail()));
+      return rv;
+    }
+    tls_job_.reset();
     if (capture_.chain().empty()) {
       Finish(absl::UnavailableError(
           absl::StrCat("truncated handshake with ", host_, ":", port_,
@@ -206,13 +219,12 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
   const uint16_t port_;
   Callback callback_;
   State next_state_ = STATE_NONE;
-  bool fallback_ = false;
   std::string probe_error_;
   std::unique_ptr<TransportConnectJob> connect_job_;
   std::unique_ptr<SnapStartProbe> probe_;
   ChainCapture capture_;
   SSLClientContext capture_context_;
-  std::unique_ptr<SSLClientSocket> tls_;
+  std::unique_ptr<SSLConnectJob> tls_job_;
   WeakPtrFactory<ProbeRequest> weak_factory_{this};
 };
 

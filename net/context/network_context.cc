@@ -17,12 +17,13 @@
 #include "net/base/worker_pool.h"
 #include "net/cert_net/http_url_fetcher.h"
 #include "net/context/preconnector.h"
+#include "net/context/prevalidate_job.h"
 #include "net/http/default_client_socket_factory.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/transport_connect_job.h"
 #include "net/ssl/ssl_client_context.h"
-#include "net/ssl/ssl_client_socket.h"
+#include "net/timing/cert_bundle_annotation.h"
 #include "net/timing/load_timing.h"
 #include "prefetch/cert_prefetcher.h"
 #include "prefetch/dns_bundle_source.h"
@@ -50,147 +51,20 @@ class NetworkContext::ConnectJob : public NetworkContext::Request {
   TransportConnectJob job_;
 };
 
-namespace {
-
-// Records the server's chain without judging it: the probe handshake only
-// learns what the prevalidator should check.
-class ChainRecorder : public CertVerifier {
+// PrevalidateRequest: a PrevalidateJob the embedder can cancel.
+class NetworkContext::PrevalidateRequest : public NetworkContext::Request {
  public:
-  int Verify(const CertVerifyParams& params, CertVerifyResult* result,
-             CompletionOnceCallback, std::unique_ptr<Request>*) override {
-    chain_ = params.chain_der;
-    result->error = OK;
-    return OK;
-  }
-  const std::vector<std::string>& chain() const { return chain_; }
-
- private:
-  std::vector<std::string> chain_;
-};
-
-}  // namespace
-
-// PrevalidateJob: connect, a TLS handshake that records the chain, then the
-// prevalidator. A DoLoop over those steps.
-class NetworkContext::PrevalidateJob : public NetworkContext::Request {
- public:
-  PrevalidateJob(NetworkContext* context, std::string host, uint16_t port,
-                 std::string* error_detail)
-      : context_(context),
-        host_(std::move(host)),
-        port_(port),
-        error_detail_(error_detail),
-        probe_context_(&recorder_),
-        connect_job_(context, host_, port) {}
-
+  PrevalidateRequest(NetworkContext* context, std::string host, uint16_t port,
+                     std::string* error_detail)
+      : job_(context->host_resolver(), context->socket_factory(),
+             context->prevalidator(), std::move(host), port,
+             context->params().session.connect_timeout, error_detail) {}
   int Start(CompletionOnceCallback callback) {
-    next_state_ = STATE_CONNECT;
-    int rv = DoLoop(OK);
-    if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
-    return rv;
+    return job_.Start(std::move(callback));
   }
 
  private:
-  enum State {
-    STATE_NONE,
-    STATE_CONNECT,
-    STATE_CONNECT_COMPLETE,
-    STATE_HANDSHAKE,
-    STATE_HANDSHAKE_COMPLETE,
-    STATE_PREVALIDATE,
-    STATE_PREVALIDATE_COMPLETE,
-  };
-
-  int DoLoop(int rv) {
-    do {
-      State state = next_state_;
-      next_state_ = STATE_NONE;
-      switch (state) {
-        case STATE_CONNECT:
-          next_state_ = STATE_CONNECT_COMPLETE;
-          rv = connect_job_.Start([this](int rv) { OnIOComplete(rv); });
-          break;
-        case STATE_CONNECT_COMPLETE:
-          rv = DoConnectComplete(rv);
-          break;
-        case STATE_HANDSHAKE:
-          next_state_ = STATE_HANDSHAKE_COMPLETE;
-          rv = socket_->Connect([this](int rv) { OnIOComplete(rv); });
-          break;
-        case STATE_HANDSHAKE_COMPLETE:
-          rv = DoHandshakeComplete(rv);
-          break;
-        case STATE_PREVALIDATE:
-          next_state_ = STATE_PREVALIDATE_COMPLETE;
-          context_->prevalidator()->Prevalidate(
-              recorder_.chain(), host_,
-              [weak = weak_factory_.GetWeakPtr()](int rv) {
-                if (weak) weak->OnIOComplete(rv);
-              });
-          rv = ERR_IO_PENDING;
-          break;
-        case STATE_PREVALIDATE_COMPLETE:
-          if (rv != OK)
-            SetDetail(absl::StrCat("prevalidating ", host_,
-                                   "'s chain: ", ErrorToShortString(rv)));
-          break;
-        default:
-          NET_NOTREACHED();
-          SetDetail("PrevalidateJob: bad state");
-          return ERR_UNEXPECTED;
-      }
-    } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
-    return rv;
-  }
-
-  int DoConnectComplete(int rv) {
-    if (rv != OK) {
-      SetDetail(connect_job_.error_detail());
-      return rv;
-    }
-    SSLConfig config;
-    config.session_resumption_enabled = false;
-    socket_ = std::make_unique<SSLClientSocket>(
-        connect_job_.TakeSocket(), host_, port_, config, &probe_context_);
-    next_state_ = STATE_HANDSHAKE;
-    return OK;
-  }
-
-  int DoHandshakeComplete(int rv) {
-    socket_.reset();
-    if (rv != OK || recorder_.chain().empty()) {
-      if (rv == OK) rv = ERR_SSL_PROTOCOL_ERROR;
-      SetDetail(absl::StrCat("probe handshake with ", host_, ": ",
-                             ErrorToShortString(rv)));
-      return rv;
-    }
-    next_state_ = STATE_PREVALIDATE;
-    return OK;
-  }
-
-  void OnIOComplete(int rv) {
-    rv = DoLoop(rv);
-    if (rv == ERR_IO_PENDING) return;
-    // The callback may destroy this job: run it from a local.
-    CompletionOnceCallback callback = std::move(callback_);
-    std::move(callback)(rv);
-  }
-
-  void SetDetail(const std::string& detail) {
-    if (error_detail_) *error_detail_ = detail;
-  }
-
-  NetworkContext* const context_;
-  const std::string host_;
-  const uint16_t port_;
-  std::string* const error_detail_;
-  ChainRecorder recorder_;
-  SSLClientContext probe_context_;
-  ConnectJob connect_job_;
-  std::unique_ptr<StreamSocket> socket_;
-  State next_state_ = STATE_NONE;
-  CompletionOnceCallback callback_;
-  WeakPtrFactory<PrevalidateJob> weak_factory_{this};
+  PrevalidateJob job_;
 };
 
 // Observer: the context's ear on the connection layer and the prefetchers.
@@ -233,63 +107,48 @@ class NetworkContext::Observer : public TlsHandshakeObserver,
   }
 
  private:
+  // The trace's cert_bundle facts: the prefetcher's record, the Snap
+  // Start state and the prevalidator's answer, to AnnotateCertBundle.
   void Annotate(const std::string& host, uint16_t port, LoadTiming* timing) {
     const CertPrefetcher* prefetcher = context_->cert_prefetcher();
     const PrefetchRecord* record =
         prefetcher ? prefetcher->Record(host, port) : nullptr;
     if (!record) return;
-    CertBundleTrace& trace = timing->cert_bundle;
-    trace = CertBundleTrace();  // a Snap Start attempt is reported twice
-    trace.present = true;
-    trace.rejected = record->rejected;
-    trace.started = record->started;
-    trace.received = record->bundle_received;
-    trace.ready = record->ready;
-    if (record->state != PrefetchRecord::State::kReady) {
-      trace.not_used_because = record->state == PrefetchRecord::State::kRunning
-                                   ? "the prefetch had not finished"
-                                   : "no usable bundle";
-      return;
-    }
+    PrefetchedBundleFacts facts;
+    facts.state = record->state == PrefetchRecord::State::kReady
+                      ? PrefetchedBundleFacts::State::kReady
+                  : record->state == PrefetchRecord::State::kRunning
+                      ? PrefetchedBundleFacts::State::kRunning
+                      : PrefetchedBundleFacts::State::kFailed;
+    facts.rejected = record->rejected;
+    facts.started = record->started;
+    facts.received = record->bundle_received;
+    facts.ready = record->ready;
     const FetchedBundle& fetched = record->fetched;
-    trace.source = BundleSourceTypeToString(fetched.source);
-    trace.via = fetched.via;
-    trace.bytes = static_cast<int64_t>(fetched.bytes);
-    trace.from_cache = record->from_cache;
-    trace.prevalidated = record->prevalidated;
-    trace.age = absl::Now() - record->fetched_at;
-    SSLInfo& ssl = timing->ssl;
-    const bool snap_from_bundle = ssl.snap_start == "accepted" &&
-                                  fetched.bundle.orbit.has_value() &&
-                                  SnapStartUsedBundle(host, port, fetched);
-    if (snap_from_bundle && ssl.cert_verify.verified_chain_der.empty()) {
-      // The Snap Start socket trusted the information because the
-      // prevalidator had verified the bundle's chain: that answer is this
-      // connection's verification (nothing of it on the critical path).
-      // A lookup only: without that answer nothing is verified here.
-      CertVerifyParams params;
-      params.chain_der = fetched.bundle.chain;
-      params.hostname = host;
-      params.now = absl::Now();
-      CertVerifyResult result;
-      if (context_->session_verifier_ &&
-          context_->session_verifier_->LookupPrevalidated(params, &result))
-        ssl.cert_verify = std::move(result);
+    if (facts.state == PrefetchedBundleFacts::State::kReady) {
+      facts.source = BundleSourceTypeToString(fetched.source);
+      facts.via = fetched.via;
+      facts.bytes = static_cast<int64_t>(fetched.bytes);
+      facts.from_cache = record->from_cache;
+      facts.prevalidated = record->prevalidated;
+      facts.fetched_at = record->fetched_at;
+      facts.chain_der = fetched.bundle.chain;
+      facts.has_orbit = fetched.bundle.orbit.has_value();
+      facts.snap_start_info_from_bundle =
+          facts.has_orbit && SnapStartUsedBundle(host, port, fetched);
     }
-    const bool same_leaf =
-        !ssl.cert_verify.verified_chain_der.empty() &&
-        !fetched.bundle.chain.empty() &&
-        ssl.cert_verify.verified_chain_der[0] == fetched.bundle.chain[0];
-    const bool prevalidated_answer =
-        ssl.cert_verify.revocation_source == RevocationSource::kPrevalidated;
-    trace.used = same_leaf && (prevalidated_answer || snap_from_bundle ||
-                               !record->prevalidated);
-    if (!trace.used) {
-      trace.not_used_because =
-          ssl.resumed  ? "the session was resumed"
-          : !same_leaf ? "the server's chain differs from the bundle's"
-                       : "the verification did not use the bundle";
-    }
+    AnnotateCertBundle(
+        facts,
+        [&](CertVerifyResult* result) {
+          CertVerifyParams params;
+          params.chain_der = fetched.bundle.chain;
+          params.hostname = host;
+          params.now = absl::Now();
+          return context_->session_verifier_ &&
+                 context_->session_verifier_->LookupPrevalidated(params,
+                                                                 result);
+        },
+        timing);
   }
 
   // SnapStartUsedBundle: the Snap Start information for host:port predicts
@@ -651,7 +510,8 @@ int NetworkContext::PrevalidateHost(const std::string& host, uint16_t port,
       *error_detail = "prevalidation needs trust anchors: " + trust_error_;
     return ERR_CERT_AUTHORITY_INVALID;
   }
-  auto job = std::make_unique<PrevalidateJob>(this, host, port, error_detail);
+  auto job =
+      std::make_unique<PrevalidateRequest>(this, host, port, error_detail);
   int rv = job->Start(std::move(callback));
   if (rv == ERR_IO_PENDING) *out_request = std::move(job);
   return rv;

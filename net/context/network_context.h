@@ -173,7 +173,7 @@ class NetworkContext {
   };
 
   // ConnectTransport resolves |host| and connects a transport socket to its
-  // first address through the context's socket factory, for probes that
+  // addresses in turn through the context's socket factory, for probes that
   // speak their own protocol on it. OK, a net error, or ERR_IO_PENDING.
   int ConnectTransport(const std::string& host, uint16_t port,
                        std::unique_ptr<StreamSocket>* out_socket,
@@ -235,7 +235,7 @@ class NetworkContext {
 
  private:
   class ConnectJob;
-  class PrevalidateJob;
+  class PrevalidateRequest;
   class Observer;
 
   explicit NetworkContext(NetworkContextParams params);

@@ -4,35 +4,40 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/base/event_loop.h"
-#include "net/socket/transport_connect_job.h"
+#include "net/http/ssl_connect_job.h"
 
 namespace net {
 
-// Job: resolve and connect, then the TLS handshake through the session's
-// factory, TLS context and config (so session caching, coalescing and OBCs
-// apply as for any connection of the session).
+// Job: an SSLConnectJob through the session's factory, TLS context and
+// config (so session caching, coalescing and OBCs apply as for any
+// connection of the session). Always BoringSSL: no Snap Start context (a
+// Snap Start attempt sends its first request with the ClientHello, and a
+// preconnect has none).
 class Preconnector::Job {
  public:
   Job(Preconnector* owner, std::string host, uint16_t port,
       std::unique_ptr<HttpNetworkSession::SocketSlot> slot)
       : slot_(std::move(slot)),
         owner_(owner),
-        host_(std::move(host)),
-        port_(port),
-        key_(absl::StrCat("https://", host_, ":", port_)),
-        connect_(owner->session_->host_resolver(),
-                 owner->session_->socket_factory(), host_, port_,
-                 owner->session_->params().connect_timeout) {}
+        key_(absl::StrCat("https://", host, ":", port)),
+        connect_(std::make_unique<SSLConnectJob>(
+            owner->session_->host_resolver(),
+            owner->session_->socket_factory(),
+            Params(owner->session_, std::move(host), port))) {}
 
   const std::string& key() const { return key_; }
 
   void Start(absl::Duration timeout) {
-    // The whole preconnect: TransportConnectJob bounds the connect only.
+    // The whole preconnect: the job's connect timeout bounds each TCP
+    // attempt only.
     deadline_.Start(timeout, [this] {
+      // The handshake in flight goes now, while the session's TLS context
+      // it uses is alive (this job is destroyed from a task).
+      connect_.reset();
       socket_.reset();
       owner_->OnJobDone(this, ERR_TIMED_OUT);
     });
-    int rv = connect_.Connect([this](int rv) { OnConnected(rv); });
+    int rv = connect_->Connect([this](int rv) { OnConnected(rv); });
     if (rv != ERR_IO_PENDING) PostDone(rv);  // never inside Preconnect()
   }
 
@@ -42,6 +47,22 @@ class Preconnector::Job {
   }
 
  private:
+  static SSLConnectJobParams Params(HttpNetworkSession* session,
+                                    std::string host, uint16_t port) {
+    SSLConnectJobParams params;
+    params.host = std::move(host);
+    params.port = port;
+    params.connect_timeout = session->params().connect_timeout;
+    // No early data: a preconnected socket carries no request, and one left
+    // in 0-RTT (handshake unfinished, the server's flight unread) would not
+    // be idle; nor may a later POST go out as early data on it.
+    params.ssl_config = session->params().ssl_config;
+    params.ssl_config.early_data_enabled = false;
+    params.ssl_context = session->ssl_client_context();
+    params.transport.clock = session->clock();
+    return params;
+  }
+
   void PostDone(int rv) {
     // The job may be gone by then (its deadline passed, or the owner died).
     EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr(), rv] {
@@ -50,26 +71,7 @@ class Preconnector::Job {
   }
 
   void OnConnected(int rv) {
-    if (rv != OK) return owner_->OnJobDone(this, rv);
-    if (socket_) return owner_->OnJobDone(this, OK);  // posted handshake end
-    HttpNetworkSession* session = owner_->session_;
-    // No early data: a preconnected socket carries no request, and one left
-    // in 0-RTT (handshake unfinished, the server's flight unread) would not
-    // be idle; nor may a later POST go out as early data on it.
-    SSLConfig ssl_config = session->params().ssl_config;
-    ssl_config.early_data_enabled = false;
-    socket_ = session->socket_factory()->CreateSSLClientSocket(
-        connect_.TakeSocket(), host_, port_, ssl_config,
-        session->ssl_client_context());
-    rv = socket_->Connect([this](int rv) { OnHandshake(rv); });
-    if (rv != ERR_IO_PENDING) {
-      if (rv != OK) socket_.reset();
-      PostDone(rv);
-    }
-  }
-
-  void OnHandshake(int rv) {
-    if (rv != OK) socket_.reset();
+    if (rv == OK) socket_ = connect_->TakeSocket();
     owner_->OnJobDone(this, rv);
   }
 
@@ -77,10 +79,8 @@ class Preconnector::Job {
   // connecting; freed if the preconnect fails.
   std::unique_ptr<HttpNetworkSession::SocketSlot> slot_;
   Preconnector* const owner_;
-  const std::string host_;
-  const uint16_t port_;
   const std::string key_;
-  TransportConnectJob connect_;
+  std::unique_ptr<SSLConnectJob> connect_;
   std::unique_ptr<StreamSocket> socket_;
   OneShotTimer deadline_;
   WeakPtrFactory<Job> weak_factory_{this};

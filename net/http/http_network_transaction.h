@@ -1,16 +1,24 @@
-// HttpNetworkTransaction: one HTTP request over HTTP/1.1, end to end.
+// HttpNetworkTransaction: one HTTP request, end to end: connect, then
+// stream.
 //
 // Start() runs the DoLoop
-//   INIT_CONNECTION -> RESOLVE_HOST -> CONNECT (each address in turn)
-//   -> SSL_CONNECT (https) -> SEND_REQUEST -> READ_HEADERS
+//   INIT_CONNECTION -> CONNECT -> INIT_STREAM -> SEND_REQUEST -> READ_HEADERS
 // and completes when the response headers are in; Read() then streams the
-// body. Every step stamps the LoadTiming. An idle keep-alive connection, if
-// the session has one for the origin, replaces resolve and connect. At
+// body. The connection comes from an idle keep-alive connection of the
+// origin, an open SPDY session (the origin's, or one it is IP-pooled onto),
+// or a ConnectJob (SSLConnectJob for https, TransportConnectJob for http:
+// resolve, each address in turn, TLS); its stamps go into the LoadTiming.
+// What the connection is (and the protocol its handshake chose) picks the
+// HttpStream — HttpBasicStream (HTTP/1.1) or SpdyHttpStream — and
+// everything after CONNECT goes through that interface alone. At
 // INIT_CONNECTION an HTTP/1.1 request takes one of its origin's connection
 // slots (HttpNetworkSession::RequestSocketSlot), or waits for one when the
-// origin already has max_sockets_per_group connections. With a
-// cookie jar in the session, the request carries its Cookie header (unless
-// the caller set one) and the response's Set-Cookie headers go into it.
+// origin already has max_sockets_per_group connections. With a cookie jar
+// in the session, the request carries its Cookie header (unless the caller
+// set one) and the response's Set-Cookie headers go into it. A failure
+// before the response may start the request over on a new connection
+// (a stale idle connection, a rejected Snap Start attempt or early data, a
+// refused SPDY stream, INVALID_CREDENTIALS on a pooled session).
 //
 // The session's request_timeout is a deadline for the whole request, body
 // included. It fires from a timer when the transaction waits, and Read()
@@ -36,22 +44,14 @@
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/http_network_session.h"
-#include "net/http/http_stream_parser.h"
+#include "net/http/http_request_info.h"
+#include "net/http/http_stream.h"
+#include "net/http/spdy_http_stream.h"
+#include "net/socket/connect_job.h"
 #include "net/spdy/spdy_session.h"
-#include "net/spdy/spdy_stream.h"
 #include "net/timing/load_timing.h"
 
 namespace net {
-
-struct HttpRequestInfo {
-  Url url;
-  std::string method = "GET";
-  // Extra request headers, sent after Host and before the defaults they
-  // replace (a Host or User-Agent here overrides ours).
-  std::vector<std::pair<std::string, std::string>> extra_headers;
-  // A request body (e.g. an OCSP POST); sent with Content-Length.
-  std::string upload_body;
-};
 
 class HttpNetworkTransaction {
  public:
@@ -82,62 +82,53 @@ class HttpNetworkTransaction {
   enum State {
     STATE_NONE,
     STATE_INIT_CONNECTION,
-    STATE_RESOLVE_HOST,
-    STATE_RESOLVE_HOST_COMPLETE,
     STATE_CONNECT,
     STATE_CONNECT_COMPLETE,
-    STATE_SSL_CONNECT,
-    STATE_SSL_CONNECT_COMPLETE,
+    STATE_INIT_STREAM,
+    STATE_INIT_STREAM_COMPLETE,
     STATE_SEND_REQUEST,
     STATE_SEND_REQUEST_COMPLETE,
     STATE_READ_HEADERS,
     STATE_READ_HEADERS_COMPLETE,
-    // SPDY (the session's SSLConfig offers spdy/3): the OBC to present on
-    // the session, then one stream.
-    STATE_SPDY_POOL_CHECK,
-    STATE_SPDY_GET_CERT,
-    STATE_SPDY_GET_CERT_COMPLETE,
-    STATE_SPDY_SEND_REQUEST,
-    STATE_SPDY_SEND_REQUEST_COMPLETE,
-    STATE_SPDY_READ_HEADERS,
-    STATE_SPDY_READ_HEADERS_COMPLETE,
   };
 
   int DoLoop(int result);
   int DoInitConnection();
-  int DoResolveHost();
-  int DoResolveHostComplete(int result);
   int DoConnect();
   int DoConnectComplete(int result);
-  int DoSslConnect();
-  int DoSslConnectComplete(int result);
+  // The TLS handshake of the connect job ended (|result|): its facts into
+  // the trace, the observer told.
+  void OnHandshakeDone(int result);
+  int DoInitStream();
+  int DoInitStreamComplete(int result);
   int DoSendRequest();
   int DoSendRequestComplete(int result);
   int DoReadHeaders();
   int DoReadHeadersComplete(int result);
-  int DoSpdyPoolCheck();
-  int DoSpdyGetCert();
-  int DoSpdyGetCertComplete(int result);
-  int DoSpdySendRequest();
-  int DoSpdySendRequestComplete(int result);
-  int DoSpdyReadHeaders();
-  int DoSpdyReadHeadersComplete(int result);
+  // The connect job's OnHostResolved hook (SPDY IP pooling): an open
+  // session to one of |result|'s addresses whose certificate covers the
+  // host carries the request (the job ends; DoConnectComplete takes the
+  // session), or, when another request is connecting to the first address,
+  // the job waits for it and looks again.
+  int OnHostResolved(const HostResolveResult& result);
+  // Copies what the connect job stamped into the trace.
+  void MergeConnectTiming();
   // SPDY: whether this request may use a SPDY session (https, spdy/3
   // offered, not after the server asked for a direct connection).
   bool SpdyAllowed() const;
-  // Takes |session| for this request ("new", "reused" or "pooled") and
-  // goes on to the stream.
-  int UseSpdySession(SpdySession* session, const char* how);
-  // The TLS handshake chose spdy/3: wraps socket_ in a session the pool
-  // owns.
-  int StartSpdySession();
+  // Takes the open |session| for this request (the origin's own: "reused",
+  // or another origin's: "pooled") and goes on to its stream.
+  int UseSpdySession(WeakPtr<SpdySession> session);
+  SpdyHttpStream::Params SpdyStreamParams();
   // Ends this request's claim on making the origin's connection.
   void EndSpdyConnect();
-  // A stream failed before a response: retry (refused stream, or
-  // INVALID_CREDENTIALS on a direct connection). False if not.
-  bool MaybeRetrySpdy(int error);
-  int ReadSpdyBody(std::shared_ptr<IOBuffer> buf, int len,
-                   CompletionOnceCallback callback);
+  // The stream failed before a response and says the request may go again
+  // on another stream (HttpStream::ShouldRetryOnAnotherStream): starts over
+  // at INIT_CONNECTION, at most 3 times. False (nothing changed) if not.
+  bool MaybeRetryOnAnotherStream(int error);
+  // The stream failed before a response: MaybeRetryOnAnotherStream or
+  // MaybeRetryOnNewConnection, whichever applies.
+  bool MaybeRetry(int error);
   void OnIOComplete(int result);
   // The request deadline passed (from its timer, or noticed by Read): drops
   // the work in flight, says in error_detail() what was going on (with
@@ -159,14 +150,13 @@ class HttpNetworkTransaction {
   // false (and changes nothing) otherwise.
   bool MaybeRetryOnNewConnection(int error);
   // Drops the connection and the parser and clears what the trace said of
-  // them, then goes on at |next| (connect, or resolve for a stale idle one).
-  void StartOverOnANewConnection(State next);
+  // them, then connects again: to the addresses already resolved with
+  // |reuse_addresses|, else after a new lookup (for a stale idle one).
+  void StartOverOnANewConnection(bool reuse_addresses);
   // The body is complete (|result| >= 0) or failed: stop the deadline, and
   // return a reusable connection to the idle pool.
   void OnBodyDone(int result);
   void Finish(int result);
-  bool HasExtraHeader(absl::string_view name) const;
-  std::string BuildRequest() const;
   // Stores the response's Set-Cookie headers in the session's jar.
   void SaveCookies();
   std::string PoolKey() const;
@@ -181,12 +171,20 @@ class HttpNetworkTransaction {
   std::string cookie_header_;
   std::vector<std::string> rejected_cookies_;
 
+  // The connection being made.
+  std::unique_ptr<ConnectJob> connect_job_;
+  // The addresses of the last lookup and the one connected to, for a retry
+  // on a new connection that needs no new lookup.
   HostResolveResult resolve_result_;
-  std::unique_ptr<HostResolver::Request> resolve_request_;
-  bool resolved_synchronously_ = false;
   size_t address_index_ = 0;
-  int last_connect_error_ = OK;
-  std::unique_ptr<StreamSocket> socket_;
+  bool reuse_addresses_ = false;
+  // The OnHostResolved hook found this session to pool onto.
+  WeakPtr<SpdySession> pooled_session_;
+  bool found_pooled_session_ = false;
+  // The request's stream: HttpBasicStream or SpdyHttpStream, chosen by how
+  // the connection was had (an idle one, an open SPDY session, or the
+  // protocol a new connection's handshake chose).
+  std::unique_ptr<HttpStream> stream_;
   // This request's slot under the session's per-group connection limit
   // (HTTP/1.1), held while it connects and uses socket_.
   std::unique_ptr<HttpNetworkSession::SocketSlot> socket_slot_;
@@ -195,25 +193,20 @@ class HttpNetworkTransaction {
   // attempt): its facts are read again, and the observer told again, once
   // the response headers are in.
   bool handshake_awaits_response_ = false;
-  std::unique_ptr<HttpStreamParser> parser_;
   // SPDY.
-  WeakPtr<SpdySession> spdy_session_;
-  std::unique_ptr<SpdyStream> spdy_stream_;
-  std::optional<HttpResponseHeaders> spdy_response_headers_;
-  bool spdy_body_done_ = false;
   // This request is making its origin's connection (others wait on it).
   bool owns_spdy_connect_ = false;
   // This request is making the connection to this address ("ip:a:port"),
   // so requests for other origins that resolve to it wait to be pooled.
   std::string spdy_ip_key_;
-  // The server answered INVALID_CREDENTIALS on a pooled session: no
-  // pooling for this request any more.
-  bool spdy_no_pooling_ = false;
-  int spdy_retries_ = 0;
-  // The OBC for the request's origin (presented on the session).
+  // A stream asked for a connection of the origin's own (INVALID_CREDENTIALS
+  // on a pooled SPDY session): no pooling for this request any more.
+  bool no_pooling_ = false;
+  // Retries on another stream (at most 3).
+  int stream_retries_ = 0;
+  // The OBC for the request's origin (presented on the session), fetched
+  // once across retries by the SpdyHttpStream.
   ClientCert client_cert_;
-  bool have_client_cert_ = false;
-  std::unique_ptr<ClientCertProvider::Request> cert_request_;
   OneShotTimer request_timer_;
   // When the request deadline passes, on the event loop's clock (that of
   // |request_timer_|); null for none.

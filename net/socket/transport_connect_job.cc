@@ -1,6 +1,9 @@
 #include "net/socket/transport_connect_job.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
+#include "net/base/check.h"
 
 namespace net {
 
@@ -8,11 +11,20 @@ TransportConnectJob::TransportConnectJob(HostResolver* resolver,
                                          ClientSocketFactory* factory,
                                          std::string host, uint16_t port,
                                          absl::Duration connect_timeout)
+    : TransportConnectJob(resolver, factory, std::move(host), port,
+                          connect_timeout, Options()) {}
+
+TransportConnectJob::TransportConnectJob(HostResolver* resolver,
+                                         ClientSocketFactory* factory,
+                                         std::string host, uint16_t port,
+                                         absl::Duration connect_timeout,
+                                         Options options)
     : resolver_(resolver),
       factory_(factory),
       host_(std::move(host)),
       port_(port),
-      connect_timeout_(connect_timeout) {}
+      connect_timeout_(connect_timeout),
+      options_(std::move(options)) {}
 
 TransportConnectJob::~TransportConnectJob() {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
@@ -20,48 +32,136 @@ TransportConnectJob::~TransportConnectJob() {
 
 int TransportConnectJob::Connect(CompletionOnceCallback callback) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
-  int rv = resolver_->Resolve(
-      host_, port_, &resolved_,
-      [this](int rv) {
-        rv = OnResolved(rv);
-        if (rv != ERR_IO_PENDING) RunCallback(rv);
-      },
-      &resolve_request_);
-  if (rv != ERR_IO_PENDING) rv = OnResolved(rv);
+  if (options_.resolved) {
+    resolved_ = *std::move(options_.resolved);
+    options_.resolved.reset();
+    address_index_ = options_.first_address;
+    next_state_ = STATE_CONNECT;
+  } else {
+    next_state_ = STATE_RESOLVE_HOST;
+  }
+  int rv = DoLoop(OK);
   if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
   return rv;
 }
 
-int TransportConnectJob::OnResolved(int rv) {
-  resolve_request_.reset();
-  if (rv == OK && resolved_.addresses.empty()) rv = ERR_NAME_NOT_RESOLVED;
-  if (rv != OK) {
-    error_detail_ = absl::StrCat(
-        "resolving ", host_, ": ",
-        resolved_.detail.empty() ? ErrorToShortString(rv) : resolved_.detail);
-    return rv;
-  }
-  socket_ = factory_->CreateTransportClientSocket(
-      IPEndPoint(resolved_.addresses[0], port_), connect_timeout_);
-  rv = socket_->Connect([this](int rv) {
-    if (rv != OK) rv = Fail(rv);
-    RunCallback(rv);
-  });
-  if (rv != OK && rv != ERR_IO_PENDING) return Fail(rv);
-  return rv;
+void TransportConnectJob::ResumeAfterHostResolved() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  NET_DCHECK(phase_ == Phase::kHostResolved);
+  next_state_ = STATE_HOST_RESOLVED;
+  OnIOComplete(OK);
 }
 
-void TransportConnectJob::RunCallback(int rv) {
+void TransportConnectJob::OnIOComplete(int result) {
+  int rv = DoLoop(result);
+  if (rv == ERR_IO_PENDING) return;
   // The callback may destroy this job: run it from a local.
   CompletionOnceCallback callback = std::move(callback_);
   std::move(callback)(rv);
 }
 
-int TransportConnectJob::Fail(int rv) {
-  error_detail_ = absl::StrCat("connecting to ", host_, ":", port_, ": ",
-                               ErrorToShortString(rv));
-  socket_.reset();
+int TransportConnectJob::DoLoop(int result) {
+  int rv = result;
+  do {
+    State state = next_state_;
+    next_state_ = STATE_NONE;
+    switch (state) {
+      case STATE_RESOLVE_HOST:
+        rv = DoResolveHost();
+        break;
+      case STATE_RESOLVE_HOST_COMPLETE:
+        rv = DoResolveHostComplete(rv);
+        break;
+      case STATE_HOST_RESOLVED:
+        rv = DoHostResolved();
+        break;
+      case STATE_CONNECT:
+        rv = DoConnect();
+        break;
+      case STATE_CONNECT_COMPLETE:
+        rv = DoConnectComplete(rv);
+        break;
+      default:
+        NET_NOTREACHED();
+        rv = ERR_UNEXPECTED;
+        break;
+    }
+  } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
+  if (rv == OK) phase_ = Phase::kDone;
   return rv;
+}
+
+int TransportConnectJob::DoResolveHost() {
+  phase_ = Phase::kResolveHost;
+  timing_.dns_start = options_.clock->NowTicks();
+  next_state_ = STATE_RESOLVE_HOST_COMPLETE;
+  int rv = resolver_->Resolve(
+      host_, port_, &resolved_,
+      [weak = weak_factory_.GetWeakPtr()](int rv) {
+        if (weak) weak->OnIOComplete(rv);
+      },
+      &resolve_request_);
+  resolved_synchronously_ = rv != ERR_IO_PENDING;
+  return rv;
+}
+
+int TransportConnectJob::DoResolveHostComplete(int result) {
+  resolve_request_.reset();
+  timing_.dns_end = resolved_synchronously_ ? timing_.dns_start
+                                            : options_.clock->NowTicks();
+  timing_.dns_source = resolved_.source;
+  if (result == OK && resolved_.addresses.empty())
+    result = ERR_NAME_NOT_RESOLVED;
+  if (result != OK) {
+    error_detail_ = absl::StrCat("resolving ", host_, ": ",
+                                 resolved_.detail.empty()
+                                     ? ErrorToShortString(result)
+                                     : resolved_.detail);
+    return result;
+  }
+  address_index_ = 0;
+  next_state_ = options_.on_host_resolved ? STATE_HOST_RESOLVED : STATE_CONNECT;
+  return OK;
+}
+
+int TransportConnectJob::DoHostResolved() {
+  phase_ = Phase::kHostResolved;
+  int rv = options_.on_host_resolved(resolved_);
+  if (rv == OK) next_state_ = STATE_CONNECT;
+  return rv;
+}
+
+int TransportConnectJob::DoConnect() {
+  phase_ = Phase::kTransportConnect;
+  if (timing_.connect_start.is_null())
+    timing_.connect_start = options_.clock->NowTicks();
+  const IPEndPoint endpoint(resolved_.addresses[address_index_], port_);
+  timing_.remote_address = endpoint.ToString();
+  socket_ = factory_->CreateTransportClientSocket(endpoint, connect_timeout_);
+  if (!socket_) {
+    error_detail_ = "the socket factory made no transport socket";
+    return ERR_UNEXPECTED;
+  }
+  next_state_ = STATE_CONNECT_COMPLETE;
+  return socket_->Connect([weak = weak_factory_.GetWeakPtr()](int rv) {
+    if (weak) weak->OnIOComplete(rv);
+  });
+}
+
+int TransportConnectJob::DoConnectComplete(int result) {
+  if (result == OK) {
+    timing_.connect_end = options_.clock->NowTicks();
+    return OK;
+  }
+  socket_.reset();
+  if (address_index_ + 1 < resolved_.addresses.size()) {
+    ++address_index_;  // Try the next address.
+    next_state_ = STATE_CONNECT;
+    return OK;
+  }
+  error_detail_ = absl::StrCat("connecting to ", host_, ":", port_, ": ",
+                               ErrorToShortString(result));
+  return result;
 }
 
 }  // namespace net

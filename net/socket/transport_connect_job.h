@@ -1,62 +1,119 @@
 // TransportConnectJob: resolve a host, then connect a transport socket to its
-// first address through a ClientSocketFactory — what probes and prefetch
-// jobs need before they speak their own protocol on a connection (Chromium's
-// TransportConnectJob, without the pool).
+// addresses in turn (the next one after a failed attempt) through a
+// ClientSocketFactory (Chromium's TransportConnectJob, without the pool).
+// What probes need before they speak their own protocol on a connection, and
+// the first half of every SSLConnectJob.
 //
 // Owned by its user; destroying it cancels the lookup or the connect. The
-// resolver and factory are not owned and must outlive it. Network-thread
-// affine.
+// resolver and factory (and the clock of Options) are not owned and must
+// outlive it; the resolver may be null when Options::resolved is given.
+// Network-thread affine.
 
 #ifndef NET_SOCKET_TRANSPORT_CONNECT_JOB_H_
 #define NET_SOCKET_TRANSPORT_CONNECT_JOB_H_
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "absl/functional/any_invocable.h"
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
 #include "net/base/net_errors.h"
 #include "net/base/thread_checker.h"
+#include "net/base/tick_clock.h"
 #include "net/socket/client_socket_factory.h"
+#include "net/socket/connect_job.h"
 #include "net/socket/stream_socket.h"
 
 namespace net {
 
-class TransportConnectJob {
+class TransportConnectJob : public ConnectJob {
  public:
+  // OnHostResolved runs once the lookup answered with addresses, before any
+  // connection is made (SPDY's IP pooling looks for an open session to one
+  // of them here). It returns OK to go on connecting; ERR_IO_PENDING to
+  // make the job wait until the owner calls ResumeAfterHostResolved() (or
+  // destroys the job); any other value ends the job with that result and no
+  // connection (the owner found another way, or gave up).
+  using OnHostResolvedCallback =
+      absl::AnyInvocable<int(const HostResolveResult&)>;
+
+  struct Options {
+    // The clock of the ConnectTiming stamps.
+    const TickClock* clock = DefaultTickClock::GetInstance();
+    // Addresses already resolved (a retry on a new connection after a
+    // lookup that already ran): no lookup, no hook; the first attempt goes
+    // to addresses[first_address].
+    std::optional<HostResolveResult> resolved;
+    size_t first_address = 0;
+    OnHostResolvedCallback on_host_resolved;
+  };
+
   TransportConnectJob(HostResolver* resolver, ClientSocketFactory* factory,
                       std::string host, uint16_t port,
                       absl::Duration connect_timeout);
-  ~TransportConnectJob();
+  TransportConnectJob(HostResolver* resolver, ClientSocketFactory* factory,
+                      std::string host, uint16_t port,
+                      absl::Duration connect_timeout, Options options);
+  ~TransportConnectJob() override;
   TransportConnectJob(const TransportConnectJob&) = delete;
   TransportConnectJob& operator=(const TransportConnectJob&) = delete;
 
-  // Connect returns OK, a net error, or ERR_IO_PENDING (then |callback|
-  // runs once, later). Call once.
-  int Connect(CompletionOnceCallback callback);
-
-  // TakeSocket hands over the connected socket (after OK).
-  std::unique_ptr<StreamSocket> TakeSocket() { return std::move(socket_); }
-  // Which step failed, and why.
-  const std::string& error_detail() const { return error_detail_; }
+  // ConnectJob:
+  int Connect(CompletionOnceCallback callback) override;
+  void ResumeAfterHostResolved() override;
+  std::unique_ptr<StreamSocket> TakeSocket() override {
+    return std::move(socket_);
+  }
+  Phase phase() const override { return phase_; }
+  ConnectTiming timing() const override { return timing_; }
+  const HostResolveResult& resolve_result() const override {
+    return resolved_;
+  }
+  size_t address_index() const override { return address_index_; }
+  // "resolving HOST: ..." or "connecting to HOST:PORT: ERR_..." (the last
+  // address's error).
+  const std::string& error_detail() const override { return error_detail_; }
+  const SSLInfo* ssl_info() const override { return nullptr; }
 
  private:
-  int OnResolved(int rv);
-  int Fail(int rv);
-  void RunCallback(int rv);
+  enum State {
+    STATE_NONE,
+    STATE_RESOLVE_HOST,
+    STATE_RESOLVE_HOST_COMPLETE,
+    STATE_HOST_RESOLVED,
+    STATE_CONNECT,
+    STATE_CONNECT_COMPLETE,
+  };
+
+  int DoLoop(int result);
+  int DoResolveHost();
+  int DoResolveHostComplete(int result);
+  int DoHostResolved();
+  int DoConnect();
+  int DoConnectComplete(int result);
+  void OnIOComplete(int result);
 
   HostResolver* const resolver_;
   ClientSocketFactory* const factory_;
   const std::string host_;
   const uint16_t port_;
   const absl::Duration connect_timeout_;
+  Options options_;
+  State next_state_ = STATE_NONE;
+  Phase phase_ = Phase::kNone;
+  ConnectTiming timing_;
   HostResolveResult resolved_;
+  bool resolved_synchronously_ = false;
   std::unique_ptr<HostResolver::Request> resolve_request_;
+  size_t address_index_ = 0;
   std::unique_ptr<StreamSocket> socket_;
   CompletionOnceCallback callback_;
   std::string error_detail_;
   ThreadChecker thread_checker_;
+  WeakPtrFactory<TransportConnectJob> weak_factory_{this};
 };
 
 }  // namespace net

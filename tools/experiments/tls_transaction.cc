@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "net/base/net_errors.h"
+#include "net/http/default_client_socket_factory.h"
 
 namespace net {
 
@@ -12,23 +13,32 @@ void TlsTransaction::Start(Params params, DoneCallback done) {
   params_ = std::move(params);
   done_ = std::move(done);
   outcome_ = Outcome();
-  tcp_ = std::make_unique<TCPClientSocket>(params_.server, absl::Seconds(5));
-  int rv = tcp_->Connect([this](int rv) { OnTcpConnect(rv); });
-  if (rv != ERR_IO_PENDING) OnTcpConnect(rv);
+  // The one connect path: an SSLConnectJob through the production socket
+  // factory, given the server's address (no lookup).
+  SSLConnectJobParams job_params;
+  job_params.host = params_.host;
+  job_params.port = params_.server.port();
+  job_params.connect_timeout = absl::Seconds(5);
+  job_params.ssl_config = *params_.config;
+  job_params.ssl_context = params_.context;
+  HostResolveResult resolved;
+  resolved.addresses = {params_.server.address()};
+  job_params.transport.resolved = std::move(resolved);
+  connect_job_ = std::make_unique<SSLConnectJob>(
+      /*resolver=*/nullptr, GetDefaultClientSocketFactory(),
+      std::move(job_params));
+  int rv = connect_job_->Connect([this](int rv) { OnConnect(rv); });
+  if (rv != ERR_IO_PENDING) OnConnect(rv);
 }
 
-void TlsTransaction::OnTcpConnect(int rv) {
-  if (rv != OK) return Done(rv, "tcp connect");
-  ssl_ = std::make_unique<SSLClientSocket>(std::move(tcp_), params_.host,
-                                           params_.server.port(),
-                                           *params_.config, params_.context);
-  rv = ssl_->Connect([this](int rv) { OnTlsConnect(rv); });
-  if (rv != ERR_IO_PENDING) OnTlsConnect(rv);
-}
-
-void TlsTransaction::OnTlsConnect(int rv) {
-  if (rv != OK) return Done(rv, "tls: " + ssl_->error_detail());
-  outcome_.resumed = ssl_->ssl_info().resumed;
+void TlsTransaction::OnConnect(int rv) {
+  if (rv != OK) {
+    if (connect_job_->phase() != ConnectJob::Phase::kSSLHandshake)
+      return Done(rv, "tcp connect");
+    return Done(rv, "tls: " + connect_job_->error_detail());
+  }
+  ssl_ = connect_job_->TakeSocket();
+  outcome_.resumed = connect_job_->ssl_info()->resumed;
   request_ = std::make_shared<DrainableIOBuffer>(params_.request());
   rv = ssl_->Write(request_, request_->BytesRemaining(),
                    [this](int rv) { OnWrite(rv); });

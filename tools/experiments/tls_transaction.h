@@ -1,9 +1,9 @@
 // TlsTransaction: the client side of one load-generator transaction, shared
 // by the TLS load experiments in tools/experiments (obc_load, session_tps):
-// a new TCP connection, a TLS handshake with our own stack (TCPClientSocket +
-// SSLClientSocket), one request written whole, and the response read until
-// the server closes the connection (the request should say
-// "Connection: close").
+// a new TCP connection and a TLS handshake with our own stack (an
+// SSLConnectJob through the default socket factory), one request written
+// whole, and the response read until the server closes the connection (the
+// request should say "Connection: close").
 //
 // Who owns what: the caller owns the SSLClientContext (its session cache is
 // the simulated client's) and keeps it, the SSLConfig and the TlsTransaction
@@ -20,9 +20,9 @@
 #include "absl/functional/any_invocable.h"
 #include "net/base/io_buffer.h"
 #include "net/base/ip_endpoint.h"
-#include "net/socket/tcp_client_socket.h"
+#include "net/http/ssl_connect_job.h"
+#include "net/socket/stream_socket.h"
 #include "net/ssl/ssl_client_context.h"
-#include "net/ssl/ssl_client_socket.h"
 
 namespace net {
 
@@ -64,8 +64,7 @@ class TlsTransaction {
   void Start(Params params, DoneCallback done);
 
  private:
-  void OnTcpConnect(int rv);
-  void OnTlsConnect(int rv);
+  void OnConnect(int rv);
   void OnWrite(int rv);
   void Read();
   void OnRead(int rv);
@@ -73,8 +72,8 @@ class TlsTransaction {
 
   Params params_;
   DoneCallback done_;
-  std::unique_ptr<TCPClientSocket> tcp_;
-  std::unique_ptr<SSLClientSocket> ssl_;
+  std::unique_ptr<SSLConnectJob> connect_job_;
+  std::unique_ptr<StreamSocket> ssl_;
   std::shared_ptr<DrainableIOBuffer> request_;
   std::shared_ptr<IOBuffer> read_buf_;
   Outcome outcome_;

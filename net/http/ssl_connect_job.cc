@@ -1,0 +1,143 @@
+#include "net/http/ssl_connect_job.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "net/base/check.h"
+#include "net/snap_start/snap_start_client_context.h"
+
+namespace net {
+
+SSLConnectJob::SSLConnectJob(HostResolver* resolver,
+                             ClientSocketFactory* factory,
+                             SSLConnectJobParams params)
+    : factory_(factory),
+      params_(std::move(params)),
+      clock_(params_.transport.clock),
+      transport_(resolver, factory, params_.host, params_.port,
+                 params_.connect_timeout, std::move(params_.transport)) {}
+
+SSLConnectJob::~SSLConnectJob() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+}
+
+ConnectJob::Phase SSLConnectJob::phase() const {
+  if (done_) return Phase::kDone;
+  if (in_handshake_) return Phase::kSSLHandshake;
+  return transport_.phase();
+}
+
+int SSLConnectJob::Connect(CompletionOnceCallback callback) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  next_state_ = STATE_TRANSPORT_CONNECT;
+  int rv = DoLoop(OK);
+  if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
+  return rv;
+}
+
+void SSLConnectJob::ResumeAfterHostResolved() {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  // The transport job answers through the callback Connect gave it.
+  transport_.ResumeAfterHostResolved();
+}
+
+void SSLConnectJob::OnIOComplete(int result) {
+  int rv = DoLoop(result);
+  if (rv == ERR_IO_PENDING) return;
+  // The callback may destroy this job: run it from a local.
+  CompletionOnceCallback callback = std::move(callback_);
+  std::move(callback)(rv);
+}
+
+int SSLConnectJob::DoLoop(int result) {
+  int rv = result;
+  do {
+    State state = next_state_;
+    next_state_ = STATE_NONE;
+    switch (state) {
+      case STATE_TRANSPORT_CONNECT:
+        rv = DoTransportConnect();
+        break;
+      case STATE_TRANSPORT_CONNECT_COMPLETE:
+        rv = DoTransportConnectComplete(rv);
+        break;
+      case STATE_SSL_CONNECT:
+        rv = DoSSLConnect();
+        break;
+      case STATE_SSL_CONNECT_COMPLETE:
+        rv = DoSSLConnectComplete(rv);
+        break;
+      default:
+        NET_NOTREACHED();
+        rv = ERR_UNEXPECTED;
+        break;
+    }
+  } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
+  return rv;
+}
+
+ConnectTiming SSLConnectJob::timing() const {
+  // The transport step's stamps, read live (the OnHostResolved hook reads
+  // them from inside it); its connect_end is the TCP connection's, not this
+  // job's.
+  ConnectTiming timing = transport_.timing();
+  timing.ssl_start = ssl_start_;
+  timing.connect_end = connect_end_;
+  return timing;
+}
+
+int SSLConnectJob::DoTransportConnect() {
+  next_state_ = STATE_TRANSPORT_CONNECT_COMPLETE;
+  return transport_.Connect([weak = weak_factory_.GetWeakPtr()](int rv) {
+    if (weak) weak->OnIOComplete(rv);
+  });
+}
+
+int SSLConnectJob::DoTransportConnectComplete(int result) {
+  if (result != OK) {
+    error_detail_ = transport_.error_detail();
+    return result;
+  }
+  next_state_ = STATE_SSL_CONNECT;
+  return OK;
+}
+
+int SSLConnectJob::DoSSLConnect() {
+  in_handshake_ = true;
+  ssl_start_ = clock_->NowTicks();
+  SnapStartClientContext* snap = params_.snap_start_context;
+  if (snap &&
+      (params_.snap_start_learn_in_handshake ||
+       snap->GetInfo(absl::StrCat(params_.host, ":", params_.port)))) {
+    used_snap_start_core_ = true;
+    socket_ = factory_->CreateSnapStartClientSocket(
+        transport_.TakeSocket(), params_.host, params_.port, snap);
+  } else {
+    socket_ = factory_->CreateSSLClientSocket(
+        transport_.TakeSocket(), params_.host, params_.port,
+        params_.ssl_config, params_.ssl_context);
+  }
+  if (!socket_) {
+    error_detail_ = "the socket factory made no TLS socket";
+    return ERR_UNEXPECTED;
+  }
+  next_state_ = STATE_SSL_CONNECT_COMPLETE;
+  return socket_->Connect([weak = weak_factory_.GetWeakPtr()](int rv) {
+    if (weak) weak->OnIOComplete(rv);
+  });
+}
+
+int SSLConnectJob::DoSSLConnectComplete(int result) {
+  const SSLInfo* info = socket_->GetSSLInfo();
+  ssl_info_ = info ? *info : SSLInfo();
+  if (result != OK) {
+    error_detail_ = socket_->error_detail();
+    socket_.reset();
+    return result;
+  }
+  connect_end_ = clock_->NowTicks();
+  done_ = true;
+  return OK;
+}
+
+}  // namespace net

@@ -1,0 +1,343 @@
+// SSLConnectJob over scripted sockets (MockClientSocketFactory: which TLS
+// socket it asks for, with what config, each address in turn, the
+// OnHostResolved hook, the phase that failed) and against a real TLS server
+// on loopback through the default socket factory.
+
+#include "net/http/ssl_connect_job.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "net/base/test_completion_callback.h"
+#include "net/http/default_client_socket_factory.h"
+#include "net/snap_start/snap_start_client_context.h"
+#include "net/socket/socket_test_util.h"
+#include "net/ssl/ssl_test_util.h"
+#include "net/ssl/tls_loopback_test_util.h"
+
+namespace net {
+namespace {
+
+// Answers every name with |addresses|, or with |error|; synchronously, or
+// from a posted task with |async| (destroying the request cancels it).
+class FakeResolver : public HostResolver {
+ public:
+  class FakeRequest : public Request {
+   public:
+    explicit FakeRequest(std::shared_ptr<bool> alive)
+        : alive_(std::move(alive)) {}
+    ~FakeRequest() override { *alive_ = false; }
+
+   private:
+    std::shared_ptr<bool> alive_;
+  };
+
+  std::vector<IPAddress> addresses = {IPAddress::IPv4Localhost()};
+  int error = OK;
+  bool async = false;
+  int calls = 0;
+  int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
+              CompletionOnceCallback callback,
+              std::unique_ptr<Request>* out) override {
+    ++calls;
+    auto answer = [this, result] {
+      result->source = "network";
+      result->addresses = addresses;
+      if (error != OK) result->detail = "scripted failure";
+      return error;
+    };
+    if (!async) return answer();
+    auto alive = std::make_shared<bool>(true);
+    *out = std::make_unique<FakeRequest>(alive);
+    EventLoop::Current()->PostTask(
+        [answer, alive, callback = std::move(callback)]() mutable {
+          if (*alive) std::move(callback)(answer());
+        });
+    return ERR_IO_PENDING;
+  }
+};
+
+class AcceptAllVerifier : public CertVerifier {
+ public:
+  int Verify(const CertVerifyParams&, CertVerifyResult* result,
+             CompletionOnceCallback, std::unique_ptr<Request>*) override {
+    result->error = OK;
+    return OK;
+  }
+};
+
+class SSLConnectJobTest : public ::testing::Test {
+ protected:
+  SSLConnectJobTest() : ssl_context_(&verifier_) {}
+
+  SSLConnectJobParams Params() {
+    SSLConnectJobParams params;
+    params.host = "www.example.test";
+    params.port = 443;
+    params.ssl_context = &ssl_context_;
+    return params;
+  }
+
+  EventLoop loop_;
+  FakeResolver resolver_;
+  AcceptAllVerifier verifier_;
+  SSLClientContext ssl_context_;
+  MockClientSocketFactory factory_;
+};
+
+TEST_F(SSLConnectJobTest, ResolvesConnectsAndHandshakesThroughTheFactory) {
+  resolver_.async = true;
+  StaticSocketDataProvider data({}, {});
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(ASYNC, OK);
+  ssl.ssl_info.version = "TLSv1.3";
+  factory_.AddTlsSocketProvider(&ssl);
+  SSLConnectJobParams params = Params();
+  params.ssl_config.early_data_enabled = true;
+  SSLConnectJob job(&resolver_, &factory_, std::move(params));
+
+  TestCompletionCallback cb;
+  EXPECT_EQ(ERR_IO_PENDING, job.Connect(cb.callback()));
+  EXPECT_EQ(ConnectJob::Phase::kResolveHost, job.phase());
+  EXPECT_EQ(OK, cb.WaitForResult());
+  EXPECT_EQ(ConnectJob::Phase::kDone, job.phase());
+  std::unique_ptr<StreamSocket> socket = job.TakeSocket();
+  ASSERT_TRUE(socket);
+  ASSERT_TRUE(job.ssl_info());
+  EXPECT_EQ("TLSv1.3", job.ssl_info()->version);
+  EXPECT_FALSE(job.used_snap_start_core());
+  ASSERT_EQ(1u, factory_.tls_sockets_requested().size());
+  EXPECT_EQ("ssl www.example.test:443", factory_.tls_sockets_requested()[0]);
+  ASSERT_EQ(1u, factory_.ssl_configs().size());
+  EXPECT_TRUE(factory_.ssl_configs()[0].early_data_enabled);
+
+  const ConnectTiming timing = job.timing();
+  EXPECT_FALSE(timing.dns_start.is_null());
+  EXPECT_LE(timing.dns_start, timing.dns_end);
+  EXPECT_EQ("network", timing.dns_source);
+  EXPECT_LE(timing.dns_end, timing.connect_start);
+  EXPECT_LE(timing.connect_start, timing.ssl_start);
+  EXPECT_LE(timing.ssl_start, timing.connect_end);
+  EXPECT_EQ("127.0.0.1:443", timing.remote_address);
+}
+
+TEST_F(SSLConnectJobTest, TriesEachAddressInTurn) {
+  resolver_.addresses = {*IPAddress::Parse("127.0.0.2"),
+                         *IPAddress::Parse("127.0.0.3")};
+  StaticSocketDataProvider refused({}, {});
+  refused.set_connect_data(MockConnect(ASYNC, ERR_CONNECTION_REFUSED));
+  factory_.AddSocketDataProvider(&refused);
+  StaticSocketDataProvider data({}, {});
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(SYNC, OK);
+  factory_.AddTlsSocketProvider(&ssl);
+  SSLConnectJob job(&resolver_, &factory_, Params());
+
+  TestCompletionCallback cb;
+  EXPECT_EQ(OK, cb.GetResult(job.Connect(cb.callback())));
+  EXPECT_EQ(2u, factory_.sockets_created());
+  EXPECT_EQ(1u, job.address_index());
+  EXPECT_EQ("127.0.0.3:443", job.timing().remote_address);
+  EXPECT_TRUE(job.TakeSocket());
+}
+
+TEST_F(SSLConnectJobTest, EveryAddressRefusedFailsInTheTransportPhase) {
+  StaticSocketDataProvider refused({}, {});
+  refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
+  factory_.AddSocketDataProvider(&refused);
+  SSLConnectJob job(&resolver_, &factory_, Params());
+
+  TestCompletionCallback cb;
+  EXPECT_EQ(ERR_CONNECTION_REFUSED, cb.GetResult(job.Connect(cb.callback())));
+  EXPECT_EQ(ConnectJob::Phase::kTransportConnect, job.phase());
+  EXPECT_EQ("connecting to www.example.test:443: ERR_CONNECTION_REFUSED",
+            job.error_detail());
+  EXPECT_EQ(nullptr, job.ssl_info());
+  EXPECT_TRUE(factory_.tls_sockets_requested().empty());
+}
+
+TEST_F(SSLConnectJobTest, LookupFailureFailsInTheResolvePhase) {
+  resolver_.error = ERR_NAME_NOT_RESOLVED;
+  resolver_.addresses.clear();
+  SSLConnectJob job(&resolver_, &factory_, Params());
+
+  TestCompletionCallback cb;
+  EXPECT_EQ(ERR_NAME_NOT_RESOLVED, cb.GetResult(job.Connect(cb.callback())));
+  EXPECT_EQ(ConnectJob::Phase::kResolveHost, job.phase());
+  EXPECT_EQ("resolving www.example.test: scripted failure",
+            job.error_detail());
+  EXPECT_EQ(0u, factory_.sockets_created());
+}
+
+TEST_F(SSLConnectJobTest, HandshakeFailureKeepsTheFactsAndTheSocketsDetail) {
+  StaticSocketDataProvider data({}, {});
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(ASYNC, ERR_SSL_PROTOCOL_ERROR);
+  ssl.error_detail = "scripted: bad record";
+  ssl.ssl_info.version = "TLSv1.2";
+  factory_.AddTlsSocketProvider(&ssl);
+  SSLConnectJob job(&resolver_, &factory_, Params());
+
+  TestCompletionCallback cb;
+  EXPECT_EQ(ERR_SSL_PROTOCOL_ERROR, cb.GetResult(job.Connect(cb.callback())));
+  EXPECT_EQ(ConnectJob::Phase::kSSLHandshake, job.phase());
+  EXPECT_EQ("scripted: bad record", job.error_detail());
+  ASSERT_TRUE(job.ssl_info());
+  EXPECT_EQ("TLSv1.2", job.ssl_info()->version);
+  EXPECT_FALSE(job.TakeSocket());
+  EXPECT_TRUE(job.timing().connect_end.is_null());
+  EXPECT_FALSE(job.timing().ssl_start.is_null());
+}
+
+TEST_F(SSLConnectJobTest, ServerTheSnapStartContextKnowsGetsTheSnapStartCore) {
+  auto snap = SnapStartClientContext::Create(&verifier_, {});
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  (*snap)->PutInfo("www.example.test:443", SnapStartInfo());
+  StaticSocketDataProvider known({}, {});
+  factory_.AddSocketDataProvider(&known);
+  StaticSocketDataProvider unknown({}, {});
+  factory_.AddSocketDataProvider(&unknown);
+  SSLSocketDataProvider ssl1(SYNC, OK);
+  factory_.AddTlsSocketProvider(&ssl1);
+  SSLSocketDataProvider ssl2(SYNC, OK);
+  factory_.AddTlsSocketProvider(&ssl2);
+
+  SSLConnectJobParams params = Params();
+  params.snap_start_context = snap->get();
+  SSLConnectJob job(&resolver_, &factory_, std::move(params));
+  TestCompletionCallback cb;
+  EXPECT_EQ(OK, cb.GetResult(job.Connect(cb.callback())));
+  EXPECT_TRUE(job.used_snap_start_core());
+
+  // Another port: no information, so BoringSSL.
+  SSLConnectJobParams other = Params();
+  other.port = 8443;
+  other.snap_start_context = snap->get();
+  SSLConnectJob job2(&resolver_, &factory_, std::move(other));
+  EXPECT_EQ(OK, cb.GetResult(job2.Connect(cb.callback())));
+  EXPECT_FALSE(job2.used_snap_start_core());
+  EXPECT_EQ((std::vector<std::string>{"snap_start www.example.test:443",
+                                      "ssl www.example.test:8443"}),
+            factory_.tls_sockets_requested());
+}
+
+TEST_F(SSLConnectJobTest, HookCanHoldTheJobAndLetItGoOn) {
+  StaticSocketDataProvider data({}, {});
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(SYNC, OK);
+  factory_.AddTlsSocketProvider(&ssl);
+  int hook_calls = 0;
+  std::unique_ptr<SSLConnectJob> job;
+  SSLConnectJobParams params = Params();
+  params.transport.on_host_resolved = [&](const HostResolveResult& result) {
+    EXPECT_EQ(1u, result.addresses.size());
+    // The lookup's stamps are readable from inside the hook.
+    EXPECT_FALSE(job->timing().dns_end.is_null());
+    if (++hook_calls == 1) {
+      EventLoop::Current()->PostTask([&] { job->ResumeAfterHostResolved(); });
+      return ERR_IO_PENDING;
+    }
+    return OK;
+  };
+  job = std::make_unique<SSLConnectJob>(&resolver_, &factory_,
+                                        std::move(params));
+  TestCompletionCallback cb;
+  EXPECT_EQ(ERR_IO_PENDING, job->Connect(cb.callback()));
+  EXPECT_EQ(ConnectJob::Phase::kHostResolved, job->phase());
+  EXPECT_EQ(0u, factory_.sockets_created());
+  EXPECT_EQ(OK, cb.WaitForResult());
+  EXPECT_EQ(2, hook_calls);
+  EXPECT_TRUE(job->TakeSocket());
+}
+
+TEST_F(SSLConnectJobTest, HookCanEndTheJobWithoutAConnection) {
+  SSLConnectJobParams params = Params();
+  params.transport.on_host_resolved = [](const HostResolveResult&) {
+    return ERR_ABORTED;
+  };
+  SSLConnectJob job(&resolver_, &factory_, std::move(params));
+  TestCompletionCallback cb;
+  EXPECT_EQ(ERR_ABORTED, cb.GetResult(job.Connect(cb.callback())));
+  EXPECT_EQ(0u, factory_.sockets_created());
+  EXPECT_EQ("", job.error_detail());
+}
+
+TEST_F(SSLConnectJobTest, GivenAddressesSkipTheLookupAndTheHook) {
+  StaticSocketDataProvider data({}, {});
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(SYNC, OK);
+  factory_.AddTlsSocketProvider(&ssl);
+  SSLConnectJobParams params = Params();
+  HostResolveResult resolved;
+  resolved.addresses = {*IPAddress::Parse("127.0.0.2"),
+                        *IPAddress::Parse("127.0.0.5")};
+  params.transport.resolved = resolved;
+  params.transport.first_address = 1;
+  params.transport.on_host_resolved = [](const HostResolveResult&) {
+    ADD_FAILURE() << "no hook without a lookup";
+    return OK;
+  };
+  SSLConnectJob job(&resolver_, &factory_, std::move(params));
+  TestCompletionCallback cb;
+  EXPECT_EQ(OK, cb.GetResult(job.Connect(cb.callback())));
+  EXPECT_EQ(0, resolver_.calls);
+  EXPECT_TRUE(job.timing().dns_start.is_null());
+  EXPECT_EQ("127.0.0.5:443", job.timing().remote_address);
+}
+
+TEST_F(SSLConnectJobTest, DestroyingTheJobCancelsIt) {
+  resolver_.async = true;
+  bool called = false;
+  {
+    SSLConnectJob job(&resolver_, &factory_, Params());
+    EXPECT_EQ(ERR_IO_PENDING, job.Connect([&](int) { called = true; }));
+  }
+  loop_.RunUntilIdle();
+  EXPECT_FALSE(called);
+  EXPECT_EQ(0u, factory_.sockets_created());
+}
+
+// A real handshake with a TLS server on loopback, through the production
+// factory: the socket the job hands over carries data.
+class SSLConnectJobLoopbackTest : public LoopbackTlsTest {};
+
+TEST_F(SSLConnectJobLoopbackTest, HandshakesWithARealServer) {
+  LoopbackTlsServer server(LoopbackServerConfig());
+  FakeResolver resolver;
+  SSLConnectJobParams params;
+  params.host = "www.example.test";
+  params.port = server.address().port();
+  params.ssl_context = context_.get();
+  SSLConnectJob job(&resolver, GetDefaultClientSocketFactory(),
+                    std::move(params));
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(job.Connect(cb.callback())));
+  ASSERT_TRUE(job.ssl_info());
+  EXPECT_FALSE(job.ssl_info()->version.empty());
+  std::unique_ptr<StreamSocket> socket = job.TakeSocket();
+  ASSERT_TRUE(socket);
+  EXPECT_EQ("hello over TLS", RoundTrip(socket.get(), "hello over TLS"));
+}
+
+TEST_F(SSLConnectJobLoopbackTest, UntrustedServerFailsTheHandshake) {
+  LoopbackTlsServer server(LoopbackServerConfig("untrusted_leaf_chain.pem",
+                                                "untrusted_leaf.key"));
+  FakeResolver resolver;
+  SSLConnectJobParams params;
+  params.host = "www.example.test";
+  params.port = server.address().port();
+  params.ssl_context = context_.get();
+  SSLConnectJob job(&resolver, GetDefaultClientSocketFactory(),
+                    std::move(params));
+  TestCompletionCallback cb;
+  EXPECT_EQ(ERR_CERT_AUTHORITY_INVALID,
+            cb.GetResult(job.Connect(cb.callback())));
+  EXPECT_EQ(ConnectJob::Phase::kSSLHandshake, job.phase());
+  EXPECT_FALSE(job.error_detail().empty());
+  EXPECT_FALSE(job.TakeSocket());
+}
+
+}  // namespace
+}  // namespace net
