@@ -278,7 +278,7 @@ def main(argv=None):
                 "ok": abs(med / rtt - expected) <= args.tolerance,
             })
 
-        print("handshake_rtt: RTT %g ms (netem; the TCP SYN round trip is emulated by fetch), "
+        print("handshake_rtt: RTT %g ms (netem), "
               "%d run(s) per configuration, fresh fetch process per measurement" % (
                   rtt, args.runs))
         print("times in ms relative to the request's startTime: median [min-max]")

@@ -159,19 +159,6 @@ def make_configs(args, info):
     if not info.get("ocsp"):
         raise ExperimentError("the world has no OCSP responder")
 
-    # The bundle listeners behind netem that are not origins (slow's well-known path, the slow
-    # CDN): fetch emulates the TCP SYN round trip only for the world's origins, so name them.
-    # (The packet world delays every SYN on the link itself: nothing to emulate.)
-    links = []
-    packet = (info.get("link") or {}).get("mode") == "packet"
-    wk = bundles["sources"]["well-known"]
-    if wk.get("rtt_ms") and not packet:
-        links += ["--emulate-connect-rtt", "%s:%d=%s" % (wk["address"], wk["port"],
-                                                         wk["rtt_ms"])]
-    for cdn in ((info.get("bundles") or {}).get("cdns") or {}).values():
-        if cdn.get("rtt_ms") and not packet:
-            links += ["--emulate-connect-rtt", "%s:%d=%s" % (cdn["address"], cdn["port"],
-                                                             cdn["rtt_ms"])]
     prefetch = ["--prefetch", "%s:%d" % (host, slow["port"])]
     base_prefetch = [] if args.dns_on_clock else ["--prefetch", host]
 
@@ -194,7 +181,7 @@ def make_configs(args, info):
         table[name] = (slow["url"], ["--snap-start", "--revocation", "soft",
                                      "--bundle-sources", source] + prefetch,
                        {"kind": "snap", "source": source, "prevalidated": True})
-    return [(n, table[n][0], table[n][1] + links, table[n][2]) for n in args.configs]
+    return [(n, table[n][0], table[n][1], table[n][2]) for n in args.configs]
 
 
 def check_trace(name, t, checks, dns_prefetched, shared_revocation=False):
@@ -400,7 +387,7 @@ def main(argv=None):
 
         rep = io.StringIO()
         rep.write("prefetch_latency: first visits (fresh profile, fresh fetch process), RTT %d "
-                  "ms to the origin (netem; TCP SYN emulated by fetch), OCSP %d ms, DNS %d ms; "
+                  "ms to the origin (netem), OCSP %d ms, DNS %d ms; "
                   "%d run(s) per configuration, interleaved\n" % (
                       args.rtt_ms, args.ocsp_rtt_ms, args.dns_rtt_ms, args.runs))
         rep.write("DNS of the origin: %s. Times in ms from the request's startTime: median "

@@ -37,7 +37,6 @@
 #include "prefetch/cert_prefetcher.h"
 #include "tools/fetch/exit_codes.h"
 #include "tools/fetch/fetch_options.h"
-#include "tools/netem/connect_delay_socket_factory.h"
 
 namespace net {
 namespace {
@@ -245,18 +244,6 @@ class FetchRunner {
         ParseCertCompressionList(options_.cert_compression);
     if (!cert_compression.ok()) return cert_compression.status();
     params.session.ssl_config.cert_compression = *cert_compression;
-    // The world's slowed origins: fetch emulates their SYN round trip.
-    socket_factory_ = std::make_unique<ConnectDelaySocketFactory>(
-        GetDefaultClientSocketFactory());
-    if (options_.emulate_connect_rtt) {
-      for (const WorldLink& link : options_.links) {
-        std::optional<IPAddress> ip = IPAddress::Parse(link.address);
-        if (ip)
-          socket_factory_->AddLink(IPEndPoint(*ip, link.port),
-                                   absl::Milliseconds(link.rtt_ms));
-      }
-    }
-    params.socket_factory = socket_factory_.get();
     std::optional<RevocationPolicy::Mode> mode =
         ParseRevocationMode(options_.revocation);
     if (!mode)
@@ -930,7 +917,6 @@ class FetchRunner {
   const FetchOptions options_;
   EventLoop loop_;
   std::vector<Url> urls_;
-  std::unique_ptr<ConnectDelaySocketFactory> socket_factory_;
   std::unique_ptr<NetworkContext> context_;
   PrefetchLog prefetch_log_;
   std::vector<Fetch> current_;

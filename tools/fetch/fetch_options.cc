@@ -76,9 +76,6 @@ Connection
                           limit. SPDY sessions do not count [6]
   --world FILE            use a tools/world world.json (trust anchors, DNS or resolve
                           entries, URL rewrites, bundle CDNs; URL optional)
-  --emulate-connect-rtt ADDR:PORT=MS  complete TCP connects to ADDR:PORT one emulated
-                          round trip late (the world sets this for origins behind netem)
-  --no-emulate-connect-rtt  ignore the world's emulated connect round trips
 
 DNS and prefetching
   --dns-server ADDR:PORT  resolve with c-ares through this server (repeatable)
@@ -249,18 +246,6 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
       world.dns_server = server->second.string_value();
   }
   world.default_url = string_field("default_url");
-  // In a packet-level world the kernel's SYN crosses the emulated link: no
-  // connect is delayed here.
-  bool packet_link = false;
-  auto link = fields.find("link");
-  if (link != fields.end() &&
-      link->second.kind_case() == google::protobuf::Value::kStructValue) {
-    auto mode = link->second.struct_value().fields().find("mode");
-    packet_link =
-        mode != link->second.struct_value().fields().end() &&
-        mode->second.kind_case() == google::protobuf::Value::kStringValue &&
-        mode->second.string_value() == "packet";
-  }
   auto cdns = fields.find("bundle_cdns");
   if (cdns != fields.end() &&
       cdns->second.kind_case() == google::protobuf::Value::kListValue) {
@@ -300,11 +285,6 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
       if (str("scheme") == "https" && !str("host").empty() && num("port") > 0)
         world.https_ports.emplace(str("host"),
                                   static_cast<uint16_t>(num("port")));
-      if (!packet_link && num("rtt_ms") > 0 && !str("address").empty() &&
-          num("port") > 0) {
-        world.links.push_back(WorldLink{
-            str("address"), static_cast<uint16_t>(num("port")), num("rtt_ms")});
-      }
     }
   }
   if (world.trust_anchors.empty())
@@ -488,19 +468,6 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       auto v = value();
       if (!v.ok()) return v.status();
       o.world_file = *v;
-    } else if (flag == "--emulate-connect-rtt") {
-      auto v = value();
-      if (!v.ok()) return v.status();
-      size_t eq = v->find('=');
-      double ms;
-      absl::StatusOr<IPEndPoint> ep = eq == std::string::npos
-                                          ? absl::InvalidArgumentError("")
-                                          : IPEndPoint::Parse(v->substr(0, eq));
-      if (!ep.ok() || !absl::SimpleAtod(v->substr(eq + 1), &ms) || ms < 0)
-        return FlagError(flag, "expected ADDR:PORT=MS");
-      o.links.push_back(WorldLink{ep->address().ToString(), ep->port(), ms});
-    } else if (flag == "--no-emulate-connect-rtt") {
-      o.emulate_connect_rtt = false;
     } else if (flag == "--dns-server") {
       auto v = value();
       if (!v.ok()) return v.status();
@@ -636,7 +603,6 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
     }
     if (o.urls.empty() && !world->default_url.empty())
       o.urls.push_back(world->default_url);
-    for (const WorldLink& link : world->links) o.links.push_back(link);
     if (o.bundle_cdns.empty()) o.bundle_cdns = world->bundle_cdns;
     for (const auto& [host, port] : world->https_ports)
       o.prefetch_ports.emplace(host, port);  // explicit ports win

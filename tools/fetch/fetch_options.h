@@ -17,12 +17,6 @@
 
 namespace net {
 
-struct WorldLink {
-  std::string address;
-  uint16_t port = 0;
-  double rtt_ms = 0;
-};
-
 struct FetchOptions {
   std::vector<std::string> urls;
   // -o FILE per URL, in order (a URL without one writes to stdout, or with
@@ -125,10 +119,6 @@ struct FetchOptions {
   // --snap-start-probe: a truncated handshake to each URL's server instead
   // of a fetch; prints what it learned as JSON.
   bool snap_start_probe = false;
-  // Emulated TCP handshake round trips, from the world file or
-  // --emulate-connect-rtt ADDR:PORT=MS.
-  std::vector<WorldLink> links;
-  bool emulate_connect_rtt = true;
   absl::Duration connect_timeout = absl::Seconds(10);
   absl::Duration max_time = absl::Seconds(60);
   // --max-filesize: the largest body accepted; -1 = no limit.
@@ -147,9 +137,6 @@ struct WorldFile {
   // URL prefixes embedded in certificates -> reachable ones (OCSP, CRL).
   std::map<std::string, std::string> url_rewrites;
   std::string dns_server;  // "addr:port", empty if the world has none
-  // Origins behind netem: fetch adds their SYN round trip (see
-  // tools/netem/connect_delay_socket_factory.h).
-  std::vector<WorldLink> links;
   std::vector<std::string> resolve;
   std::string default_url;
   // Certificate-bundle CDNs, and each https origin's host -> port.
