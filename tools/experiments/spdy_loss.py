@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""spdy_loss: "How Speedy is SPDY?" (Wang et al., NSDI 2014) reproduced on the packet-level
+link (issue 20 item 7): synthetic pages loaded over HTTP/1.1 with six connections per host and
+over SPDY/3 on one connection, across round-trip times, bandwidths and random loss.
+
+    bazel run -c opt //tools/experiments:spdy_loss -- [--runs 10] [--out DIR]
+        [--rtts-ms 20,100,200] [--rates-mbps 1,10] [--losses 0,0.005,0.01,0.02]
+        [--pages 64x100B,64x1KB,64x10KB,64x100KB,2x10KB,8x10KB,32x10KB,128x10KB]
+        [--queue droptail:100]
+
+The page: N objects of S bytes on one host (a.pages.example.test, the world PKI's wildcard
+certificate), all requested at once (`fetch -Z`), as a browser does once it has parsed the
+page. The server: one test server (`testserver --spdy`: SPDY/3 or HTTP/1.1 by ALPN, TLS 1.2)
+in this experiment's own network namespace. The client: a fresh fetch process per load, run
+behind `netem shell` with the cell's RTT, rate (each way) and loss (each way, independent),
+and a drop-tail queue; the kernel's own TCP (SYN, slow start, loss recovery). Each cell's runs
+are interleaved, the protocol order alternating. Page load time: the last responseEnd minus
+the first startTime (fetch's traces). Every load is checked: every object complete, SPDY on
+one session, HTTP/1.1 on at most six connections.
+
+Output (DIR): spdy_loss_runs.csv (every load), spdy_loss.csv (per cell: medians and the ratio
+SPDY / HTTP/1.1), spdy_loss.txt (the table and, per RTT, rate and page, the lowest loss at
+which SPDY's median is slower: the crossover), spdy_loss.svg (the ratio per cell).
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exp_common  # noqa: E402
+from exp_common import ExperimentError  # noqa: E402
+
+HOST = "a.pages.example.test"
+WILDCARD_DIR = "wildcard.example.test"  # tools/world/pki.py HOSTS["wildcard"]
+SERVER_PORT = 8443
+PROTOCOLS = {"http1": [], "spdy": ["--spdy"]}
+DEFAULT_PAGES = "64x100B,64x1KB,64x10KB,64x100KB,2x10KB,8x10KB,32x10KB,128x10KB"
+UNITS = {"B": 1, "KB": 1000, "MB": 1000 * 1000}
+
+
+def log(msg):
+    sys.stderr.write("spdy_loss: %s\n" % msg)
+    sys.stderr.flush()
+
+
+def parse_page(spec):
+    """'64x10KB' -> (64, 10000)."""
+    count, _, size = spec.partition("x")
+    for unit in ("KB", "MB", "B"):
+        if size.endswith(unit):
+            return int(count), int(float(size[:-len(unit)]) * UNITS[unit])
+    raise ValueError(spec)
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--out", default="tools/experiments/results/spdy_loss")
+    ap.add_argument("--rtts-ms", default="20,100,200")
+    ap.add_argument("--rates-mbps", default="1,10")
+    ap.add_argument("--losses", default="0,0.005,0.01,0.02")
+    ap.add_argument("--pages", default=DEFAULT_PAGES)
+    ap.add_argument("--queue", default="droptail:100",
+                    help="netem's queue each way (default droptail:100)")
+    ap.add_argument("--max-conns-per-host", type=int, default=6)
+    ap.add_argument("--pki", help="the //tools/world:pki launcher (default: next to --world)")
+    for b in ("fetch", "testserver", "netem", "world", "certbundle"):
+        ap.add_argument("--" + b, required=True)
+    args = ap.parse_args(argv)
+    try:
+        args.rtts_ms = [int(x) for x in args.rtts_ms.split(",")]
+        args.rates_mbps = [float(x) for x in args.rates_mbps.split(",")]
+        args.losses = [float(x) for x in args.losses.split(",")]
+        args.pages = [(p, parse_page(p)) for p in args.pages.split(",")]
+    except ValueError as e:
+        ap.error("bad list: %s" % e)
+    if args.runs < 1 or min(args.rtts_ms) < 0 or min(args.rates_mbps) <= 0 or \
+            not all(0 <= x < 1 for x in args.losses):
+        ap.error("--runs >= 1, RTTs >= 0, rates > 0, 0 <= loss < 1")
+    exp_common.check_executable(ap, args, ("fetch", "testserver", "netem"))
+    return args
+
+
+def build_pki(args, work):
+    """The world's PKI (tools/world/pki.py) for the wildcard leaf and the root."""
+    world_dir = os.path.dirname(os.path.realpath(args.world))
+    pki_py = os.path.join(world_dir, "pki.py")
+    if not os.path.isfile(pki_py):
+        pki_py = os.path.join(os.path.dirname(os.path.abspath(args.world)), "pki.py")
+    d = os.path.join(work, "pki")
+    r = subprocess.run([sys.executable, pki_py, "--dir", d, "--quiet"], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        raise ExperimentError("the PKI was not built: %s" % r.stdout)
+    leaf = os.path.join(d, WILDCARD_DIR)
+    return os.path.join(leaf, "chain.pem"), os.path.join(leaf, "key.pem"), \
+        os.path.join(d, "root.pem")
+
+
+def start_server(args, work, chain, key):
+    argv = [args.testserver, "--listen", "0.0.0.0:%d" % SERVER_PORT, "--cert-chain", chain,
+            "--key", key, "--spdy", "--tls-max", "1.2", "--quiet",
+            "--log", os.path.join(work, "testserver.log")]
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=open(os.path.join(work, "testserver.err"), "wb"))
+    for raw in proc.stdout:
+        if raw.decode(errors="replace").strip() == "ready":
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return proc
+    raise ExperimentError("the test server did not start (exit %s)" % proc.wait())
+
+
+def load(args, protocol, page, rtt, rate, loss, trust):
+    count, size = page
+    urls = ["https://%s:%d/size/%d?r=%d" % (HOST, SERVER_PORT, size, i) for i in range(count)]
+    tail = ["--trust-anchor", trust, "--tls-max", "1.2", "--revocation", "off",
+            "--max-time", "300", "-Z", "--max-conns-per-host", str(args.max_conns_per_host)]
+    tail += PROTOCOLS[protocol] + ["-o", os.devnull] * count + urls
+    link = ["--rtt-ms", str(rtt), "--rate-mbps", "%g" % rate, "--queue", args.queue]
+    if loss > 0:
+        link += ["--loss", "%g" % loss]
+    prefix = exp_common.netem_shell_prefix(args.netem, link, [HOST], SERVER_PORT)
+    traces, _, _, cmd = exp_common.run_fetch(args.fetch, tail, protocol, timeout=400,
+                                             prefix=prefix)
+    problems = []
+    if len(traces) != count or any(t.get("error") not in (None, "OK") for t in traces):
+        problems.append("%d traces for %d objects, errors %s" % (
+            len(traces), count, sorted(set(str(t.get("error")) for t in traces))))
+    if any(t.get("encodedBodySize") != size for t in traces):
+        problems.append("incomplete bodies")
+    sessions = {(t.get("spdy") or {}).get("sessionId") for t in traces if t.get("spdy")}
+    conns = sum(1 for t in traces if not t.get("socketReused") and not t.get("spdy", {}).get(
+        "pooled"))
+    if protocol == "spdy" and (len(sessions) != 1 or
+                               any(t.get("tls", {}).get("alpn") != "spdy/3" for t in traces)):
+        problems.append("SPDY on %d sessions" % len(sessions))
+    if protocol == "http1" and conns > args.max_conns_per_host:
+        problems.append("%d connections" % conns)
+    if problems:
+        raise ExperimentError("%s: %s\n  command: %s" % (protocol, "; ".join(problems), cmd))
+    start = min(t["startTime"] for t in traces)
+    return max(t["startTime"] + t["responseEnd"] for t in traces) - start
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    exp_common.enter_private_namespace(log)
+    out = exp_common.out_dir(args.out)
+    os.makedirs(out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="spdy_loss-", dir=os.environ.get("TEST_TMPDIR") or None)
+    chain, key, trust = build_pki(args, work)
+    server = start_server(args, work, chain, key)
+    runs, cells = [], []
+    try:
+        n_cells = len(args.rtts_ms) * len(args.rates_mbps) * len(args.losses) * len(args.pages)
+        k = 0
+        for rtt in args.rtts_ms:
+            for rate in args.rates_mbps:
+                for loss in args.losses:
+                    for name, page in args.pages:
+                        k += 1
+                        plt = {p: [] for p in PROTOCOLS}
+                        for run in range(args.runs):
+                            order = list(PROTOCOLS) if run % 2 == 0 else list(PROTOCOLS)[::-1]
+                            for protocol in order:
+                                ms = load(args, protocol, page, rtt, rate, loss, trust)
+                                plt[protocol].append(ms)
+                                runs.append({"rtt_ms": rtt, "rate_mbps": rate, "loss": loss,
+                                             "page": name, "protocol": protocol, "run": run,
+                                             "page_load_ms": ms})
+                        cell = {"rtt_ms": rtt, "rate_mbps": rate, "loss": loss, "page": name,
+                                "runs": args.runs}
+                        for p in PROTOCOLS:
+                            cell[p + "_median_ms"] = statistics.median(plt[p])
+                            cell[p + "_min_ms"] = min(plt[p])
+                            cell[p + "_max_ms"] = max(plt[p])
+                        cell["spdy_over_http1"] = cell["spdy_median_ms"] / cell["http1_median_ms"]
+                        cells.append(cell)
+                        log("cell %d/%d: RTT %d ms, %g Mbit/s, loss %g, %s: HTTP/1.1 %.0f ms, "
+                            "SPDY %.0f ms (x%.2f)" % (k, n_cells, rtt, rate, loss, name,
+                                                     cell["http1_median_ms"],
+                                                     cell["spdy_median_ms"],
+                                                     cell["spdy_over_http1"]))
+    finally:
+        server.terminate()
+        server.wait()
+    write_outputs(args, out, runs, cells)
+    return 0
+
+
+def write_outputs(args, out, runs, cells):
+    exp_common.write_csv(os.path.join(out, "spdy_loss_runs.csv"),
+                         ["rtt_ms", "rate_mbps", "loss", "page", "protocol", "run",
+                          "page_load_ms"], runs)
+    cols = ["rtt_ms", "rate_mbps", "loss", "page", "runs", "http1_median_ms", "http1_min_ms",
+            "http1_max_ms", "spdy_median_ms", "spdy_min_ms", "spdy_max_ms", "spdy_over_http1"]
+    exp_common.write_csv(os.path.join(out, "spdy_loss.csv"), cols, cells)
+    lines = ["spdy_loss: page load time, HTTP/1.1 (%d connections per host) against SPDY/3 (one "
+             "connection), on netem shell's packet-level link (%s queue each way, independent "
+             "loss each way); TLS 1.2; %d run(s) per cell, interleaved; medians in ms" % (
+                 args.max_conns_per_host, args.queue, args.runs), ""]
+    table = [(c["rtt_ms"], "%g" % c["rate_mbps"], "%g%%" % (100 * c["loss"]), c["page"],
+              "%.0f" % c["http1_median_ms"], "%.0f" % c["spdy_median_ms"],
+              "%.2f" % c["spdy_over_http1"]) for c in cells]
+    import io
+    rep = io.StringIO()
+    exp_common.print_table(("RTT ms", "Mbit/s", "loss", "page", "HTTP/1.1", "SPDY",
+                            "SPDY/HTTP"), table, rep)
+    lines.append(rep.getvalue())
+    lines.append("Crossover (the lowest loss at which SPDY's median is slower than HTTP/1.1's; "
+                 "'-' = never in the range measured):")
+    for rtt in args.rtts_ms:
+        for rate in args.rates_mbps:
+            for name, _ in args.pages:
+                mine = sorted((c for c in cells if c["rtt_ms"] == rtt and
+                               c["rate_mbps"] == rate and c["page"] == name),
+                              key=lambda c: c["loss"])
+                worse = [c["loss"] for c in mine if c["spdy_over_http1"] > 1.0]
+                lines.append("  RTT %3d ms, %4g Mbit/s, %-9s %s" % (
+                    rtt, rate, name, "%g%%" % (100 * worse[0]) if worse else "-"))
+    wins = sum(1 for c in cells if c["spdy_over_http1"] < 1.0)
+    lines.append("")
+    lines.append("SPDY faster in %d of %d cells" % (wins, len(cells)))
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(out, "spdy_loss.txt"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+    bars = [{"label": "%dms %gM %g%% %s" % (c["rtt_ms"], c["rate_mbps"], 100 * c["loss"],
+                                          c["page"]),
+             "value": c["spdy_over_http1"],
+             "color": "#54a24b" if c["spdy_over_http1"] < 1 else "#e45756",
+             "annotation": "%.2f" % c["spdy_over_http1"]} for c in cells]
+    with open(os.path.join(out, "spdy_loss.svg"), "w") as f:
+        f.write(exp_common.bar_chart_svg(
+            "SPDY/3 page load time over HTTP/1.1's (below 1: SPDY faster)",
+            "median of %d runs per cell; netem shell, %s queue" % (args.runs, args.queue),
+            "SPDY / HTTP/1.1", bars, right_w=60))
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except ExperimentError as e:
+        log("error: %s" % e)
+        sys.exit(1)
