@@ -25,10 +25,9 @@ absl::StatusOr<DeliveryTrace> DeliveryTrace::Parse(absl::string_view text) {
     // An hour of trace at most per period: far beyond any recording, and
     // the nanosecond arithmetic stays well inside int64.
     if (!absl::SimpleAtoi(line, &ms) || ms < 0 || ms > 3'600'000) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("trace line ", line_number,
-                       ": want a millisecond timestamp (0 to 3600000), got '",
-                       line, "'"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "trace line ", line_number,
+          ": want a millisecond timestamp (0 to 3600000), got '", line, "'"));
     }
     if (ms < last_ms) {
       return absl::InvalidArgumentError(

@@ -27,8 +27,7 @@ std::string PipeStats::ToJson() const {
       packets_in, bytes_in, packets_out, bytes_out, drops_loss, drops_queue,
       drops_codel, drops_mtu, max_queue_packets, max_queue_bytes,
       QueueDelayQuantileMs(0.5), QueueDelayQuantileMs(0.9),
-      QueueDelayQuantileMs(0.99), QueueDelayQuantileMs(1.0),
-      queue_delays_seen);
+      QueueDelayQuantileMs(0.99), QueueDelayQuantileMs(1.0), queue_delays_seen);
 }
 
 LinkPipe::LinkPipe(PipeParams params, int64_t start_ns)
@@ -70,8 +69,7 @@ void LinkPipe::RecordQueueDelay(int64_t ns) {
     return;
   }
   // Reservoir sampling: every delay seen has the same chance to be kept.
-  std::uniform_int_distribution<uint64_t> pick(0,
-                                               stats_.queue_delays_seen - 1);
+  std::uniform_int_distribution<uint64_t> pick(0, stats_.queue_delays_seen - 1);
   uint64_t slot = pick(rng_);
   if (slot < PipeStats::kMaxSamples) stats_.queue_delay_sample_ns[slot] = ns;
 }
@@ -126,8 +124,8 @@ void LinkPipe::ServeLink(int64_t now_ns) {
       std::optional<Packet> p = queue_.Dequeue(start);
       if (!p) break;
       RecordQueueDelay(start - p->arrival_ns);
-      int64_t end = start + std::llround(p->data.size() * 8 * 1e9 /
-                                         params_.rate_bps);
+      int64_t end =
+          start + std::llround(p->data.size() * 8 * 1e9 / params_.rate_bps);
       link_free_ns_ = end;
       Propagate(std::move(p->data), end);
     }

@@ -246,9 +246,8 @@ TEST(DeliveryTraceTest, RejectsBadTraces) {
 }
 
 TEST(DeliveryTraceTest, ShippedTracesParse) {
-  for (const char* name :
-       {"tools/netem/traces/constant-12mbps.trace",
-        "tools/netem/traces/cellular-variable.trace"}) {
+  for (const char* name : {"tools/netem/traces/constant-12mbps.trace",
+                           "tools/netem/traces/cellular-variable.trace"}) {
     absl::StatusOr<DeliveryTrace> t = DeliveryTrace::Load(name);
     ASSERT_TRUE(t.ok()) << name << ": " << t.status();
     EXPECT_GT(t->mean_rate_bps(), 1e6) << name;
@@ -333,10 +332,9 @@ TEST(PipeStatsTest, JsonHasEveryField) {
   pipe.Enqueue(PacketOf(1500), 0);
   Drain(pipe, 100 * kMs);
   std::string json = pipe.stats().ToJson();
-  for (const char* key :
-       {"\"packets_in\": 2", "\"bytes_out\": 3000", "\"loss\": 0",
-        "\"codel\": 0", "\"mtu\": 0", "\"queue\": 0", "\"p99\": 1.000",
-        "\"max\": 1.000"}) {
+  for (const char* key : {"\"packets_in\": 2", "\"bytes_out\": 3000",
+                          "\"loss\": 0", "\"codel\": 0", "\"mtu\": 0",
+                          "\"queue\": 0", "\"p99\": 1.000", "\"max\": 1.000"}) {
     EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
   }
 }

@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
     absl::StatusOr<netem::ShellOptions> shell =
         netem::ParseShellCommandLine(argc, argv);
     if (!shell.ok()) {
-      std::fprintf(stderr, "netem shell: %s\nRun 'netem shell --help' for usage.\n",
+      std::fprintf(stderr,
+                   "netem shell: %s\nRun 'netem shell --help' for usage.\n",
                    std::string(shell.status().message()).c_str());
       return 2;
     }

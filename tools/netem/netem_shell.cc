@@ -91,7 +91,8 @@ std::string Run(const std::vector<std::string>& argv) {
     dup2(out[1], 1);
     dup2(out[1], 2);
     std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    for (const std::string& a : argv)
+      args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execv(args[0], args.data());
     _exit(127);
@@ -106,14 +107,13 @@ std::string Run(const std::vector<std::string>& argv) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
-  return absl::StrCat("'", absl::StrJoin(argv, " "), "' failed: ",
-                      output.empty() ? "no output" : output);
+  return absl::StrCat("'", absl::StrJoin(argv, " "),
+                      "' failed: ", output.empty() ? "no output" : output);
 }
 
 // Writes a sysctl of the calling thread's network namespace.
 std::string WriteSysctl(const std::string& key, const std::string& value) {
-  std::string path =
-      "/proc/sys/" + absl::StrReplaceAll(key, {{".", "/"}});
+  std::string path = "/proc/sys/" + absl::StrReplaceAll(key, {{".", "/"}});
   int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) {
     return absl::StrCat("cannot set ", key, ": ", std::strerror(errno));
@@ -122,8 +122,7 @@ std::string WriteSysctl(const std::string& key, const std::string& value) {
   int e = errno;
   close(fd);
   if (n != static_cast<ssize_t>(value.size())) {
-    return absl::StrCat("cannot set ", key, "=", value, ": ",
-                        std::strerror(e));
+    return absl::StrCat("cannot set ", key, "=", value, ": ", std::strerror(e));
   }
   return "";
 }
@@ -184,11 +183,11 @@ std::string ReadAll(int fd) {
 // parent, waits for its device, configures its side and runs the command.
 // Failures are written to |status_fd| (close-on-exec: it reads EOF when the
 // exec succeeds).
-[[noreturn]] void ChildMain(const ShellOptions& o, pid_t parent,
-                            int to_parent, int from_parent, int status_fd,
+[[noreturn]] void ChildMain(const ShellOptions& o, pid_t parent, int to_parent,
+                            int from_parent, int status_fd,
                             const sigset_t& old_mask, const std::string& ip,
-                            const std::string& address,
-                            const std::string& peer, int depth) {
+                            const std::string& address, const std::string& peer,
+                            int depth) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(1);
   auto fail = [&](const std::string& msg, int code) {
@@ -196,9 +195,9 @@ std::string ReadAll(int fd) {
     _exit(code);
   };
   if (unshare(CLONE_NEWNET) != 0) {
-    fail(absl::StrCat("cannot make a network namespace: ",
-                      std::strerror(errno)),
-         1);
+    fail(
+        absl::StrCat("cannot make a network namespace: ", std::strerror(errno)),
+        1);
   }
   if (!WriteAll(to_parent, "u")) _exit(1);
   close(to_parent);
@@ -213,8 +212,8 @@ std::string ReadAll(int fd) {
       {ip, "link", "set", device, "mtu", absl::StrCat(o.mtu), "up"},
       {ip, "addr", "add", address, "peer", peer, "dev", device},
   };
-  std::vector<std::string> route = {ip, "route", "add", "default", "via",
-                                    peer, "dev", device};
+  std::vector<std::string> route = {ip,    "route", "add", "default",
+                                    "via", peer,    "dev", device};
   if (o.initcwnd > 0) {
     route.push_back("initcwnd");
     route.push_back(absl::StrCat(o.initcwnd));
@@ -237,7 +236,8 @@ std::string ReadAll(int fd) {
   setenv("NETEM_DEPTH", absl::StrCat(depth).c_str(), 1);
   sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   std::vector<char*> args;
-  for (const std::string& a : o.command) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : o.command)
+    args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   execvp(args[0], args.data());
   fail(absl::StrCat("cannot run ", o.command[0], ": ", std::strerror(errno)),
@@ -348,8 +348,8 @@ int RunShell(const ShellOptions& o) {
   }
   const int pair = FreePair(depth);
   if (pair < 0) {
-    std::fprintf(stderr, "netem shell: no free address pair in 198.19.%d.0/24\n",
-                 depth);
+    std::fprintf(
+        stderr, "netem shell: no free address pair in 198.19.%d.0/24\n", depth);
     return 1;
   }
   const std::string peer = Ipv4(depth, 4 * pair + 1);
@@ -357,7 +357,8 @@ int RunShell(const ShellOptions& o) {
 
   sigset_t handled, old_mask;
   sigemptyset(&handled);
-  for (int s : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT}) sigaddset(&handled, s);
+  for (int s : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGQUIT})
+    sigaddset(&handled, s);
   sigprocmask(SIG_BLOCK, &handled, &old_mask);
   signal(SIGPIPE, SIG_IGN);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -378,8 +379,8 @@ int RunShell(const ShellOptions& o) {
     close(up[0]);
     close(down[1]);
     close(status[0]);
-    ChildMain(o, parent, up[1], down[0], status[1], old_mask, ip, address,
-              peer, depth);
+    ChildMain(o, parent, up[1], down[0], status[1], old_mask, ip, address, peer,
+              depth);
   }
   close(up[1]);
   close(down[0]);
@@ -418,7 +419,8 @@ int RunShell(const ShellOptions& o) {
   if (setns(inner_ns.fd, CLONE_NEWNET) != 0) {
     return fail(absl::StrCat("setns: ", std::strerror(errno)));
   }
-  absl::StatusOr<std::unique_ptr<TunDevice>> inner = TunDevice::Open("netem-in%d");
+  absl::StatusOr<std::unique_ptr<TunDevice>> inner =
+      TunDevice::Open("netem-in%d");
   if (setns(self_ns.fd, CLONE_NEWNET) != 0) {
     return fail(absl::StrCat("setns back: ", std::strerror(errno)));
   }

@@ -116,17 +116,17 @@ void PacketForwarder::Service() {
 
 std::string PacketForwarder::StatsJson() const {
   const Path& def = paths_.back();
-  std::string json = absl::StrCat("{\"uplink\": ", def.up->stats().ToJson(),
-                                  ", \"downlink\": ",
-                                  def.down->stats().ToJson(),
-                                  ", \"write_errors\": ", write_errors_);
+  std::string json =
+      absl::StrCat("{\"uplink\": ", def.up->stats().ToJson(),
+                   ", \"downlink\": ", def.down->stats().ToJson(),
+                   ", \"write_errors\": ", write_errors_);
   if (paths_.size() > 1) {
     absl::StrAppend(&json, ", \"paths\": [");
     for (size_t i = 0; i < paths_.size(); ++i) {
-      absl::StrAppend(&json, i ? ", " : "", "{\"path\": \"",
-                      paths_[i].params.name, "\", \"uplink\": ",
-                      paths_[i].up->stats().ToJson(), ", \"downlink\": ",
-                      paths_[i].down->stats().ToJson(), "}");
+      absl::StrAppend(
+          &json, i ? ", " : "", "{\"path\": \"", paths_[i].params.name,
+          "\", \"uplink\": ", paths_[i].up->stats().ToJson(),
+          ", \"downlink\": ", paths_[i].down->stats().ToJson(), "}");
     }
     absl::StrAppend(&json, "]");
   }

@@ -45,8 +45,8 @@ absl::StatusOr<QueueParams> QueueParams::Parse(absl::string_view s) {
       n.remove_suffix(1);
     }
     if (!absl::SimpleAtoi(n, &q.limit) || q.limit <= 0 ||
-        q.limit > (q.kind == Kind::kDropTailBytes ? kHardLimitBytes
-                                                  : 1'000'000)) {
+        q.limit >
+            (q.kind == Kind::kDropTailBytes ? kHardLimitBytes : 1'000'000)) {
       return bad("the limit must be a positive number");
     }
     if (q.kind == Kind::kDropTailBytes && q.limit < kMaxPacketBytes) {
@@ -64,9 +64,8 @@ absl::StatusOr<QueueParams> QueueParams::Parse(absl::string_view s) {
         !ParseMs(parts[1], &q.codel_interval_ns)) {
       return bad("target and interval are positive milliseconds");
     }
-    if (parts.size() == 3 &&
-        (!absl::SimpleAtoi(parts[2], &q.limit) || q.limit <= 0 ||
-         q.limit > 1'000'000)) {
+    if (parts.size() == 3 && (!absl::SimpleAtoi(parts[2], &q.limit) ||
+                              q.limit <= 0 || q.limit > 1'000'000)) {
       return bad("the limit must be a positive number of packets");
     }
     return q;

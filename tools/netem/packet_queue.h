@@ -29,7 +29,7 @@ struct QueueParams {
   // Drop-tail: the limit (packets or bytes). CoDel: a packet limit too (as
   // Linux's codel qdisc, 1000 by default) so memory stays bounded.
   int64_t limit = 0;
-  int64_t codel_target_ns = 5'000'000;     // RFC 8289's 5 ms
+  int64_t codel_target_ns = 5'000'000;      // RFC 8289's 5 ms
   int64_t codel_interval_ns = 100'000'000;  // and 100 ms
   // What unlimited means in memory: a queue never holds more than this many
   // bytes whatever the discipline (drops counted as queue drops).

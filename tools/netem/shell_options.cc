@@ -23,11 +23,10 @@ struct LinkSpec {
 absl::StatusOr<double> Number(absl::string_view flag, absl::string_view value,
                               double min, double max) {
   double v = 0;
-  if (!absl::SimpleAtod(value, &v) || !std::isfinite(v) || v < min ||
-      v > max) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", flag, " wants a number from ", min, " to ", max, ", got '",
-        value, "'"));
+  if (!absl::SimpleAtod(value, &v) || !std::isfinite(v) || v < min || v > max) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, " wants a number from ", min, " to ", max,
+                     ", got '", value, "'"));
   }
   return v;
 }
@@ -74,7 +73,8 @@ absl::Status ApplyLinkFlag(absl::string_view name, absl::string_view value,
       p->trace.reset();
     }
   } else if (dir_name == "trace" && dirs.size() == 1) {
-    absl::StatusOr<DeliveryTrace> trace = DeliveryTrace::Load(std::string(value));
+    absl::StatusOr<DeliveryTrace> trace =
+        DeliveryTrace::Load(std::string(value));
     if (!trace.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--", name, ": ", trace.status().message()));
@@ -111,9 +111,8 @@ absl::Status ApplyLinkFlag(absl::string_view name, absl::string_view value,
   } else if (name == "seed") {
     uint64_t seed = 0;
     if (!absl::SimpleAtoi(value, &seed)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--seed wants a non-negative integer, got '", value,
-                       "'"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--seed wants a non-negative integer, got '", value, "'"));
     }
     spec->up.seed = seed;
     // The two directions draw from different streams.
@@ -239,8 +238,7 @@ absl::StatusOr<ShellOptions> ParseShellCommandLine(int argc,
             absl::StrCat("--mtu wants 576 to 65535, got '", value, "'"));
       }
     } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown flag --", name));
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
     }
   }
   for (; i < argc; ++i) o.command.push_back(argv[i]);

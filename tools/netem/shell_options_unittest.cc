@@ -16,8 +16,8 @@ absl::StatusOr<ShellOptions> Parse(std::vector<std::string> args) {
 
 TEST(ShellOptionsTest, LinkFlagsApplyToBothDirections) {
   absl::StatusOr<ShellOptions> o =
-      Parse({"--rtt-ms", "100", "--rate-mbps=10", "--loss", "0.01",
-             "--queue", "droptail:100", "--", "curl", "-s", "x"});
+      Parse({"--rtt-ms", "100", "--rate-mbps=10", "--loss", "0.01", "--queue",
+             "droptail:100", "--", "curl", "-s", "x"});
   ASSERT_TRUE(o.ok()) << o.status();
   ASSERT_EQ(o->paths.size(), 1u);
   const PathParams& p = o->paths[0];
@@ -33,18 +33,17 @@ TEST(ShellOptionsTest, LinkFlagsApplyToBothDirections) {
 
 TEST(ShellOptionsTest, PerDirectionAndTraces) {
   absl::StatusOr<ShellOptions> o = Parse(
-      {"--uplink-delay-ms", "10", "--downlink-delay-ms", "30",
-       "--uplink-trace", "tools/netem/traces/constant-12mbps.trace",
-       "--downlink-trace", "tools/netem/traces/cellular-variable.trace",
-       "--loss-burst", "0.02,4", "--jitter-ms", "2", "--reorder", "true"});
+      {"--uplink-delay-ms", "10", "--downlink-delay-ms", "30", "--uplink-trace",
+       "tools/netem/traces/constant-12mbps.trace", "--downlink-trace",
+       "tools/netem/traces/cellular-variable.trace", "--loss-burst", "0.02,4",
+       "--jitter-ms", "2", "--reorder", "true"});
   ASSERT_TRUE(o.ok()) << o.status();
   const PathParams& p = o->paths[0];
   EXPECT_EQ(p.uplink.delay_ns, 10'000'000);
   EXPECT_EQ(p.downlink.delay_ns, 30'000'000);
   ASSERT_TRUE(p.uplink.trace.has_value());
   ASSERT_TRUE(p.downlink.trace.has_value());
-  EXPECT_NE(p.uplink.trace->opportunities(),
-            p.downlink.trace->opportunities());
+  EXPECT_NE(p.uplink.trace->opportunities(), p.downlink.trace->opportunities());
   EXPECT_EQ(p.uplink.loss.kind, LossParams::Kind::kGilbert);
   EXPECT_EQ(p.uplink.loss.mean_burst, 4);
   EXPECT_TRUE(p.downlink.reorder);

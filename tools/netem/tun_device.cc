@@ -35,9 +35,9 @@ absl::StatusOr<std::unique_ptr<TunDevice>> TunDevice::Open(
   if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
     int e = errno;
     close(fd);
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot create a TUN device: ", std::strerror(e),
-        e == EPERM ? " (needs root or CAP_NET_ADMIN)" : ""));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create a TUN device: ", std::strerror(e),
+                     e == EPERM ? " (needs root or CAP_NET_ADMIN)" : ""));
   }
   return std::unique_ptr<TunDevice>(
       new TunDevice(fd, std::string(ifr.ifr_name)));
