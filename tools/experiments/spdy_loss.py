@@ -182,6 +182,9 @@ def main(argv=None):
                             cell[p + "_max_ms"] = max(plt[p])
                         cell["spdy_over_http1"] = cell["spdy_median_ms"] / cell["http1_median_ms"]
                         cells.append(cell)
+                        # The outputs so far, after every cell: a long run stopped early
+                        # keeps what it measured.
+                        write_outputs(args, out, runs, cells, quiet=True)
                         log("cell %d/%d: RTT %d ms, %g Mbit/s, loss %g, %s: HTTP/1.1 %.0f ms, "
                             "SPDY %.0f ms (x%.2f)" % (k, n_cells, rtt, rate, loss, name,
                                                      cell["http1_median_ms"],
@@ -194,7 +197,7 @@ def main(argv=None):
     return 0
 
 
-def write_outputs(args, out, runs, cells):
+def write_outputs(args, out, runs, cells, quiet=False):
     exp_common.write_csv(os.path.join(out, "spdy_loss_runs.csv"),
                          ["rtt_ms", "rate_mbps", "loss", "page", "protocol", "run",
                           "page_load_ms"], runs)
@@ -230,7 +233,8 @@ def write_outputs(args, out, runs, cells):
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "spdy_loss.txt"), "w") as f:
         f.write(text)
-    sys.stdout.write(text)
+    if not quiet:
+        sys.stdout.write(text)
     bars = [{"label": "%dms %gM %g%% %s" % (c["rtt_ms"], c["rate_mbps"], 100 * c["loss"],
                                           c["page"]),
              "value": c["spdy_over_http1"],
