@@ -115,7 +115,9 @@ TEST(ShellOptionsTest, BadInputIsRefusedWithAReason) {
   for (size_t i = 1; i < bad.size(); ++i) {
     absl::StatusOr<ShellOptions> o = Parse(bad[i]);
     EXPECT_FALSE(o.ok()) << i;
-    if (!o.ok()) EXPECT_FALSE(o.status().message().empty());
+    if (!o.ok()) {
+      EXPECT_FALSE(o.status().message().empty());
+    }
   }
   // The first one is valid: after --, everything is the command.
   absl::StatusOr<ShellOptions> o = Parse(bad[0]);
