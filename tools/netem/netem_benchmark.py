@@ -53,7 +53,12 @@ gap = len(pkt) * 8 / (mbps * 1e6)
 end = time.monotonic() + seconds
 nxt = time.monotonic()
 while time.monotonic() < end:
-    s.sendto(pkt, (sys.argv[4], port))
+    try:
+        s.sendto(pkt, (sys.argv[4], port))
+    except OSError:
+        time.sleep(0.01)  # the link is not up yet
+        nxt = time.monotonic()
+        continue
     nxt += gap
     d = nxt - time.monotonic()
     if d > 0:
