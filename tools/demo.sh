@@ -47,7 +47,7 @@ echo "=== the same origin through a '"$rtt"' ms link (tools/netem), cold connect
 # Snap Start needs the server'"'"'s orbit: one untimed visit learns it into a profile.
 $fetch --world "$NETSTACK_WORLD" --no-world-dns --snap-start --profile "'"$dir"'/snap-profile" \
   -o /dev/null "$(url slow12)"
-printf "%-32s %10s %12s %8s\n" configuration connectEnd responseEnd RTTs
+printf "%-36s %10s %12s %8s\n" configuration connectEnd responseEnd RTTs
 for cfg in "plain http (the baseline)|slow_http|" \
            "tls1.2 full handshake|slow12|--tls-max 1.2 --no-false-start" \
            "tls1.2 False Start|slow12|--tls-max 1.2" \
@@ -60,7 +60,7 @@ for cfg in "plain http (the baseline)|slow_http|" \
   $fetch --world "$NETSTACK_WORLD" --no-world-dns $flags -o /dev/null --trace-json - "$(url $origin)" |
     tail -n 1 | python3 -c "import json,sys
 d=json.loads(sys.stdin.read()); r='"$rtt"'
-print(\"%-32s %10.1f %12.1f %8.2f\" % (sys.argv[1], d[\"connectEnd\"], d[\"responseEnd\"], d[\"responseEnd\"]/r))" "$name"
+print(\"%-36s %10.1f %12.1f %8.2f\" % (sys.argv[1], d[\"connectEnd\"], d[\"responseEnd\"], d[\"responseEnd\"]/r))" "$name"
 done
 mode=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"link\"][\"mode\"])" "$NETSTACK_WORLD")
 if [[ $mode == packet ]] && python3 tools/experiments/chromium.py --check >/dev/null 2>&1; then
@@ -77,7 +77,7 @@ for name, key in (("chromium plain http, 1st visit", "slow_http"), ("chromium tl
     runs = sorted((chromium.visit(w["origins"][key]["url"], host_rules=rules, nss_home=home)
                    for _ in range(3)), key=lambda e: e["responseEnd"])
     e = runs[1]
-    print("%-32s %10.1f %12.1f %8.2f" % (name, e["connectEnd"], e["responseEnd"], e["responseEnd"] / r))
+    print("%-36s %10.1f %12.1f %8.2f" % (name, e["connectEnd"], e["responseEnd"], e["responseEnd"] / r))
 PY
 elif [[ $mode != packet ]]; then
   echo "(relay world: $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"link\"][\"why\"])" "$NETSTACK_WORLD"); fetch emulates the SYN round trip, Chromium rows need the packet world)"
