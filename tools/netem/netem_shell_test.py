@@ -34,26 +34,6 @@ NETEM = None
 TCP_EFFICIENCY = 1448.0 / 1500.0
 
 
-def netns_inodes():
-    found = set()
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                found.add(os.stat("/proc/%s/ns/net" % pid).st_ino)
-            except OSError:
-                pass
-    return found
-
-
-def links():
-    return subprocess.run(["ip", "-o", "link"], stdout=subprocess.PIPE, text=True,
-                          check=True).stdout
-
-
-def processes():
-    return {p for p in os.listdir("/proc") if p.isdigit()}
-
-
 class NetemShellTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -189,16 +169,13 @@ class NetemShellTest(unittest.TestCase):
         self.assertEqual(st["uplink"]["drops"]["mtu"], 0)
 
     def test_nothing_left_behind(self):
-        before = (netns_inodes(), links(), processes())
+        before = peers.snapshot()
         rc, _, _ = peers.shell(NETEM, ["--rtt-ms", "10"],
                                ["sh", "-c", "sleep 300 & sleep 300 & echo started"],
                                stats=False)
         self.assertEqual(rc, 0)
         time.sleep(0.2)
-        after = (netns_inodes(), links(), processes())
-        self.assertEqual(before[0], after[0], "a network namespace is left")
-        self.assertEqual(before[1], after[1], "a link is left")
-        self.assertFalse(after[2] - before[2], "processes are left: %s" % (after[2] - before[2]))
+        self.assertEqual(peers.leftovers(before, peers.snapshot()), [])
 
     def test_exit_status_and_environment(self):
         rc, out, _ = peers.shell(NETEM, [], ["sh", "-c", "echo $NETEM_PEER $NETEM_ADDRESS; "
@@ -222,7 +199,7 @@ def main():
     NETEM = os.path.abspath(sys.argv[1])
     sys.argv[1:] = [os.path.abspath(a) if i == 0 else a for i, a in enumerate(sys.argv[1:])]
     refusal = subprocess.run([NETEM, "shell", "--", "true"], stderr=subprocess.PIPE, text=True)
-    if os.environ.get(peers.PRIVATE_ENV) != "1" and "eth0" in links():
+    if os.environ.get(peers.PRIVATE_ENV) != "1" and "eth0" in peers.links():
         # Not yet private: netem must refuse the machine's own namespace.
         assert refusal.returncode == 1 and "own network" in refusal.stderr, refusal.stderr
     peers.enter_private_namespace()

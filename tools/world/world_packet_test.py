@@ -25,34 +25,17 @@ import unittest
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
+# netem's test peers: the snapshot of namespaces, links and processes.
+sys.path.insert(0, os.path.join(HERE, "..", "netem", "testing"))
+import peers  # noqa: E402
 WORLD = TESTSERVER = NETEM = CERTBUNDLE = None
 RTT_MS, DNS_RTT_MS = 100, 40
-
-
-def netns_inodes():
-    found = set()
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                found.add(os.stat("/proc/%s/ns/net" % pid).st_ino)
-            except OSError:
-                pass
-    return found
-
-
-def links():
-    return subprocess.run(["ip", "-o", "link"], stdout=subprocess.PIPE, text=True,
-                          check=True).stdout
-
-
-def processes():
-    return {p for p in os.listdir("/proc") if p.isdigit()}
 
 
 class PacketWorldTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.before = (netns_inodes(), links(), processes())
+        cls.before = peers.snapshot()
         cls.dir = tempfile.mkdtemp(prefix="packet-world-")
         argv = [WORLD, "--dir", cls.dir, "--quiet", "--link", "packet", "--until-stdin-eof",
                 "--rtt-ms", str(RTT_MS), "--dns-rtt-ms", str(DNS_RTT_MS),
@@ -104,7 +87,8 @@ class PacketWorldTest(unittest.TestCase):
         dns, connect, ttfb = self.curl("http://slow.example.test/")
         print("plain HTTP: DNS %.1f ms, connect %.1f ms, first byte %.1f ms" % (
             dns, connect, ttfb))
-        self.assertLess(abs(dns - DNS_RTT_MS), 5)
+        # (glibc sends A and AAAA; a busy machine adds a few ms to the first lookup)
+        self.assertLess(abs(dns - DNS_RTT_MS), 10)
         self.assertLess(abs(connect - dns - RTT_MS), 3)
         self.assertLess(abs(ttfb - dns - 2 * RTT_MS), 10)
         dns, connect, ttfb = self.curl("https://slow.example.test/", "--tlsv1.3")
@@ -126,13 +110,7 @@ class PacketWorldTest(unittest.TestCase):
         self.proc.stdin.close()
         self.assertEqual(self.proc.wait(timeout=60), 0)
         time.sleep(0.3)
-        after = (netns_inodes(), links(), processes())
-        self.assertEqual(self.before[0], after[0], "a network namespace is left")
-        self.assertEqual(self.before[1], after[1], "a link is left")
-        left = after[2] - self.before[2]
-        self.assertFalse(left, "processes left: %s" % [
-            open("/proc/%s/cmdline" % p).read().replace("\0", " ") for p in left
-            if os.path.exists("/proc/%s/cmdline" % p)])
+        self.assertEqual(peers.leftovers(self.before, peers.snapshot()), [])
         r = self.exec_("true")
         self.assertEqual(r.returncode, 1)
         self.assertIn("not running", r.stderr)

@@ -167,6 +167,50 @@ def start_tls_server(d):
     raise RuntimeError("openssl s_server did not listen")
 
 
+def netns_inodes():
+    """The network namespaces some process is in (their inodes)."""
+    found = set()
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                found.add(os.stat("/proc/%s/ns/net" % pid).st_ino)
+            except OSError:
+                pass
+    return found
+
+
+def links():
+    """`ip -o link` of this namespace."""
+    return subprocess.run(["ip", "-o", "link"], stdout=subprocess.PIPE, text=True,
+                          check=True).stdout
+
+
+def processes():
+    return {p for p in os.listdir("/proc") if p.isdigit()}
+
+
+def leftovers(before, after):
+    """What `after` (a snapshot()) has that `before` had not: a list of sentences, empty when
+    nothing was left behind."""
+    found = []
+    if after[0] - before[0]:
+        found.append("network namespaces left: %s" % sorted(after[0] - before[0]))
+    if after[1] != before[1]:
+        found.append("links differ:\n%s\n---\n%s" % (before[1], after[1]))
+    for p in sorted(after[2] - before[2]):
+        try:
+            with open("/proc/%s/cmdline" % p) as f:
+                found.append("process left: %s %s" % (p, f.read().replace("\0", " ")))
+        except OSError:
+            pass  # gone meanwhile
+    return found
+
+
+def snapshot():
+    """(namespaces, links, processes) now, for leftovers()."""
+    return (netns_inodes(), links(), processes())
+
+
 def shell(netem, link_args, command, stats=True, timeout=120):
     """Runs `netem shell LINK_ARGS -- COMMAND`; returns (exit code, stdout, stats dict)."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
