@@ -24,7 +24,7 @@ import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "testing"))
-import peers  # noqa: E402
+import netem_peers as peers  # noqa: E402
 
 PINGS = 2000
 

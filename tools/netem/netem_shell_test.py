@@ -27,7 +27,7 @@ import unittest
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "testing"))
-import peers  # noqa: E402
+import netem_peers as peers  # noqa: E402
 
 NETEM = None
 # TCP payload per 1500-byte packet: 20 bytes of IPv4 and 32 of TCP with timestamps.

@@ -27,7 +27,7 @@ sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
 # netem's test peers: the snapshot of namespaces, links and processes.
 sys.path.insert(0, os.path.join(HERE, "..", "netem", "testing"))
-import peers  # noqa: E402
+import netem_peers as peers  # noqa: E402
 WORLD = TESTSERVER = NETEM = CERTBUNDLE = None
 RTT_MS, DNS_RTT_MS = 100, 40
 

@@ -1,4 +1,4 @@
-"""Peers for netem's packet-level tests and benchmark (standard library only): a namespace
+"""netem_peers: peers for netem's packet-level tests and benchmark (standard library only): a namespace
 to run in, a bulk TCP server, a UDP sink, a self-signed TLS server, and helpers to run
 commands behind `netem shell`. Used by netem_shell_test.py and netem_benchmark.py."""
 
