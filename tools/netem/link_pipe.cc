@@ -75,6 +75,12 @@ void LinkPipe::RecordQueueDelay(int64_t ns) {
 }
 
 void LinkPipe::Propagate(std::string packet, int64_t sent_ns) {
+  if (in_flight_bytes_ + static_cast<int64_t>(packet.size()) >
+      params_.max_in_flight_bytes) {
+    ++stats_.drops_queue;
+    return;
+  }
+  in_flight_bytes_ += packet.size();
   int64_t due = sent_ns + params_.delay_ns;
   if (params_.jitter_ns > 0) {
     std::uniform_int_distribution<int64_t> jitter(0, params_.jitter_ns);
@@ -173,6 +179,7 @@ void LinkPipe::Deliver(int64_t now_ns,
     InFlight& top = const_cast<InFlight&>(in_flight_.top());
     ++stats_.packets_out;
     stats_.bytes_out += top.data.size();
+    in_flight_bytes_ -= top.data.size();
     deliver(top.data);
     in_flight_.pop();
   }

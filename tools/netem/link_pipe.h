@@ -38,6 +38,10 @@ struct PipeParams {
   QueueParams queue;
   int mtu = 1500;  // larger packets are dropped (counted as mtu drops)
   uint64_t seed = 1;
+  // The most bytes on the wire (sent, not yet delivered) at once: a flood
+  // into a long delay stays bounded in memory. Beyond it packets are dropped
+  // and counted as queue drops.
+  int64_t max_in_flight_bytes = QueueParams::kHardLimitBytes;
 };
 
 // What a pipe counted. Queue delay is the time a packet waited before the
@@ -116,6 +120,7 @@ class LinkPipe {
       in_flight_;
   int64_t last_due_ns_ = 0;
   uint64_t next_seq_ = 0;
+  int64_t in_flight_bytes_ = 0;
 };
 
 }  // namespace netem

@@ -146,6 +146,22 @@ TEST(LinkPipeTest, DropTailBytes) {
   EXPECT_EQ(pipe.stats().drops_queue, 2u);
 }
 
+TEST(LinkPipeTest, AFloodIntoALongDelayStaysBounded) {
+  PipeParams params;
+  params.delay_ns = 3600'000 * kMs;  // an hour on the wire
+  params.max_in_flight_bytes = 100'000;
+  LinkPipe pipe(params);
+  for (int i = 0; i < 1000; ++i) {
+    pipe.Enqueue(PacketOf(1000), i);
+    pipe.Deliver(i, [](std::string&) {});
+  }
+  EXPECT_EQ(pipe.stats().drops_queue, 900u);
+  EXPECT_EQ(Drain(pipe, 3601'000 * kMs).size(), 100u);
+  // Once delivered, the room is there again.
+  pipe.Enqueue(PacketOf(1000), 3601'000 * kMs);
+  EXPECT_EQ(Drain(pipe, 7300'000 * kMs).size(), 1u);
+}
+
 TEST(LinkPipeTest, MtuDrops) {
   PipeParams params;
   params.mtu = 1400;
