@@ -5,7 +5,8 @@
                      [--rtt-ms 100] [--runs 10] [--out DIR] [--strict]
 
 (Normally run as `bazel run //tools/experiments:handshake_rtt -- [--rtt-ms R] [--runs N]
-[--out DIR]`; the wrapper handshake_rtt.sh fills in the four binaries from the runfiles.)
+[--out DIR]`; the launcher (run_experiment.sh) fills in the four binaries from the
+runfiles.)
 
 Starts one local world (tools/world, without nginx) whose `slow` (TLS <= 1.3) and `slow12`
 (TLS 1.2 only) origins sit behind netem at --rtt-ms, then, run after run, fetches each

@@ -5,7 +5,8 @@
                    [--runs 21] [--tls 1.3,1.2] [--out DIR] [--check]
 
 (Normally `bazel run -c opt //tools/experiments:obc_latency -- [--runs N] [--out DIR]`; the
-wrapper obc_latency.sh fills in the binaries and cert/testdata from the runfiles.)
+launcher (run_experiment.sh, experiment() in BUILD.bazel) fills in the binaries and
+cert/testdata from the runfiles.)
 
 Starts two testservers on 127.0.0.1 with cert/testdata's chain (www.example.test, localhost):
 the origin, with --request-client-cert, and a warm-up origin that asks for no certificate.

@@ -6,7 +6,7 @@
                        [--cases none,ecdsa,rsa1024,rsa2048] [--rounds 1] [--out DIR] [--check]
 
 (Normally `bazel run -c opt //tools/experiments:obc_server_cost -- [--seconds 60] [--out DIR]`;
-the wrapper obc_server_cost.sh fills in the binaries and cert/testdata from the runfiles.)
+the launcher (run_experiment.sh) fills in the binaries and cert/testdata from the runfiles.)
 
 For each TLS version and each case (no client certificate; an ECDSA P-256, RSA-1024 or RSA-2048
 OBC), back to back in one run with the same load generator: a fresh testserver on 127.0.0.1

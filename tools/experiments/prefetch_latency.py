@@ -6,7 +6,7 @@
                         [--dns-rtt-ms 40] [--dns-on-clock] [--strict]
 
 (Normally `bazel run //tools/experiments:prefetch_latency -- [--runs N] [--out DIR]`; the
-wrapper prefetch_latency.sh fills in the four binaries from the runfiles.)
+launcher (run_experiment.sh) fills in the four binaries from the runfiles.)
 
 Starts one local world (tools/world: test servers, nginx, Knot DNS, `openssl ocsp`, netem)
 with the origins `slow` and `slow_http` behind netem at --rtt-ms, the OCSP responder behind a

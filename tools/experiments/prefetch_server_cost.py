@@ -4,8 +4,8 @@
     prefetch_server_cost.py --fetch BIN --testserver BIN --world BIN
                             [--clients 10] [--cover-rate 100] [--requests 15] [--out DIR]
 
-(Normally `bazel run //tools/experiments:prefetch_server_cost -- [--out DIR]`; the wrapper
-prefetch_server_cost.sh fills in the binaries from the runfiles.)
+(Normally `bazel run //tools/experiments:prefetch_server_cost -- [--out DIR]`; the launcher
+(run_experiment.sh) fills in the binaries from the runfiles.)
 
 Starts one local world without netem (no added RTT: on loopback a request's latency is the work
 done for it) and measures its `www` test server (one process, one event loop: Snap Start orbit

@@ -7,7 +7,7 @@ host.
                       [--resources 40] [--max-conns-per-host 6] [--modes LIST]
 
 (Normally `bazel run -c opt //tools/experiments:spdy_page_load -- [--runs N] [--out DIR]`; the
-wrapper spdy_page_load.sh fills in the binaries from the runfiles.)
+launcher (run_experiment.sh) fills in the binaries from the runfiles.)
 
 The page: --resources small resources (1-5 KB, 3 KB on average, the same sizes in every mode),
 half on a.pages.example.test and half on b.pages.example.test. Both names resolve to one address

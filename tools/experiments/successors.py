@@ -7,8 +7,8 @@ and certificate compression next to TLS 1.2 + OCSP and Snap Start from a prefetc
                   [--links 20] [--preconnect-total 6] [--preconnect-idle-s 10]
                   [--strategies LIST] [--no-latency] [--keep-world]
 
-(Normally `bazel run //tools/experiments:successors -- [--runs N] [--out DIR]`; the wrapper
-successors.sh fills in the four binaries from the runfiles.)
+(Normally `bazel run //tools/experiments:successors -- [--runs N] [--out DIR]`; the launcher
+(run_experiment.sh) fills in the four binaries from the runfiles.)
 
 One local world (tools/world) with `slow` (test server, RSA-2048 chain, behind netem at
 --rtt-ms), OCSP behind a --ocsp-rtt-ms relay and DNS behind a --dns-rtt-ms relay. Strategies,

@@ -5,7 +5,7 @@
                [--process-runs 100] [--rounds 3] [--modes keepalive,newconn,process]
                [--tls 1.2,1.3] [--sizes 1k,100k] [--out DIR] [--keep-dir]
 
-Measure an optimized fetch. The wrapper's default is the runfiles' fetch, built in the mode of
+Measure an optimized fetch. The launcher's default is the runfiles' fetch, built in the mode of
 the `bazel run` (Bazel 4.2 has no per-target compilation mode), so run it with -c opt:
 
     bazel run -c opt //tools/experiments:vs_curl -- --out DIR

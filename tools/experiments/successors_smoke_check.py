@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Checks a short successors run (successors_smoke_test: one latency run after the warm-up and
+every byte and cost measurement): the CSVs and the SVG written with every strategy, the exact
+CSV headers, and a measured value for every row ("n/a" only where a mechanism cannot apply, and
+"unavailable" only for 0-RTT to the world's ecdsa nginx, which has no early data). The fetch
+under test is built from this tree and has every feature: a row the experiment reports
+"unavailable" because a flag seems missing is a failure here, so `fetch --help` must list them.
+Each fetch is checked by the experiment itself (0-RTT accepted, a preconnected socket used, Snap
+Start from a prevalidated bundle, OCSP on the path of the first-visit rows). Timing is not judged.
+
+    python3 successors_smoke_check.py OUT_DIR [FETCH]
+
+FETCH defaults to tools/fetch/fetch beside this script in the runfiles.
+"""
+import csv
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+sys.dont_write_bytecode = True
+
+FILES = ["successors.csv", "successors_bytes.csv", "successors_cost.csv", "successors_runs.csv",
+         "successors.svg", "successors.txt"]
+STRATEGIES = ["http", "tls12_ocsp", "tls13_first", "tls13_preconnect", "tls13_0rtt",
+              "snap_prefetched"]
+CHAINS = ["rsa", "ecdsa", "rsa_nginx", "ecdsa_nginx"]
+WANT_HEADERS = {
+    "successors.csv": "strategy,runs,median_ms,min_ms,max_ms,median_ttfb_ms,status",
+    "successors_bytes.csv": "strategy,chain,compression,bytes_before_response,server_bytes_total,"
+                            "cert_algorithm,cert_compressed_bytes,cert_uncompressed_bytes,"
+                            "tls_version,resumed,status,server_records",
+    "successors_cost.csv": "strategy,links,connections,full_handshakes,resumed_handshakes,"
+                           "snap_start_handshakes,truncated_handshakes,other_requests,"
+                           "idle_connections,idle_connection_s,server_bytes,unclicked_link,"
+                           "clicked_link,status",
+}
+
+
+class Checker:
+    """Reads the CSVs of one run and collects their problems in `bad`."""
+
+    def __init__(self, d):
+        self.d = d
+        self.bad = []
+
+    def header(self, name):
+        with open(os.path.join(self.d, name)) as f:
+            return f.readline().strip()
+
+    def rows(self, name):
+        return list(csv.DictReader(open(os.path.join(self.d, name))))
+
+    def expect_status(self, what, status, na=False):
+        """True if status is ok; notes a problem unless it is ok or (where allowed) n/a."""
+        if na:
+            if not status.startswith("n/a"):
+                self.bad.append("%s: status %r, expected n/a" % (what, status))
+            return False
+        if status != "ok" and not status.startswith("n/a"):
+            self.bad.append("%s: status %r, expected ok" % (what, status))
+            return False
+        return status == "ok"
+
+    def check_headers(self):
+        for f, h in WANT_HEADERS.items():
+            if self.header(f) != h:
+                self.bad.append("%s header is %r" % (f, self.header(f)))
+
+    def check_latency(self):
+        lat = self.rows("successors.csv")
+        if [r["strategy"] for r in lat] != STRATEGIES:
+            self.bad.append("latency rows %s" % [r["strategy"] for r in lat])
+        for r in lat:
+            if self.expect_status("latency " + r["strategy"], r["status"]):
+                if r["runs"] != "1" or not 0 < float(r["min_ms"]) <= float(r["max_ms"]):
+                    self.bad.append("latency %s: %s" % (r["strategy"], r))
+
+    def check_byte_rows(self, b):
+        for r in b:
+            what = "bytes %s/%s/%s" % (r["strategy"], r["chain"], r["compression"])
+            na = (r["strategy"] == "http" and (r["chain"] != "rsa" or
+                                               r["compression"] != "off")) or \
+                (r["strategy"] == "snap_prefetched" and r["chain"] != "rsa")
+            if (r["strategy"] == "tls13_0rtt" and r["chain"] == "ecdsa_nginx" and
+                    r["status"].startswith(
+                        "unavailable: the server's tickets allow no early data")):
+                continue  # the world's ecdsa nginx has no ssl_early_data, on purpose
+            if self.expect_status(what, r["status"], na):
+                v = int(r["bytes_before_response"])
+                if r["strategy"] == "http":
+                    if v != 0:
+                        self.bad.append("%s: %d bytes before a plain-HTTP response" % (what, v))
+                elif not 0 < v < int(r["server_bytes_total"]):
+                    self.bad.append("%s: %d bytes before the response of %s" % (
+                        what, v, r["server_bytes_total"]))
+
+    def check_bytes(self):
+        b = self.rows("successors_bytes.csv")
+        if len(b) != len(STRATEGIES) * len(CHAINS) * 3:
+            self.bad.append("%d byte rows, expected %d" % (len(b),
+                                                           len(STRATEGIES) * len(CHAINS) * 3))
+        if sorted(set(r["chain"] for r in b)) != sorted(CHAINS):
+            self.bad.append("chains %s" % sorted(set(r["chain"] for r in b)))
+        self.check_byte_rows(b)
+
+        def val(s, chain, comp):
+            for r in b:
+                if (r["strategy"], r["chain"], r["compression"]) == (s, chain, comp) and \
+                        r["status"] == "ok":
+                    return int(r["bytes_before_response"])
+            return None
+        # A full handshake sends the chain: more bytes than Snap Start's or 0-RTT's.
+        full, snap = val("tls13_first", "rsa", "off"), val("snap_prefetched", "rsa", "off")
+        if full is None or snap is None or not snap < full:
+            self.bad.append("Snap Start sent %s bytes before the response, a full handshake %s"
+                            % (snap, full))
+        # The test server compresses: brotli saves bytes on a TLS 1.3 full handshake, both
+        # chains.
+        for chain in ("rsa", "ecdsa"):
+            off, br = val("tls13_first", chain, "off"), val("tls13_first", chain, "brotli")
+            if off is None or br is None or not br < off:
+                self.bad.append("tls13_first/%s: %s bytes with brotli, %s without" % (
+                    chain, br, off))
+        zrtt = val("tls13_0rtt", "rsa", "off")
+        if full is None or zrtt is None or not zrtt < full:
+            self.bad.append("0-RTT sent %s bytes before the response, a full handshake %s" % (
+                zrtt, full))
+
+    def check_cost(self):
+        c = self.rows("successors_cost.csv")
+        if [r["strategy"] for r in c] != STRATEGIES + ["snap_prefetched_truncated"]:
+            self.bad.append("cost rows %s" % [r["strategy"] for r in c])
+        for r in c:
+            if not self.expect_status("cost " + r["strategy"], r["status"]):
+                continue
+            if int(r["connections"]) < 1 or r["links"] != "20":
+                self.bad.append("cost %s: %s" % (r["strategy"], r))
+            if r["strategy"] == "tls13_preconnect" and int(r["idle_connections"]) < 1:
+                self.bad.append("cost tls13_preconnect: no idle preconnected connection "
+                                "counted")
+            if r["strategy"] == "snap_prefetched_truncated" and \
+                    int(r["truncated_handshakes"]) < 19:
+                self.bad.append("cost snap_prefetched_truncated: %s truncated handshakes, "
+                                "expected one per unclicked link" % r["truncated_handshakes"])
+
+    def check_svg(self):
+        root = ET.parse(os.path.join(self.d, "successors.svg")).getroot()
+        if not root.tag.endswith("svg") or len([e for e in root.iter()
+                                                if e.tag.endswith("rect")]) < 4:
+            self.bad.append("the SVG has no bars")
+
+
+def missing_fetch_flag(fetch):
+    """The first of fetch's successor flags `fetch --help` does not list, or None."""
+    r = subprocess.run([fetch, "--help"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, errors="replace")
+    for flag in ("--preconnect", "--early-data", "--cert-compression"):
+        if flag not in r.stdout:
+            return flag
+    return None
+
+
+def main():
+    out = sys.argv[1]
+    here = os.path.dirname(os.path.abspath(__file__))
+    fetch = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "..", "fetch", "fetch")
+    for f in FILES:
+        path = os.path.join(out, f)
+        if not os.path.isfile(path) or not os.path.getsize(path):
+            print("FAIL: %s was not written" % path, file=sys.stderr)
+            return 1
+    print("--- " + os.path.join(out, "successors.txt"))
+    with open(os.path.join(out, "successors.txt")) as f:
+        sys.stdout.write(f.read())
+    flag = missing_fetch_flag(fetch)
+    if flag:
+        print("FAIL: fetch --help lists no %s" % flag, file=sys.stderr)
+        return 1
+    c = Checker(out)
+    c.check_headers()
+    c.check_latency()
+    c.check_bytes()
+    c.check_cost()
+    c.check_svg()
+    if c.bad:
+        print("FAIL: " + "; ".join(c.bad))
+        return 1
+    print("checks: PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""The local world's hosts: the address of each origin, the fixed ports, the origins that staple
+an OCSP response or announce a Snap Start orbit, and the order world.json lists origins in.
+
+ADDR and the DNS addresses are loopback (127.0.0.N) in the relay world; use_packet_addresses()
+turns them into 198.18.0.N for the packet world before anything starts. Read DNS_ADDR and
+DNS_RELAY_ADDR as hosts.DNS_ADDR (not imported by name): they are rebound then.
+"""
+
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+
+HTTPS_FIXED_PORT = 443
+HTTP_FIXED_PORT = 80
+
+# Loopback address of each origin. Linux routes all of 127/8 to lo, so these need no set-up.
+ADDR = {
+    "www": "127.0.0.11",
+    "nginx": "127.0.0.12",
+    "static": "127.0.0.13",
+    "slow": "127.0.0.14",
+    "tls12": "127.0.0.15",
+    "slow12": "127.0.0.16",
+    "expired": "127.0.0.17",
+    "wrongname": "127.0.0.18",
+    "untrusted": "127.0.0.19",
+    "ecdsa": "127.0.0.20",
+    "ocsp": "127.0.0.21",  # the OCSP responder (or the netem relay in front of it)
+    "revoked": "127.0.0.22",
+    # Certificate-bundle CDNs (plain HTTP, nginx): cdn1 has the files, cdn2 answers 404 for
+    # everything, cdn3 has the files behind a netem relay (--cdn-rtt-ms).
+    "cdn1": "127.0.0.23",
+    "cdn2": "127.0.0.24",
+    "cdn3": "127.0.0.25",
+    # OCSP stapling (nginx, STAPLING_ORIGINS).
+    "stapled": "127.0.0.26",
+    "revoked-stapled": "127.0.0.27",
+    "stapled-other": "127.0.0.28",
+}
+
+# The packet-level world (--link packet) puts each origin on 198.18.0.N, N the last byte of
+# its loopback address above, in a server namespace of its own (tools/world/namespaces.py).
+PACKET_PREFIX = "198.18.0."
+
+
+def packet_address(loopback):
+    return PACKET_PREFIX + loopback.rsplit(".", 1)[1]
+
+
+def use_packet_addresses():
+    """Moves every address to 198.18.0.N (packet_address): ADDR in place, DNS_ADDR and
+    DNS_RELAY_ADDR rebound. For the packet world, before anything starts."""
+    global DNS_ADDR, DNS_RELAY_ADDR
+    for k in ADDR:
+        ADDR[k] = packet_address(ADDR[k])
+    DNS_ADDR, DNS_RELAY_ADDR = packet_address(DNS_ADDR), packet_address(DNS_RELAY_ADDR)
+
+
+# OCSP stapling: nginx origins with `ssl_stapling on; ssl_stapling_file FILE;`. Origin key
+# (= host label and ADDR key) -> (leaf fixture, the fixture whose OCSP response is stapled,
+# that response's status, what a client checking revocation sees). The responses are made at
+# world start by `openssl ocsp -index ... -respout` without the responder (so no request
+# reaches it), into DIR/staples/<host>.der, nextUpdate ocsp.STAPLE_NEXT_UPDATE_DAYS after
+# thisUpdate (ocsp.py makes them).
+STAPLING_ORIGINS = {
+    "stapled": ("stapled", "stapled", "good", "ok"),
+    "revoked-stapled": ("revoked", "revoked", "revoked", "revoked"),
+    # A good response for another certificate (www's leaf): a client must ignore it.
+    "stapled-other": ("stapled", "www", "good", "ok"),
+}
+
+# DNS (Knot DNS): the authoritative server of example.test and the netem relay in front of it.
+DNS_ADDR = "127.0.0.53"
+DNS_RELAY_ADDR = "127.0.0.54"
+
+# Snap Start orbits of the testservers that announce one (RSA leaves only: static RSA).
+SNAP_START_ORBITS = {"www": "0102030405060708", "slow": "1112131415161718",
+                     "tls12": "2122232425262728"}
+
+# The order origins are listed in (world.json, the demo page).
+ORIGIN_ORDER = ["www", "www_http", "nginx", "ecdsa", "static", "slow", "slow_http", "tls12",
+                "slow12",
+                "expired", "wrongname", "untrusted", "revoked"] + list(STAPLING_ORIGINS)
