@@ -282,6 +282,11 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
                 "--rtt-ms", str(self.args.default_rtt_ms)]
         for addr, rtt in sorted(self.paths.items()):
             argv += ["--path", "%s/32=rtt-ms=%s" % (addr, rtt)]
+        for kv in self.args.sysctl:
+            argv += ["--sysctl", kv]  # the client's namespace (the server's: main())
+        if self.args.initcwnd:
+            argv += ["--initcwnd", str(self.args.initcwnd),
+                     "--outer-initcwnd", str(self.args.initcwnd)]
         argv += self.args.netem_arg
         # The client host's command only holds the namespace: `world.py exec` and --run enter
         # it. netem stops it, and anything else left in there, when the world stops.
@@ -308,6 +313,8 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
             "netem_pid": peer.pid,
             "netns_inode": r["netns_inode"],
             "default_rtt_ms": self.args.default_rtt_ms,
+            "sysctls": self.args.sysctl,
+            "initcwnd": self.args.initcwnd,
             "paths": {addr: {"rtt_ms": rtt} for addr, rtt in sorted(self.paths.items())},
             "resolv_conf": resolv,
             "stats": stats,
@@ -494,6 +501,13 @@ def parse_args(argv):
                     "delayed); auto (the default, or $NETSTACK_WORLD_LINK): packet where it can run")
     ap.add_argument("--default-rtt-ms", type=float, default=0,
                     help="packet mode: the RTT of every path not slowed on its own (default 0)")
+    ap.add_argument("--sysctl", action="append", default=[], metavar="KEY=VALUE",
+                    help="packet mode: a sysctl of both the server's and the client's "
+                    "namespace (repeatable; e.g. net.ipv4.tcp_fastopen=0x607); never the "
+                    "machine's")
+    ap.add_argument("--initcwnd", type=int, metavar="N",
+                    help="packet mode: the initial congestion window (segments) of the "
+                    "server's route to the client and the client's default route")
     ap.add_argument("--knotd", help="Knot DNS server binary (default: knotd from PATH or "
                     "/usr/sbin; absent: DNS is skipped)")
     ap.add_argument("--no-dns", action="store_true", help="do not start the DNS server")
@@ -530,6 +544,12 @@ def parse_args(argv):
     ap.add_argument("--run", nargs=argparse.REMAINDER, metavar="CMD",
                     help="run CMD with NETSTACK_WORLD=<world.json>, then stop; exit with its code")
     args = ap.parse_args(argv)
+    for kv in args.sysctl:
+        key, eq, _ = kv.partition("=")
+        if not eq or not key or "/" in key or ".." in key:
+            ap.error("--sysctl wants KEY=VALUE, got %r" % kv)
+    if args.initcwnd is not None and not 1 <= args.initcwnd <= 1000:
+        ap.error("--initcwnd wants 1 to 1000 segments")
     args.relay_reason = "--link relay"
     if args.link == "auto":
         why = namespaces.why_not_packet()
@@ -691,7 +711,10 @@ def main(argv=None):
         hosts.use_packet_addresses()
         try:
             namespaces.enter_new_network_namespace(sorted(set(ADDR.values()) | {hosts.DNS_ADDR}))
-        except namespaces.NamespaceError as e:
+            for kv in args.sysctl:
+                key, _, value = kv.partition("=")
+                namespaces.set_sysctl(key, value)  # the server's namespace: this process's
+        except (namespaces.NamespaceError, OSError) as e:
             log("error: %s" % e)
             return 1
     signal.signal(signal.SIGINT, _raise_stop)

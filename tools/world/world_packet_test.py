@@ -39,6 +39,7 @@ class PacketWorldTest(unittest.TestCase):
         cls.dir = tempfile.mkdtemp(prefix="packet-world-")
         argv = [WORLD, "--dir", cls.dir, "--quiet", "--link", "packet", "--until-stdin-eof",
                 "--rtt-ms", str(RTT_MS), "--dns-rtt-ms", str(DNS_RTT_MS),
+                "--sysctl", "net.ipv4.tcp_fastopen=0x607", "--initcwnd", "20",
                 "--testserver", TESTSERVER, "--netem", NETEM, "--certbundle", CERTBUNDLE]
         cls.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     text=True)
@@ -98,6 +99,20 @@ class PacketWorldTest(unittest.TestCase):
         # An unslowed origin is near: the default path has no delay.
         dns, connect, ttfb = self.curl("https://www.example.test/")
         self.assertLess(connect - dns, 5)
+
+    def test_sysctls_and_initcwnd_only_in_the_world(self):
+        r = self.exec_("sh", "-c", "cat /proc/sys/net/ipv4/tcp_fastopen; ip route")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[0], str(0x607))
+        self.assertIn("initcwnd 20", r.stdout)
+        # The server's namespace (the world process's) has it too; this one does not.
+        server = subprocess.run(["nsenter", "--net=/proc/%d/ns/net" % self.proc.pid, "cat",
+                                 "/proc/sys/net/ipv4/tcp_fastopen"], stdout=subprocess.PIPE,
+                                text=True, check=True).stdout.strip()
+        self.assertEqual(server, str(0x607))
+        with open("/proc/sys/net/ipv4/tcp_fastopen") as f:
+            self.assertNotEqual(f.read().strip(), str(0x607))
+        self.assertEqual(self.world["link"]["sysctls"], ["net.ipv4.tcp_fastopen=0x607"])
 
     def test_resolv_conf_names_the_world_dns(self):
         r = self.exec_("cat", "/etc/resolv.conf")
