@@ -69,6 +69,9 @@ def parse_args(argv):
     ap.add_argument("--queue", default="droptail:100",
                     help="netem's queue each way (default droptail:100)")
     ap.add_argument("--max-conns-per-host", type=int, default=6)
+    ap.add_argument("--resume", action="store_true",
+                    help="keep the cells already in --out (with at least --runs runs) and "
+                    "measure only the others: the full grid over several sittings")
     ap.add_argument("--pki", help="the //tools/world:pki launcher (default: next to --world)")
     for b in ("fetch", "testserver", "netem", "world", "certbundle"):
         ap.add_argument("--" + b, required=True)
@@ -156,7 +159,13 @@ def main(argv=None):
     work = tempfile.mkdtemp(prefix="spdy_loss-", dir=os.environ.get("TEST_TMPDIR") or None)
     chain, key, trust = build_pki(args, work)
     server = start_server(args, work, chain, key)
-    runs, cells = [], []
+    runs, cells = ([], []) if not args.resume else load_outputs(out)
+    done = {cell_key(c) for c in cells if int(c["runs"]) >= args.runs}
+    # Cells with fewer runs than asked for are measured again, from scratch.
+    cells = [c for c in cells if cell_key(c) in done]
+    runs = [r for r in runs if cell_key(r) in done]
+    if args.resume:
+        log("resuming: %d cells already measured in %s" % (len(done), out))
     try:
         n_cells = len(args.rtts_ms) * len(args.rates_mbps) * len(args.losses) * len(args.pages)
         k = 0
@@ -165,6 +174,8 @@ def main(argv=None):
                 for loss in args.losses:
                     for name, page in args.pages:
                         k += 1
+                        if (rtt, rate, loss, name) in done:
+                            continue
                         plt = {p: [] for p in PROTOCOLS}
                         for run in range(args.runs):
                             order = list(PROTOCOLS) if run % 2 == 0 else list(PROTOCOLS)[::-1]
@@ -197,6 +208,31 @@ def main(argv=None):
     return 0
 
 
+def cell_key(c):
+    return (int(c["rtt_ms"]), float(c["rate_mbps"]), float(c["loss"]), c["page"])
+
+
+def load_outputs(out):
+    """The runs and cells an earlier (stopped or partial) run wrote to |out|, as numbers, for
+    --resume: the full grid takes hours and can be measured over several sittings."""
+    import csv
+
+    def num(row):
+        r = dict(row)
+        for k, v in r.items():
+            if k not in ("page", "protocol"):
+                r[k] = float(v) if "." in v else int(v)
+        return r
+    try:
+        with open(os.path.join(out, "spdy_loss_runs.csv")) as f:
+            runs = [num(r) for r in csv.DictReader(f)]
+        with open(os.path.join(out, "spdy_loss.csv")) as f:
+            cells = [num(r) for r in csv.DictReader(f)]
+    except OSError:
+        return [], []
+    return runs, cells
+
+
 def write_outputs(args, out, runs, cells, quiet=False):
     exp_common.write_csv(os.path.join(out, "spdy_loss_runs.csv"),
                          ["rtt_ms", "rate_mbps", "loss", "page", "protocol", "run",
@@ -218,12 +254,19 @@ def write_outputs(args, out, runs, cells, quiet=False):
     lines.append(rep.getvalue())
     lines.append("Crossover (the lowest loss at which SPDY's median is slower than HTTP/1.1's; "
                  "'-' = never in the range measured):")
-    for rtt in args.rtts_ms:
-        for rate in args.rates_mbps:
-            for name, _ in args.pages:
+    # The grid of the cells measured (with --resume, more than this sitting's arguments).
+    pages = []
+    for c in cells:
+        if c["page"] not in pages:
+            pages.append(c["page"])
+    for rtt in sorted({c["rtt_ms"] for c in cells}):
+        for rate in sorted({c["rate_mbps"] for c in cells}):
+            for name in pages:
                 mine = sorted((c for c in cells if c["rtt_ms"] == rtt and
                                c["rate_mbps"] == rate and c["page"] == name),
                               key=lambda c: c["loss"])
+                if not mine:
+                    continue
                 worse = [c["loss"] for c in mine if c["spdy_over_http1"] > 1.0]
                 lines.append("  RTT %3d ms, %4g Mbit/s, %-9s %s" % (
                     rtt, rate, name, "%g%%" % (100 * worse[0]) if worse else "-"))
