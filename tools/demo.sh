@@ -80,7 +80,7 @@ for name, key in (("chromium plain http, 1st visit", "slow_http"), ("chromium tl
     print("%-36s %10.1f %12.1f %8.2f" % (name, e["connectEnd"], e["responseEnd"], e["responseEnd"] / r))
 PY
 elif [[ $mode != packet ]]; then
-  echo "(relay world: $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"link\"][\"why\"])" "$NETSTACK_WORLD"); fetch emulates the SYN round trip, Chromium rows need the packet world)"
+  echo "(relay world: $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[\"link\"][\"why\"])" "$NETSTACK_WORLD"); no SYN crosses the relay, so each new connection shows one round trip fewer; Chromium rows need the packet world)"
 fi
 echo
 echo "=== six parallel connections, no cached session (handshake coalescing)"
