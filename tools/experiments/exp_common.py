@@ -213,6 +213,27 @@ def run_fetch(fetch, argv_tail, name, timeout=120, prefix=None):
     return traces, other, stderr, cmd
 
 
+def smoke_check_main(out, files, show, check):
+    """The body of a NAME_smoke_check.py (experiment.bzl): every one of |files| in |out| written
+    and not empty, the ones in |show| printed, then check(out), which returns the problems
+    found. Prints PASS, or FAIL and the problems; returns the exit code."""
+    for f in files:
+        path = os.path.join(out, f)
+        if not os.path.isfile(path) or not os.path.getsize(path):
+            print("FAIL: %s was not written" % path, file=sys.stderr)
+            return 1
+    for f in show:
+        print("--- " + os.path.join(out, f))
+        with open(os.path.join(out, f)) as fh:
+            sys.stdout.write(fh.read())
+    bad = check(out)
+    if bad:
+        print("FAIL: " + "; ".join(bad))
+        return 1
+    print("PASS")
+    return 0
+
+
 def rel(t, key):
     """A timing point of a trace in ms from its startTime (None if absent)."""
     v = t.get(key)

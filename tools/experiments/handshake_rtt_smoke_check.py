@@ -10,6 +10,10 @@ import os
 import sys
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exp_common  # noqa: E402
+
+sys.dont_write_bytecode = True
 
 WANT_COLS = ["config", "runs", "median_ms", "min_ms", "max_ms", "median_rtts",
              "ratio_to_tls12_full", "median_connect_ms"]
@@ -40,20 +44,7 @@ def check(path):
 
 
 def main():
-    path = os.path.join(sys.argv[1], "handshake_rtt.csv")
-    if not os.path.isfile(path) or not os.path.getsize(path):
-        print("FAIL: %s was not written" % path, file=sys.stderr)
-        return 1
-    print("--- " + path)
-    with open(path) as f:
-        sys.stdout.write(f.read())
-    bad = check(path)
-    if bad:
-        print("FAIL: " + "; ".join(bad))
-        return 1
-    print("PASS")
-    return 0
-
+    return exp_common.smoke_check_main(sys.argv[1], ["handshake_rtt.csv"], ["handshake_rtt.csv"], lambda out: check(os.path.join(out, "handshake_rtt.csv")))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -12,6 +12,10 @@ import os
 import sys
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exp_common  # noqa: E402
+
+sys.dont_write_bytecode = True
 
 WANT_COLS = ["tls", "config", "algorithm", "pool", "visit", "runs", "median_ms", "min_ms",
              "max_ms", "ratio_to_none", "added_ms", "paired_added_ms", "median_tls_ms",
@@ -67,19 +71,7 @@ def check(out):
 
 
 def main():
-    out = sys.argv[1]
-    for f in ("obc_latency.csv", "obc_latency_runs.csv", "obc_latency.txt"):
-        path = os.path.join(out, f)
-        if not os.path.isfile(path) or not os.path.getsize(path):
-            print("FAIL: %s was not written" % path, file=sys.stderr)
-            return 1
-    bad = check(out)
-    if bad:
-        print("FAIL: " + "; ".join(bad))
-        return 1
-    print("PASS")
-    return 0
-
+    return exp_common.smoke_check_main(sys.argv[1], ["obc_latency.csv", "obc_latency_runs.csv", "obc_latency.txt"], [], check)
 
 if __name__ == "__main__":
     sys.exit(main())

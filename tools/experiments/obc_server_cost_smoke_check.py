@@ -13,6 +13,10 @@ import os
 import sys
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exp_common  # noqa: E402
+
+sys.dont_write_bytecode = True
 
 FILES = ["obc_server_cost.csv", "obc_server_cost_histogram.csv", "obc_server_cost_runs.csv",
          "obc_server_cost.svg", "obc_server_cost.txt"]
@@ -64,19 +68,7 @@ def check(d):
 
 
 def main():
-    out = sys.argv[1]
-    for f in FILES:
-        path = os.path.join(out, f)
-        if not os.path.isfile(path) or not os.path.getsize(path):
-            print("FAIL: %s was not written" % path, file=sys.stderr)
-            return 1
-    bad = check(out)
-    if bad:
-        print("FAIL: " + "; ".join(bad))
-        return 1
-    print("PASS")
-    return 0
-
+    return exp_common.smoke_check_main(sys.argv[1], FILES, [], check)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -13,6 +13,10 @@ import sys
 import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exp_common  # noqa: E402
+
+sys.dont_write_bytecode = True
 
 FILES = ["prefetch_latency.csv", "prefetch_latency_ratios.csv", "prefetch_latency_sources.csv",
          "prefetch_latency_runs.csv", "prefetch_latency.svg", "prefetch_latency.txt"]
@@ -67,22 +71,7 @@ def check(d):
 
 
 def main():
-    out = sys.argv[1]
-    for f in FILES:
-        path = os.path.join(out, f)
-        if not os.path.isfile(path) or not os.path.getsize(path):
-            print("FAIL: %s was not written" % path, file=sys.stderr)
-            return 1
-    print("--- " + os.path.join(out, "prefetch_latency.csv"))
-    with open(os.path.join(out, "prefetch_latency.csv")) as f:
-        sys.stdout.write(f.read())
-    bad = check(out)
-    if bad:
-        print("FAIL: " + "; ".join(bad))
-        return 1
-    print("PASS")
-    return 0
-
+    return exp_common.smoke_check_main(sys.argv[1], FILES, ["prefetch_latency.csv"], check)
 
 if __name__ == "__main__":
     sys.exit(main())

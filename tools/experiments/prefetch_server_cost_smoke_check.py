@@ -13,6 +13,10 @@ import os
 import sys
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exp_common  # noqa: E402
+
+sys.dont_write_bytecode = True
 
 FILES = ["prefetch_server_cost.csv", "prefetch_server_cost_cover.csv",
          "prefetch_server_cost_runs.csv", "prefetch_server_cost.txt"]
@@ -59,23 +63,7 @@ def check_cover(d):
 
 
 def main():
-    out = sys.argv[1]
-    for f in FILES:
-        path = os.path.join(out, f)
-        if not os.path.isfile(path) or not os.path.getsize(path):
-            print("FAIL: %s was not written" % path, file=sys.stderr)
-            return 1
-    for f in ("prefetch_server_cost.csv", "prefetch_server_cost_cover.csv"):
-        print("--- " + os.path.join(out, f))
-        with open(os.path.join(out, f)) as fh:
-            sys.stdout.write(fh.read())
-    bad = check_requests(out) + check_cover(out)
-    if bad:
-        print("FAIL: " + "; ".join(bad))
-        return 1
-    print("PASS")
-    return 0
-
+    return exp_common.smoke_check_main(sys.argv[1], FILES, ["prefetch_server_cost.csv", "prefetch_server_cost_cover.csv"], lambda out: check_requests(out) + check_cover(out))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -16,6 +16,10 @@ import sys
 import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exp_common  # noqa: E402
+
+sys.dont_write_bytecode = True
 
 FILES = ["spdy_page_load.csv", "spdy_page_load_runs.csv", "spdy_page_load.svg",
          "spdy_page_load.txt"]
@@ -77,22 +81,7 @@ def check(d):
 
 
 def main():
-    out = sys.argv[1]
-    for f in FILES:
-        path = os.path.join(out, f)
-        if not os.path.isfile(path) or not os.path.getsize(path):
-            print("FAIL: %s was not written" % path, file=sys.stderr)
-            return 1
-    print("--- " + os.path.join(out, "spdy_page_load.txt"))
-    with open(os.path.join(out, "spdy_page_load.txt")) as f:
-        sys.stdout.write(f.read())
-    bad = check(out)
-    if bad:
-        print("FAIL: " + "; ".join(bad))
-        return 1
-    print("PASS")
-    return 0
-
+    return exp_common.smoke_check_main(sys.argv[1], FILES, ["spdy_page_load.txt"], check)
 
 if __name__ == "__main__":
     sys.exit(main())
