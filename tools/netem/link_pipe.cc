@@ -8,16 +8,28 @@
 
 namespace netem {
 
-double PipeStats::QueueDelayQuantileMs(double q) const {
-  if (queue_delay_sample_ns.empty()) return 0;
-  std::vector<int64_t> sorted = queue_delay_sample_ns;
+namespace {
+
+// The |q|-quantile (0..1) of |sorted| (ascending), in ms; 0 if empty.
+double QuantileMs(const std::vector<int64_t>& sorted, double q) {
+  if (sorted.empty()) return 0;
   size_t k = std::min(sorted.size() - 1,
                       static_cast<size_t>(q * (sorted.size() - 1) + 0.5));
-  std::nth_element(sorted.begin(), sorted.begin() + k, sorted.end());
   return sorted[k] / 1e6;
 }
 
+}  // namespace
+
+double PipeStats::QueueDelayQuantileMs(double q) const {
+  std::vector<int64_t> sorted = queue_delay_sample_ns;
+  std::sort(sorted.begin(), sorted.end());
+  return QuantileMs(sorted, q);
+}
+
 std::string PipeStats::ToJson() const {
+  // One sorted copy for every quantile (the sample holds up to 2^20 delays).
+  std::vector<int64_t> sorted = queue_delay_sample_ns;
+  std::sort(sorted.begin(), sorted.end());
   return absl::StrFormat(
       "{\"packets_in\": %u, \"bytes_in\": %u, \"packets_out\": %u, "
       "\"bytes_out\": %u, \"drops\": {\"loss\": %u, \"queue\": %u, "
@@ -26,8 +38,8 @@ std::string PipeStats::ToJson() const {
       "\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f, \"samples\": %u}}",
       packets_in, bytes_in, packets_out, bytes_out, drops_loss, drops_queue,
       drops_codel, drops_mtu, max_queue_packets, max_queue_bytes,
-      QueueDelayQuantileMs(0.5), QueueDelayQuantileMs(0.9),
-      QueueDelayQuantileMs(0.99), QueueDelayQuantileMs(1.0), queue_delays_seen);
+      QuantileMs(sorted, 0.5), QuantileMs(sorted, 0.9),
+      QuantileMs(sorted, 0.99), QuantileMs(sorted, 1.0), queue_delays_seen);
 }
 
 LinkPipe::LinkPipe(PipeParams params, int64_t start_ns)
@@ -172,11 +184,10 @@ std::optional<int64_t> LinkPipe::NextEventNs() const {
 }
 
 void LinkPipe::Deliver(int64_t now_ns,
-                       absl::FunctionRef<void(std::string&)> deliver) {
+                       absl::FunctionRef<void(const std::string&)> deliver) {
   ServeLink(now_ns);
   while (!in_flight_.empty() && in_flight_.top().due_ns <= now_ns) {
-    // priority_queue's top is const; the element is popped right after.
-    InFlight& top = const_cast<InFlight&>(in_flight_.top());
+    const InFlight& top = in_flight_.top();
     ++stats_.packets_out;
     stats_.bytes_out += top.data.size();
     in_flight_bytes_ -= top.data.size();

@@ -79,7 +79,8 @@ class LinkPipe {
 
   // Moves the link forward to |now_ns| and hands every packet due by then to
   // |deliver|, in delivery order.
-  void Deliver(int64_t now_ns, absl::FunctionRef<void(std::string&)> deliver);
+  void Deliver(int64_t now_ns,
+               absl::FunctionRef<void(const std::string&)> deliver);
 
   const PipeStats& stats() const { return stats_; }
   const PipeParams& params() const { return params_; }

@@ -30,7 +30,7 @@ std::vector<Delivery> Drain(LinkPipe& pipe, int64_t until_ns) {
   for (;;) {
     std::optional<int64_t> next = pipe.NextEventNs();
     if (!next || *next > until_ns) break;
-    pipe.Deliver(*next, [&](std::string& p) {
+    pipe.Deliver(*next, [&](const std::string& p) {
       out.push_back({*next, p[0], p.size()});
     });
   }
@@ -58,9 +58,9 @@ TEST(LinkPipeTest, NothingDeliveredEarly) {
   LinkPipe pipe(params);
   pipe.Enqueue(PacketOf(10), 0);
   int delivered = 0;
-  pipe.Deliver(10 * kMs - 1, [&](std::string&) { ++delivered; });
+  pipe.Deliver(10 * kMs - 1, [&](const std::string&) { ++delivered; });
   EXPECT_EQ(delivered, 0);
-  pipe.Deliver(10 * kMs, [&](std::string&) { ++delivered; });
+  pipe.Deliver(10 * kMs, [&](const std::string&) { ++delivered; });
   EXPECT_EQ(delivered, 1);
   EXPECT_FALSE(pipe.NextEventNs().has_value());
 }
@@ -118,7 +118,7 @@ TEST(LinkPipeTest, RateDoesNotDriftWithLateWakeUps) {
   for (int i = 0; i < 100; ++i) pipe.Enqueue(PacketOf(1500), 0);
   std::vector<int64_t> times;
   for (int64_t t = 0; t <= 200 * kMs; t += 3 * kMs + 7) {
-    pipe.Deliver(t, [&](std::string&) { times.push_back(t); });
+    pipe.Deliver(t, [&](const std::string&) { times.push_back(t); });
   }
   ASSERT_EQ(times.size(), 100u);
   EXPECT_LE(times.back(), 100 * kMs + 3 * kMs + 7);
@@ -153,7 +153,7 @@ TEST(LinkPipeTest, AFloodIntoALongDelayStaysBounded) {
   LinkPipe pipe(params);
   for (int i = 0; i < 1000; ++i) {
     pipe.Enqueue(PacketOf(1000), i);
-    pipe.Deliver(i, [](std::string&) {});
+    pipe.Deliver(i, [](const std::string&) {});
   }
   EXPECT_EQ(pipe.stats().drops_queue, 900u);
   EXPECT_EQ(Drain(pipe, 3601'000 * kMs).size(), 100u);
@@ -183,7 +183,7 @@ TEST(LinkPipeTest, CoDelRemovesAStandingQueueDropTailKeeps) {
     LinkPipe pipe(params);
     for (int i = 0; i < 200; ++i) pipe.Enqueue(PacketOf(1500), 0);
     for (int i = 0; i < 5000; ++i) {
-      pipe.Deliver(i * kMs, [](std::string&) {});
+      pipe.Deliver(i * kMs, [](const std::string&) {});
       pipe.Enqueue(PacketOf(1500), i * kMs);
     }
     Drain(pipe, 100'000 * kMs);
@@ -209,7 +209,7 @@ TEST(LinkPipeTest, CoDelIdleWithoutStandingQueue) {
   params.queue = *QueueParams::Parse("codel");
   LinkPipe pipe(params);
   for (int i = 0; i < 1000; ++i) {
-    pipe.Deliver(i * 2 * kMs, [](std::string&) {});
+    pipe.Deliver(i * 2 * kMs, [](const std::string&) {});
     pipe.Enqueue(PacketOf(1500), i * 2 * kMs);  // half the link's rate
   }
   Drain(pipe, 10'000 * kMs);

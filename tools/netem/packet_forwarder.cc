@@ -93,8 +93,8 @@ void PacketForwarder::Service() {
   const int64_t now = NowNs();
   int64_t next = -1;
   for (Path& path : paths_) {
-    path.up->Deliver(now, [&](std::string& p) { Write(outer_fd_, p); });
-    path.down->Deliver(now, [&](std::string& p) { Write(inner_fd_, p); });
+    path.up->Deliver(now, [&](const std::string& p) { Write(outer_fd_, p); });
+    path.down->Deliver(now, [&](const std::string& p) { Write(inner_fd_, p); });
     for (LinkPipe* pipe : {path.up.get(), path.down.get()}) {
       std::optional<int64_t> t = pipe->NextEventNs();
       if (t && (next < 0 || *t < next)) next = *t;

@@ -99,6 +99,13 @@ absl::Status ApplyLinkFlag(absl::string_view name, absl::string_view value,
     if (!rate.ok()) return rate.status();
     absl::StatusOr<double> burst = Number(name, parts[1], 1, 10'000);
     if (!burst.ok()) return burst.status();
+    // Good -> Bad has probability RATE / (MEAN_BURST (1 - RATE)), which must
+    // not exceed 1: a high rate needs long bursts.
+    if (*rate / (*burst * (1 - *rate)) > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", name, ": a loss rate of ", *rate,
+          " needs a mean burst of at least ", *rate / (1 - *rate), " packets"));
+    }
     for (PipeParams* p : dirs) {
       p->loss.kind = LossParams::Kind::kGilbert;
       p->loss.rate = *rate;
@@ -212,10 +219,12 @@ absl::StatusOr<ShellOptions> ParseShellCommandLine(int argc,
     } else if (name == "quiet") {
       o.quiet = true;
     } else if (name == "sysctl") {
+      // The key becomes a path under /proc/sys: no '/' and no "..".
       size_t seq = value.find('=');
-      if (seq == std::string::npos || seq == 0 ||
-          value.find('/') != std::string::npos ||
-          value.find("..") != std::string::npos) {
+      absl::string_view key = absl::string_view(value).substr(0, seq);
+      if (seq == std::string::npos || key.empty() ||
+          key.find('/') != absl::string_view::npos ||
+          key.find("..") != absl::string_view::npos) {
         return absl::InvalidArgumentError(absl::StrCat(
             "--sysctl wants KEY=VALUE (e.g. net.ipv4.tcp_fastopen=0x607), "
             "got '",

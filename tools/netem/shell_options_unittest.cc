@@ -74,11 +74,13 @@ TEST(ShellOptionsTest, PathsInheritAndOverride) {
 
 TEST(ShellOptionsTest, NamespaceSettings) {
   absl::StatusOr<ShellOptions> o =
-      Parse({"--sysctl", "net.ipv4.tcp_fastopen=0x607", "--initcwnd", "10",
+      Parse({"--sysctl", "net.ipv4.tcp_fastopen=0x607", "--sysctl",
+             "kernel.core_pattern_like=/a/b", "--initcwnd", "10",
              "--mtu", "1400", "--stats", "-", "--ready-file", "/tmp/r",
              "--quiet", "--", "true"});
   ASSERT_TRUE(o.ok()) << o.status();
-  ASSERT_EQ(o->sysctls.size(), 1u);
+  ASSERT_EQ(o->sysctls.size(), 2u);
+  EXPECT_EQ(o->sysctls[1].second, "/a/b");  // a value may hold '/', a key not
   EXPECT_EQ(o->sysctls[0].first, "net.ipv4.tcp_fastopen");
   EXPECT_EQ(o->sysctls[0].second, "0x607");
   EXPECT_EQ(o->initcwnd, 10);
@@ -96,6 +98,7 @@ TEST(ShellOptionsTest, BadInputIsRefusedWithAReason) {
       {"--loss", "1", "--", "true"},
       {"--loss-burst", "0.1", "--", "true"},
       {"--loss-burst", "0.1,0.5", "--", "true"},
+      {"--loss-burst", "0.9,2", "--", "true"},  // needs bursts of 9 or more
       {"--queue", "red", "--", "true"},
       {"--trace", "f", "--", "true"},
       {"--uplink-trace", "/nonexistent", "--", "true"},
