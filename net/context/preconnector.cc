@@ -21,8 +21,7 @@ class Preconnector::Job {
         owner_(owner),
         key_(absl::StrCat("https://", host, ":", port)),
         connect_(std::make_unique<SSLConnectJob>(
-            owner->session_->host_resolver(),
-            owner->session_->socket_factory(),
+            owner->session_->host_resolver(), owner->session_->socket_factory(),
             Params(owner->session_, std::move(host), port))) {}
 
   const std::string& key() const { return key_; }
@@ -71,6 +70,8 @@ class Preconnector::Job {
   }
 
   void OnConnected(int rv) {
+    // Done: the deadline must not fire while this job waits to be reaped.
+    deadline_.Stop();
     if (rv == OK) socket_ = connect_->TakeSocket();
     owner_->OnJobDone(this, rv);
   }

@@ -106,28 +106,44 @@ int SSLConnectJob::DoSSLConnect() {
   in_handshake_ = true;
   ssl_start_ = clock_->NowTicks();
   SnapStartClientContext* snap = params_.snap_start_context;
-  if (snap &&
-      (params_.snap_start_learn_in_handshake ||
-       snap->GetInfo(absl::StrCat(params_.host, ":", params_.port)))) {
+  if (snap && (params_.snap_start_learn_in_handshake ||
+               snap->GetInfo(absl::StrCat(params_.host, ":", params_.port)))) {
     used_snap_start_core_ = true;
     socket_ = factory_->CreateSnapStartClientSocket(
         transport_.TakeSocket(), params_.host, params_.port, snap);
   } else {
     socket_ = factory_->CreateSSLClientSocket(
-        transport_.TakeSocket(), params_.host, params_.port,
-        params_.ssl_config, params_.ssl_context);
+        transport_.TakeSocket(), params_.host, params_.port, params_.ssl_config,
+        params_.ssl_context);
   }
   if (!socket_) {
     error_detail_ = "the socket factory made no TLS socket";
     return ERR_UNEXPECTED;
   }
   next_state_ = STATE_SSL_CONNECT_COMPLETE;
-  return socket_->Connect([weak = weak_factory_.GetWeakPtr()](int rv) {
+  int rv = socket_->Connect([weak = weak_factory_.GetWeakPtr()](int rv) {
     if (weak) weak->OnIOComplete(rv);
   });
+  if (rv == ERR_IO_PENDING) {
+    handshake_timer_.Start(params_.handshake_timeout,
+                           [this] { OnHandshakeTimeout(); });
+  }
+  return rv;
+}
+
+void SSLConnectJob::OnHandshakeTimeout() {
+  // The socket goes, and with it the handshake's pending callback.
+  error_detail_ = absl::StrCat("the TLS handshake did not finish within ",
+                               absl::FormatDuration(params_.handshake_timeout));
+  socket_.reset();
+  next_state_ = STATE_NONE;
+  // The callback may destroy this job: run it from a local.
+  CompletionOnceCallback callback = std::move(callback_);
+  std::move(callback)(ERR_TIMED_OUT);
 }
 
 int SSLConnectJob::DoSSLConnectComplete(int result) {
+  handshake_timer_.Stop();
   const SSLInfo* info = socket_->GetSSLInfo();
   ssl_info_ = info ? *info : SSLInfo();
   if (result != OK) {

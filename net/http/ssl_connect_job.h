@@ -31,6 +31,7 @@
 
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
+#include "net/base/event_loop.h"
 #include "net/base/thread_checker.h"
 #include "net/base/weak_ptr.h"
 #include "net/socket/client_socket_factory.h"
@@ -48,6 +49,10 @@ struct SSLConnectJobParams {
   std::string host;
   uint16_t port = 443;
   absl::Duration connect_timeout = absl::Seconds(10);
+  // The most the TLS handshake may take once TCP is up: a server that
+  // accepts and never answers the ClientHello fails the job with
+  // ERR_TIMED_OUT in the kSSLHandshake phase.
+  absl::Duration handshake_timeout = absl::Seconds(10);
   // The BoringSSL handshake's settings and context (session cache,
   // coalescing, verifier). |ssl_context| is required.
   SSLConfig ssl_config;
@@ -108,6 +113,7 @@ class SSLConnectJob : public ConnectJob {
   int DoSSLConnect();
   int DoSSLConnectComplete(int result);
   void OnIOComplete(int result);
+  void OnHandshakeTimeout();
 
   ClientSocketFactory* const factory_;
   SSLConnectJobParams params_;
@@ -122,6 +128,7 @@ class SSLConnectJob : public ConnectJob {
   std::optional<SSLInfo> ssl_info_;
   bool used_snap_start_core_ = false;
   CompletionOnceCallback callback_;
+  OneShotTimer handshake_timer_;
   std::string error_detail_;
   ThreadChecker thread_checker_;
   WeakPtrFactory<SSLConnectJob> weak_factory_{this};

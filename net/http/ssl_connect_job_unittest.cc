@@ -166,8 +166,7 @@ TEST_F(SSLConnectJobTest, LookupFailureFailsInTheResolvePhase) {
   TestCompletionCallback cb;
   EXPECT_EQ(ERR_NAME_NOT_RESOLVED, cb.GetResult(job.Connect(cb.callback())));
   EXPECT_EQ(ConnectJob::Phase::kResolveHost, job.phase());
-  EXPECT_EQ("resolving www.example.test: scripted failure",
-            job.error_detail());
+  EXPECT_EQ("resolving www.example.test: scripted failure", job.error_detail());
   EXPECT_EQ(0u, factory_.sockets_created());
 }
 
@@ -241,8 +240,8 @@ TEST_F(SSLConnectJobTest, HookCanHoldTheJobAndLetItGoOn) {
     }
     return OK;
   };
-  job = std::make_unique<SSLConnectJob>(&resolver_, &factory_,
-                                        std::move(params));
+  job =
+      std::make_unique<SSLConnectJob>(&resolver_, &factory_, std::move(params));
   TestCompletionCallback cb;
   EXPECT_EQ(ERR_IO_PENDING, job->Connect(cb.callback()));
   EXPECT_EQ(ConnectJob::Phase::kHostResolved, job->phase());
@@ -287,6 +286,40 @@ TEST_F(SSLConnectJobTest, GivenAddressesSkipTheLookupAndTheHook) {
   EXPECT_EQ("127.0.0.5:443", job.timing().remote_address);
 }
 
+TEST_F(SSLConnectJobTest, GivenAddressesPastTheEndFailTheLookup) {
+  for (size_t first : {0, 2}) {
+    SSLConnectJobParams params = Params();
+    HostResolveResult resolved;
+    if (first) resolved.addresses = {*IPAddress::Parse("127.0.0.2")};
+    params.transport.resolved = resolved;
+    params.transport.first_address = first;
+    SSLConnectJob job(&resolver_, &factory_, std::move(params));
+    TestCompletionCallback cb;
+    EXPECT_EQ(ERR_NAME_NOT_RESOLVED, cb.GetResult(job.Connect(cb.callback())))
+        << first;
+    EXPECT_EQ(0, resolver_.calls);
+    EXPECT_TRUE(factory_.tls_sockets_requested().empty());
+  }
+}
+
+TEST_F(SSLConnectJobTest, AHandshakeThatNeverEndsTimesOut) {
+  // TCP connects; the server never answers the ClientHello.
+  StaticSocketDataProvider data({}, {});
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(SYNC, ERR_IO_PENDING);
+  factory_.AddTlsSocketProvider(&ssl);
+  SSLConnectJobParams params = Params();
+  params.handshake_timeout = absl::Milliseconds(20);
+  SSLConnectJob job(&resolver_, &factory_, std::move(params));
+
+  TestCompletionCallback cb;
+  EXPECT_EQ(ERR_IO_PENDING, job.Connect(cb.callback()));
+  EXPECT_EQ(ERR_TIMED_OUT, cb.WaitForResult());
+  EXPECT_EQ(ConnectJob::Phase::kSSLHandshake, job.phase());
+  EXPECT_NE(std::string::npos, job.error_detail().find("TLS handshake"));
+  EXPECT_FALSE(job.TakeSocket());
+}
+
 TEST_F(SSLConnectJobTest, DestroyingTheJobCancelsIt) {
   resolver_.async = true;
   bool called = false;
@@ -322,8 +355,8 @@ TEST_F(SSLConnectJobLoopbackTest, HandshakesWithARealServer) {
 }
 
 TEST_F(SSLConnectJobLoopbackTest, UntrustedServerFailsTheHandshake) {
-  LoopbackTlsServer server(LoopbackServerConfig("untrusted_leaf_chain.pem",
-                                                "untrusted_leaf.key"));
+  LoopbackTlsServer server(
+      LoopbackServerConfig("untrusted_leaf_chain.pem", "untrusted_leaf.key"));
   FakeResolver resolver;
   SSLConnectJobParams params;
   params.host = "www.example.test";

@@ -36,6 +36,12 @@ int TransportConnectJob::Connect(CompletionOnceCallback callback) {
     resolved_ = *std::move(options_.resolved);
     options_.resolved.reset();
     address_index_ = options_.first_address;
+    if (address_index_ >= resolved_.addresses.size()) {
+      // A retry's addresses are its caller's: none left to try is the
+      // lookup's failure, not an index past the end.
+      error_detail_ = "no address left to connect to";
+      return ERR_NAME_NOT_RESOLVED;
+    }
     next_state_ = STATE_CONNECT;
   } else {
     next_state_ = STATE_RESOLVE_HOST;
@@ -107,16 +113,16 @@ int TransportConnectJob::DoResolveHost() {
 
 int TransportConnectJob::DoResolveHostComplete(int result) {
   resolve_request_.reset();
-  timing_.dns_end = resolved_synchronously_ ? timing_.dns_start
-                                            : options_.clock->NowTicks();
+  timing_.dns_end =
+      resolved_synchronously_ ? timing_.dns_start : options_.clock->NowTicks();
   timing_.dns_source = resolved_.source;
   if (result == OK && resolved_.addresses.empty())
     result = ERR_NAME_NOT_RESOLVED;
   if (result != OK) {
-    error_detail_ = absl::StrCat("resolving ", host_, ": ",
-                                 resolved_.detail.empty()
-                                     ? ErrorToShortString(result)
-                                     : resolved_.detail);
+    error_detail_ =
+        absl::StrCat("resolving ", host_, ": ",
+                     resolved_.detail.empty() ? ErrorToShortString(result)
+                                              : resolved_.detail);
     return result;
   }
   address_index_ = 0;
