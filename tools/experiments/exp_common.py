@@ -69,11 +69,9 @@ class World:
 
     def __init__(self, world_bin, directory, extra_args, log):
         self.dir = directory
-        # The packet world where it can run (the world falls back to the relay world and says
-        # why); start() then makes this process the world's client host.
-        link = [] if "--link" in extra_args else ["--link", "auto"]
-        self.argv = [world_bin, "--dir", directory, "--quiet", "--until-stdin-eof"] + link + \
-            extra_args
+        # The world's own default link (--link auto, or $NETSTACK_WORLD_LINK): the packet
+        # world where it can run; start() then makes this process its client host.
+        self.argv = [world_bin, "--dir", directory, "--quiet", "--until-stdin-eof"] + extra_args
         self.proc = None
         self.info = None
         self.log = log

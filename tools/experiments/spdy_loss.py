@@ -25,6 +25,7 @@ which SPDY's median is slower: the crossover), spdy_loss.svg (the ratio per cell
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -138,8 +139,8 @@ def load(args, protocol, page, rtt, rate, loss, trust):
     if any(t.get("encodedBodySize") != size for t in traces):
         problems.append("incomplete bodies")
     sessions = {(t.get("spdy") or {}).get("sessionId") for t in traces if t.get("spdy")}
-    conns = sum(1 for t in traces if not t.get("socketReused") and not t.get("spdy", {}).get(
-        "pooled"))
+    conns = sum(1 for t in traces if not t.get("socketReused") and
+                (t.get("spdy") or {}).get("session") != "pooled")
     if protocol == "spdy" and (len(sessions) != 1 or
                                any(t.get("tls", {}).get("alpn") != "spdy/3" for t in traces)):
         problems.append("SPDY on %d sessions" % len(sessions))
@@ -157,8 +158,6 @@ def main(argv=None):
     out = exp_common.out_dir(args.out)
     os.makedirs(out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="spdy_loss-", dir=os.environ.get("TEST_TMPDIR") or None)
-    chain, key, trust = build_pki(args, work)
-    server = start_server(args, work, chain, key)
     runs, cells = ([], []) if not args.resume else load_outputs(out)
     done = {cell_key(c) for c in cells if int(c["runs"]) >= args.runs}
     # Cells with fewer runs than asked for are measured again, from scratch.
@@ -166,7 +165,10 @@ def main(argv=None):
     runs = [r for r in runs if cell_key(r) in done]
     if args.resume:
         log("resuming: %d cells already measured in %s" % (len(done), out))
+    server = None
     try:
+        chain, key, trust = build_pki(args, work)
+        server = start_server(args, work, chain, key)
         n_cells = len(args.rtts_ms) * len(args.rates_mbps) * len(args.losses) * len(args.pages)
         k = 0
         for rtt in args.rtts_ms:
@@ -174,7 +176,7 @@ def main(argv=None):
                 for loss in args.losses:
                     for name, page in args.pages:
                         k += 1
-                        if (rtt, rate, loss, name) in done:
+                        if (rtt, rate, loss, name, args.queue) in done:
                             continue
                         plt = {p: [] for p in PROTOCOLS}
                         for run in range(args.runs):
@@ -183,10 +185,11 @@ def main(argv=None):
                                 ms = load(args, protocol, page, rtt, rate, loss, trust)
                                 plt[protocol].append(ms)
                                 runs.append({"rtt_ms": rtt, "rate_mbps": rate, "loss": loss,
-                                             "page": name, "protocol": protocol, "run": run,
+                                             "page": name, "queue": args.queue,
+                                             "protocol": protocol, "run": run,
                                              "page_load_ms": ms})
                         cell = {"rtt_ms": rtt, "rate_mbps": rate, "loss": loss, "page": name,
-                                "runs": args.runs}
+                                "runs": args.runs, "queue": args.queue}
                         for p in PROTOCOLS:
                             cell[p + "_median_ms"] = statistics.median(plt[p])
                             cell[p + "_min_ms"] = min(plt[p])
@@ -202,14 +205,18 @@ def main(argv=None):
                                                      cell["spdy_median_ms"],
                                                      cell["spdy_over_http1"]))
     finally:
-        server.terminate()
-        server.wait()
+        if server is not None:
+            server.terminate()
+            server.wait()
+        shutil.rmtree(work, ignore_errors=True)
     write_outputs(args, out, runs, cells)
     return 0
 
 
 def cell_key(c):
-    return (int(c["rtt_ms"]), float(c["rate_mbps"]), float(c["loss"]), c["page"])
+    # The queue is part of the link: cells measured under another one are not reused.
+    return (int(c["rtt_ms"]), float(c["rate_mbps"]), float(c["loss"]), c["page"],
+            c.get("queue") or "droptail:100")
 
 
 def load_outputs(out):
@@ -220,8 +227,11 @@ def load_outputs(out):
     def num(row):
         r = dict(row)
         for k, v in r.items():
-            if k not in ("page", "protocol"):
-                r[k] = float(v) if "." in v else int(v)
+            if k not in ("page", "protocol", "queue"):
+                try:
+                    r[k] = int(v)
+                except ValueError:
+                    r[k] = float(v)
         return r
     try:
         with open(os.path.join(out, "spdy_loss_runs.csv")) as f:
@@ -235,9 +245,9 @@ def load_outputs(out):
 
 def write_outputs(args, out, runs, cells, quiet=False):
     exp_common.write_csv(os.path.join(out, "spdy_loss_runs.csv"),
-                         ["rtt_ms", "rate_mbps", "loss", "page", "protocol", "run",
+                         ["rtt_ms", "rate_mbps", "loss", "page", "queue", "protocol", "run",
                           "page_load_ms"], runs)
-    cols = ["rtt_ms", "rate_mbps", "loss", "page", "runs", "http1_median_ms", "http1_min_ms",
+    cols = ["rtt_ms", "rate_mbps", "loss", "page", "queue", "runs", "http1_median_ms", "http1_min_ms",
             "http1_max_ms", "spdy_median_ms", "spdy_min_ms", "spdy_max_ms", "spdy_over_http1"]
     exp_common.write_csv(os.path.join(out, "spdy_loss.csv"), cols, cells)
     lines = ["spdy_loss: page load time, HTTP/1.1 (%d connections per host) against SPDY/3 (one "

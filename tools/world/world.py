@@ -687,6 +687,11 @@ def exec_main(argv):
         return 1
     link = doc.get("link") or {}
     if link.get("mode") == "packet":
+        # A reused pid would be another process's namespace: the holder must still be the one
+        # the world made.
+        if namespaces.netns_inode(link["client_pid"]) != link.get("netns_inode"):
+            log("error: the client host of %s is gone (world not running?)" % args.world)
+            return 1
         try:
             namespaces.enter_client(link["client_pid"], link["resolv_conf"])
         except (namespaces.NamespaceError, OSError) as e:
