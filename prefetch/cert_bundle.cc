@@ -200,6 +200,7 @@ absl::StatusOr<std::string> ToProtoBytes(const CertBundle& bundle,
   }
   proto.set_cipher_suite(bundle.cipher_suite);
   if (bundle.orbit) proto.set_orbit(*bundle.orbit);
+  if (bundle.tcp_fast_open_no_cookie) proto.set_tcp_fast_open_no_cookie(true);
   proto.set_not_after(absl::ToUnixSeconds(bundle.not_after));
   proto.set_created(absl::ToUnixSeconds(bundle.created));
   std::string out;
@@ -212,10 +213,12 @@ absl::StatusOr<CertBundle> FromProtoBytes(absl::string_view bytes) {
   netstack::prefetch::CertBundle proto;
   if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return Malformed("CertBundle message does not parse (protobuf)");
-  if (proto.version() != kCertBundleVersion)
+  if (proto.version() != kCertBundleVersion &&
+      proto.version() != kCertBundleVersionFastOpen)
     return absl::UnimplementedError(
         absl::StrCat("unsupported CertBundle version ", proto.version(),
-                     " (this code reads version ", kCertBundleVersion, ")"));
+                     " (this code reads versions ", kCertBundleVersion, " and ",
+                     kCertBundleVersionFastOpen, ")"));
   CertBundle bundle;
   bundle.version = proto.version();
   bundle.host = proto.host();
@@ -244,6 +247,16 @@ absl::StatusOr<CertBundle> FromProtoBytes(absl::string_view bytes) {
     bundle.chain.assign(proto.chain().begin(), proto.chain().end());
   }
   if (proto.has_orbit()) bundle.orbit = proto.orbit();
+  if (proto.has_tcp_fast_open_no_cookie()) {
+    if (proto.version() < kCertBundleVersionFastOpen)
+      return Malformed(
+          absl::StrCat("bundle version ", proto.version(),
+                       " carries tcp_fast_open_no_cookie (a field of version ",
+                       kCertBundleVersionFastOpen, ")"));
+    if (!proto.tcp_fast_open_no_cookie())
+      return Malformed("bundle tcp_fast_open_no_cookie is present but false");
+    bundle.tcp_fast_open_no_cookie = true;
+  }
   if (proto.not_after() < 0 || proto.not_after() > kMaxUnixSeconds)
     return Malformed(absl::StrCat("bundle not_after ", proto.not_after(),
                                   " is out of range"));
@@ -295,7 +308,8 @@ std::vector<std::string> SplitTxt(absl::string_view record) {
 bool CertBundle::operator==(const CertBundle& o) const {
   return version == o.version && host == o.host && port == o.port &&
          chain == o.chain && cipher_suite == o.cipher_suite &&
-         orbit == o.orbit && not_after == o.not_after && created == o.created;
+         orbit == o.orbit && not_after == o.not_after && created == o.created &&
+         tcp_fast_open_no_cookie == o.tcp_fast_open_no_cookie;
 }
 
 absl::StatusOr<absl::Time> EarliestNotAfter(
@@ -336,11 +350,23 @@ absl::StatusOr<CertBundle> MakeCertBundle(absl::string_view host, uint16_t port,
   return bundle;
 }
 
+void SetTcpFastOpenNoCookie(CertBundle* bundle) {
+  bundle->tcp_fast_open_no_cookie = true;
+  bundle->version = std::max(bundle->version, kCertBundleVersionFastOpen);
+}
+
 absl::Status CheckBundleWellFormed(const CertBundle& bundle) {
-  if (bundle.version != kCertBundleVersion)
+  if (bundle.version != kCertBundleVersion &&
+      bundle.version != kCertBundleVersionFastOpen)
     return absl::UnimplementedError(
         absl::StrCat("unsupported CertBundle version ", bundle.version,
-                     " (this code reads version ", kCertBundleVersion, ")"));
+                     " (this code reads versions ", kCertBundleVersion, " and ",
+                     kCertBundleVersionFastOpen, ")"));
+  if (bundle.tcp_fast_open_no_cookie &&
+      bundle.version < kCertBundleVersionFastOpen)
+    return Malformed(
+        absl::StrCat("a version-", bundle.version,
+                     " bundle cannot say tcp_fast_open_no_cookie"));
   absl::Status host = CheckHostSyntax(bundle.host);
   if (!host.ok()) return host;
   if (bundle.port == 0) return Malformed("bundle port is 0");

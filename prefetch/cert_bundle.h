@@ -36,8 +36,11 @@
 
 namespace net {
 
-// The CertBundle message version this code reads and writes.
+// The CertBundle message versions this code reads and writes: 1, and 2,
+// which adds tcp_fast_open_no_cookie. A bundle is written as the lowest
+// version that holds its fields (MinimumBundleVersion).
 inline constexpr uint32_t kCertBundleVersion = 1;
+inline constexpr uint32_t kCertBundleVersionFastOpen = 2;
 // A Snap Start orbit is 8 bytes (draft-agl-tls-snapstart).
 inline constexpr size_t kCertBundleOrbitSize = 8;
 // At most this many certificates in a chain.
@@ -77,10 +80,17 @@ struct CertBundle {
   std::optional<std::string> orbit;  // kCertBundleOrbitSize bytes if present
   absl::Time not_after;              // earliest notAfter of the chain
   absl::Time created;
+  // Version 2: the server takes TCP Fast Open SYN data on |port| without a
+  // cookie. Set it with SetTcpFastOpenNoCookie (which raises the version).
+  bool tcp_fast_open_no_cookie = false;
 
   bool operator==(const CertBundle& o) const;
   bool operator!=(const CertBundle& o) const { return !(*this == o); }
 };
+
+// SetTcpFastOpenNoCookie marks |bundle|'s server as taking SYN data without
+// a TCP Fast Open cookie, raising its version to kCertBundleVersionFastOpen.
+void SetTcpFastOpenNoCookie(CertBundle* bundle);
 
 // BundlePointer is a TXT record that names where the bundle file is
 // (an http:// URL) instead of carrying it.
@@ -145,7 +155,8 @@ std::string BundleTxtName(absl::string_view host);
     const std::vector<std::string>& strings,
     size_t max_bytes = kMaxBundleTxtBytes);
 
-// CheckBundleWellFormed is the field check the codecs share: version,
+// CheckBundleWellFormed is the field check the codecs share: version (1, or
+// 2; a field of version 2 in a version-1 bundle is an error),
 // host syntax (ASCII letters, digits, '-', '_', '.', labels of 1..63, at
 // most 253), port != 0, 1..kMaxBundleChainLength non-empty certificates of
 // at most kMaxBundleChainBytes in all, orbit size, times within

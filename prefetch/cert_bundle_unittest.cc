@@ -365,9 +365,18 @@ TEST(CertBundleTest, FileErrors) {
     spoil(p);
     return DecodeBundleFile(FileOf(p));
   };
-  ExpectError(spoiled([](auto& p) { p.set_version(2); }),
+  ExpectError(spoiled([](auto& p) { p.set_version(3); }),
               absl::StatusCode::kUnimplemented,
-              "unsupported CertBundle version 2");
+              "unsupported CertBundle version 3");
+  // Version 2's field in a version-1 message, or present but false.
+  ExpectError(spoiled([](auto& p) { p.set_tcp_fast_open_no_cookie(true); }),
+              absl::StatusCode::kInvalidArgument,
+              "version 1 carries tcp_fast_open_no_cookie");
+  ExpectError(spoiled([](auto& p) {
+                p.set_version(2);
+                p.set_tcp_fast_open_no_cookie(false);
+              }),
+              absl::StatusCode::kInvalidArgument, "present but false");
   ExpectError(spoiled([](auto& p) { p.set_version(0); }),
               absl::StatusCode::kUnimplemented, "version 0");
   ExpectError(spoiled([](auto& p) { p.set_port(70000); }),
@@ -518,13 +527,51 @@ TEST(CertBundleTest, ValidateShape) {
   ExpectError(ValidateBundleShape(b, kHost, 443, Now()),
               StatusCode::kInvalidArgument, "orbit is 7 bytes, not 8");
   b = bundle;
-  b.version = 2;
+  b.version = 3;
   ExpectError(ValidateBundleShape(b, kHost, 443, Now()),
-              StatusCode::kUnimplemented, "version 2");
+              StatusCode::kUnimplemented, "version 3");
   // The encoders refuse what the decoders would reject.
   ExpectError(EncodeBundleFile(b, true), StatusCode::kUnimplemented,
-              "version 2");
-  ExpectError(EncodeBundleTxt(b), StatusCode::kUnimplemented, "version 2");
+              "version 3");
+  ExpectError(EncodeBundleTxt(b), StatusCode::kUnimplemented, "version 3");
+  b = bundle;
+  b.tcp_fast_open_no_cookie = true;  // without raising the version
+  ExpectError(EncodeBundleFile(b, true), StatusCode::kInvalidArgument,
+              "version-1 bundle cannot say tcp_fast_open_no_cookie");
+}
+
+// --- version 2: TCP Fast Open without a cookie ------------------------------
+
+TEST(CertBundleTest, FastOpenNoCookieRoundTripsThroughEveryCarrier) {
+  CertBundle bundle = MakeBundle("good_leaf_chain.pem");
+  EXPECT_EQ(bundle.version, kCertBundleVersion);
+  EXPECT_FALSE(bundle.tcp_fast_open_no_cookie);
+  SetTcpFastOpenNoCookie(&bundle);
+  EXPECT_EQ(bundle.version, kCertBundleVersionFastOpen);
+  for (bool compress : {false, true}) {
+    absl::StatusOr<std::string> file = EncodeBundleFile(bundle, compress);
+    ASSERT_TRUE(file.ok()) << file.status();
+    absl::StatusOr<CertBundle> decoded = DecodeBundleFile(*file);
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_EQ(*decoded, bundle);
+    EXPECT_TRUE(decoded->tcp_fast_open_no_cookie);
+    EXPECT_EQ(decoded->version, 2u);
+  }
+  absl::StatusOr<std::vector<std::string>> txt = EncodeBundleTxt(bundle);
+  ASSERT_TRUE(txt.ok()) << txt.status();
+  absl::StatusOr<BundleTxtRecord> record = ParseBundleTxt(*txt);
+  ASSERT_TRUE(record.ok()) << record.status();
+  ASSERT_TRUE(std::holds_alternative<CertBundle>(*record));
+  EXPECT_EQ(std::get<CertBundle>(*record), bundle);
+  EXPECT_TRUE(ValidateBundleShape(bundle, kHost, 443, Now()).ok());
+  // A bundle without the field stays version 1, readable by older clients.
+  absl::StatusOr<std::string> v1 =
+      EncodeBundleFile(MakeBundle("good_leaf_chain.pem"), true);
+  ASSERT_TRUE(v1.ok());
+  netstack::prefetch::CertBundle proto;
+  ASSERT_TRUE(proto.ParseFromString(v1->substr(kBundleFileMagicSize + 3)));
+  EXPECT_EQ(proto.version(), 1u);
+  EXPECT_FALSE(proto.has_tcp_fast_open_no_cookie());
 }
 
 // --- sizes (README table)

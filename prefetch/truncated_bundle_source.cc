@@ -105,9 +105,11 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
   }
 
   int DoConnect() {
+    TransportConnectJob::Options options;
+    if (source_->fast_open_) options.tcp.fast_open = TcpFastOpenMode::kNoCookie;
     connect_job_ = std::make_unique<TransportConnectJob>(
         source_->resolver_, source_->factory_, host_, port_,
-        source_->connect_timeout_);
+        source_->connect_timeout_, std::move(options));
     next_state_ = STATE_CONNECT_COMPLETE;
     return connect_job_->Connect([this](int rv) { OnIOComplete(rv); });
   }
@@ -139,6 +141,11 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
       return OK;
     }
     const SnapStartProbeResult& result = probe_->result();
+    // The probe's ClientHello rode in the SYN without a cookie, and the
+    // server took it.
+    const TcpFastOpenInfo tfo = probe_->GetTcpFastOpenInfo();
+    no_cookie_ = tfo.mode == TcpFastOpenMode::kNoCookie &&
+                 tfo.outcome == TcpFastOpenOutcome::kAccepted;
     std::optional<std::string> orbit;
     if (result.orbit)
       orbit = std::string(result.orbit->begin(), result.orbit->end());
@@ -196,6 +203,7 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
                                        bundle.status().message())));
       return;
     }
+    if (no_cookie_) SetTcpFastOpenNoCookie(&*bundle);
     FetchedBundle fetched;
     fetched.bundle = *std::move(bundle);
     fetched.source = BundleSourceType::kTruncated;
@@ -220,6 +228,7 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
   Callback callback_;
   State next_state_ = STATE_NONE;
   std::string probe_error_;
+  bool no_cookie_ = false;
   std::unique_ptr<TransportConnectJob> connect_job_;
   std::unique_ptr<SnapStartProbe> probe_;
   ChainCapture capture_;

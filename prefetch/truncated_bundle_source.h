@@ -29,11 +29,17 @@ namespace net {
 
 class TruncatedBundleSource : public BundleSource {
  public:
+  // With |fast_open|, the probe's ClientHello goes in the SYN without a
+  // TCP Fast Open cookie; a server whose SYN-ACK acknowledges it takes SYN
+  // data without one, and the bundle made from the probe says so
+  // (tcp_fast_open_no_cookie). A server that does not costs nothing: the
+  // kernel sends the ClientHello again after the handshake.
   TruncatedBundleSource(HostResolver* resolver, ClientSocketFactory* factory,
-                        absl::Duration connect_timeout)
+                        absl::Duration connect_timeout, bool fast_open = false)
       : resolver_(resolver),
         factory_(factory),
-        connect_timeout_(connect_timeout) {}
+        connect_timeout_(connect_timeout),
+        fast_open_(fast_open) {}
   BundleSourceType type() const override {
     return BundleSourceType::kTruncated;
   }
@@ -45,6 +51,7 @@ class TruncatedBundleSource : public BundleSource {
   HostResolver* const resolver_;
   ClientSocketFactory* const factory_;
   const absl::Duration connect_timeout_;
+  const bool fast_open_;
   ThreadChecker thread_checker_;
 };
 

@@ -91,9 +91,17 @@ class NetworkContext::Observer : public TlsHandshakeObserver,
   }
 
   void OnBundleReady(const PrefetchRecord& record) override {
+    const std::string key = absl::StrCat(record.host, ":", record.port);
+    // The server takes SYN data without a cookie: a first connection may
+    // put its first flight in the SYN. (Not covered by the chain's
+    // signature, like the orbit; a false claim costs at most the fallback:
+    // the data is sent again after the handshake.)
+    if (record.fetched.bundle.tcp_fast_open_no_cookie &&
+        context_->http_session()) {
+      context_->http_session()->tcp_fast_open_hints()->NoteNoCookie(key);
+    }
     SnapStartClientContext* snap = context_->snap_start_context();
     if (!snap || !record.fetched.bundle.orbit) return;
-    const std::string key = absl::StrCat(record.host, ":", record.port);
     absl::StatusOr<SnapStartInfo> info = SnapStartInfoFromBundle(
         record.fetched, snap->options().tickets, record.prevalidated);
     if (!info.ok()) return;
@@ -415,7 +423,8 @@ absl::Status NetworkContext::InitBundlePrefetch() {
   bundle_sources_.push_back(std::make_unique<CdnBundleSource>(
       bundle_fetcher_.get(), params_.bundle_cdns));
   bundle_sources_.push_back(std::make_unique<TruncatedBundleSource>(
-      resolver_.get(), socket_factory_, params_.session.connect_timeout));
+      resolver_.get(), socket_factory_, params_.session.connect_timeout,
+      params_.session.tcp_fast_open));
   std::vector<BundleSource*> sources;
   for (const auto& source : bundle_sources_) sources.push_back(source.get());
   observer_ = std::make_unique<Observer>(this);

@@ -12,8 +12,9 @@ namespace {
 class DefaultClientSocketFactory : public ClientSocketFactory {
  public:
   std::unique_ptr<StreamSocket> CreateTransportClientSocket(
-      const IPEndPoint& address, absl::Duration connect_timeout) override {
-    return std::make_unique<TCPClientSocket>(address, connect_timeout);
+      const IPEndPoint& address, absl::Duration connect_timeout,
+      const TcpConnectOptions& options) override {
+    return std::make_unique<TCPClientSocket>(address, connect_timeout, options);
   }
 
   std::unique_ptr<StreamSocket> CreateSSLClientSocket(

@@ -81,6 +81,10 @@ std::unique_ptr<StreamSocket> HttpBasicStream::ReleaseConnection(
   return std::move(socket_);
 }
 
+TcpFastOpenInfo HttpBasicStream::GetTcpFastOpenInfo() const {
+  return socket_ ? socket_->GetTcpFastOpenInfo() : TcpFastOpenInfo();
+}
+
 const SSLInfo* HttpBasicStream::GetSSLInfo() const {
   return socket_ ? socket_->GetSSLInfo() : nullptr;
 }

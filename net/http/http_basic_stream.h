@@ -40,6 +40,7 @@ class HttpBasicStream : public HttpStream {
   bool IsResponseBodyComplete() const override;
   std::unique_ptr<StreamSocket> ReleaseConnection(bool* reusable) override;
   const SSLInfo* GetSSLInfo() const override;
+  TcpFastOpenInfo GetTcpFastOpenInfo() const override;
   const std::string& error_detail() const override;
 
   // The HTTP/1.1 request head (and body) SendRequest writes.

@@ -15,6 +15,8 @@ HttpNetworkSession::HttpNetworkSession(const HttpNetworkSessionParams& params,
       resolver_(resolver),
       socket_factory_(socket_factory),
       ssl_context_(verifier, params.ssl_config.cert_compression),
+      tcp_fast_open_hints_(params.tcp_fast_open,
+                           params.tcp_fast_open_fallback_delay, params.clock),
       spdy_pool_(std::make_unique<SpdySessionPool>(
           [](const SpdySession& session, const Origin& origin) {
             // Chromium's rule: the session's verified server certificate

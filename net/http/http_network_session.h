@@ -50,6 +50,15 @@ class TlsHandshakeObserver {
 
 struct HttpNetworkSessionParams {
   absl::Duration connect_timeout = absl::Seconds(10);
+  // TCP Fast Open (RFC 7413) for new connections: the TLS ClientHello (and
+  // a Snap Start request, or 0-RTT data, written with it) or an idempotent
+  // plain-HTTP request rides in the SYN when the kernel holds a cookie for
+  // the server or its bundle says it needs none (TcpFastOpenHints).
+  bool tcp_fast_open = false;
+  // A SYN with data unanswered this long is raced by one without (a path
+  // that drops such SYNs); the kernel's own retry would come a second
+  // later. RFC 8305's connection attempt delay.
+  absl::Duration tcp_fast_open_fallback_delay = absl::Milliseconds(250);
   // Whole-request deadline (resolve to last body byte); zero = none.
   absl::Duration request_timeout = absl::Seconds(60);
   SSLConfig ssl_config;
@@ -104,6 +113,7 @@ class HttpNetworkSession {
   CookieJar* cookie_jar() { return params_.cookie_jar; }
   ClientSocketFactory* socket_factory() { return socket_factory_; }
   SSLClientContext* ssl_client_context() { return &ssl_context_; }
+  TcpFastOpenHints* tcp_fast_open_hints() { return &tcp_fast_open_hints_; }
 
   // Idle pool, keyed by "scheme://host:port". |preconnected| marks a socket
   // opened (and handshaked) ahead of any request: TakeIdleSocket says so,
@@ -206,6 +216,7 @@ class HttpNetworkSession {
   HostResolver* const resolver_;
   ClientSocketFactory* const socket_factory_;
   SSLClientContext ssl_context_;
+  TcpFastOpenHints tcp_fast_open_hints_;
   std::map<std::string, std::vector<IdleSocket>> idle_;
   std::map<std::string, Group> groups_;
   OneShotTimer sweep_timer_;

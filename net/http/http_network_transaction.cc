@@ -9,8 +9,8 @@
 #include "net/http/cookie_jar.h"
 #include "net/http/http_basic_stream.h"
 #include "net/http/ssl_connect_job.h"
-#include "net/socket/transport_connect_job.h"
 #include "net/snap_start/snap_start_client_context.h"
+#include "net/socket/transport_connect_job.h"
 #include "net/ssl/ssl_info.h"
 
 namespace net {
@@ -300,6 +300,13 @@ int HttpNetworkTransaction::DoConnect() {
   reuse_addresses_ = false;
   const std::string& host = request_.url.host();
   const uint16_t port = request_.url.port();
+  // Fast Open: a TLS ClientHello may ride in the SYN (early data has its
+  // own rules); a plain request only if replaying it is harmless.
+  options.tcp = session_->tcp_fast_open_hints()->OptionsFor(
+      absl::StrCat(host, ":", port),
+      timing_.https ||
+          ((request_.method == "GET" || request_.method == "HEAD") &&
+           request_.upload_body.empty()));
   if (timing_.https) {
     SSLConnectJobParams params;
     params.host = host;
@@ -313,9 +320,9 @@ int HttpNetworkTransaction::DoConnect() {
     params.snap_start_learn_in_handshake =
         session_->params().snap_start_learn_in_handshake;
     params.transport = std::move(options);
-    connect_job_ = std::make_unique<SSLConnectJob>(
-        session_->host_resolver(), session_->socket_factory(),
-        std::move(params));
+    connect_job_ = std::make_unique<SSLConnectJob>(session_->host_resolver(),
+                                                   session_->socket_factory(),
+                                                   std::move(params));
   } else {
     connect_job_ = std::make_unique<TransportConnectJob>(
         session_->host_resolver(), session_->socket_factory(), host, port,
@@ -351,10 +358,9 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
     switch (connect_job_->phase()) {
       case ConnectJob::Phase::kResolveHost: {
         const HostResolveResult& resolved = connect_job_->resolve_result();
-        error_detail_ = absl::StrCat("could not resolve host '",
-                                     request_.url.host(), "'",
-                                     resolved.detail.empty() ? "" : ": ",
-                                     resolved.detail);
+        error_detail_ =
+            absl::StrCat("could not resolve host '", request_.url.host(), "'",
+                         resolved.detail.empty() ? "" : ": ", resolved.detail);
         break;
       }
       case ConnectJob::Phase::kTransportConnect:
@@ -580,6 +586,15 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
     return result;
   }
   timing_.status_code = stream_->response_headers()->status_code();
+  // A connection made for this request: what it did with Fast Open (known
+  // once the server answered), remembered for the next connection.
+  if (!timing_.socket_reused && timing_.spdy.session != "pooled" &&
+      timing_.spdy.session != "reused") {
+    timing_.tcp_fast_open = stream_->GetTcpFastOpenInfo();
+    session_->tcp_fast_open_hints()->NoteOutcome(
+        absl::StrCat(request_.url.host(), ":", request_.url.port()),
+        timing_.tcp_fast_open);
+  }
   // A Snap Start attempt's outcome is known only once the server answered.
   if (handshake_awaits_response_) {
     handshake_awaits_response_ = false;
@@ -738,8 +753,7 @@ int HttpNetworkTransaction::UseSpdySession(WeakPtr<SpdySession> session) {
 bool HttpNetworkTransaction::MaybeRetryOnAnotherStream(int error) {
   if (!stream_ || stream_retries_ >= 3) return false;
   bool avoid_pooling = false;
-  if (!stream_->ShouldRetryOnAnotherStream(error, &avoid_pooling))
-    return false;
+  if (!stream_->ShouldRetryOnAnotherStream(error, &avoid_pooling)) return false;
   if (avoid_pooling) no_pooling_ = true;
   ++stream_retries_;
   stream_.reset();

@@ -1096,7 +1096,7 @@ class EndlessSocketFactory : public MockClientSocketFactory {
   explicit EndlessSocketFactory(int64_t content_length = -1)
       : content_length_(content_length) {}
   std::unique_ptr<StreamSocket> CreateTransportClientSocket(
-      const IPEndPoint&, absl::Duration) override {
+      const IPEndPoint&, absl::Duration, const TcpConnectOptions&) override {
     auto socket = std::make_unique<EndlessSocket>(content_length_);
     last = socket.get();
     return socket;

@@ -58,6 +58,8 @@ class HttpStream {
   // The TLS facts of the connection under the stream (null without TLS):
   // read again after the response for a Snap Start or 0-RTT outcome.
   virtual const SSLInfo* GetSSLInfo() const = 0;
+  // What the connection under the stream did with TCP Fast Open.
+  virtual TcpFastOpenInfo GetTcpFastOpenInfo() const = 0;
   // Why the last call failed, for the fetch tool.
   virtual const std::string& error_detail() const = 0;
 

@@ -71,6 +71,7 @@ class SpdyHttpStream : public HttpStream {
   bool IsResponseBodyComplete() const override;
   std::unique_ptr<StreamSocket> ReleaseConnection(bool* reusable) override;
   const SSLInfo* GetSSLInfo() const override;
+  TcpFastOpenInfo GetTcpFastOpenInfo() const override;
   const std::string& error_detail() const override { return error_detail_; }
   // A refused stream (GOAWAY, or the session gone) goes to another session;
   // INVALID_CREDENTIALS or an OBC that cannot be presented on a pooled

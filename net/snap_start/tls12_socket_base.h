@@ -70,6 +70,9 @@ class Tls12SocketBase : public StreamSocket {
   bool IsConnectedAndIdle() const override;
   int GetPeerAddress(IPEndPoint* address) const override;
   int GetLocalAddress(IPEndPoint* address) const override;
+  TcpFastOpenInfo GetTcpFastOpenInfo() const override {
+    return transport_ ? transport_->GetTcpFastOpenInfo() : TcpFastOpenInfo();
+  }
 
   // Why the last failure happened, for logs and the trace.
   const std::string& error_detail() const override { return error_detail_; }

@@ -19,6 +19,7 @@
 
 #include "absl/time/time.h"
 #include "net/socket/stream_socket.h"
+#include "net/socket/tcp_fast_open.h"
 
 namespace net {
 
@@ -30,9 +31,11 @@ class ClientSocketFactory {
  public:
   virtual ~ClientSocketFactory() = default;
 
-  // A TCP connection to |address| (Connect() connects); null on failure.
+  // A TCP connection to |address| (Connect() connects), with TCP Fast Open
+  // as |options| say; null on failure.
   virtual std::unique_ptr<StreamSocket> CreateTransportClientSocket(
-      const IPEndPoint& address, absl::Duration connect_timeout) = 0;
+      const IPEndPoint& address, absl::Duration connect_timeout,
+      const TcpConnectOptions& options) = 0;
 
   // A TLS client over BoringSSL on the connected |transport|: Connect() runs
   // the handshake for |host| (SNI and verification name; with |port|, the

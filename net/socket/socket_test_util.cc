@@ -109,7 +109,9 @@ int MockTCPClientSocket::Write(std::shared_ptr<IOBuffer> buf, int len,
 
 std::unique_ptr<StreamSocket>
 MockClientSocketFactory::CreateTransportClientSocket(
-    const IPEndPoint& address, absl::Duration connect_timeout) {
+    const IPEndPoint& address, absl::Duration connect_timeout,
+    const TcpConnectOptions& options) {
+  tcp_options_.push_back(options);
   if (providers_.empty()) return nullptr;
   StaticSocketDataProvider* data = providers_.front();
   providers_.pop_front();

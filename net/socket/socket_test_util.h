@@ -161,7 +161,12 @@ class MockClientSocketFactory : public ClientSocketFactory {
     tls_providers_.push_back(provider);
   }
   std::unique_ptr<StreamSocket> CreateTransportClientSocket(
-      const IPEndPoint& address, absl::Duration connect_timeout) override;
+      const IPEndPoint& address, absl::Duration connect_timeout,
+      const TcpConnectOptions& options) override;
+  // The options of every transport socket asked for, in order.
+  const std::vector<TcpConnectOptions>& tcp_options() const {
+    return tcp_options_;
+  }
   // Both take the next TLS provider; with none left they return null.
   std::unique_ptr<StreamSocket> CreateSSLClientSocket(
       std::unique_ptr<StreamSocket> transport, const std::string& host,
@@ -185,6 +190,7 @@ class MockClientSocketFactory : public ClientSocketFactory {
       const std::string& host, uint16_t port);
 
   std::deque<StaticSocketDataProvider*> providers_;
+  std::vector<TcpConnectOptions> tcp_options_;
   std::deque<MockTlsSocketProvider*> tls_providers_;
   size_t created_ = 0;
   std::vector<std::string> tls_requested_;

@@ -16,7 +16,7 @@ TEST(SocketTestUtilTest, ScriptedReadsAndWrites) {
   MockClientSocketFactory factory;
   factory.AddSocketDataProvider(&data);
   auto socket = factory.CreateTransportClientSocket(
-      IPEndPoint(IPAddress::IPv4Localhost(), 443), absl::Seconds(1));
+      IPEndPoint(IPAddress::IPv4Localhost(), 443), absl::Seconds(1), {});
   TestCompletionCallback cb;
   EXPECT_EQ(OK, cb.GetResult(socket->Connect(cb.callback())));
   auto out = std::make_shared<IOBuffer>(absl::string_view("request"));
@@ -37,7 +37,7 @@ TEST(SocketTestUtilTest, WrongWriteIsReported) {
   MockClientSocketFactory factory;
   factory.AddSocketDataProvider(&data);
   auto socket =
-      factory.CreateTransportClientSocket(IPEndPoint(), absl::Seconds(1));
+      factory.CreateTransportClientSocket(IPEndPoint(), absl::Seconds(1), {});
   TestCompletionCallback cb;
   ASSERT_EQ(OK, socket->Connect(cb.callback()));
   auto out = std::make_shared<IOBuffer>(absl::string_view("different"));

@@ -18,6 +18,7 @@
 #include "net/base/io_buffer.h"
 #include "net/base/ip_endpoint.h"
 #include "net/base/net_errors.h"
+#include "net/socket/tcp_fast_open.h"
 
 namespace net {
 
@@ -63,6 +64,10 @@ class StreamSocket {
                                    size_t out_len) const {
     return ERR_NOT_IMPLEMENTED;
   }
+  // GetTcpFastOpenInfo says what the connection did with TCP Fast Open: a
+  // TCP socket its own, a socket over a transport (TLS) the transport's.
+  // Complete once the transport is established (the first Read returned).
+  virtual TcpFastOpenInfo GetTcpFastOpenInfo() const { return {}; }
   // error_detail explains the socket's last failure beyond its error code
   // (BoringSSL's reason, the Snap Start core's), or is empty.
   virtual const std::string& error_detail() const;

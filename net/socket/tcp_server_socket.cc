@@ -1,6 +1,8 @@
 #include "net/socket/tcp_server_socket.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,6 +22,17 @@ int TCPServerSocket::Listen(const IPEndPoint& address, int backlog) {
   if (fd_ < 0) return MapSystemError(errno);
   int one = 1;
   setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (fast_open_queue_ > 0 &&
+      (setsockopt(fd_, IPPROTO_TCP, TCP_FASTOPEN, &fast_open_queue_,
+                  sizeof(fast_open_queue_)) != 0 ||
+       (fast_open_no_cookie_ &&
+        setsockopt(fd_, IPPROTO_TCP, TCP_FASTOPEN_NO_COOKIE, &one,
+                   sizeof(one)) != 0))) {
+    int rv = MapSystemError(errno);
+    close(fd_);
+    fd_ = -1;
+    return rv;
+  }
   sockaddr_storage storage;
   socklen_t len = address.ToSockAddr(&storage);
   if (bind(fd_, reinterpret_cast<sockaddr*>(&storage), len) != 0 ||

@@ -18,6 +18,16 @@ class TCPServerSocket : public FdWatcher {
   TCPServerSocket() = default;
   ~TCPServerSocket() override;
 
+  // SetFastOpen makes the next Listen accept TCP Fast Open (RFC 7413): SYN
+  // data from clients with a cookie this server issued, queued up to
+  // |queue_length| connections; with |no_cookie|, from any client
+  // (TCP_FASTOPEN_NO_COOKIE on the listener: a server that says so in its
+  // certificate bundle). The namespace's net.ipv4.tcp_fastopen must have
+  // the server bit (2), or the kernel ignores the SYN's data.
+  void SetFastOpen(int queue_length, bool no_cookie) {
+    fast_open_queue_ = queue_length;
+    fast_open_no_cookie_ = no_cookie;
+  }
   // Listen binds and listens; port 0 picks an ephemeral port (see
   // GetLocalAddress). Returns OK or a net error.
   int Listen(const IPEndPoint& address, int backlog);
@@ -35,6 +45,8 @@ class TCPServerSocket : public FdWatcher {
   int DoAccept(std::unique_ptr<StreamSocket>* socket);
 
   int fd_ = -1;
+  int fast_open_queue_ = 0;
+  bool fast_open_no_cookie_ = false;
   FdWatchController watch_;
   std::unique_ptr<StreamSocket>* accept_socket_ = nullptr;
   CompletionOnceCallback accept_callback_;

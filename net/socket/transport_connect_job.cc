@@ -143,7 +143,8 @@ int TransportConnectJob::DoConnect() {
     timing_.connect_start = options_.clock->NowTicks();
   const IPEndPoint endpoint(resolved_.addresses[address_index_], port_);
   timing_.remote_address = endpoint.ToString();
-  socket_ = factory_->CreateTransportClientSocket(endpoint, connect_timeout_);
+  socket_ = factory_->CreateTransportClientSocket(endpoint, connect_timeout_,
+                                                  options_.tcp);
   if (!socket_) {
     error_detail_ = "the socket factory made no transport socket";
     return ERR_UNEXPECTED;

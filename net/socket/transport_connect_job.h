@@ -49,6 +49,8 @@ class TransportConnectJob : public ConnectJob {
     std::optional<HostResolveResult> resolved;
     size_t first_address = 0;
     OnHostResolvedCallback on_host_resolved;
+    // How each TCP attempt connects (TCP Fast Open).
+    TcpConnectOptions tcp;
   };
 
   TransportConnectJob(HostResolver* resolver, ClientSocketFactory* factory,
@@ -69,9 +71,7 @@ class TransportConnectJob : public ConnectJob {
   }
   Phase phase() const override { return phase_; }
   ConnectTiming timing() const override { return timing_; }
-  const HostResolveResult& resolve_result() const override {
-    return resolved_;
-  }
+  const HostResolveResult& resolve_result() const override { return resolved_; }
   size_t address_index() const override { return address_index_; }
   // "resolving HOST: ..." or "connecting to HOST:PORT: ERR_..." (the last
   // address's error).

@@ -37,6 +37,9 @@ class SSLSocketBase : public StreamSocket,
   bool IsConnectedAndIdle() const override;
   int GetPeerAddress(IPEndPoint* address) const override;
   int GetLocalAddress(IPEndPoint* address) const override;
+  TcpFastOpenInfo GetTcpFastOpenInfo() const override {
+    return transport_ ? transport_->GetTcpFastOpenInfo() : TcpFastOpenInfo();
+  }
 
   // BoringSSL's reason for the last failure, for messages.
   const std::string& error_detail() const override { return error_detail_; }

@@ -120,18 +120,28 @@ std::string LoadTimingToJson(const LoadTiming& t) {
   absl::StrAppend(&json, ",\"dns\":{\"source\":\"", t.dns_source, "\"}");
   absl::StrAppend(&json, ",\"remoteAddress\":\"", JsonEscape(t.remote_address),
                   "\"");
-  absl::StrAppend(&json,
-                  ",\"socketReused\":", t.socket_reused ? "true" : "false",
-                  ",\"socketPreconnected\":",
-                  t.socket_preconnected ? "true" : "false");
+  absl::StrAppend(
+      &json, ",\"socketReused\":", t.socket_reused ? "true" : "false",
+      ",\"socketPreconnected\":", t.socket_preconnected ? "true" : "false");
+  {
+    const TcpFastOpenInfo& f = t.tcp_fast_open;
+    absl::StrAppend(&json, ",\"tcp\":{\"fastOpen\":\"",
+                    TcpFastOpenOutcomeToString(f.outcome), "\"");
+    if (f.mode != TcpFastOpenMode::kOff) {
+      absl::StrAppend(&json, ",\"fastOpenMode\":\"",
+                      TcpFastOpenModeToString(f.mode),
+                      "\",\"synDataBytes\":", f.syn_data_bytes,
+                      ",\"fastOpenDetail\":\"", JsonEscape(f.detail), "\"");
+    }
+    json += "}";
+  }
   if (t.spdy.used) {
     absl::StrAppend(
-        &json, ",\"spdy\":{\"streamId\":", t.spdy.stream_id,
-        ",\"session\":\"", t.spdy.session, "\",\"sessionId\":\"",
-        JsonEscape(t.spdy.session_id), "\",\"credentialSlot\":",
-        t.spdy.credential_slot, ",\"credentialSent\":",
-        t.spdy.credential_sent ? "true" : "false", ",\"retry\":\"",
-        JsonEscape(t.spdy.retry), "\"}");
+        &json, ",\"spdy\":{\"streamId\":", t.spdy.stream_id, ",\"session\":\"",
+        t.spdy.session, "\",\"sessionId\":\"", JsonEscape(t.spdy.session_id),
+        "\",\"credentialSlot\":", t.spdy.credential_slot,
+        ",\"credentialSent\":", t.spdy.credential_sent ? "true" : "false",
+        ",\"retry\":\"", JsonEscape(t.spdy.retry), "\"}");
   }
   absl::StrAppend(&json, ",\"encodedBodySize\":", t.body_bytes);
   absl::StrAppend(&json, ",\"headerSize\":", t.header_bytes);

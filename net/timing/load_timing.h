@@ -15,6 +15,7 @@
 
 #include "absl/time/time.h"
 #include "net/base/tick_clock.h"
+#include "net/socket/tcp_fast_open.h"
 #include "net/ssl/ssl_info.h"
 
 namespace net {
@@ -94,6 +95,9 @@ struct LoadTiming {
   bool socket_preconnected = false;
   bool https = false;
   SSLInfo ssl;
+  // What the connection made for this request did with TCP Fast Open
+  // (mode off for a reused or pooled connection).
+  TcpFastOpenInfo tcp_fast_open;
   CertBundleTrace cert_bundle;
   SpdyTrace spdy;
   int64_t body_bytes = 0;

@@ -29,7 +29,7 @@ constexpr char kUsage[] =
     R"(usage:
   certbundle make --host HOST [--port N] --chain CHAIN.pem [--orbit HEX16]
                   [--cipher NAME|0xHHHH] [--no-compress] [--created UNIX]
-                  --format txt|well-known|cdn
+                  [--tcp-fast-open-no-cookie] --format txt|well-known|cdn
   certbundle pointer --host HOST --url URL
   certbundle inspect [--format auto|txt|file] [--json] [--host HOST]
                      [--port N] [--now UNIX] FILE|-
@@ -48,8 +48,10 @@ make      builds a certificate bundle from a PEM chain (leaf first) and
           TLS_RSA_WITH_AES_128_GCM_SHA256 (0x009c, Snap Start's suite) for an
           RSA leaf and TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 (0xc02b) for an
           ECDSA leaf. --orbit is the server's 8-byte Snap Start orbit in hex.
-          --created defaults to now. Binary forms are not written to a
-          terminal.
+          --created defaults to now. --tcp-fast-open-no-cookie says the
+          server takes TCP Fast Open SYN data on the port without a cookie
+          (a version-2 bundle; without it, version 1). Binary forms are not
+          written to a terminal.
 pointer   writes a TXT record pointing at a bundle file elsewhere
           ("v=cb1; url=URL"), in the txt form above.
 inspect   reads a bundle (file or TXT form; auto-detected by default) from
@@ -222,7 +224,7 @@ int RunMake(const Io& io, const std::vector<std::string>& args) {
   absl::StatusOr<Flags> flags = ParseFlags(
       args, 1,
       {"host", "port", "chain", "orbit", "cipher", "format", "created"},
-      {"no-compress"});
+      {"no-compress", "tcp-fast-open-no-cookie"});
   if (!flags.ok())
     return Fail(io, kCertbundleExitUsage, flags.status().message());
   if (!flags->positional.empty())
@@ -309,6 +311,7 @@ int RunMake(const Io& io, const std::vector<std::string>& args) {
       *host, port, *std::move(chain), *cipher, std::move(orbit), created);
   if (!bundle.ok())
     return Fail(io, kCertbundleExitBadInput, bundle.status().message());
+  if (Get(*flags, "tcp-fast-open-no-cookie")) SetTcpFastOpenNoCookie(&*bundle);
 
   if (*format == "txt") {
     absl::StatusOr<std::vector<std::string>> strings = EncodeBundleTxt(*bundle);
@@ -501,6 +504,7 @@ int RunInspect(const Io& io, const std::vector<std::string>& args) {
         io.out,
         "{\"form\":\"%s\",%s\"version\":%d,\"host\":%s,\"port\":%d,"
         "\"cipher_suite\":\"%s\",\"cipher_name\":%s,\"orbit\":%s,"
+        "\"tcp_fast_open_no_cookie\":%s,"
         "\"not_after\":\"%s\",\"not_after_unix\":%d,\"created\":\"%s\","
         "\"created_unix\":%d,\"chain\":[%s],\"sizes\":{\"input\":%d,"
         "\"chain_der\":%d,\"file_zlib\":%d,\"file_plain\":%d,\"txt\":%d,"
@@ -512,6 +516,7 @@ int RunInspect(const Io& io, const std::vector<std::string>& args) {
         bundle.version, JsonString(bundle.host), bundle.port, cipher_hex,
         cipher_name ? JsonString(*cipher_name) : "null",
         bundle.orbit ? JsonString(orbit_hex) : "null",
+        bundle.tcp_fast_open_no_cookie ? "true" : "false",
         Rfc3339(bundle.not_after), absl::ToUnixSeconds(bundle.not_after),
         Rfc3339(bundle.created), absl::ToUnixSeconds(bundle.created),
         chain_json, data->size(), der_bytes,
@@ -530,6 +535,9 @@ int RunInspect(const Io& io, const std::vector<std::string>& args) {
                   cipher_name.value_or("(unknown)"));
     absl::FPrintF(io.out, "orbit:       %s\n",
                   bundle.orbit ? orbit_hex : "none");
+    absl::FPrintF(io.out, "tcp fast open: %s\n",
+                  bundle.tcp_fast_open_no_cookie ? "SYN data without a cookie"
+                                                 : "not announced");
     absl::FPrintF(io.out, "not_after:   %s (%d)\n", Rfc3339(bundle.not_after),
                   absl::ToUnixSeconds(bundle.not_after));
     absl::FPrintF(io.out, "created:     %s (%d)\n", Rfc3339(bundle.created),

@@ -238,6 +238,7 @@ class FetchRunner {
         options_.coalesce_handshakes;
     params.session.ssl_config.cipher_list = options_.ciphers;
     params.session.ssl_config.early_data_enabled = options_.early_data;
+    params.session.tcp_fast_open = options_.tcp_fast_open;
     if (options_.spdy)
       params.session.ssl_config.alpn_protos = {"spdy/3", "http/1.1"};
     absl::StatusOr<std::vector<CertCompressionAlgorithm>> cert_compression =
@@ -765,6 +766,7 @@ class FetchRunner {
         {"obc_source", ObcSourceToString(t.ssl.obc.source)},
         {"tls_version", t.ssl.version},
         {"early_data", t.https ? t.ssl.early_data : "none"},
+        {"tcp_fast_open", TcpFastOpenOutcomeToString(t.tcp_fast_open.outcome)},
         {"cert_compression", t.ssl.cert_compression.algorithm.empty()
                                  ? "none"
                                  : t.ssl.cert_compression.algorithm},

@@ -33,7 +33,7 @@ Output
                           %{num_redirects} %{url_effective} %{redirect_url} %{remote_ip}
                           %{ssl_verify_result} %{json}, and this stack's %{snap_start}
                           %{cert_source} %{cert_bundle_source} %{revocation_source}
-                          %{obc_source} %{tls_version} %{early_data}
+                          %{obc_source} %{tls_version} %{early_data} %{tcp_fast_open}
                           %{cert_compression}; \n and \t escapes
   --fail                  exit 22 on an HTTP status >= 400
   --trace-json FILE       one Resource Timing JSON object per request (- = stdout)
@@ -117,6 +117,13 @@ TLS
                           session's later streams would go early too). The trace's
                           tls.earlyData says accepted / rejected / not_offered,
                           earlyDataReason why [off]
+  --tcp-fast-open         TCP Fast Open (RFC 7413): the TLS ClientHello (with a Snap Start
+                          request or 0-RTT data) or a GET/HEAD's request goes in the SYN
+                          when the kernel holds the server's cookie or its prefetched
+                          bundle says it needs none; a SYN with data unanswered in
+                          250 ms is raced by one without. The trace's tcp.fastOpen says
+                          off / cookie_requested / accepted / not_accepted / fallback
+                          [off]
   --spdy                  offer ALPN spdy/3 before http/1.1: a server that picks it
                           carries every request to its origin on one SPDY/3 session,
                           and another origin that resolves to the same address and that
@@ -417,6 +424,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       o.coalesce_handshakes = false;
     } else if (flag == "--early-data") {
       o.early_data = true;
+    } else if (flag == "--tcp-fast-open") {
+      o.tcp_fast_open = true;
     } else if (flag == "--spdy") {
       o.spdy = true;
     } else if (flag == "--cert-compression") {

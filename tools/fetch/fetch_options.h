@@ -54,6 +54,7 @@ struct FetchOptions {
   bool coalesce_handshakes = true;
   // --early-data: TLS 1.3 0-RTT for GET and HEAD on resumed sessions.
   bool early_data = false;
+  bool tcp_fast_open = false;
   // --spdy: offer ALPN spdy/3 before http/1.1; requests share SPDY
   // sessions (one per origin, IP-pooled) and several URLs run at once.
   bool spdy = false;

@@ -67,6 +67,11 @@ class TestServer::Connection {
     IPEndPoint peer;
     transport->GetPeerAddress(&peer);
     peer_ = peer.ToString();
+    // Read at accept: whether the connection's SYN carried data this server
+    // took (passive TCP Fast Open).
+    const TcpFastOpenInfo tfo = transport->GetTcpFastOpenInfo();
+    tfo_ = tfo.outcome == TcpFastOpenOutcome::kAccepted;
+    tfo_bytes_ = tfo.syn_data_bytes;
     ssl_context_ = ssl_context;
     if (tls) {
       transport_ = std::move(transport);
@@ -228,10 +233,11 @@ class TestServer::Connection {
   void LogConnection() {
     if (logged_connection_) return;
     logged_connection_ = true;
-    std::string line =
-        absl::StrCat("{\"event\":\"connection\",\"conn\":", id_,
-                     ",\"scheme\":\"", tls_ ? "https" : "http",
-                     "\",\"local\":\"", local_, "\",\"peer\":\"", peer_, "\"");
+    std::string line = absl::StrCat(
+        "{\"event\":\"connection\",\"conn\":", id_, ",\"scheme\":\"",
+        tls_ ? "https" : "http", "\",\"local\":\"", local_, "\",\"peer\":\"",
+        peer_, "\"", ",\"tfo\":", tfo_ ? "true" : "false");
+    if (tfo_) absl::StrAppend(&line, ",\"tfo_syn_bytes\":", tfo_bytes_);
     if (tls_) {
       const SSLInfo& info = this->info();
       absl::StrAppend(
@@ -719,6 +725,8 @@ class TestServer::Connection {
   const std::string local_;
   std::string peer_;
   std::unique_ptr<StreamSocket> socket_;
+  bool tfo_ = false;
+  int64_t tfo_bytes_ = 0;
   SSLServerSocket* ssl_ = nullptr;
   SnapStartServerSocket* snap_ = nullptr;
   SSLServerContext* ssl_context_ = nullptr;
@@ -812,6 +820,13 @@ absl::Status TestServer::Start() {
                     const char* scheme) -> absl::Status {
     auto listener = std::make_unique<Listener>();
     listener->scheme = scheme;
+    const TestServerConfig::FastOpen fast_open =
+        std::string(scheme) == "https" ? config_.tcp_fast_open
+                                       : config_.http_tcp_fast_open;
+    if (fast_open != TestServerConfig::FastOpen::kOff) {
+      listener->socket.SetFastOpen(
+          kFastOpenQueue, fast_open == TestServerConfig::FastOpen::kNoCookie);
+    }
     int rv = listener->socket.Listen(address, kListenBacklog);
     if (rv != OK) {
       return absl::UnavailableError(absl::StrCat("cannot listen on ",

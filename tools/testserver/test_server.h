@@ -80,6 +80,14 @@ namespace net {
 struct TestServerConfig {
   std::vector<IPEndPoint> https_listen;
   std::vector<IPEndPoint> http_listen;
+  // TCP Fast Open on the HTTPS and the plain-HTTP listeners: SYN data from
+  // clients holding a cookie this server issued, or (kNoCookie) from any
+  // client — a listener that takes data without a cookie issues none. The
+  // namespace's net.ipv4.tcp_fastopen needs the server bit (2). Connections
+  // whose SYN data was taken log "tfo": true.
+  enum class FastOpen { kOff, kCookie, kNoCookie };
+  FastOpen tcp_fast_open = FastOpen::kOff;
+  FastOpen http_tcp_fast_open = FastOpen::kOff;
   SSLServerConfig ssl;
   std::string docroot;
   int64_t response_size = 1024;
@@ -102,6 +110,9 @@ struct TestServerConfig {
   int max_connections = 0;  // 0: RLIMIT_NOFILE's soft limit less a reserve
 };
 
+// Connections in the listener's Fast Open queue (SYN data taken, not yet
+// accepted) at most.
+inline constexpr int kFastOpenQueue = 256;
 // Descriptors the server keeps for itself when it derives max_connections
 // from RLIMIT_NOFILE: listeners, the log, epoll, state files, the reserve.
 inline constexpr int kReservedDescriptors = 64;

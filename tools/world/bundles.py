@@ -148,11 +148,13 @@ class BundlesMixin:
                 r.returncode, r.stderr.decode("utf-8", "replace").strip(), " ".join(argv)))
         return r.stdout
 
-    def certbundle_make(self, host, port, chain, orbit, fmt):
+    def certbundle_make(self, host, port, chain, orbit, fmt, no_cookie=False):
         args = ["make", "--host", host, "--port", str(port), "--chain", chain, "--format", fmt,
                 "--created", str(self.bundle_created)]
         if orbit:
             args += ["--orbit", orbit]
+        if no_cookie:
+            args += ["--tcp-fast-open-no-cookie"]
         return self.run_certbundle(args)
 
     def write_txt_record(self, owner_host, strings):
@@ -227,7 +229,9 @@ class BundlesMixin:
             if o is None:
                 continue
             host, port, orbit = o["host"], o["port"], o["snap_start_orbit"]
-            file_bytes = self.certbundle_make(host, port, o["cert_chain"], orbit, "cdn")
+            # The origin's server takes SYN data without a cookie: its bundles say so.
+            nc = o.get("tcp_fast_open") == "no-cookie"
+            file_bytes = self.certbundle_make(host, port, o["cert_chain"], orbit, "cdn", nc)
             write_cdn_file(host, file_bytes)
             sources = {}
             if dns:
@@ -239,7 +243,7 @@ class BundlesMixin:
                                           url=url)
                 else:
                     name, strings = self.parse_txt_output(
-                        self.certbundle_make(host, port, o["cert_chain"], orbit, "txt"))
+                        self.certbundle_make(host, port, o["cert_chain"], orbit, "txt", nc))
                     txt_of[key] = strings
                     sources["dns"] = dict(self.write_txt_record(host, strings), form="bundle")
             if http:
@@ -247,7 +251,7 @@ class BundlesMixin:
                 write_bytes(self.path("bundles", "well-known", host,
                                        BUNDLE_WELL_KNOWN_PATH.lstrip("/")),
                              self.certbundle_make(host, port, o["cert_chain"], orbit,
-                                                  "well-known"))
+                                                  "well-known", nc))
                 sources["well-known"] = {
                     "url": "http://%s%s" % (host, BUNDLE_WELL_KNOWN_PATH),
                     "rtt_ms": wk["rtt_ms"], "address": wk["address"], "port": wk["port"],
@@ -257,6 +261,7 @@ class BundlesMixin:
             origins[key] = {
                 "host": host, "port": port, "address": o["address"], "orbit": orbit,
                 "cipher_suite": "0x%04x" % 0x009c, "chain": o["cert_chain"],
+                "tcp_fast_open_no_cookie": nc,
                 "file": os.path.join(cdn_dir, host + ".crt"), "file_bytes": len(file_bytes),
                 "sources": sources,
             }

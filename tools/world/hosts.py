@@ -77,6 +77,12 @@ DNS_RELAY_ADDR = "127.0.0.54"
 SNAP_START_ORBITS = {"www": "0102030405060708", "slow": "1112131415161718",
                      "tls12": "2122232425262728"}
 
+# TCP Fast Open of the testservers' HTTPS listeners in the packet world (the others:
+# "cookie"): the Snap Start origins take SYN data without a cookie and publish it in their
+# certificate bundles (certbundle make --tcp-fast-open-no-cookie).
+FAST_OPEN_ORIGINS = {"slow": "no-cookie", "slow12": "no-cookie", "tls12": "no-cookie",
+                     "www": "no-cookie"}
+
 # The order origins are listed in (world.json, the demo page).
 ORIGIN_ORDER = ["www", "www_http", "nginx", "ecdsa", "static", "slow", "slow_http", "tls12",
                 "slow12",

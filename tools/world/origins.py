@@ -9,7 +9,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pki  # noqa: E402
-from hosts import ADDR, SNAP_START_ORBITS  # noqa: E402
+from hosts import ADDR, FAST_OPEN_ORIGINS, SNAP_START_ORBITS  # noqa: E402
 from peers import Peer, match_listener, parse_listening, wait_ready_lines  # noqa: E402
 
 
@@ -42,7 +42,8 @@ class OriginsMixin:
         self.origins[key] = o
 
 
-    def testserver_peer(self, name, fixture, listens, http_listens=(), tls_max="1.3"):
+    def testserver_peer(self, name, fixture, listens, http_listens=(), tls_max="1.3",
+                        fast_open=None):
         chain, key = self.host_files(fixture)
         argv = [self.testserver]
         for a, p in listens:
@@ -60,6 +61,12 @@ class OriginsMixin:
             # go to the core; the strike register persists next to the logs.
             argv += ["--snap-start-orbit", SNAP_START_ORBITS[fixture],
                      "--snap-start-state", self.path("logs", name + ".strikes")]
+        if fast_open:
+            # TCP Fast Open (packet world, whose server namespace has net.ipv4.tcp_fastopen=3):
+            # HTTPS as the origin says (no-cookie: it takes SYN data from anyone, and its
+            # bundle says so); plain HTTP with cookies, which any client (curl
+            # --tcp-fastopen) gets on its first connection and uses from the second.
+            argv += ["--tcp-fast-open", fast_open, "--http-tcp-fast-open", "cookie"]
         argv += self.args.testserver_arg
         return Peer(name, "testserver", argv, out_path=self.path("logs", name + ".out"),
                     log_path=self.path("logs", name + ".log"))
@@ -90,8 +97,10 @@ class OriginsMixin:
             plan = [p for p in plan if p[0] != "slow"]
         peers = []
         for origin, fixture, listen, http_listen, tls_max in plan:
+            fast_open = FAST_OPEN_ORIGINS.get(origin, "cookie") if self.packet else None
             peer = self.testserver_peer("testserver-" + origin, fixture, [listen],
-                                        [http_listen] if http_listen else [], tls_max)
+                                        [http_listen] if http_listen else [], tls_max,
+                                        fast_open=fast_open)
             self.peers.append(peer)
             peers.append((peer, origin, fixture, listen, http_listen, tls_max))
             peer.start()
@@ -112,14 +121,15 @@ class OriginsMixin:
                                  "origin": None}} if rtt else {}
             self.add_origin(origin, host, "https", listen[0], port, "testserver", peer.name,
                             tls_max=tls_max, expect=expect, fixture=fixture, rtt_ms=rtt,
-                            **extra)
+                            tcp_fast_open=fast_open, **extra)
             self.backends[origin] = (listen[0], port)
             if http_listen:
                 hport = match_listener(reported, "http", http_listen[0], http_listen[1], peer)
                 if rtt:
                     extra = {"backend": dict(extra["backend"], port=hport)}
                 self.add_origin(origin + "_http", host, "http", http_listen[0], hport,
-                                "testserver", peer.name, rtt_ms=rtt, **extra)
+                                "testserver", peer.name, rtt_ms=rtt,
+                                tcp_fast_open="cookie" if fast_open else None, **extra)
                 self.backends[origin + "_http"] = (http_listen[0], hport)
 
     # netem relays: slow -> the slow backend, slow12 -> tls12, slow_http -> www's plain

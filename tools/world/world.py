@@ -716,6 +716,9 @@ def main(argv=None):
         hosts.use_packet_addresses()
         try:
             namespaces.enter_new_network_namespace(sorted(set(ADDR.values()) | {hosts.DNS_ADDR}))
+            # TCP Fast Open, client and server (RFC 7413), for the servers that ask for it
+            # on their listeners (a --sysctl of the same key overrides it).
+            namespaces.set_sysctl("net.ipv4.tcp_fastopen", "3")
             for kv in args.sysctl:
                 key, _, value = kv.partition("=")
                 namespaces.set_sysctl(key, value)  # the server's namespace: this process's
