@@ -33,13 +33,41 @@ std::string PipeStats::ToJson() const {
   return absl::StrFormat(
       "{\"packets_in\": %u, \"bytes_in\": %u, \"packets_out\": %u, "
       "\"bytes_out\": %u, \"drops\": {\"loss\": %u, \"queue\": %u, "
-      "\"codel\": %u, \"mtu\": %u}, \"max_queue_packets\": %u, "
+      "\"codel\": %u, \"mtu\": %u, \"syn_data\": %u}, "
+      "\"duplicated_syn_data\": %u, \"max_queue_packets\": %u, "
       "\"max_queue_bytes\": %u, \"queue_delay_ms\": {\"p50\": %.3f, "
       "\"p90\": %.3f, \"p99\": %.3f, \"max\": %.3f, \"samples\": %u}}",
       packets_in, bytes_in, packets_out, bytes_out, drops_loss, drops_queue,
-      drops_codel, drops_mtu, max_queue_packets, max_queue_bytes,
-      QuantileMs(sorted, 0.5), QuantileMs(sorted, 0.9),
-      QuantileMs(sorted, 0.99), QuantileMs(sorted, 1.0), queue_delays_seen);
+      drops_codel, drops_mtu, drops_syn_data, duplicated_syn_data,
+      max_queue_packets, max_queue_bytes, QuantileMs(sorted, 0.5),
+      QuantileMs(sorted, 0.9), QuantileMs(sorted, 0.99),
+      QuantileMs(sorted, 1.0), queue_delays_seen);
+}
+
+bool IsTcpSynWithData(const std::string& packet) {
+  const auto* p = reinterpret_cast<const uint8_t*>(packet.data());
+  const size_t n = packet.size();
+  if (n < 1) return false;
+  size_t ip_header = 0;
+  size_t ip_total = 0;
+  if ((p[0] >> 4) == 4) {
+    if (n < 20 || p[9] != 6 /* TCP */) return false;
+    ip_header = static_cast<size_t>(p[0] & 0x0f) * 4;
+    ip_total = static_cast<size_t>(p[2]) << 8 | p[3];
+  } else if ((p[0] >> 4) == 6) {
+    if (n < 40 || p[6] != 6) return false;
+    ip_header = 40;
+    ip_total = 40 + (static_cast<size_t>(p[4]) << 8 | p[5]);
+  } else {
+    return false;
+  }
+  if (ip_header < 20 || ip_total > n || ip_total < ip_header + 20) return false;
+  const uint8_t* tcp = p + ip_header;
+  const size_t tcp_header = static_cast<size_t>(tcp[12] >> 4) * 4;
+  const uint8_t flags = tcp[13];
+  const bool syn = flags & 0x02, ack = flags & 0x10;
+  if (tcp_header < 20 || ip_header + tcp_header > ip_total) return false;
+  return syn && !ack && ip_total > ip_header + tcp_header;
 }
 
 LinkPipe::LinkPipe(PipeParams params, int64_t start_ns)
@@ -57,6 +85,23 @@ void LinkPipe::Enqueue(std::string packet, int64_t now_ns) {
   if (static_cast<int64_t>(packet.size()) > params_.mtu) {
     ++stats_.drops_mtu;
     return;
+  }
+  if ((params_.drop_syn_data || params_.duplicate_syn_data_after_ns >= 0) &&
+      IsTcpSynWithData(packet)) {
+    if (params_.drop_syn_data) {
+      ++stats_.drops_syn_data;
+      return;
+    }
+    // The replay skips the queue and the ordering of the delay line (it
+    // must not hold back what follows it), but not the in-flight bound.
+    if (in_flight_bytes_ + static_cast<int64_t>(packet.size()) <=
+        params_.max_in_flight_bytes) {
+      ++stats_.duplicated_syn_data;
+      in_flight_bytes_ += packet.size();
+      in_flight_.push(InFlight{
+          now_ns + params_.duplicate_syn_data_after_ns + params_.delay_ns,
+          next_seq_++, packet});
+    }
   }
   if (loss_.Drop()) {
     ++stats_.drops_loss;

@@ -42,7 +42,18 @@ struct PipeParams {
   // into a long delay stays bounded in memory. Beyond it packets are dropped
   // and counted as queue drops.
   int64_t max_in_flight_bytes = QueueParams::kHardLimitBytes;
+  // A middlebox's view of TCP Fast Open (RFC 7413): drop every TCP SYN that
+  // carries data (as some middleboxes did, which made browsers give Fast
+  // Open up), and/or deliver a copy of each such SYN again this long after
+  // the original (a network replaying it); negative: no copy.
+  bool drop_syn_data = false;
+  int64_t duplicate_syn_data_after_ns = -1;
 };
+
+// Whether |packet| (an IPv4 or IPv6 packet, no extension headers) is a TCP
+// SYN without ACK whose segment carries data. Bounds-checked: anything
+// shorter than its headers say is not.
+bool IsTcpSynWithData(const std::string& packet);
 
 // What a pipe counted. Queue delay is the time a packet waited before the
 // link began sending it.
@@ -50,6 +61,7 @@ struct PipeStats {
   uint64_t packets_in = 0, bytes_in = 0;
   uint64_t packets_out = 0, bytes_out = 0;
   uint64_t drops_loss = 0, drops_queue = 0, drops_codel = 0, drops_mtu = 0;
+  uint64_t drops_syn_data = 0, duplicated_syn_data = 0;
   uint64_t max_queue_packets = 0, max_queue_bytes = 0;
   // A bounded sample of queue delays (reservoir sampling beyond the cap).
   std::vector<int64_t> queue_delay_sample_ns;

@@ -357,3 +357,89 @@ TEST(PipeStatsTest, JsonHasEveryField) {
 
 }  // namespace
 }  // namespace netem
+
+namespace netem {
+namespace {
+
+// An IPv4 TCP segment with |flags| and |payload| bytes of data.
+std::string Ipv4Tcp(uint8_t flags, size_t payload, size_t tcp_options = 0) {
+  const size_t tcp_header = 20 + tcp_options;
+  const size_t total = 20 + tcp_header + payload;
+  std::string p(total, '\0');
+  p[0] = 0x45;
+  p[2] = static_cast<char>(total >> 8);
+  p[3] = static_cast<char>(total);
+  p[9] = 6;
+  p[20 + 12] = static_cast<char>((tcp_header / 4) << 4);
+  p[20 + 13] = static_cast<char>(flags);
+  return p;
+}
+
+std::string Ipv6Tcp(uint8_t flags, size_t payload) {
+  std::string p(40 + 20 + payload, '\0');
+  p[0] = 0x60;
+  p[4] = static_cast<char>((20 + payload) >> 8);
+  p[5] = static_cast<char>(20 + payload);
+  p[6] = 6;
+  p[40 + 12] = 0x50;
+  p[40 + 13] = static_cast<char>(flags);
+  return p;
+}
+
+constexpr uint8_t kSyn = 0x02, kAck = 0x10;
+
+TEST(SynDataTest, RecognizesOnlySynsCarryingData) {
+  EXPECT_TRUE(IsTcpSynWithData(Ipv4Tcp(kSyn, 500, 20)));
+  EXPECT_TRUE(IsTcpSynWithData(Ipv6Tcp(kSyn, 1)));
+  EXPECT_FALSE(IsTcpSynWithData(Ipv4Tcp(kSyn, 0, 20)));       // plain SYN
+  EXPECT_FALSE(IsTcpSynWithData(Ipv4Tcp(kSyn | kAck, 500)));  // SYN-ACK
+  EXPECT_FALSE(IsTcpSynWithData(Ipv4Tcp(kAck, 500)));
+  EXPECT_FALSE(IsTcpSynWithData(Ipv6Tcp(kSyn, 0)));
+  std::string udp = Ipv4Tcp(kSyn, 100);
+  udp[9] = 17;
+  EXPECT_FALSE(IsTcpSynWithData(udp));
+  // Every truncation of a SYN with data is refused, never read past.
+  const std::string syn = Ipv4Tcp(kSyn, 100, 12);
+  for (size_t n = 0; n < syn.size(); ++n)
+    EXPECT_FALSE(IsTcpSynWithData(syn.substr(0, n))) << n;
+  // Header lengths that lie.
+  std::string bad_ihl = syn;
+  bad_ihl[0] = 0x44;  // 16-byte IP header
+  EXPECT_FALSE(IsTcpSynWithData(bad_ihl));
+  std::string bad_doff = syn;
+  bad_doff[20 + 12] = static_cast<char>(0xf0);  // 60 bytes, past the data
+  EXPECT_TRUE(IsTcpSynWithData(bad_doff));      // 60 < 20 + 32 + 100
+  bad_doff[3] = static_cast<char>(20 + 40);     // total: headers only
+  bad_doff[2] = 0;
+  EXPECT_FALSE(IsTcpSynWithData(bad_doff));
+}
+
+TEST(SynDataTest, DropAndDuplicate) {
+  PipeParams params;
+  params.delay_ns = 10 * 1'000'000;
+  params.drop_syn_data = true;
+  {
+    LinkPipe pipe(params);
+    pipe.Enqueue(Ipv4Tcp(kSyn, 300), 0);
+    pipe.Enqueue(Ipv4Tcp(kSyn, 0), 0);
+    pipe.Enqueue(Ipv4Tcp(kAck, 300), 0);
+    EXPECT_EQ(pipe.stats().drops_syn_data, 1u);
+    EXPECT_EQ(Drain(pipe, 1'000'000'000).size(), 2u);
+  }
+  params.drop_syn_data = false;
+  params.duplicate_syn_data_after_ns = 500 * 1'000'000;
+  LinkPipe pipe(params);
+  pipe.Enqueue(Ipv4Tcp(kSyn, 300), 0);
+  pipe.Enqueue(Ipv4Tcp(kAck, 10), 1'000'000);
+  std::vector<Delivery> d = Drain(pipe, 2'000'000'000);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(pipe.stats().duplicated_syn_data, 1u);
+  // The original and what followed it are not held back by the copy.
+  EXPECT_EQ(d[0].at_ns, 10'000'000);
+  EXPECT_EQ(d[1].at_ns, 11'000'000);
+  EXPECT_EQ(d[2].at_ns, 510'000'000);
+  EXPECT_EQ(d[2].size, d[0].size);
+}
+
+}  // namespace
+}  // namespace netem

@@ -77,7 +77,8 @@ class NetemShellTest(unittest.TestCase):
             " ".join(link_args), goodput, want, 100 * (goodput / want - 1)))
         self.assertLess(abs(goodput / want - 1), 0.05)
         down = st["downlink"]
-        self.assertEqual(down["drops"], {"loss": 0, "queue": 0, "codel": 0, "mtu": 0})
+        self.assertEqual(down["drops"], {"loss": 0, "queue": 0, "codel": 0, "mtu": 0,
+                                         "syn_data": 0})
         return st
 
     def test_bulk_throughput_at_the_configured_rate(self):

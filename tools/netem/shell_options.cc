@@ -34,7 +34,11 @@ absl::StatusOr<double> Number(absl::string_view flag, absl::string_view value,
 int64_t MsToNs(double ms) { return std::llround(ms * 1e6); }
 
 // The flags without a value.
-bool IsSwitch(absl::string_view name) { return name == "reorder"; }
+bool IsSwitch(absl::string_view name) {
+  absl::ConsumePrefix(&name, "uplink-") ||
+      absl::ConsumePrefix(&name, "downlink-");
+  return name == "reorder" || name == "drop-syn-data";
+}
 
 // Applies one link flag (name without "--") to |spec|. Flags that are not
 // link flags return NotFound so the caller can try its own.
@@ -65,6 +69,12 @@ absl::Status ApplyLinkFlag(absl::string_view name, absl::string_view value,
     for (PipeParams* p : dirs) p->jitter_ns = MsToNs(*v);
   } else if (name == "reorder") {
     both([&](PipeParams& p) { p.reorder = true; });
+  } else if (dir_name == "drop-syn-data") {
+    for (PipeParams* p : dirs) p->drop_syn_data = true;
+  } else if (dir_name == "duplicate-syn") {
+    absl::StatusOr<double> v = Number(name, value, 0, kMaxMs);
+    if (!v.ok()) return v.status();
+    for (PipeParams* p : dirs) p->duplicate_syn_data_after_ns = MsToNs(*v);
   } else if (dir_name == "rate-mbps") {
     absl::StatusOr<double> v = Number(name, value, 0.001, 100'000);
     if (!v.ok()) return v.status();
@@ -302,6 +312,10 @@ Link flags (each direction; prefix uplink- or downlink- for one, e.g.
                          packets lost in a row
   --queue Q              unlimited (default) | droptail:PACKETS |
                          droptail:BYTESb | codel[:TARGET_MS,INTERVAL_MS[,LIMIT]]
+  --drop-syn-data        drop every TCP SYN that carries data (TCP Fast
+                         Open), as a middlebox that refuses them would
+  --duplicate-syn MS     deliver each TCP SYN that carries data again MS
+                         after the original (a network replaying it)
   --seed N               random seed for loss and jitter (default 1)
 Paths:
   --path PREFIX=FLAG=V,...

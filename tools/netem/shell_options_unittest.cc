@@ -52,6 +52,21 @@ TEST(ShellOptionsTest, PerDirectionAndTraces) {
   EXPECT_EQ(o->command, std::vector<std::string>{"true"});
 }
 
+TEST(ShellOptionsTest, SynDataMiddlebox) {
+  absl::StatusOr<ShellOptions> o =
+      Parse({"--uplink-drop-syn-data", "--duplicate-syn", "250", "--path",
+             "198.18.0.9/32=drop-syn-data,rtt-ms=10", "--", "true"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  const PathParams& d = o->paths.back();
+  EXPECT_TRUE(d.uplink.drop_syn_data);
+  EXPECT_FALSE(d.downlink.drop_syn_data);
+  EXPECT_EQ(d.uplink.duplicate_syn_data_after_ns, 250'000'000);
+  EXPECT_EQ(o->paths[0].name, "198.18.0.9/32");
+  EXPECT_TRUE(o->paths[0].downlink.drop_syn_data);
+  EXPECT_FALSE(Parse({"--duplicate-syn", "-1", "true"}).ok());
+  EXPECT_FALSE(Parse({"--path", "198.18.0.9/32=drop-syn-data=1", "true"}).ok());
+}
+
 TEST(ShellOptionsTest, PathsInheritAndOverride) {
   absl::StatusOr<ShellOptions> o =
       Parse({"--rtt-ms", "100", "--rate-mbps", "10", "--path",

@@ -295,8 +295,11 @@ class BundlesMixin:
                 c["content_type"] = "text/html"
             elif case == "stale_orbit":
                 chain = o["cert_chain"]
+                # As the origin publishes it (the Fast Open flag included), but the orbit.
+                nc = o.get("tcp_fast_open") == "no-cookie"
                 c.update(self.write_txt_record(host, self.parse_txt_output(
-                    self.certbundle_make(host, port, chain, BUNDLE_STALE_ORBIT, "txt"))[1]))
+                    self.certbundle_make(host, port, chain, BUNDLE_STALE_ORBIT, "txt", nc))[1]))
+                c["tcp_fast_open_no_cookie"] = nc
                 c["orbit"] = BUNDLE_STALE_ORBIT
                 c["server_orbit"] = o["snap_start_orbit"]
             elif case in ("expired", "revoked"):

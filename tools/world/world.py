@@ -158,6 +158,17 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
     def path(self, *parts):
         return os.path.join(self.dir, *parts)
 
+    def link_path_flags(self):
+        """--link-path ORIGIN=FLAGS as {address: [flag, ...]} (netem --path syntax)."""
+        out = {}
+        for spec in self.args.link_path:
+            origin, _, flags = spec.partition("=")
+            if origin not in ADDR or not flags:
+                raise WorldError("--link-path wants ORIGIN=FLAG[=V],... with ORIGIN one of %s, "
+                                 "got %r" % (", ".join(sorted(ADDR)), spec))
+            out.setdefault(ADDR[origin], []).extend(flags.split(","))
+        return out
+
     def path_rtt(self, addr, rtt_ms):
         """Packet mode: traffic to and from addr crosses a link with this RTT (no relay)."""
         if rtt_ms > 0:
@@ -280,8 +291,10 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
                "search %s\noptions timeout:2 attempts:2\n" % (hosts.DNS_ADDR, DNS_ZONE))
         argv = [self.netem, "shell", "--quiet", "--ready-file", ready, "--stats", stats,
                 "--rtt-ms", str(self.args.default_rtt_ms)]
-        for addr, rtt in sorted(self.paths.items()):
-            argv += ["--path", "%s/32=rtt-ms=%s" % (addr, rtt)]
+        extra = self.link_path_flags()
+        for addr in sorted(set(self.paths) | set(extra)):
+            flags = ["rtt-ms=%s" % self.paths.get(addr, self.args.default_rtt_ms)]
+            argv += ["--path", "%s/32=%s" % (addr, ",".join(flags + extra.get(addr, [])))]
         for kv in self.args.sysctl:
             argv += ["--sysctl", kv]  # the client's namespace (the server's: main())
         if self.args.initcwnd:
@@ -315,7 +328,9 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
             "default_rtt_ms": self.args.default_rtt_ms,
             "sysctls": self.args.sysctl,
             "initcwnd": self.args.initcwnd,
-            "paths": {addr: {"rtt_ms": rtt} for addr, rtt in sorted(self.paths.items())},
+            "paths": {addr: dict({"rtt_ms": self.paths.get(addr, self.args.default_rtt_ms)},
+                                 **({"flags": extra[addr]} if addr in extra else {}))
+                      for addr in sorted(set(self.paths) | set(extra))},
             "resolv_conf": resolv,
             "stats": stats,
             "world_py": os.path.abspath(__file__),
@@ -505,6 +520,10 @@ def parse_args(argv):
                     help="packet mode: a sysctl of both the server's and the client's "
                     "namespace (repeatable; e.g. net.ipv4.tcp_fastopen=0x607); never the "
                     "machine's")
+    ap.add_argument("--link-path", action="append", default=[], metavar="ORIGIN=FLAG[=V],...",
+                    help="packet mode: more netem link flags on the path of ORIGIN's address "
+                    "(repeatable; e.g. slow12=drop-syn-data, tls12=duplicate-syn=300: a "
+                    "middlebox that drops, or a network that replays, SYNs carrying data)")
     ap.add_argument("--initcwnd", type=int, metavar="N",
                     help="packet mode: the initial congestion window (segments) of the "
                     "server's route to the client and the client's default route")
