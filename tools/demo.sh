@@ -54,7 +54,8 @@ for cfg in "plain http (the baseline)|slow_http|" \
            "tls1.3|slow|--tls-max 1.3" \
            "tls1.3 resumed (2nd of --repeat 2)|slow|--tls-max 1.3 --repeat 2" \
            "Snap Start (orbit learned before)|slow12|--snap-start --profile '"$dir"'/snap-profile" \
-           "Snap Start, 1st visit (CDN bundle)|slow|--snap-start --bundle-sources cdn --prefetch slow.example.test --profile '"$dir"'/fresh-profile"; do
+           "Snap Start, 1st visit (CDN bundle)|slow|--snap-start --bundle-sources cdn --prefetch slow.example.test --profile '"$dir"'/fresh-profile" \
+           "Snap Start + TCP Fast Open, 1st visit|slow|--snap-start --tcp-fast-open --bundle-sources cdn --prefetch slow.example.test --profile '"$dir"'/fresh-profile-tfo"; do
   IFS="|" read -r name origin flags <<<"$cfg"
   # shellcheck disable=SC2086
   $fetch --world "$NETSTACK_WORLD" --no-world-dns $flags -o /dev/null --trace-json - "$(url $origin)" |
