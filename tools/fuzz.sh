@@ -51,20 +51,22 @@ for lib in $libs; do
   dir="$out/$name"
   rm -rf "$dir/fuzzer"
   mkdir -p "$dir/corpus"
-  # The workspace's sources in the target's closure (third_party is
-  # prebuilt and linked through LIBS).
+  # The workspace's sources in the target's closure: ours, and vendored
+  # third_party sources (ada's .cpp), instrumented like ours. Debian-package
+  # wrappers in third_party list no sources: those are prebuilt and linked
+  # through LIBS.
   srcs=""
   while read -r label; do
     f=$(path "$label")
     case "$f" in
-      *.cc) srcs+=" $f" ;;
+      *.cc | *.cpp) srcs+=" $f" ;;
       *.proto)
         protoc -I. --cpp_out="$gen" "$f"
         srcs+=" $gen/${f%.proto}.pb.cc"
         ;;
     esac
   done < <(bazel query --noshow_progress "kind('source file', deps($lib))" 2>/dev/null |
-    grep '^//' | grep -v '^//third_party/')
+    grep '^//')
   target_srcs[$name]=$srcs
   # Seeds: the smoke test's data.
   for label in $(bazel query --noshow_progress "kind('source file', labels(data, ${lib%_lib}_smoke_test))" 2>/dev/null); do
