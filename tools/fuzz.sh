@@ -28,10 +28,11 @@ gen="$out/gen"
 mkdir -p "$gen"
 
 # Everything the targets may link against: BoringSSL (Debian's android
-# build), abseil, protobuf, zlib, c-ares, libpsl. --as-needed drops the rest.
+# build), abseil, protobuf, zlib, brotli, c-ares, libpsl. --as-needed drops
+# the rest.
 LIBS="-Wl,--as-needed -L/usr/lib/x86_64-linux-gnu/android -Wl,-rpath,/usr/lib/x86_64-linux-gnu/android -lssl -lcrypto"
 LIBS+=" $(grep -o '"-l[^"]*"' third_party/abseil/BUILD.bazel | tr -d '"' | tr '\n' ' ')"
-LIBS+=" -lprotobuf -lz -lcares -lpsl -lpthread -latomic -lrt"
+LIBS+=" -lprotobuf -lz -lbrotlienc -lbrotlidec -lcares -lpsl -lpthread -latomic -lrt"
 CXX="clang++-14 -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -I. -I$gen -isystem /usr/include/android"
 
 # path turns a label of a file in this workspace into its path.
