@@ -448,12 +448,14 @@ TEST(CertBundleTest, MalformedTxtRecords) {
               StatusCode::kInvalidArgument, "is not http://");
   ExpectError(ParseBundleTxt({"v=cb1; url=http://cdn.example.test/a b"}),
               StatusCode::kInvalidArgument, "space, control or non-ASCII");
-  ExpectError(ParseBundleTxt({"v=cb1; url=http:///x.crt"}),
-              StatusCode::kInvalidArgument, "empty host");
+  ExpectError(ParseBundleTxt({"v=cb1; url=http://"}),
+              StatusCode::kInvalidArgument, "not a valid URL");
   ExpectError(ParseBundleTxt({"v=cb1; url=http://u@cdn.example.test/"}),
               StatusCode::kInvalidArgument, "userinfo");
   ExpectError(ParseBundleTxt({"v=cb1; url=http://cdn.example.test:99999/"}),
-              StatusCode::kInvalidArgument, "bad port");
+              StatusCode::kInvalidArgument, "not a valid URL");
+  ExpectError(ParseBundleTxt({"v=cb1; url=http://cdn.example.test:0/"}),
+              StatusCode::kInvalidArgument, "port 0");
   ExpectError(EncodeBundlePointerTxt("file:///etc/passwd"),
               StatusCode::kInvalidArgument, "is not http://");
   // Oversize: more than the limit in all, with every string legal.

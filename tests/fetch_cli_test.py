@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """fetch's curl conventions, side by side with curl on the same server (the world's nginx):
 -L through 301/302/303/307/308 (a POST becomes a GET on 301-303, stays a POST with its body on
-307/308) and across origins, --max-redirs (exit 47 as curl), -X, -d/--data/--data-binary
-@FILE, -o per URL and -O, -s/-S, -w with curl's variables (and ours, and %{json}); the system
-trust store by default (SSL_CERT_FILE); compare mode's table. See tests/README.md."""
+307/308), across origins and through relative Locations (?q, ../x, //host/x, \\x: where a
+browser lands), --max-redirs (exit 47 as curl), -X, -d/--data/--data-binary @FILE, -o per URL
+and -O, -s/-S, -w with curl's variables (and ours, and %{json}); the system trust store by
+default (SSL_CERT_FILE); compare mode's table. See tests/README.md."""
 
 import json
 import os
@@ -61,6 +62,33 @@ def redirect_to_another_origin_gets_its_own_connection(ctx):
     expect_eq(lines[-1], "2 " + ctx.url("ecdsa") + "whoami", "connections and final URL")
     expect_eq([t["remoteAddress"].split(":")[0] for t in r.trace],
               [ctx.origin("nginx")["address"], ctx.origin("ecdsa")["address"]], "hop addresses")
+
+
+def relative_locations_land_where_a_browser_lands(ctx):
+    # nginx sends these Locations as written; fetch resolves them by the WHATWG URL Standard.
+    base = ctx.url("nginx")
+    method_get = "method=GET length= type=\n"
+    for path, lands, body, as_curl in (
+            # A query alone keeps the whole path ("page" too).
+            ("redirect/rel/query", base + "redirect/rel/query?page=2", "page=2\n", True),
+            ("redirect/rel/dir/up", base + "method", method_get, True),
+            # Scheme-relative: another host (and origin), the same scheme. Not compared with
+            # curl: /whoami names the negotiated cipher, and curl's url_effective keeps a
+            # default port that the WHATWG URL drops.
+            ("redirect/rel/scheme-relative", ctx.url("ecdsa") + "whoami", None, False),
+            # A backslash is a slash in http(s) URLs, as browsers read it; curl is not asked.
+            ("redirect/rel/backslash", base + "method", method_get, False)):
+        r = _fetch(ctx, "-L", "-w", "\n%{num_redirects} %{url_effective}", base + path)
+        r.expect_ok()
+        got_body, _, last = r.out.decode().rpartition("\n")
+        expect_eq(last, "1 " + lands, "where -L lands from /%s" % path)
+        if body is not None:
+            expect_eq(got_body, body, "body after /%s" % path)
+        if as_curl:
+            rc, out, err = _curl(ctx, "-L", "-w", "\n%{num_redirects} %{url_effective}",
+                                 base + path)
+            expect_eq(rc, 0, "curl exit for /%s (%s)" % (path, err))
+            expect_eq(r.out.decode(), out, "fetch and curl from /%s" % path)
 
 
 def max_redirs_exits_47_as_curl(ctx):
@@ -213,6 +241,7 @@ def har_and_waterfall_of_a_run_with_redirects_prefetch_and_snap_start(ctx):
 CHECKS = [
     redirects_agree_with_curl,
     redirect_to_another_origin_gets_its_own_connection,
+    relative_locations_land_where_a_browser_lands,
     max_redirs_exits_47_as_curl,
     methods_and_bodies_agree_with_curl,
     outputs_and_silence,

@@ -28,10 +28,11 @@ gen="$out/gen"
 mkdir -p "$gen"
 
 # Everything the targets may link against: BoringSSL (Debian's android
-# build), abseil, protobuf, zlib, c-ares, libpsl. --as-needed drops the rest.
+# build), abseil, protobuf, zlib, brotli, c-ares, libpsl. --as-needed drops
+# the rest.
 LIBS="-Wl,--as-needed -L/usr/lib/x86_64-linux-gnu/android -Wl,-rpath,/usr/lib/x86_64-linux-gnu/android -lssl -lcrypto"
 LIBS+=" $(grep -o '"-l[^"]*"' third_party/abseil/BUILD.bazel | tr -d '"' | tr '\n' ' ')"
-LIBS+=" -lprotobuf -lz -lcares -lpsl -lpthread -latomic -lrt"
+LIBS+=" -lprotobuf -lz -lbrotlienc -lbrotlidec -lcares -lpsl -lpthread -latomic -lrt"
 CXX="clang++-14 -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -I. -I$gen -isystem /usr/include/android"
 
 # path turns a label of a file in this workspace into its path.
@@ -51,20 +52,22 @@ for lib in $libs; do
   dir="$out/$name"
   rm -rf "$dir/fuzzer"
   mkdir -p "$dir/corpus"
-  # The workspace's sources in the target's closure (third_party is
-  # prebuilt and linked through LIBS).
+  # The workspace's sources in the target's closure: ours, and vendored
+  # third_party sources (ada's .cpp), instrumented like ours. Debian-package
+  # wrappers in third_party list no sources: those are prebuilt and linked
+  # through LIBS.
   srcs=""
   while read -r label; do
     f=$(path "$label")
     case "$f" in
-      *.cc) srcs+=" $f" ;;
+      *.cc | *.cpp) srcs+=" $f" ;;
       *.proto)
         protoc -I. --cpp_out="$gen" "$f"
         srcs+=" $gen/${f%.proto}.pb.cc"
         ;;
     esac
   done < <(bazel query --noshow_progress "kind('source file', deps($lib))" 2>/dev/null |
-    grep '^//' | grep -v '^//third_party/')
+    grep '^//')
   target_srcs[$name]=$srcs
   # Seeds: the smoke test's data.
   for label in $(bazel query --noshow_progress "kind('source file', labels(data, ${lib%_lib}_smoke_test))" 2>/dev/null); do

@@ -93,11 +93,14 @@ INSTANTIATE_TEST_SUITE_P(
                   "origin:https://[::1]:8443"},
         ScopeCase{"https://[2001:db8::1]", "origin:https://[2001:db8::1]:443",
                   "origin:https://[2001:db8::1]:443"},
-        // Numeric last labels are IPv4 in another spelling, not names.
-        ScopeCase{"https://10.1", "origin:https://10.1:443",
-                  "origin:https://10.1:443"},
-        ScopeCase{"https://foo.0x7f", "origin:https://foo.0x7f:443",
-                  "origin:https://foo.0x7f:443"}));
+        // Numeric last labels are IPv4 in another spelling, not names: the
+        // URL parser (WHATWG) writes the address canonically, so both
+        // spellings share one scope. A name whose last label is a number
+        // but is no address ("foo.0x7f") is refused, below.
+        ScopeCase{"https://10.1", "origin:https://10.0.0.1:443",
+                  "origin:https://10.0.0.1:443"},
+        ScopeCase{"https://0x7f.1", "origin:https://127.0.0.1:443",
+                  "origin:https://127.0.0.1:443"}));
 
 TEST(ObcScopeTest, OriginsAreDistinguishedBySchemeHostAndPort) {
   auto scope = [](const char* url) {
@@ -138,7 +141,8 @@ TEST(ObcScopeTest, TrailingDotIsItsOwnOriginButTheSameSite) {
 TEST(ObcScopeTest, RejectsMalformedHosts) {
   for (const char* bad :
        {"https://a..example.test", "https://.example.test", "https://.",
-        "ftp://example.test", "https://exa mple.test", "https://:443"}) {
+        "ftp://example.test", "https://exa mple.test", "https://:443",
+        "https://foo.0x7f"}) {
     for (ScopeMode mode : {ScopeMode::kOrigin, ScopeMode::kRegistrableDomain}) {
       EXPECT_FALSE(ObcScope::ForInput(bad, mode).ok()) << bad;
     }

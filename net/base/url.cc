@@ -1,20 +1,33 @@
 #include "net/base/url.h"
 
-#include "absl/strings/ascii.h"
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "net/base/ip_endpoint.h"
+#include "third_party/ada/ada.h"
 
 namespace net {
 namespace {
 
-bool IsValidHostChar(char c) {
-  return absl::ascii_isalnum(c) || c == '-' || c == '.' || c == '_';
+// Quoted returns |text| for an error message: quoted, with control and
+// non-ASCII bytes escaped, and cut after 200 bytes (a URL can be 2 MiB).
+std::string Quoted(absl::string_view text) {
+  constexpr size_t kShown = 200;
+  std::string shown =
+      absl::StrCat("'", absl::CHexEscape(text.substr(0, kShown)), "'");
+  if (text.size() > kShown) absl::StrAppend(&shown, "...");
+  return shown;
 }
 
-absl::Status UrlError(absl::string_view text, absl::string_view why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("invalid URL '", text, "': ", why));
+// ada speaks std::string_view; Debian's abseil has its own string_view.
+std::string_view ToStd(absl::string_view s) {
+  return std::string_view(s.data(), s.size());
+}
+absl::string_view FromStd(std::string_view s) {
+  return absl::string_view(s.data(), s.size());
 }
 
 }  // namespace
@@ -39,73 +52,87 @@ uint16_t Url::DefaultPortForScheme(absl::string_view scheme) {
 }
 
 absl::StatusOr<Url> Url::Parse(absl::string_view text) {
+  return ParseWithBase(text, nullptr);
+}
+
+absl::StatusOr<Url> Url::Resolve(absl::string_view reference) const {
+  return ParseWithBase(reference, this);
+}
+
+absl::StatusOr<Url> Url::ParseWithBase(absl::string_view text,
+                                       const Url* base) {
+  auto error = [&](absl::string_view why) {
+    if (base == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid URL ", Quoted(text), ": ", why));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid URL ", Quoted(text), " (relative to ",
+                     Quoted(base->spec_), "): ", why));
+  };
+  if (text.size() > kMaxLength)
+    return error(absl::StrCat("longer than ", kMaxLength, " bytes"));
+
+  // ada resolves against a parsed base; ours is kept as its canonical text
+  // (Url stays a plain value), which parses back to the same URL. A base's
+  // fragment never matters to resolution, so its absence does not either.
+  std::optional<ada::url_aggregator> ada_base;
+  if (base != nullptr) {
+    ada::result<ada::url_aggregator> parsed_base =
+        ada::parse<ada::url_aggregator>(ToStd(base->spec_));
+    if (!parsed_base) return error("the base URL does not parse");
+    ada_base = std::move(*parsed_base);
+  }
+  ada::result<ada::url_aggregator> parsed = ada::parse<ada::url_aggregator>(
+      ToStd(text), ada_base ? &*ada_base : nullptr);
+  if (!parsed) return error("not a valid URL (WHATWG URL Standard)");
+
+  // The policy: what this stack fetches.
+  std::string_view protocol = parsed->get_protocol();  // "https:"
+  if (protocol.empty() || protocol.back() != ':')
+    return error("no scheme");  // ada always gives one; kept as a guard
+  std::string_view scheme = protocol.substr(0, protocol.size() - 1);
+  if (scheme != "http" && scheme != "https") {
+    return error(absl::StrCat("unsupported scheme ", Quoted(FromStd(scheme)),
+                              " (only http and https)"));
+  }
+  if (parsed->has_credentials())
+    return error("userinfo (user:password@) is not supported");
+
   Url url;
-  size_t scheme_end = text.find("://");
-  if (scheme_end == absl::string_view::npos || scheme_end == 0)
-    return UrlError(text, "missing scheme");
-  url.scheme_ = absl::AsciiStrToLower(text.substr(0, scheme_end));
-  if (url.scheme_ != "http" && url.scheme_ != "https")
-    return UrlError(text,
-                    absl::StrCat("unsupported scheme '", url.scheme_, "'"));
+  url.scheme_ = std::string(scheme);
+  url.port_ = DefaultPortForScheme(url.scheme_);
+  std::string_view port = parsed->get_port();  // empty for a default port
+  if (!port.empty()) {
+    uint32_t value = 0;
+    if (!absl::SimpleAtoi(FromStd(port), &value) || value > 65535)
+      return error("bad port");  // ada checks this; kept as a guard
+    if (value == 0) return error("port 0 cannot be fetched");
+    url.port_ = static_cast<uint16_t>(value);
+    url.explicit_port_ = true;
+  }
+  std::string_view host = parsed->get_hostname();
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  if (host.empty()) return error("empty host");
+  url.host_ = std::string(host);
 
-  absl::string_view rest = text.substr(scheme_end + 3);
-  size_t fragment = rest.find('#');
-  if (fragment != absl::string_view::npos) rest = rest.substr(0, fragment);
-  size_t authority_end = rest.find_first_of("/?");
-  absl::string_view authority = rest.substr(0, authority_end);
-  absl::string_view path = authority_end == absl::string_view::npos
-                               ? absl::string_view()
-                               : rest.substr(authority_end);
-  if (authority.find('@') != absl::string_view::npos)
-    return UrlError(text, "userinfo is not supported");
-
-  absl::string_view host = authority;
-  absl::string_view port;
-  if (!authority.empty() && authority.front() == '[') {
-    size_t close = authority.find(']');
-    if (close == absl::string_view::npos) return UrlError(text, "unclosed [");
-    host = authority.substr(1, close - 1);
-    absl::string_view after = authority.substr(close + 1);
-    if (!after.empty()) {
-      if (after.front() != ':') return UrlError(text, "junk after ]");
-      port = after.substr(1);
-      url.explicit_port_ = true;
-    }
-    std::optional<IPAddress> ip = IPAddress::Parse(host);
-    if (!ip || !ip->IsIPv6()) return UrlError(text, "bad IPv6 literal");
-  } else {
-    size_t colon = authority.rfind(':');
-    if (colon != absl::string_view::npos) {
-      host = authority.substr(0, colon);
-      port = authority.substr(colon + 1);
-      url.explicit_port_ = true;
-    }
-    for (char c : host) {
-      if (!IsValidHostChar(c)) return UrlError(text, "bad character in host");
-    }
-  }
-  if (host.empty()) return UrlError(text, "empty host");
-  url.host_ = absl::AsciiStrToLower(host);
-
-  if (url.explicit_port_) {
-    uint32_t p;
-    if (port.empty() || !absl::SimpleAtoi(port, &p) || p == 0 || p > 65535)
-      return UrlError(text, "bad port");
-    url.port_ = static_cast<uint16_t>(p);
-  } else {
-    url.port_ = DefaultPortForScheme(url.scheme_);
-  }
-  if (path.empty()) {
-    url.path_ = "/";
-  } else if (path.front() == '?') {
-    url.path_ = absl::StrCat("/", path);
-  } else {
-    url.path_ = std::string(path);
-  }
-  for (char c : url.path_) {
-    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
-      return UrlError(text, "control character or space in path");
-  }
+  // The canonical href, cut before the fragment: spec, and from the path on,
+  // the request target.
+  std::string_view href = parsed->get_href();
+  const ada::url_components& parts = parsed->get_components();
+  size_t end = parts.hash_start == ada::url_components::omitted
+                   ? href.size()
+                   : parts.hash_start;
+  if (end > href.size() || parts.pathname_start >= end ||
+      href[parts.pathname_start] != '/')
+    return error("no path");  // never for http(s); kept as a guard
+  if (end > kMaxLength)
+    return error(absl::StrCat("longer than ", kMaxLength,
+                              " bytes once percent-encoded"));
+  url.spec_ = std::string(href.substr(0, end));
+  url.path_ = std::string(
+      href.substr(parts.pathname_start, end - parts.pathname_start));
   return url;
 }
 
@@ -115,22 +142,6 @@ std::string Url::HostHeader() const {
                          : host_;
   if (port_ == DefaultPortForScheme(scheme_)) return host;
   return absl::StrCat(host, ":", port_);
-}
-
-std::string Url::spec() const {
-  return absl::StrCat(scheme_, "://", HostHeader(), path_);
-}
-
-absl::StatusOr<Url> Url::Resolve(absl::string_view reference) const {
-  if (reference.find("://") != absl::string_view::npos) return Parse(reference);
-  if (reference.substr(0, 2) == "//")
-    return Parse(absl::StrCat(scheme_, ":", reference));
-  std::string base = absl::StrCat(scheme_, "://", HostHeader());
-  if (!reference.empty() && reference.front() == '/')
-    return Parse(absl::StrCat(base, reference));
-  std::string dir = path_.substr(0, path_.find('?'));
-  dir = dir.substr(0, dir.rfind('/') + 1);
-  return Parse(absl::StrCat(base, dir, reference));
 }
 
 }  // namespace net

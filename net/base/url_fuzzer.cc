@@ -1,13 +1,16 @@
-// Fuzzes Url::Parse, Url::Resolve, IPEndPoint::Parse and IPAddress::Parse.
-// Beyond "no crash": a parsed URL's spec() parses to the same URL (scheme,
-// host, port, path, origin) and is a fixed point; a resolved reference is a
-// URL that round-trips the same way; an address or endpoint's ToString()
-// parses back to an equal value.
+// Fuzzes Url::Parse, Url::Resolve (and so ada, the WHATWG parser under
+// them), IPEndPoint::Parse and IPAddress::Parse. Beyond "no crash": a parsed
+// URL's spec() parses to the same URL (scheme, host, port, path, origin), is
+// a fixed point, stays within Url::kMaxLength and ends with the request
+// target; resolving a URL's own spec() against it gives it back; a resolved
+// reference is a URL that round-trips the same way; an address or
+// endpoint's ToString() parses back to an equal value.
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "net/base/ip_endpoint.h"
 #include "net/base/url.h"
@@ -26,6 +29,12 @@ void CheckRoundTrip(const net::Url& url) {
   Check(url.port() != 0, "a port");
   Check(!url.PathForRequest().empty() && url.PathForRequest()[0] == '/',
         "the path starts with /");
+  Check(url.spec().size() <= net::Url::kMaxLength, "spec() within kMaxLength");
+  Check(url.spec().size() > url.PathForRequest().size() &&
+            url.spec().compare(url.spec().size() - url.PathForRequest().size(),
+                               std::string::npos, url.PathForRequest()) == 0,
+        "spec() ends with the request target");
+  Check(url.spec().find('#') == std::string::npos, "no fragment");
   auto again = net::Url::Parse(url.spec());
   Check(again.ok(), "spec() parses");
   Check(again->scheme() == url.scheme() && again->host() == url.host() &&
@@ -35,6 +44,8 @@ void CheckRoundTrip(const net::Url& url) {
   Check(again->spec() == url.spec(), "spec() is a fixed point");
   Check(again->GetOrigin() == url.GetOrigin(), "same origin");
   Check(again->HostHeader() == url.HostHeader(), "same Host header");
+  auto self = url.Resolve(url.spec());
+  Check(self.ok() && self->spec() == url.spec(), "resolving spec() is itself");
 }
 
 }  // namespace
