@@ -199,10 +199,38 @@ def replayed_syn_never_carries_a_post(ctx):
     expect_eq(paths.count("/get-once"), 2, "GETs the server saw (the replay too) (%s)" % paths)
 
 
+def cheapest_handshake_wins(ctx):
+    """Within one process, each new connection to slow (TLS 1.3 and Snap Start) takes the
+    cheapest handshake it knows of, and the trace names it and the runner-up: a full TLS 1.3
+    handshake first (nothing known), then Snap Start with the orbit learned meanwhile (2 RTT,
+    against a 3-RTT resumption); with --early-data, TLS 1.3 0-RTT, which ties with Snap Start
+    and wins the tie (forward secrecy)."""
+    url = ctx.url("slow", "size/100")
+    # Half a second between visits: the orbit is learned off the critical path (a truncated
+    # handshake after the first), "meanwhile".
+    pace = ["--repeat", "3", "--repeat-interval", "0.5"]
+    plain = ctx.fetch("--snap-start", *pace, url, trace=True).expect_ok().trace
+    early = ctx.fetch("--snap-start", "--early-data", *pace, url, trace=True).expect_ok().trace
+    for traces in (plain, early):
+        expect_eq(traces[0]["tls"]["handshake"]["chosen"], "tls_full", "first connection")
+    for t in plain[1:]:
+        h = t["tls"]["handshake"]
+        expect_eq((h["chosen"], h["rtts"], h["runnerUp"], h["runnerUpRtts"]),
+                  ("snap_start", 2, "tls_resumption", 3), "choice with an orbit")
+        expect_eq(t["tls"]["snapStart"], "accepted", "tls.snapStart")
+        e2e.expect_near(_conn_to_end(t), 2 * RTT_MS, RTT_MS / 2, "Snap Start, ms")
+    for t in early[1:]:
+        h = t["tls"]["handshake"]
+        expect_eq((h["chosen"], h["runnerUp"]), ("tls13_0rtt", "snap_start"),
+                  "choice with a 0-RTT ticket and an orbit")
+        expect_eq(t["tls"]["earlyData"], "accepted", "tls.earlyData")
+        e2e.expect_near(_conn_to_end(t), 2 * RTT_MS, RTT_MS / 2, "TLS 1.3 0-RTT, ms")
+
+
 CHECKS = [world_is_packet, plain_http_cookie_then_one_rtt, curl_tcp_fastopen_one_rtt,
           snap_start_first_visit_one_rtt, tls13_client_hello_in_syn,
           dropped_syn_data_falls_back, replayed_snap_start_syn_is_refused,
-          replayed_syn_never_carries_a_post]
+          replayed_syn_never_carries_a_post, cheapest_handshake_wins]
 
 if __name__ == "__main__":
     e2e.main(CHECKS, rtt_ms=RTT_MS, world_args=WORLD_ARGS)

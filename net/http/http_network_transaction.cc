@@ -353,6 +353,8 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
     found_pooled_session_ = false;
     return UseSpdySession(std::move(pooled_session_));
   }
+  if (const HandshakeChoice* choice = connect_job_->handshake_choice())
+    timing_.handshake_choice = *choice;
   if (connect_job_->ssl_info()) OnHandshakeDone(result);
   if (result != OK) {
     switch (connect_job_->phase()) {

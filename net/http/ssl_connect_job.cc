@@ -1,6 +1,8 @@
 #include "net/http/ssl_connect_job.h"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "net/base/check.h"
@@ -102,12 +104,46 @@ int SSLConnectJob::DoTransportConnectComplete(int result) {
   return OK;
 }
 
+void SSLConnectJob::ChooseHandshake() {
+  const std::string key = absl::StrCat(params_.host, ":", params_.port);
+  SnapStartClientContext* snap = params_.snap_start_context;
+  const bool snap_known = snap && snap->GetInfo(key);
+  if (snap && params_.snap_start_learn_in_handshake) {
+    // Every connection goes through the core (testing it): no choice.
+    choice_ = {snap_known ? "snap_start" : "snap_start_core_full",
+               snap_known ? 2 : 4, "", 0};
+    return;
+  }
+  const SSLClientContext::Resumable resumable =
+      params_.ssl_context->PeekSession(key, absl::Now());
+  // In the order a tie is broken.
+  std::vector<std::pair<const char*, int>> candidates;
+  if (resumable == SSLClientContext::Resumable::kEarlyData &&
+      params_.ssl_config.early_data_enabled)
+    candidates.emplace_back("tls13_0rtt", 2);
+  if (snap_known) candidates.emplace_back("snap_start", 2);
+  candidates.emplace_back(resumable == SSLClientContext::Resumable::kNone
+                              ? "tls_full"
+                              : "tls_resumption",
+                          3);
+  std::stable_sort(
+      candidates.begin(), candidates.end(),
+      [](const auto& a, const auto& b) { return a.second < b.second; });
+  choice_.chosen = candidates[0].first;
+  choice_.rtts = candidates[0].second;
+  if (candidates.size() > 1) {
+    choice_.runner_up = candidates[1].first;
+    choice_.runner_up_rtts = candidates[1].second;
+  }
+}
+
 int SSLConnectJob::DoSSLConnect() {
   in_handshake_ = true;
   ssl_start_ = clock_->NowTicks();
   SnapStartClientContext* snap = params_.snap_start_context;
+  ChooseHandshake();
   if (snap && (params_.snap_start_learn_in_handshake ||
-               snap->GetInfo(absl::StrCat(params_.host, ":", params_.port)))) {
+               choice_.chosen == "snap_start")) {
     used_snap_start_core_ = true;
     socket_ = factory_->CreateSnapStartClientSocket(
         transport_.TakeSocket(), params_.host, params_.port, snap);

@@ -97,6 +97,9 @@ class SSLConnectJob : public ConnectJob {
   }
   // Whether the TLS socket is the Snap Start core's.
   bool used_snap_start_core() const { return used_snap_start_core_; }
+  const HandshakeChoice* handshake_choice() const override {
+    return choice_.chosen.empty() ? nullptr : &choice_;
+  }
 
  private:
   enum State {
@@ -114,6 +117,8 @@ class SSLConnectJob : public ConnectJob {
   int DoSSLConnectComplete(int result);
   void OnIOComplete(int result);
   void OnHandshakeTimeout();
+  // Chooses the cheapest handshake known for host:port (choice_).
+  void ChooseHandshake();
 
   ClientSocketFactory* const factory_;
   SSLConnectJobParams params_;
@@ -127,6 +132,7 @@ class SSLConnectJob : public ConnectJob {
   std::unique_ptr<StreamSocket> socket_;
   std::optional<SSLInfo> ssl_info_;
   bool used_snap_start_core_ = false;
+  HandshakeChoice choice_;
   CompletionOnceCallback callback_;
   OneShotTimer handshake_timer_;
   std::string error_detail_;

@@ -209,6 +209,12 @@ TEST_F(SSLConnectJobTest, ServerTheSnapStartContextKnowsGetsTheSnapStartCore) {
   TestCompletionCallback cb;
   EXPECT_EQ(OK, cb.GetResult(job.Connect(cb.callback())));
   EXPECT_TRUE(job.used_snap_start_core());
+  // The choice, by cost: Snap Start (2 round trips) over a full handshake.
+  ASSERT_NE(job.handshake_choice(), nullptr);
+  EXPECT_EQ(job.handshake_choice()->chosen, "snap_start");
+  EXPECT_EQ(job.handshake_choice()->rtts, 2);
+  EXPECT_EQ(job.handshake_choice()->runner_up, "tls_full");
+  EXPECT_EQ(job.handshake_choice()->runner_up_rtts, 3);
 
   // Another port: no information, so BoringSSL.
   SSLConnectJobParams other = Params();
@@ -217,6 +223,9 @@ TEST_F(SSLConnectJobTest, ServerTheSnapStartContextKnowsGetsTheSnapStartCore) {
   SSLConnectJob job2(&resolver_, &factory_, std::move(other));
   EXPECT_EQ(OK, cb.GetResult(job2.Connect(cb.callback())));
   EXPECT_FALSE(job2.used_snap_start_core());
+  ASSERT_NE(job2.handshake_choice(), nullptr);
+  EXPECT_EQ(job2.handshake_choice()->chosen, "tls_full");
+  EXPECT_EQ(job2.handshake_choice()->runner_up, "");
   EXPECT_EQ((std::vector<std::string>{"snap_start www.example.test:443",
                                       "ssl www.example.test:8443"}),
             factory_.tls_sockets_requested());

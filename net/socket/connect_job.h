@@ -20,7 +20,8 @@
 
 namespace net {
 
-struct SSLInfo;  // net/ssl/ssl_info.h
+struct SSLInfo;          // net/ssl/ssl_info.h
+struct HandshakeChoice;  // net/ssl/ssl_info.h
 
 // ConnectTiming: what a job stamps, on its clock (null: did not happen).
 // The owner copies it into its trace (LoadTiming's names).
@@ -81,6 +82,9 @@ class ConnectJob {
   // Start attempt's are final only once the server answered); null before,
   // and for a job without TLS.
   virtual const SSLInfo* ssl_info() const = 0;
+  // Which TLS handshake the job chose and why (null for a job without TLS,
+  // or before the handshake started).
+  virtual const HandshakeChoice* handshake_choice() const { return nullptr; }
 };
 
 }  // namespace net

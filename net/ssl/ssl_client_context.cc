@@ -93,4 +93,21 @@ void SSLClientContext::WakeAll(const std::string& key) {
     EventLoop::Current()->PostTask(std::move(waiter.wake));
 }
 
+int SSLClientContext::SessionEarlyDataUsedIndex() {
+  static int index =
+      SSL_SESSION_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+SSLClientContext::Resumable SSLClientContext::PeekSession(
+    const std::string& key, absl::Time now) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  const SSL_SESSION* session = session_cache_.Peek(key, now);
+  if (!session) return Resumable::kNone;
+  if (SSL_SESSION_early_data_capable(session) &&
+      !SSL_SESSION_get_ex_data(session, SessionEarlyDataUsedIndex()))
+    return Resumable::kEarlyData;
+  return Resumable::kSession;
+}
+
 }  // namespace net

@@ -73,6 +73,15 @@ class SSLClientContext {
 
   size_t coalesced_waits() const { return coalesced_waits_; }
 
+  // What a new connection to |key| could resume with: nothing, a session,
+  // or one whose ticket allows 0-RTT early data not yet used for it (the
+  // session cache's next one). Takes nothing from the cache.
+  enum class Resumable { kNone, kSession, kEarlyData };
+  Resumable PeekSession(const std::string& key, absl::Time now);
+  // The SSL_SESSION ex_data slot marking a ticket already used for early
+  // data (one 0-RTT attempt per ticket).
+  static int SessionEarlyDataUsedIndex();
+
  private:
   struct Waiter {
     uint64_t connection_id;

@@ -58,6 +58,16 @@ bool SSLClientSessionCache::Has(const std::string& key, absl::Time now) {
   return !it->second.sessions.empty();
 }
 
+const SSL_SESSION* SSLClientSessionCache::Peek(const std::string& key,
+                                               absl::Time now) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return nullptr;
+  DropExpired(&it->second, now);
+  return it->second.sessions.empty() ? nullptr
+                                     : it->second.sessions.back().get();
+}
+
 void SSLClientSessionCache::Insert(const std::string& key,
                                    bssl::UniquePtr<SSL_SESSION> session) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);

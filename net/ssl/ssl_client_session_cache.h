@@ -34,6 +34,9 @@ class SSLClientSessionCache {
   // Insert adds a resumable session for |key|.
   void Insert(const std::string& key, bssl::UniquePtr<SSL_SESSION> session);
   bool Has(const std::string& key, absl::Time now);
+  // Peek returns the session Lookup would hand out next, without taking it
+  // (valid until the cache changes), or null.
+  const SSL_SESSION* Peek(const std::string& key, absl::Time now);
   void Flush();
   size_t size() const { return entries_.size(); }
 

@@ -29,9 +29,7 @@ SSLClientSocket* FromSSL(const SSL* ssl) {
 // rejects a second 0-RTT attempt on it anyway. The session cache may hand
 // out its last session more than once; only the first use sends early data.
 int SessionEarlyDataUsedIndex() {
-  static int index =
-      SSL_SESSION_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
-  return index;
+  return SSLClientContext::SessionEarlyDataUsedIndex();
 }
 
 int NewSessionCallback(SSL* ssl, SSL_SESSION* session) {

@@ -32,6 +32,21 @@ struct CertCompressionInfo {
   int64_t uncompressed_bytes = 0;
 };
 
+// HandshakeChoice: which TLS handshake a connection chose among those it
+// could run (SSLConnectJob), by cost — the round trips from connectStart to
+// the response's first byte, TCP's own included (one less when TCP Fast
+// Open carries the first flight, for every candidate alike) — and the next
+// best. Candidates: "tls13_0rtt" (2: a ticket that allows early data, an
+// idempotent request), "snap_start" (2: the server's orbit known, from a
+// bundle or learned), "tls_resumption" (3), "tls_full" (3). A tie goes to
+// TLS 1.3 early data (forward secrecy; Snap Start's static RSA has none).
+struct HandshakeChoice {
+  std::string chosen;  // empty: no choice recorded (not an https connect)
+  int rtts = 0;
+  std::string runner_up;  // empty: there was no other candidate
+  int runner_up_rtts = 0;
+};
+
 // SSLInfo describes a finished client or server handshake.
 struct SSLInfo {
   std::string version;  // "TLSv1.3"

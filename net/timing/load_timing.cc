@@ -159,6 +159,15 @@ std::string LoadTimingToJson(const LoadTiming& t) {
             : absl::StrCat(",\"snapStart\":\"", s.snap_start,
                            "\",\"snapStartDetail\":\"",
                            JsonEscape(s.snap_start_detail), "\""),
+        t.handshake_choice.chosen.empty()
+            ? std::string()
+            : absl::StrCat(
+                  ",\"handshake\":{\"chosen\":\"", t.handshake_choice.chosen,
+                  "\",\"rtts\":", t.handshake_choice.rtts, ",\"runnerUp\":",
+                  t.handshake_choice.runner_up.empty()
+                      ? std::string("null")
+                      : absl::StrCat("\"", t.handshake_choice.runner_up, "\""),
+                  ",\"runnerUpRtts\":", t.handshake_choice.runner_up_rtts, "}"),
         ",\"earlyData\":\"", s.early_data, "\",\"earlyDataReason\":\"",
         JsonEscape(s.early_data_reason), "\",\"certCompression\":",
         s.cert_compression.algorithm.empty()

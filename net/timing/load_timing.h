@@ -95,6 +95,9 @@ struct LoadTiming {
   bool socket_preconnected = false;
   bool https = false;
   SSLInfo ssl;
+  // Which TLS handshake the connection made for this request chose, and the
+  // next best (empty for plain HTTP and reused connections).
+  HandshakeChoice handshake_choice;
   // What the connection made for this request did with TCP Fast Open
   // (mode off for a reused or pooled connection).
   TcpFastOpenInfo tcp_fast_open;
