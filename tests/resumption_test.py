@@ -22,7 +22,8 @@ def _parallel6(ctx, origin, tls_max, version, extra=()):
     o = ctx.origin(origin)
     process = o["backend"]["process"] if o.get("backend") else o["process"]
     tail = e2e.LogTail(ctx.log_path(process))
-    args = ["--parallel", "6", "-o", os.devnull, "--max-time", "20"]
+    # Coalescing is opt-in (it saves the server handshakes, never time): these checks ask.
+    args = ["--parallel", "6", "-o", os.devnull, "--max-time", "20", "--coalesce-handshakes"]
     if tls_max:
         args += ["--tls-max", tls_max]
     r = ctx.fetch(*args, *extra, ctx.url(origin, "size/2000"), trace=True).expect_ok()
@@ -66,8 +67,8 @@ def parallel6_tls12_client_capped(ctx):
 
 
 def parallel6_no_coalesce_six_full(ctx):
-    """Control: with --no-coalesce all six connections do a full handshake, so the checks above
-    really observe coalescing."""
+    """Control: with --no-coalesce (the default, given after --coalesce-handshakes) all six
+    connections do a full handshake, so the checks above really observe coalescing."""
     for origin in ("slow", "www"):
         r, conns = _parallel6(ctx, origin, None, "TLSv1.3", extra=["--no-coalesce"])
         expect_eq(_handshakes(conns), ["full"] * 6, "%s server log handshakes" % origin)
@@ -77,8 +78,8 @@ def parallel6_no_coalesce_six_full(ctx):
 
 def parallel6_repeat2_then_all_resumed(ctx):
     tail = e2e.LogTail(ctx.log_path(ctx.origin("slow")["backend"]["process"]))
-    r = ctx.fetch("--parallel", "6", "--repeat", "2", "-o", os.devnull, ctx.url("slow", "size/10"),
-                  trace=True).expect_ok()
+    r = ctx.fetch("--parallel", "6", "--repeat", "2", "--coalesce-handshakes", "-o", os.devnull,
+                  ctx.url("slow", "size/10"), trace=True).expect_ok()
     expect_eq(len(r.trace), 12, "trace objects")
     expect_eq([t["tls"]["resumed"] for t in r.trace[6:]], [True] * 6, "round 2 tls.resumed")
     expect_eq(_handshakes(tail.events("connection")), ["full"] + ["resumed"] * 11,
@@ -94,6 +95,7 @@ def parallel6_server_without_sessions(ctx):
             tail = e2e.LogTail(srv.log)
             r = ctx.fetch("--resolve", "www.example.test:%d:127.0.0.1" % srv.port,
                           "--trust-anchor", ctx.root_pem, "--tls-max", v, "--parallel", "6",
+                          "--coalesce-handshakes",
                           "--max-time", "10", "-o", os.devnull,
                           "https://www.example.test:%d/size/10" % srv.port,
                           world=False, trace=True, timeout=30).expect_ok()
@@ -137,7 +139,7 @@ def loopback_parallel6_one_full(ctx):
     for v in ("1.3", "1.2"):
         for i in range(runs):
             tail = e2e.LogTail(ctx.log_path("testserver-www"))
-            ctx.fetch("--tls-max", v, "--parallel", "6", "-o", os.devnull,
+            ctx.fetch("--tls-max", v, "--parallel", "6", "--coalesce-handshakes", "-o", os.devnull,
                       ctx.url("www", "size/10")).expect_ok()
             hs = _handshakes(tail.events("connection", settle=0.05))
             if hs != ["full"] + ["resumed"] * 5:

@@ -302,6 +302,7 @@ TEST_F(SSLSocketTest, ParallelConnectionsCoalesceIntoOneFullHandshake) {
     EchoServer server(ServerConfig());
     SSLConfig config;
     config.version_max = version;
+    config.coalesce_handshakes = true;  // opt-in
     std::vector<std::unique_ptr<SSLClientSocket>> sockets;
     std::vector<int> results(6, 1);
     int done = 0;
@@ -355,9 +356,11 @@ TEST_F(SSLSocketTest, LateConnectionsWaitForAFinishedLeadersSession) {
   SSLServerConfig config = ServerConfig();
   config.tls13_tickets_at_handshake = false;
   EchoServer server(config);
+  SSLConfig coalesce;
+  coalesce.coalesce_handshakes = true;  // opt-in
   std::unique_ptr<SSLClientSocket> leader;
-  ASSERT_EQ(OK, ConnectTLS(server.address(), "www.example.test", SSLConfig(),
-                           &leader));
+  ASSERT_EQ(
+      OK, ConnectTLS(server.address(), "www.example.test", coalesce, &leader));
   EXPECT_FALSE(leader->ssl_info().resumed);
   std::vector<std::unique_ptr<SSLClientSocket>> late;
   int done = 0;
@@ -367,8 +370,8 @@ TEST_F(SSLSocketTest, LateConnectionsWaitForAFinishedLeadersSession) {
     TestCompletionCallback cb;
     ASSERT_EQ(OK, cb.GetResult(tcp->Connect(cb.callback())));
     late.push_back(std::make_unique<SSLClientSocket>(
-        std::move(tcp), "www.example.test", server.address().port(),
-        SSLConfig(), context_.get()));
+        std::move(tcp), "www.example.test", server.address().port(), coalesce,
+        context_.get()));
     ASSERT_EQ(ERR_IO_PENDING, late.back()->Connect([&](int rv) {
       EXPECT_EQ(rv, OK);
       ++done;

@@ -109,7 +109,12 @@ TLS
   --tls-max 1.2|1.3       highest TLS version [1.3]
   --ciphers LIST          OpenSSL-syntax TLS 1.2 cipher list [BoringSSL's]
   --no-false-start        disable TLS False Start [on]
-  --no-coalesce           let parallel connections each do a full handshake [coalesce]
+  --coalesce-handshakes   parallel connections with no cached session wait for the first
+                          one's full handshake and resume from its session: fewer server
+                          handshakes, never faster (a resumption costs the round trips a
+                          full handshake costs, after the wait) [off]
+  --no-coalesce           each connection without a cached session does its own full
+                          handshake (the default)
   --early-data            TLS 1.3 0-RTT: a GET or HEAD (no body) on a resumed session whose
                           ticket allows it travels with the ClientHello; if the server
                           rejects it, the request is sent again in 1-RTT on a new
@@ -422,6 +427,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       o.false_start = false;
     } else if (flag == "--no-coalesce") {
       o.coalesce_handshakes = false;
+    } else if (flag == "--coalesce-handshakes") {
+      o.coalesce_handshakes = true;
     } else if (flag == "--early-data") {
       o.early_data = true;
     } else if (flag == "--tcp-fast-open") {

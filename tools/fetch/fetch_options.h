@@ -51,7 +51,7 @@ struct FetchOptions {
   uint16_t tls_min = 0x0303;  // TLS 1.2
   uint16_t tls_max = 0x0304;  // TLS 1.3
   bool false_start = true;
-  bool coalesce_handshakes = true;
+  bool coalesce_handshakes = false;
   // --early-data: TLS 1.3 0-RTT for GET and HEAD on resumed sessions.
   bool early_data = false;
   bool tcp_fast_open = false;
