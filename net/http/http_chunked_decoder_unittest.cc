@@ -9,6 +9,8 @@
 namespace net {
 namespace {
 
+using std::string_literals::operator""s;
+
 std::string Decode(const std::string& input, size_t piece, int* error = nullptr,
                    HttpChunkedDecoder* decoder_out = nullptr) {
   HttpChunkedDecoder decoder;
@@ -144,7 +146,7 @@ TEST(HttpChunkedDecoderTest, ChunkSizeAndExtensionSyntax) {
     EXPECT_EQ(error, ERR_INVALID_CHUNKED_ENCODING) << bad;
   }
   int error = OK;
-  Decode(std::string("2;a=\"\0\"\r\nok\r\n0\r\n\r\n", 17), 100, &error);
+  Decode("2;a=\"\0\"\r\nok\r\n0\r\n\r\n"s, 100, &error);
   EXPECT_EQ(error, ERR_INVALID_CHUNKED_ENCODING);
 }
 
@@ -180,7 +182,7 @@ TEST(HttpChunkedDecoderTest, TrailerLineSyntax) {
   for (std::string bad :
        {std::string("NoColon\r\n"), std::string("Bad Name: x\r\n"),
         std::string(": x\r\n"), std::string(" folded-first\r\n"),
-        std::string("A: b\0\r\n", 7)}) {
+        "A: b\0\r\n"s}) {
     int error = OK;
     Decode(absl::StrCat("1\r\nx\r\n0\r\n", bad, "\r\n"), 100, &error);
     EXPECT_EQ(error, ERR_INVALID_CHUNKED_ENCODING) << bad;

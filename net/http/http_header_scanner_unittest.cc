@@ -10,6 +10,8 @@
 namespace net {
 namespace {
 
+using std::string_literals::operator""s;
+
 struct Result {
   int error = OK;
   bool complete = false;
@@ -84,10 +86,10 @@ TEST(HttpHeaderScannerTest, BareCRAndNULAreErrors) {
       "HTTP/1.1 200 OK\rA: b\r\n\r\n",
       "HTTP/1.1 200 OK\r\nA: b\r\n\r\r\n",
       "HTTP/1.1 200 OK\r\n\r \r\n",
-      std::string("HTTP/1.1 200 OK\r\nA: b\0c\r\n\r\n", 27),
-      std::string("HTTP/1.1 200 OK\r\nA\0: b\r\n\r\n", 26),
-      std::string("HTTP/1.1 200\0OK\r\n\r\n", 19),
-      std::string("\0", 1),
+      "HTTP/1.1 200 OK\r\nA: b\0c\r\n\r\n"s,
+      "HTTP/1.1 200 OK\r\nA\0: b\r\n\r\n"s,
+      "HTTP/1.1 200\0OK\r\n\r\n"s,
+      "\0"s,
   };
   for (const std::string& input : bad) {
     for (size_t piece : {1u, 2u, 7u, 64u}) {
@@ -107,9 +109,7 @@ TEST(HttpHeaderScannerTest, BareCRAndNULAreErrors) {
   EXPECT_EQ(scanner.Scan("X"), ERR_INVALID_HTTP_RESPONSE);
   EXPECT_EQ(std::string(scanner.error_detail()), "bare CR");
   // Bytes after the block are not the scanner's business.
-  EXPECT_EQ(
-      ScanInPieces(std::string("HTTP/1.1 200 OK\r\n\r\n\0\r", 21), 1).consumed,
-      19u);
+  EXPECT_EQ(ScanInPieces("HTTP/1.1 200 OK\r\n\r\n\0\r"s, 1).consumed, 19u);
 }
 
 // The limit: a block of exactly |limit| bytes is fine; one more byte fails

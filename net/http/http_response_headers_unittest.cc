@@ -9,6 +9,8 @@
 namespace net {
 namespace {
 
+using std::string_literals::operator""s;
+
 TEST(HttpResponseHeadersTest, ParsesStatusAndHeaders) {
   auto h = HttpResponseHeaders::Parse(
       "HTTP/1.1 200 OK\r\nContent-Length: 12\r\nX-A:  spaced  \r\n\r\n");
@@ -63,7 +65,7 @@ TEST(HttpResponseHeadersTest, RejectsMalformed) {
        }) {
     EXPECT_FALSE(HttpResponseHeaders::Parse(bad).ok()) << bad;
   }
-  std::string nul("HTTP/1.1 200 OK\r\nA: b\0c\r\n\r\n", 27);
+  const std::string nul = "HTTP/1.1 200 OK\r\nA: b\0c\r\n\r\n"s;
   EXPECT_FALSE(HttpResponseHeaders::Parse(nul).ok());
 }
 

@@ -21,6 +21,8 @@
 namespace net {
 namespace {
 
+using std::string_literals::operator""s;
+
 // One synchronous read step per byte of |bytes|.
 std::vector<MockRead> OneBytePerRead(absl::string_view bytes) {
   std::vector<MockRead> reads;
@@ -180,11 +182,9 @@ TEST_F(HttpStreamParserTest, BareCRAndNULAreErrors) {
        "HTTP/1.1 200 OK\rContent-Length: 0\r\n\r\n", "bare CR"},
       {"bare CR as the blank line", "HTTP/1.1 200 OK\r\n\r\r\n", "bare CR"},
       {"NUL in a value",
-       std::string("HTTP/1.1 200 OK\r\nX-A: a\0b\r\nContent-Length: 0\r\n\r\n",
-                   48),
+       "HTTP/1.1 200 OK\r\nX-A: a\0b\r\nContent-Length: 0\r\n\r\n"s,
        "NUL in the response headers"},
-      {"NUL in the reason",
-       std::string("HTTP/1.1 200 O\0K\r\nContent-Length: 0\r\n\r\n", 41),
+      {"NUL in the reason", "HTTP/1.1 200 O\0K\r\nContent-Length: 0\r\n\r\n"s,
        "NUL in the response headers"},
   };
   for (const Case& c : cases) {
