@@ -119,7 +119,7 @@ Verdict ParseWithOurs(const std::string& response, bool one_byte_reads) {
   MockClientSocketFactory factory;
   factory.AddSocketDataProvider(&data);
   std::unique_ptr<StreamSocket> socket = factory.CreateTransportClientSocket(
-      IPEndPoint(IPAddress::IPv4Localhost(), 80), absl::Seconds(1));
+      IPEndPoint(IPAddress::IPv4Localhost(), 80), absl::Seconds(1), {});
   TestCompletionCallback connect;
   EXPECT_EQ(OK, connect.GetResult(socket->Connect(connect.callback())));
   LoadTiming timing;

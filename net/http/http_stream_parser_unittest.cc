@@ -50,7 +50,7 @@ class HttpStreamParserTest : public ::testing::Test {
         reads_, absl::Span<const MockWrite>());
     factory_.AddSocketDataProvider(data_.get());
     std::unique_ptr<StreamSocket> socket = factory_.CreateTransportClientSocket(
-        IPEndPoint(IPAddress::IPv4Localhost(), 80), absl::Seconds(1));
+        IPEndPoint(IPAddress::IPv4Localhost(), 80), absl::Seconds(1), {});
     TestCompletionCallback cb;
     EXPECT_EQ(OK, cb.GetResult(socket->Connect(cb.callback())));
     return socket;
