@@ -20,6 +20,7 @@ PACKAGES=(
   libnss3-tools              # certutil: the world's root in a throw-away NSS database for chromium
   tshark                     # net/spdy:spdy_node_interop_test dissects a SPDY/3 capture
   nodejs                     # node-spdy, the SPDY/3 peer of net/spdy (module below)
+  node-llhttp                # llhttp's C sources: net/http:http_llhttp_comparison_test
 )
 
 missing=()

@@ -1,14 +1,82 @@
 #include "net/http/http_chunked_decoder.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "net/base/net_errors.h"
 
 namespace net {
 namespace {
 
-constexpr size_t kMaxLineLength = 4096;
+// tchar (RFC 9110 5.6.2).
+bool IsTokenChar(char c) {
+  return absl::ascii_isalnum(c) ||
+         (c != '\0' && std::strchr("!#$%&'*+-.^_`|~", c) != nullptr);
+}
+
+// The ConsumeX helpers advance |s| past what they recognise and return
+// whether they recognised anything.
+void ConsumeWhitespace(absl::string_view* s) {
+  while (!s->empty() && (s->front() == ' ' || s->front() == '\t'))
+    s->remove_prefix(1);
+}
+
+bool ConsumeToken(absl::string_view* s) {
+  size_t n = 0;
+  while (n < s->size() && IsTokenChar((*s)[n])) ++n;
+  s->remove_prefix(n);
+  return n > 0;
+}
+
+// quoted-string (RFC 9110 5.6.4): DQUOTE *( qdtext / quoted-pair ) DQUOTE.
+bool ConsumeQuotedString(absl::string_view* s) {
+  absl::string_view t = *s;
+  if (!absl::ConsumePrefix(&t, "\"")) return false;
+  for (;;) {
+    if (t.empty()) return false;
+    const unsigned char c = static_cast<unsigned char>(t.front());
+    t.remove_prefix(1);
+    if (c == '"') break;
+    if (c == '\\') {
+      // quoted-pair: "\" ( HTAB / SP / VCHAR / obs-text )
+      if (t.empty()) return false;
+      const unsigned char q = static_cast<unsigned char>(t.front());
+      if (q != '\t' && (q < 0x20 || q == 0x7f)) return false;
+      t.remove_prefix(1);
+      continue;
+    }
+    // qdtext: HTAB / SP / VCHAR except DQUOTE and "\" / obs-text
+    if (c != '\t' && (c < 0x20 || c == 0x7f)) return false;
+  }
+  *s = t;
+  return true;
+}
+
+// chunk-ext (RFC 9112 7.1.1):
+//   *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
+// with chunk-ext-name a token and chunk-ext-val a token or quoted-string.
+bool IsValidChunkExtension(absl::string_view s) {
+  while (!s.empty()) {
+    ConsumeWhitespace(&s);
+    if (!absl::ConsumePrefix(&s, ";")) return false;
+    ConsumeWhitespace(&s);
+    if (!ConsumeToken(&s)) return false;
+    absl::string_view after_name = s;
+    ConsumeWhitespace(&s);
+    if (absl::ConsumePrefix(&s, "=")) {
+      ConsumeWhitespace(&s);
+      if (!ConsumeToken(&s) && !ConsumeQuotedString(&s)) return false;
+    } else {
+      // Whitespace only counts before ";" or "=": the loop wants a ";" next.
+      s = after_name;
+    }
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -17,41 +85,65 @@ int HttpChunkedDecoder::Fail(const char* why) {
   return ERR_INVALID_CHUNKED_ENCODING;
 }
 
-int HttpChunkedDecoder::ParseLine(const std::string& line) {
+int HttpChunkedDecoder::ParseTrailerLine(absl::string_view line) {
+  trailer_bytes_ += line.size() + 2;
+  if (trailer_bytes_ > kMaxTrailerBytes)
+    return Fail("the trailer section exceeds 64 KB");
+  if (line.front() == ' ' || line.front() == '\t') {
+    // obs-fold: continues the previous trailer field (discarded anyway);
+    // whitespace before the first one is invalid (RFC 9112 2.2).
+    if (!seen_trailer_field_)
+      return Fail("whitespace before the first trailer");
+    return OK;
+  }
+  // field-line = field-name ":" OWS field-value OWS, the value without NUL
+  // (RFC 9110 5.5; CR and LF cannot be in a line here).
+  size_t colon = line.find(':');
+  if (colon == absl::string_view::npos)
+    return Fail("trailer line without colon");
+  absl::string_view name = line.substr(0, colon);
+  if (!ConsumeToken(&name) || !name.empty()) return Fail("bad trailer name");
+  if (line.find('\0') != absl::string_view::npos)
+    return Fail("NUL in a trailer value");
+  seen_trailer_field_ = true;
+  return OK;
+}
+
+int HttpChunkedDecoder::ParseLine(absl::string_view line) {
   if (reached_last_chunk_) {
     // Trailer section: an empty line ends it.
     if (line.empty()) {
       reached_eof_ = true;
       return OK;
     }
-    trailer_bytes_ += line.size() + 2;
-    if (trailer_bytes_ > kMaxTrailerBytes)
-      return Fail("the trailer section exceeds 64 KB");
-    return OK;
+    return ParseTrailerLine(line);
   }
   if (chunk_terminator_remaining_) {
     if (!line.empty()) return Fail("no CRLF after the chunk data");
     chunk_terminator_remaining_ = false;
     return OK;
   }
-  size_t end = line.find(';');
-  std::string size_text = line.substr(0, end);
-  while (!size_text.empty() &&
-         (size_text.back() == ' ' || size_text.back() == '\t'))
-    size_text.pop_back();
-  if (size_text.empty()) return Fail("empty chunk size");
-  for (char c : size_text) {
-    if (!absl::ascii_isxdigit(c)) return Fail("chunk size is not hexadecimal");
+  // chunk-size = 1*HEXDIG, then chunk-ext (RFC 9112 7.1).
+  size_t digits = 0;
+  while (digits < line.size() && absl::ascii_isxdigit(line[digits])) ++digits;
+  if (digits == 0) {
+    return Fail(line.empty() ? "empty chunk size"
+                             : "chunk size is not hexadecimal");
   }
+  absl::string_view size_text = line.substr(0, digits);
+  absl::string_view extension = line.substr(digits);
+  if (!IsValidChunkExtension(extension))
+    return Fail("malformed chunk size or extension");
+  extension_bytes_ += extension.size();
+  if (extension_bytes_ > kMaxChunkExtensionBytes)
+    return Fail("chunk extensions exceed 64 KB");
   // Leading zeros are allowed and do not count; past 11 significant hex
   // digits the size is over kMaxChunkSize anyway (and could overflow).
-  size_t first = size_text.find_first_not_of('0');
-  if (first == std::string::npos) first = size_text.size();
-  if (size_text.size() - first > 11)
-    return Fail("chunk size over the 2^40-byte limit");
+  while (size_text.size() > 1 && size_text.front() == '0')
+    size_text.remove_prefix(1);
+  if (size_text.size() > 11) return Fail("chunk size over the 2^40-byte limit");
   int64_t size = 0;
-  for (size_t i = first; i < size_text.size(); ++i) {
-    char c = size_text[i];
+  for (char c : size_text) {
     size =
         size * 16 +
         (absl::ascii_isdigit(c) ? c - '0' : absl::ascii_tolower(c) - 'a' + 10);
@@ -87,13 +179,20 @@ int HttpChunkedDecoder::FilterBuf(char* buf, int len) {
         static_cast<const char*>(std::memchr(buf + pos, '\n', len - pos));
     int take = lf ? static_cast<int>(lf - (buf + pos)) : len - pos;
     line_buf_.append(buf + pos, take);
-    if (line_buf_.size() > kMaxLineLength)
+    if (line_buf_.size() + 1 > kMaxLineBytes)
       return Fail("a chunk-size or trailer line exceeds 4096 bytes");
     pos += take;
     if (!lf) break;
     pos += 1;  // The LF.
-    if (!line_buf_.empty() && line_buf_.back() == '\r') line_buf_.pop_back();
-    int rv = ParseLine(line_buf_);
+    // Every line of the chunked framing ends in CRLF (RFC 9112 7.1): a
+    // bare LF, or a CR anywhere else, would let two parsers disagree on
+    // where a chunk starts.
+    absl::string_view line = line_buf_;
+    if (!absl::ConsumeSuffix(&line, "\r"))
+      return Fail("a chunk line ends in a bare LF");
+    if (line.find('\r') != absl::string_view::npos)
+      return Fail("bare CR in a chunk line");
+    int rv = ParseLine(line);
     line_buf_.clear();
     if (rv != OK) return rv;
   }

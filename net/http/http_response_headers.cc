@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "net/base/net_errors.h"
+#include "net/http/http_header_scanner.h"
 
 namespace net {
 namespace {
@@ -44,10 +45,22 @@ absl::Status FramingError(int net_error, absl::string_view why) {
 
 absl::StatusOr<HttpResponseHeaders> HttpResponseHeaders::Parse(
     absl::string_view raw) {
+  // The scanner vets the line structure (line ends, bare CR, NUL) exactly as
+  // HttpStreamParser's does while reading, and finds the blank line.
+  HttpHeaderScanner scanner(raw.size());
+  int scanned = scanner.Scan(raw);
+  if (scanned < 0) return Malformed(scanner.error_detail());
+  if (!scanner.block_complete())
+    return Malformed("the header block does not end with a blank line");
+  if (static_cast<size_t>(scanned) != raw.size())
+    return Malformed("data after the header block");
+
   HttpResponseHeaders h;
   h.raw_ = std::string(raw);
-  std::vector<absl::string_view> lines = absl::StrSplit(raw, '\n');
-  if (lines.empty()) return Malformed("empty");
+  // Every line ends in LF (the last one is the blank line), and a CR only
+  // ever comes right before an LF.
+  std::vector<absl::string_view> lines =
+      absl::StrSplit(raw.substr(0, raw.size() - 1), '\n');
   auto strip_cr = [](absl::string_view line) {
     return absl::StripSuffix(line, "\r");
   };
@@ -71,17 +84,21 @@ absl::StatusOr<HttpResponseHeaders> HttpResponseHeaders::Parse(
   if (h.status_code_ < 100) return Malformed("bad status code");
   h.reason_ = std::string(rest.size() > 4 ? rest.substr(4) : "");
 
-  for (size_t i = 1; i < lines.size(); ++i) {
+  // The last line is the blank one.
+  for (size_t i = 1; i + 1 < lines.size(); ++i) {
     absl::string_view line = strip_cr(lines[i]);
-    if (line.empty()) {
-      if (i + 1 != lines.size() &&
-          !(i + 2 == lines.size() && lines[i + 1].empty())) {
-        return Malformed("data after the header block");
-      }
-      break;
+    if (!line.empty() && (line.front() == ' ' || line.front() == '\t')) {
+      // obs-fold (RFC 9112 5.2): a user agent MUST replace it with SP, so
+      // the line continues the previous field's value. Whitespace before
+      // the first field line is invalid (RFC 9112 2.2).
+      if (h.headers_.empty())
+        return Malformed("whitespace before the first header line");
+      std::string& value = h.headers_.back().second;
+      absl::string_view more = absl::StripAsciiWhitespace(line);
+      if (!more.empty())
+        absl::StrAppend(&value, value.empty() ? "" : " ", more);
+      continue;
     }
-    if (line.front() == ' ' || line.front() == '\t')
-      return Malformed("obsolete line folding");
     size_t colon = line.find(':');
     if (colon == absl::string_view::npos)
       return Malformed("header line without colon");

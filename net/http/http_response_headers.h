@@ -1,8 +1,12 @@
 // HttpResponseHeaders: a parsed HTTP/1.x status line and header block.
 //
 // Parse is strict where leniency would be unsafe (conflicting or malformed
-// Content-Length, obs-fold, junk status line) and returns an error naming
-// the problem; NetErrorForParseFailure turns it into the net error.
+// Content-Length, junk status line, bare CR, NUL, whitespace before the
+// first field line) and returns an error naming the problem;
+// NetErrorForParseFailure turns it into the net error. Lines end in CRLF or
+// a bare LF (HttpHeaderScanner vets them). An obs-fold (a line starting with
+// SP or HTAB) continues the previous field's value, joined with one SP, as
+// RFC 9112 5.2 requires of a user agent.
 //
 // Message framing follows RFC 9112 section 6.3: Transfer-Encoding header
 // lines combine into one list of codings; chunked counts only as the last
@@ -27,7 +31,8 @@ namespace net {
 class HttpResponseHeaders {
  public:
   // Parse takes the raw block including the status line, up to and
-  // including the blank line (CRLF or bare LF line ends).
+  // including the blank line (CRLF or bare LF line ends), and nothing after
+  // it.
   [[nodiscard]] static absl::StatusOr<HttpResponseHeaders> Parse(
       absl::string_view raw);
 

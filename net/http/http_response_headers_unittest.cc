@@ -1,11 +1,15 @@
 #include "net/http/http_response_headers.h"
 
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "net/base/net_errors.h"
 
 namespace net {
 namespace {
+
+using std::string_literals::operator""s;
 
 TEST(HttpResponseHeadersTest, ParsesStatusAndHeaders) {
   auto h = HttpResponseHeaders::Parse(
@@ -48,7 +52,11 @@ TEST(HttpResponseHeadersTest, RejectsMalformed) {
            "HTTP/1.1 099 Low\r\n\r\n",
            "HTTP/1.1 200OK\r\n\r\n",
            "HTTP/1.1 200 OK\r\nNoColon\r\n\r\n",
-           "HTTP/1.1 200 OK\r\nA: b\r\n folded\r\n\r\n",
+           "HTTP/1.1 200 OK\r\n folded\r\nA: b\r\n\r\n",
+           "HTTP/1.1 200 OK\r\nA: b\r\n",
+           "HTTP/1.1 200 OK\r\nA: b\r\n\r\nbody",
+           "HTTP/1.1 200 OK\r\nA: b\rc\r\n\r\n",
+           "HTTP/1.1 200 OK\r\nA: b\r\r\n\r\n",
            "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
            "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
            "HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n",
@@ -57,6 +65,22 @@ TEST(HttpResponseHeadersTest, RejectsMalformed) {
        }) {
     EXPECT_FALSE(HttpResponseHeaders::Parse(bad).ok()) << bad;
   }
+  const std::string nul = "HTTP/1.1 200 OK\r\nA: b\0c\r\n\r\n"s;
+  EXPECT_FALSE(HttpResponseHeaders::Parse(nul).ok());
+}
+
+// RFC 9112 5.2: a user agent replaces each obs-fold with SP; the value is
+// the joined lines, trimmed. Bare LF line ends are accepted (RFC 9112 2.2).
+TEST(HttpResponseHeadersTest, ObsFoldAndBareLF) {
+  auto h = HttpResponseHeaders::Parse(
+      "HTTP/1.1 200 OK\r\nA: one\r\n two\r\n\tthree \r\nB:\r\n   "
+      "\r\n b\r\nC: c\r\n \r\nContent-Length:\r\n 7\n\r\n");
+  ASSERT_TRUE(h.ok()) << h.status();
+  ASSERT_EQ(h->headers().size(), 4u);
+  EXPECT_EQ(h->GetHeader("a"), "one two three");
+  EXPECT_EQ(h->GetHeader("b"), "b");
+  EXPECT_EQ(h->GetHeader("c"), "c");
+  EXPECT_EQ(h->content_length(), 7);
 }
 
 // RFC 9112 6.3: identical Content-Length values (on several lines or in

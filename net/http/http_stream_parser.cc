@@ -121,21 +121,21 @@ int HttpStreamParser::DoSendRequestComplete(int result) {
   return OK;
 }
 
-int HttpStreamParser::FindHeadersEnd() const {
-  absl::string_view data = read_buf_->Filled();
-  for (size_t i = 0; i < data.size(); ++i) {
-    if (data[i] != '\n') continue;
-    if (i + 1 < data.size() && data[i + 1] == '\n')
-      return static_cast<int>(i + 2);
-    if (i + 2 < data.size() && data[i + 1] == '\r' && data[i + 2] == '\n')
-      return static_cast<int>(i + 3);
-  }
-  return -1;
-}
-
 int HttpStreamParser::DoReadHeaders() {
   next_state_ = STATE_READ_HEADERS_COMPLETE;
+  if (block_start_ > 0) {
+    // Interim blocks before block_start_ are parsed and done: move the rest
+    // (the start of the next block, already scanned) to the front. A block's
+    // bytes move at most once, so this stays linear too.
+    absl::string_view pending = read_buf_->Filled().substr(block_start_);
+    std::memmove(read_buf_->StartOfBuffer(), pending.data(), pending.size());
+    read_buf_->set_offset(pending.size());
+    scanned_end_ -= block_start_;
+    block_start_ = 0;
+  }
   if (read_buf_->RemainingCapacity() < kReadChunk) {
+    // GrowableIOBuffer grows geometrically, so growing by one small read
+    // at a time costs linear time in all.
     read_buf_->SetCapacity(read_buf_->offset() + kReadChunk);
   }
   return socket_->Read(read_buf_, kReadChunk,
@@ -168,48 +168,54 @@ int HttpStreamParser::DoReadHeadersComplete(int result) {
 
 int HttpStreamParser::ProcessHeaderBuffer() {
   // Interim responses are parsed and dropped in this loop (not by recursion);
-  // they count against the same limit as the final header block, so an
-  // endless stream of them ends in ERR_RESPONSE_HEADERS_TOO_BIG.
+  // their bytes count against the scanner's limit like the final block's, so
+  // an endless stream of them ends in ERR_RESPONSE_HEADERS_TOO_BIG.
   for (;;) {
+    absl::string_view filled = read_buf_->Filled();
     // Reject non-HTTP early rather than waiting for a blank line that may
     // never come.
-    absl::string_view filled = read_buf_->Filled();
-    size_t check = std::min<size_t>(filled.size(), 5);
-    if (filled.substr(0, check) !=
-        absl::string_view("HTTP/").substr(0, check)) {
+    absl::string_view block = filled.substr(block_start_);
+    size_t check = std::min<size_t>(block.size(), 5);
+    if (block.substr(0, check) != absl::string_view("HTTP/").substr(0, check)) {
       error_detail_ = "the response does not start with HTTP/";
       return ERR_INVALID_HTTP_RESPONSE;
     }
-    int end = FindHeadersEnd();
-    int64_t header_bytes =
-        interim_header_bytes_ +
-        (end < 0 ? static_cast<int64_t>(read_buf_->offset()) : end);
-    if (header_bytes > kMaxHeaderBytes) {
+    // Only the bytes not scanned yet: each byte is looked at once, however
+    // the response is cut into reads.
+    int scanned = header_scanner_.Scan(filled.substr(scanned_end_));
+    if (scanned == ERR_RESPONSE_HEADERS_TOO_BIG) {
       error_detail_ = absl::StrCat(
           "the response headers", interim_header_bytes_ > 0 ? " (with " : "",
           interim_header_bytes_ > 0 ? "interim 1xx responses)" : "", " exceed ",
           kMaxHeaderBytes / 1024, " KB");
-      return ERR_RESPONSE_HEADERS_TOO_BIG;
+      return scanned;
     }
-    if (end < 0) {
+    if (scanned < 0) {
+      error_detail_ = absl::StrCat("malformed HTTP response: ",
+                                   header_scanner_.error_detail());
+      return scanned;
+    }
+    scanned_end_ += static_cast<size_t>(scanned);
+    if (!header_scanner_.block_complete()) {
       next_state_ = STATE_READ_HEADERS;
       return OK;
     }
+    const size_t end = scanned_end_ - block_start_;
     absl::StatusOr<HttpResponseHeaders> parsed =
-        HttpResponseHeaders::Parse(filled.substr(0, end));
+        HttpResponseHeaders::Parse(block.substr(0, end));
     if (!parsed.ok()) {
       error_detail_ = std::string(parsed.status().message());
       return HttpResponseHeaders::NetErrorForParseFailure(parsed.status());
     }
     timing_->header_bytes += end;
-    absl::string_view rest = filled.substr(end);
+    absl::string_view rest = filled.substr(scanned_end_);
     int code = parsed->status_code();
     if (code >= 100 && code < 200 && code != 101) {
       // Interim response: drop it and look for the final one in what
-      // remains.
+      // remains (DoReadHeaders moves that to the front before reading).
       interim_header_bytes_ += end;
-      std::memmove(read_buf_->StartOfBuffer(), rest.data(), rest.size());
-      read_buf_->set_offset(rest.size());
+      block_start_ = scanned_end_;
+      header_scanner_.StartNextBlock();
       if (rest.empty()) {
         next_state_ = STATE_READ_HEADERS;
         return OK;
@@ -217,10 +223,12 @@ int HttpStreamParser::ProcessHeaderBuffer() {
       continue;
     }
     headers_ = std::move(*parsed);
-    // At most kMaxHeaderBytes + one read: a constant, not the body.
+    // At most one read beyond the headers: a constant, not the body.
     body_leftover_.assign(rest.data(), rest.size());
     body_leftover_offset_ = 0;
     read_buf_ = std::make_shared<GrowableIOBuffer>();
+    block_start_ = 0;
+    scanned_end_ = 0;
     SetUpBody();
     return OK;
   }

@@ -14,7 +14,9 @@
 // out what it has (bytes that came with the headers first) and otherwise
 // reads at most |len| bytes from the socket straight into the caller's
 // buffer. Header blocks, interim responses included, are capped at
-// kMaxHeaderBytes; chunked framing by HttpChunkedDecoder's limits.
+// kMaxHeaderBytes, and HttpHeaderScanner looks at each of their bytes once
+// (a read of one byte costs O(1), not a rescan); chunked framing is bounded
+// by HttpChunkedDecoder's limits.
 //
 // The socket, the LoadTiming and the clock are not owned and must outlive the
 // parser.
@@ -31,6 +33,7 @@
 #include "net/base/thread_checker.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/http_chunked_decoder.h"
+#include "net/http/http_header_scanner.h"
 #include "net/http/http_response_headers.h"
 #include "net/socket/stream_socket.h"
 #include "net/timing/load_timing.h"
@@ -64,6 +67,12 @@ class HttpStreamParser {
   // nothing beyond the response received.
   bool CanReuseConnection() const;
   const std::string& error_detail() const { return error_detail_; }
+  // Bytes of the response's header blocks the scanner has examined: each
+  // once, so at most the header bytes received plus one (tests check the
+  // header block is read in linear time, however it is cut into reads).
+  uint64_t header_bytes_scanned() const {
+    return header_scanner_.bytes_examined();
+  }
 
  private:
   enum State {
@@ -84,9 +93,6 @@ class HttpStreamParser {
   int DoReadBody();
   int DoReadBodyComplete(int result);
   void OnIOComplete(int result);
-  // Looks for a complete header block in read_buf_; returns its end offset
-  // or -1.
-  int FindHeadersEnd() const;
   // Parses the header blocks in read_buf_: skips interim responses, sets up
   // the body after the final one, or asks for more bytes.
   int ProcessHeaderBuffer();
@@ -105,6 +111,13 @@ class HttpStreamParser {
   bool is_head_ = false;
 
   std::shared_ptr<GrowableIOBuffer> read_buf_;
+  // Finds the end of each header block as the bytes arrive, and holds them
+  // all (interim blocks too) to kMaxHeaderBytes.
+  HttpHeaderScanner header_scanner_{kMaxHeaderBytes};
+  // In read_buf_: where the current header block starts (past interim
+  // blocks already parsed) and how far the scanner has looked.
+  size_t block_start_ = 0;
+  size_t scanned_end_ = 0;
   // Bytes of interim (1xx) header blocks already parsed and dropped.
   int64_t interim_header_bytes_ = 0;
   std::optional<HttpResponseHeaders> headers_;
