@@ -86,6 +86,16 @@ absl::StatusOr<Url> Url::ParseWithBase(absl::string_view text,
   ada::result<ada::url_aggregator> parsed = ada::parse<ada::url_aggregator>(
       ToStd(text), ada_base ? &*ada_base : nullptr);
   if (!parsed) return error("not a valid URL (WHATWG URL Standard)");
+  // ada 2.9.2 can leave a "." segment behind an empty one ("http:Q//.:/./"
+  // keeps "//.:/./"), which parsing its href again removes (url_fuzzer
+  // found it): parse again until the href is a fixed point, so that spec()
+  // always parses to the same URL.
+  for (int i = 0; i < 2; ++i) {
+    ada::result<ada::url_aggregator> again =
+        ada::parse<ada::url_aggregator>(std::string(parsed->get_href()));
+    if (!again || again->get_href() == parsed->get_href()) break;
+    parsed = std::move(again);
+  }
 
   // The policy: what this stack fetches.
   std::string_view protocol = parsed->get_protocol();  // "https:"
