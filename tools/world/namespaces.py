@@ -81,14 +81,15 @@ def set_sysctl(key, value):
 
 
 _original_netns = None
-_original_mntns = None
+_resolv_bound = False
+MNT_DETACH = 2
 
 
 def enter_client(pid, resolv_conf):
     """Moves this process into the network namespace of `pid` and a private mount namespace
     whose /etc/resolv.conf is `resolv_conf`. For a child between fork and exec (preexec_fn),
     a process about to exec, or one that stays the client host until leave_client()."""
-    global _original_netns, _original_mntns
+    global _original_netns, _resolv_bound
     if _original_netns is None:
         _original_netns = os.open("/proc/self/ns/net", os.O_RDONLY)
     fd = os.open("/proc/%d/ns/net" % pid, os.O_RDONLY)
@@ -97,30 +98,30 @@ def enter_client(pid, resolv_conf):
     finally:
         os.close(fd)
     if resolv_conf:
-        if _original_mntns is None:
-            _original_mntns = os.open("/proc/self/ns/mnt", os.O_RDONLY)
         _check(_libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
         _check(_libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None),
                "make / private")
         _check(_libc.mount(resolv_conf.encode(), b"/etc/resolv.conf", None, MS_BIND, None),
                "bind-mount resolv.conf")
+        _resolv_bound = True
 
 
 def leave_client():
     """Back to the network namespace this process had before enter_client (a client host that
     stops the world must not be inside it: the world's netem stops every process left in the
     client namespace)."""
-    global _original_netns, _original_mntns
+    global _original_netns, _resolv_bound
     if _original_netns is not None:
         _check(_libc.setns(_original_netns, CLONE_NEWNET), "setns back")
         os.close(_original_netns)
         _original_netns = None
-    if _original_mntns is not None:
-        # And the mount namespace: its /etc/resolv.conf is the world's, which goes with it (a
-        # second world entered later would bind over a deleted file).
-        _check(_libc.setns(_original_mntns, CLONE_NEWNS), "setns back (mount namespace)")
-        os.close(_original_mntns)
-        _original_mntns = None
+    if _resolv_bound:
+        # And the world's /etc/resolv.conf, which goes with the world (a second world entered
+        # later would bind over a deleted file). The private mount namespace stays (setns back
+        # into the original one is refused to a multithreaded process); only this process sees
+        # the unmount.
+        _check(_libc.umount2(b"/etc/resolv.conf", MNT_DETACH), "unmount resolv.conf")
+        _resolv_bound = False
 
 
 def netns_inode(pid):
