@@ -6,11 +6,10 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "net/base/check.h"
-#include "net/http/cookie_jar.h"
 #include "net/http/http_basic_stream.h"
 #include "net/http/ssl_connect_job.h"
-#include "net/socket/transport_connect_job.h"
 #include "net/snap_start/snap_start_client_context.h"
+#include "net/socket/transport_connect_job.h"
 #include "net/ssl/ssl_info.h"
 
 namespace net {
@@ -313,9 +312,9 @@ int HttpNetworkTransaction::DoConnect() {
     params.snap_start_learn_in_handshake =
         session_->params().snap_start_learn_in_handshake;
     params.transport = std::move(options);
-    connect_job_ = std::make_unique<SSLConnectJob>(
-        session_->host_resolver(), session_->socket_factory(),
-        std::move(params));
+    connect_job_ = std::make_unique<SSLConnectJob>(session_->host_resolver(),
+                                                   session_->socket_factory(),
+                                                   std::move(params));
   } else {
     connect_job_ = std::make_unique<TransportConnectJob>(
         session_->host_resolver(), session_->socket_factory(), host, port,
@@ -351,10 +350,9 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
     switch (connect_job_->phase()) {
       case ConnectJob::Phase::kResolveHost: {
         const HostResolveResult& resolved = connect_job_->resolve_result();
-        error_detail_ = absl::StrCat("could not resolve host '",
-                                     request_.url.host(), "'",
-                                     resolved.detail.empty() ? "" : ": ",
-                                     resolved.detail);
+        error_detail_ =
+            absl::StrCat("could not resolve host '", request_.url.host(), "'",
+                         resolved.detail.empty() ? "" : ": ", resolved.detail);
         break;
       }
       case ConnectJob::Phase::kTransportConnect:
@@ -433,13 +431,10 @@ int HttpNetworkTransaction::DoInitStreamComplete(int result) {
 }
 
 int HttpNetworkTransaction::DoSendRequest() {
-  // RFC 6265 5.4: one Cookie header; a caller's own wins over the jar's.
-  cookie_header_.clear();
-  if (CookieJar* jar = session_->cookie_jar();
-      jar && !request_.HasExtraHeader("cookie"))
-    cookie_header_ = jar->CookieHeaderFor(request_.url, absl::Now());
   next_state_ = STATE_SEND_REQUEST_COMPLETE;
-  return stream_->SendRequest(cookie_header_, IOCallback());
+  int rv = stream_->SendRequest(IOCallback());
+  request_headers_sent_ = stream_->request_headers_sent();
+  return rv;
 }
 
 void HttpNetworkTransaction::NoteSnapStartRejection() {
@@ -592,22 +587,10 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
                                    &timing_);
     }
   }
-  SaveCookies();
   last_progress_ = TimeTicks::Now();
   // Headers-only responses (HEAD, 204, 304) may already be complete.
   if (stream_->IsResponseBodyComplete()) OnBodyDone(OK);
   return OK;
-}
-
-void HttpNetworkTransaction::SaveCookies() {
-  CookieJar* jar = session_->cookie_jar();
-  if (!jar) return;
-  absl::Time now = absl::Now();
-  for (const auto& [name, value] : response_headers()->headers()) {
-    if (!absl::EqualsIgnoreCase(name, "set-cookie")) continue;
-    absl::Status status = jar->SetCookie(request_.url, value, now);
-    if (!status.ok()) rejected_cookies_.emplace_back(status.message());
-  }
 }
 
 int HttpNetworkTransaction::Read(std::shared_ptr<IOBuffer> buf, int len,
@@ -738,8 +721,7 @@ int HttpNetworkTransaction::UseSpdySession(WeakPtr<SpdySession> session) {
 bool HttpNetworkTransaction::MaybeRetryOnAnotherStream(int error) {
   if (!stream_ || stream_retries_ >= 3) return false;
   bool avoid_pooling = false;
-  if (!stream_->ShouldRetryOnAnotherStream(error, &avoid_pooling))
-    return false;
+  if (!stream_->ShouldRetryOnAnotherStream(error, &avoid_pooling)) return false;
   if (avoid_pooling) no_pooling_ = true;
   ++stream_retries_;
   stream_.reset();

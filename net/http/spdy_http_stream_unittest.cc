@@ -40,14 +40,13 @@ class SpdyHttpStreamTest : public ::testing::Test {
   }
 
   // Initializes and sends; returns the stream id the peer saw.
-  SpdyStreamId Send(SpdyHttpStream* stream, const std::string& cookie) {
+  SpdyStreamId Send(SpdyHttpStream* stream) {
     TestCompletionCallback cb;
-    EXPECT_EQ(OK, cb.GetResult(stream->InitializeStream(&request_,
-                                                        cb.callback())));
-    EXPECT_EQ(OK, cb.GetResult(stream->SendRequest(cookie, cb.callback())));
-    EXPECT_TRUE(TestSpdyPeer::RunUntil([&] {
-      return !peer_->FramesOf<SpdySynStreamIR>().empty();
-    }));
+    EXPECT_EQ(OK,
+              cb.GetResult(stream->InitializeStream(&request_, cb.callback())));
+    EXPECT_EQ(OK, cb.GetResult(stream->SendRequest(cb.callback())));
+    EXPECT_TRUE(TestSpdyPeer::RunUntil(
+        [&] { return !peer_->FramesOf<SpdySynStreamIR>().empty(); }));
     auto syns = peer_->FramesOf<SpdySynStreamIR>();
     return syns.empty() ? 0 : syns[0].stream_id;
   }
@@ -77,8 +76,8 @@ class SpdyHttpStreamTest : public ::testing::Test {
 
 TEST_F(SpdyHttpStreamTest, NewSessionRequestAndResponse) {
   auto stream = NewConnectionStream();
-  request_.extra_headers = {{"x-test", "1"}};
-  const SpdyStreamId id = Send(stream.get(), "k=v");
+  request_.extra_headers = {{"x-test", "1"}, {"Cookie", "k=v"}};
+  const SpdyStreamId id = Send(stream.get());
   ASSERT_EQ(1u, id);
   EXPECT_EQ(1, sessions_started_);
   EXPECT_TRUE(pool_.FindAvailableSession(Origin("https", "a.test", 443)));
@@ -93,6 +92,9 @@ TEST_F(SpdyHttpStreamTest, NewSessionRequestAndResponse) {
   EXPECT_EQ("k=v", sent.at("cookie"));
   EXPECT_EQ("1", sent.at("x-test"));
   EXPECT_EQ("netstack-fetch/0.1", sent.at("user-agent"));
+  EXPECT_EQ(stream->request_headers_sent(),
+            (std::vector<std::pair<std::string, std::string>>(sent.begin(),
+                                                              sent.end())));
 
   SpdySynReplyIR reply;
   reply.stream_id = id;
@@ -130,11 +132,11 @@ TEST_F(SpdyHttpStreamTest, NewSessionRequestAndResponse) {
 
 TEST_F(SpdyHttpStreamTest, ResetAfterTheWholeContentLengthIsTheEnd) {
   auto stream = NewConnectionStream();
-  const SpdyStreamId id = Send(stream.get(), "");
+  const SpdyStreamId id = Send(stream.get());
   SpdySynReplyIR reply;
   reply.stream_id = id;
-  reply.headers = {{":status", "200"}, {":version", "HTTP/1.1"},
-                   {"content-length", "3"}};
+  reply.headers = {
+      {":status", "200"}, {":version", "HTTP/1.1"}, {"content-length", "3"}};
   peer_->Send(reply);
   peer_->Send(SpdyDataIR{id, "abc", false});
   peer_->Send(SpdyRstStreamIR{id, SpdyRstStreamStatus::kCancel});
@@ -148,11 +150,11 @@ TEST_F(SpdyHttpStreamTest, ResetAfterTheWholeContentLengthIsTheEnd) {
 
 TEST_F(SpdyHttpStreamTest, ResetBeforeTheContentLengthIsAnError) {
   auto stream = NewConnectionStream();
-  const SpdyStreamId id = Send(stream.get(), "");
+  const SpdyStreamId id = Send(stream.get());
   SpdySynReplyIR reply;
   reply.stream_id = id;
-  reply.headers = {{":status", "200"}, {":version", "HTTP/1.1"},
-                   {"content-length", "10"}};
+  reply.headers = {
+      {":status", "200"}, {":version", "HTTP/1.1"}, {"content-length", "10"}};
   peer_->Send(reply);
   peer_->Send(SpdyDataIR{id, "abc", false});
   peer_->Send(SpdyRstStreamIR{id, SpdyRstStreamStatus::kCancel});
@@ -168,7 +170,7 @@ TEST_F(SpdyHttpStreamTest, ResetBeforeTheContentLengthIsAnError) {
 
 TEST_F(SpdyHttpStreamTest, SynReplyWithoutANumericStatusIsAProtocolError) {
   auto stream = NewConnectionStream();
-  const SpdyStreamId id = Send(stream.get(), "");
+  const SpdyStreamId id = Send(stream.get());
   SpdySynReplyIR reply;
   reply.stream_id = id;
   reply.headers = {{":status", "OK"}, {":version", "HTTP/1.1"}};
@@ -201,23 +203,22 @@ TEST_F(SpdyHttpStreamTest, RetryRules) {
   // final.
   EXPECT_FALSE(direct.ShouldRetryOnAnotherStream(ERR_SPDY_INVALID_CREDENTIALS,
                                                  &avoid_pooling));
-  EXPECT_FALSE(direct.ShouldRetryOnAnotherStream(ERR_CONNECTION_RESET,
-                                                 &avoid_pooling));
+  EXPECT_FALSE(
+      direct.ShouldRetryOnAnotherStream(ERR_CONNECTION_RESET, &avoid_pooling));
   EXPECT_EQ("", timing_.spdy.retry);
-  EXPECT_TRUE(direct.ShouldRetryOnAnotherStream(
-      ERR_SPDY_SERVER_REFUSED_STREAM, &avoid_pooling));
+  EXPECT_TRUE(direct.ShouldRetryOnAnotherStream(ERR_SPDY_SERVER_REFUSED_STREAM,
+                                                &avoid_pooling));
   EXPECT_FALSE(avoid_pooling);
   EXPECT_EQ("refused stream (GOAWAY): retried on a new session",
             timing_.spdy.retry);
 
   params.pooled = true;
   SpdyHttpStream pooled(WeakPtr<SpdySession>(), params);
-  EXPECT_TRUE(pooled.ShouldRetryOnAnotherStream(
-      ERR_SPDY_CREDENTIAL_UNAVAILABLE, &avoid_pooling));
+  EXPECT_TRUE(pooled.ShouldRetryOnAnotherStream(ERR_SPDY_CREDENTIAL_UNAVAILABLE,
+                                                &avoid_pooling));
   EXPECT_TRUE(avoid_pooling);
-  EXPECT_EQ(
-      "ERR_SPDY_CREDENTIAL_UNAVAILABLE: retried on a direct connection",
-      timing_.spdy.retry);
+  EXPECT_EQ("ERR_SPDY_CREDENTIAL_UNAVAILABLE: retried on a direct connection",
+            timing_.spdy.retry);
 }
 
 }  // namespace
