@@ -20,8 +20,9 @@ class HttpBasicStreamTest : public ::testing::Test {
   // A connected scripted socket over |data|.
   std::unique_ptr<StreamSocket> Connect(StaticSocketDataProvider* data) {
     factory_.AddSocketDataProvider(data);
-    std::unique_ptr<StreamSocket> socket = factory_.CreateTransportClientSocket(
-        IPEndPoint(IPAddress::IPv4Localhost(), 80), absl::Seconds(1));
+    std::unique_ptr<StreamSocket> socket =
+        factory_.CreateTransportClientSocket(
+            IPEndPoint(IPAddress::IPv4Localhost(), 80), absl::Seconds(1));
     TestCompletionCallback cb;
     EXPECT_EQ(OK, cb.GetResult(socket->Connect(cb.callback())));
     return socket;
@@ -51,12 +52,12 @@ TEST_F(HttpBasicStreamTest, WritesTheRequestAndReadsAKeepAliveResponse) {
   request.method = "POST";
   request.extra_headers = {{"X-Test", "1"}, {"Cookie", "k=v"}};
   request.upload_body = "body!";
-  MockWrite writes[] = {
-      MockWrite(ASYNC,
-                "POST /a?b=c HTTP/1.1\r\nHost: www.example.test\r\n"
-                "User-Agent: netstack-fetch/0.1\r\nAccept: */*\r\n"
-                "Connection: keep-alive\r\nX-Test: 1\r\nCookie: k=v\r\n"
-                "Content-Length: 5\r\n\r\nbody!")};
+  MockWrite writes[] = {MockWrite(
+      ASYNC,
+      "POST /a?b=c HTTP/1.1\r\nHost: www.example.test\r\n"
+      "User-Agent: netstack-fetch/0.1\r\nAccept: */*\r\n"
+      "Connection: keep-alive\r\nX-Test: 1\r\nCookie: k=v\r\n"
+      "Content-Length: 5\r\n\r\nbody!")};
   MockRead reads[] = {
       MockRead(ASYNC, "HTTP/1.1 201 Created\r\nContent-Length: 12\r\n\r\n"),
       MockRead(ASYNC, "hello, world")};

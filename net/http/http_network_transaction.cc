@@ -8,8 +8,8 @@
 #include "net/base/check.h"
 #include "net/http/http_basic_stream.h"
 #include "net/http/ssl_connect_job.h"
-#include "net/snap_start/snap_start_client_context.h"
 #include "net/socket/transport_connect_job.h"
+#include "net/snap_start/snap_start_client_context.h"
 #include "net/ssl/ssl_info.h"
 
 namespace net {
@@ -312,9 +312,9 @@ int HttpNetworkTransaction::DoConnect() {
     params.snap_start_learn_in_handshake =
         session_->params().snap_start_learn_in_handshake;
     params.transport = std::move(options);
-    connect_job_ = std::make_unique<SSLConnectJob>(session_->host_resolver(),
-                                                   session_->socket_factory(),
-                                                   std::move(params));
+    connect_job_ = std::make_unique<SSLConnectJob>(
+        session_->host_resolver(), session_->socket_factory(),
+        std::move(params));
   } else {
     connect_job_ = std::make_unique<TransportConnectJob>(
         session_->host_resolver(), session_->socket_factory(), host, port,
@@ -350,9 +350,10 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
     switch (connect_job_->phase()) {
       case ConnectJob::Phase::kResolveHost: {
         const HostResolveResult& resolved = connect_job_->resolve_result();
-        error_detail_ =
-            absl::StrCat("could not resolve host '", request_.url.host(), "'",
-                         resolved.detail.empty() ? "" : ": ", resolved.detail);
+        error_detail_ = absl::StrCat("could not resolve host '",
+                                     request_.url.host(), "'",
+                                     resolved.detail.empty() ? "" : ": ",
+                                     resolved.detail);
         break;
       }
       case ConnectJob::Phase::kTransportConnect:
@@ -721,7 +722,8 @@ int HttpNetworkTransaction::UseSpdySession(WeakPtr<SpdySession> session) {
 bool HttpNetworkTransaction::MaybeRetryOnAnotherStream(int error) {
   if (!stream_ || stream_retries_ >= 3) return false;
   bool avoid_pooling = false;
-  if (!stream_->ShouldRetryOnAnotherStream(error, &avoid_pooling)) return false;
+  if (!stream_->ShouldRetryOnAnotherStream(error, &avoid_pooling))
+    return false;
   if (avoid_pooling) no_pooling_ = true;
   ++stream_retries_;
   stream_.reset();

@@ -215,13 +215,13 @@ void SpdyHttpStream::OnBodyResult(int rv) {
 int SpdyHttpStream::ReadResponseBody(std::shared_ptr<IOBuffer> buf, int len,
                                      CompletionOnceCallback callback) {
   if (body_done_ || !stream_) return 0;
-  int rv =
-      stream_->ReadBody(std::move(buf), len,
-                        [this, callback = std::move(callback)](int rv) mutable {
-                          rv = SettleBodyResult(rv);
-                          OnBodyResult(rv);
-                          std::move(callback)(rv);
-                        });
+  int rv = stream_->ReadBody(
+      std::move(buf), len,
+      [this, callback = std::move(callback)](int rv) mutable {
+        rv = SettleBodyResult(rv);
+        OnBodyResult(rv);
+        std::move(callback)(rv);
+      });
   if (rv == ERR_IO_PENDING) return rv;
   rv = SettleBodyResult(rv);
   OnBodyResult(rv);
