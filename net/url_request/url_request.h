@@ -141,6 +141,8 @@ class URLRequest {
   void AddExtraRequestHeader(std::string name, std::string value) {
     extra_headers_.emplace_back(std::move(name), std::move(value));
   }
+  // The caller's headers, as the redirects so far left them.
+  const HttpHeaderList& extra_request_headers() const { return extra_headers_; }
 
   // Start begins the load; the delegate hears of it (see the top). Once.
   void Start();

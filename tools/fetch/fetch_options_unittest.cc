@@ -79,10 +79,10 @@ TEST(FetchOptionsTest, ReadsTheWorldFile) {
 }
 
 TEST(FetchOptionsTest, CurlConventions) {
-  auto o = ParseFetchOptions({"-L", "--max-redirs", "3", "-X", "PUT", "-d", "a=1",
-                              "-d", "b=2", "-s", "-S", "-w", "%{http_code}",
-                              "-o", "one", "-O", "https://a.test/x",
-                              "https://b.test/y"});
+  auto o =
+      ParseFetchOptions({"-L", "--max-redirs", "3", "-X", "PUT", "-d", "a=1",
+                         "-d", "b=2", "-s", "-S", "-w", "%{http_code}", "-o",
+                         "one", "-O", "https://a.test/x", "https://b.test/y"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_TRUE(o->follow_redirects);
   EXPECT_EQ(o->max_redirs, 3);
@@ -95,11 +95,13 @@ TEST(FetchOptionsTest, CurlConventions) {
   o = ParseFetchOptions({"--trust-anchor", "root.pem", "https://a.test/"});
   ASSERT_TRUE(o.ok());
   EXPECT_FALSE(o->system_trust_store);
-  EXPECT_FALSE(ParseFetchOptions({"-o", "a", "-o", "b", "https://a.test/"}).ok());
+  EXPECT_FALSE(
+      ParseFetchOptions({"-o", "a", "-o", "b", "https://a.test/"}).ok());
   EXPECT_FALSE(ParseFetchOptions({"-X", "BAD METHOD", "https://a.test/"}).ok());
-  EXPECT_FALSE(ParseFetchOptions({"--max-redirs", "-1", "https://a.test/"}).ok());
-  o = ParseFetchOptions({"--compare", "--tls-max 1.2", "--tls-max 1.3", "--runs",
-                         "4", "https://a.test/"});
+  EXPECT_FALSE(
+      ParseFetchOptions({"--max-redirs", "-1", "https://a.test/"}).ok());
+  o = ParseFetchOptions({"--compare", "--tls-max 1.2", "--tls-max 1.3",
+                         "--runs", "4", "https://a.test/"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->compare.size(), 2u);
   EXPECT_EQ(o->compare_runs, 4);
@@ -129,29 +131,84 @@ TEST(FetchOptionsTest, EarlyDataAndCertCompression) {
 
 // Every flag the parser takes is in --help.
 TEST(FetchOptionsTest, HelpNamesEveryFlag) {
-  for (const char* flag :
-       {"-o", "--output", "-O", "--remote-name", "-I", "--head", "-s",
-        "--silent", "-S", "--show-error", "-v", "--verbose", "-w",
-        "--write-out", "--fail", "--trace-json", "--trace-events", "--har", "--waterfall", "-X",
-        "--request", "-d", "--data", "--data-binary", "-H", "-L",
-        "--location", "--max-redirs", "--max-filesize", "--max-time",
-        "--resolve", "--connect-timeout", "--repeat", "--repeat-interval",
-        "--parallel", "-Z", "--concurrent", "--max-conns-per-host",
-        "--world", "--dns-server", "--no-world-dns",
-        "--no-edns", "--dns-timeout", "--prefetch", "--prefetch-links",
-        "--bundle-sources", "--bundle-cdn", "--no-bundle-prevalidation",
-        "--preconnect",
-        "--tls-min", "--tls-max", "--ciphers", "--no-false-start",
-        "--no-coalesce", "--early-data", "--cert-compression",
-        "--snap-start", "--snap-start-learn",
-        "--snap-start-probe", "--trust-anchor", "--system-trust",
-        "--revocation", "--prevalidate", "--profile", "--private",
-        "--no-cookies", "--obc", "--obc-scope", "--obc-warm", "--obc-pool",
-        "--compare", "--runs", "--compare-out"}) {
+  for (const char* flag : {"-o",
+                           "--output",
+                           "-O",
+                           "--remote-name",
+                           "-I",
+                           "--head",
+                           "-s",
+                           "--silent",
+                           "-S",
+                           "--show-error",
+                           "-v",
+                           "--verbose",
+                           "-w",
+                           "--write-out",
+                           "--fail",
+                           "--trace-json",
+                           "--trace-events",
+                           "--har",
+                           "--waterfall",
+                           "-X",
+                           "--request",
+                           "-d",
+                           "--data",
+                           "--data-binary",
+                           "-H",
+                           "-L",
+                           "--location",
+                           "--max-redirs",
+                           "--max-filesize",
+                           "--max-time",
+                           "--resolve",
+                           "--connect-timeout",
+                           "--repeat",
+                           "--repeat-interval",
+                           "--parallel",
+                           "-Z",
+                           "--concurrent",
+                           "--max-conns-per-host",
+                           "--world",
+                           "--dns-server",
+                           "--no-world-dns",
+                           "--no-edns",
+                           "--dns-timeout",
+                           "--prefetch",
+                           "--prefetch-links",
+                           "--bundle-sources",
+                           "--bundle-cdn",
+                           "--no-bundle-prevalidation",
+                           "--preconnect",
+                           "--tls-min",
+                           "--tls-max",
+                           "--ciphers",
+                           "--no-false-start",
+                           "--no-coalesce",
+                           "--early-data",
+                           "--cert-compression",
+                           "--snap-start",
+                           "--snap-start-learn",
+                           "--snap-start-probe",
+                           "--trust-anchor",
+                           "--system-trust",
+                           "--revocation",
+                           "--prevalidate",
+                           "--profile",
+                           "--private",
+                           "--no-cookies",
+                           "--obc",
+                           "--obc-scope",
+                           "--obc-warm",
+                           "--obc-pool",
+                           "--compare",
+                           "--runs",
+                           "--compare-out"}) {
     const std::string usage = kFetchUsage;
-    const bool named = usage.find(std::string(flag) + " ") != std::string::npos ||
-                       usage.find(std::string(flag) + ",") != std::string::npos ||
-                       usage.find(std::string(flag) + "\n") != std::string::npos;
+    const bool named =
+        usage.find(std::string(flag) + " ") != std::string::npos ||
+        usage.find(std::string(flag) + ",") != std::string::npos ||
+        usage.find(std::string(flag) + "\n") != std::string::npos;
     EXPECT_TRUE(named) << flag;
   }
 }
@@ -178,8 +235,8 @@ TEST(FetchOptionsTest, ConcurrentAndConnectionLimit) {
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_TRUE(o->concurrent);
   EXPECT_EQ(o->max_conns_per_host, 2);
-  o = ParseFetchOptions({"--concurrent", "--max-conns-per-host", "0",
-                         "https://a.test/"});
+  o = ParseFetchOptions(
+      {"--concurrent", "--max-conns-per-host", "0", "https://a.test/"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_TRUE(o->concurrent);
   EXPECT_EQ(o->max_conns_per_host, 0);
