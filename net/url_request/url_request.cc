@@ -60,6 +60,11 @@ void URLRequest::Start() {
 
 void URLRequest::FollowDeferredRedirect() {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  // From inside OnReceivedRedirect: noted, acted on when it returns.
+  if (notifying_redirect_) {
+    follow_requested_ = true;
+    return;
+  }
   if (!redirect_deferred_) return;
   redirect_deferred_ = false;
   EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
@@ -97,9 +102,12 @@ void URLRequest::RunLoop(int result) {
       next_state_ = STATE_NONE;
       bool defer = false;
       WeakPtr<URLRequest> weak = weak_factory_.GetWeakPtr();
+      notifying_redirect_ = true;
+      follow_requested_ = false;
       delegate_->OnReceivedRedirect(this, *redirect_info_, &defer);
       if (!weak) return;  // cancelled or destroyed
-      if (defer) {
+      notifying_redirect_ = false;
+      if (defer && !follow_requested_) {
         redirect_deferred_ = true;
         return;
       }

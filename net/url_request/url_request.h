@@ -151,7 +151,8 @@ class URLRequest {
   // Only after OnResponseStarted(OK), one Read at a time. |buf| is kept
   // alive until the read completes.
   int Read(std::shared_ptr<IOBuffer> buf, int len);
-  // FollowDeferredRedirect follows the redirect OnReceivedRedirect deferred.
+  // FollowDeferredRedirect follows the redirect OnReceivedRedirect deferred
+  // (also when called from inside OnReceivedRedirect). No-op otherwise.
   void FollowDeferredRedirect();
   // Cancel stops the request wherever it is (ERR_ABORTED): its connection
   // is closed, Read() returns ERR_ABORTED, and the delegate hears nothing
@@ -258,6 +259,10 @@ class URLRequest {
   // response's).
   std::optional<RedirectInfo> redirect_info_;
   bool redirect_deferred_ = false;
+  // Inside OnReceivedRedirect, and whether FollowDeferredRedirect() was
+  // called there.
+  bool notifying_redirect_ = false;
+  bool follow_requested_ = false;
   std::shared_ptr<IOBuffer> drain_buf_;
   int64_t drained_bytes_ = 0;
   // Kept when Cancel() drops the transaction.

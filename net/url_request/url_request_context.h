@@ -19,8 +19,9 @@ class NetworkDelegate {
  public:
   virtual ~NetworkDelegate() = default;
   // OnCompleted: |request| ended — its body read to the end (OK), or it
-  // failed or was cancelled (the error). Runs once per request, before the
-  // request's own delegate hears of the end. Must not destroy the request.
+  // failed or was cancelled (the error). Runs at most once per request
+  // (never for one destroyed before it ended), before the request's own
+  // delegate hears of the end. Must not destroy the request.
   virtual void OnCompleted(URLRequest* request, int net_error) = 0;
 };
 

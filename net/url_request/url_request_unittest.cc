@@ -546,6 +546,33 @@ TEST_F(URLRequestTest, DeferredRedirectFollowed) {
   ExpectConsumed(data);
 }
 
+// Following from inside OnReceivedRedirect, deferred or not, follows once.
+TEST_F(URLRequestTest, FollowFromInsideOnReceivedRedirect) {
+  class FollowingDelegate : public TestDelegate {
+   public:
+    void OnReceivedRedirect(URLRequest* request, const RedirectInfo& info,
+                            bool* defer) override {
+      TestDelegate::OnReceivedRedirect(request, info, defer);
+      *defer = true;
+      request->FollowDeferredRedirect();
+    }
+  };
+  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/a")),
+                        MockWrite(ASYNC, Req("GET", "a.test", "/b"))};
+  MockRead reads[] = {MockRead(ASYNC, Redirect(302, "/b")),
+                      MockRead(ASYNC, Ok("followed"))};
+  StaticSocketDataProvider data(reads, writes);
+  factory_.AddSocketDataProvider(&data);
+  FollowingDelegate delegate;
+  URLRequest request(&context_, *Url::Parse("http://a.test/a"), &delegate,
+                     URLRequest::Options());
+  Run(&request);
+  EXPECT_EQ(delegate.redirects.size(), 1u);
+  EXPECT_EQ(delegate.result, OK);
+  EXPECT_EQ(delegate.body, "followed");
+  ExpectConsumed(data);
+}
+
 TEST_F(URLRequestTest, DeferredRedirectCancelled) {
   MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/a"))};
   MockRead reads[] = {MockRead(ASYNC, Redirect(302, "/b"))};
