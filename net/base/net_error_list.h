@@ -103,6 +103,13 @@ NET_ERROR(INVALID_URL, -300)
 NET_ERROR(UNKNOWN_URL_SCHEME, -302)
 // Too many redirects.
 NET_ERROR(TOO_MANY_REDIRECTS, -310)
+// A redirect's Location could not be resolved to a URL.
+NET_ERROR(INVALID_REDIRECT, -303)
+// A redirect pointed to a scheme other than http or https.
+NET_ERROR(UNSAFE_REDIRECT, -311)
+// The response body's Content-Encoding (gzip, deflate, br) did not decode:
+// corrupt, or truncated before the coding's end.
+NET_ERROR(CONTENT_DECODING_FAILED, -330)
 // The server's response was empty.
 NET_ERROR(EMPTY_RESPONSE, -324)
 // The server's response headers were too large.

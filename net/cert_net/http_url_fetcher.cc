@@ -3,7 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "net/base/url.h"
-#include "net/http/http_network_transaction.h"
+#include "net/url_request/url_request.h"
 
 namespace net {
 namespace {
@@ -26,56 +26,68 @@ class RefusedRequest : public UrlFetcher::Request {
 
 }  // namespace
 
-class HttpUrlFetcher::RequestImpl : public UrlFetcher::Request {
+// RequestImpl: one fetch as a URLRequest that follows no redirect (a
+// certificate names the URL its issuer serves; a redirect is a non-200
+// answer like any other) and whose body is bounded.
+class HttpUrlFetcher::RequestImpl : public UrlFetcher::Request,
+                                    public URLRequest::Delegate {
  public:
-  RequestImpl(HttpNetworkSession* session, size_t max_body_bytes,
-              Callback callback)
-      : transaction_(session),
-        max_body_bytes_(max_body_bytes),
+  RequestImpl(const URLRequestContext* context, const Url& url,
+              size_t max_body_bytes, Callback callback)
+      : request_(context, url, this, Options(max_body_bytes)),
         callback_(std::move(callback)) {}
 
-  void Start(const HttpRequestInfo& request, absl::Duration timeout) {
-    timer_.Start(timeout, [this] { Done(ERR_TIMED_OUT); });
-    int rv = transaction_.Start(request, [this](int rv) { OnStarted(rv); });
-    if (rv != ERR_IO_PENDING) {
-      // Report from a task: never inside Fetch().
-      EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr(), rv] {
-        if (weak) weak->OnStarted(rv);
-      });
+  void Start(const std::string& post_body, const std::string& content_type,
+             absl::Duration timeout) {
+    if (!post_body.empty()) {
+      request_.set_method("POST");
+      request_.set_upload_body(post_body);
+      request_.AddExtraRequestHeader("Content-Type", content_type);
     }
+    timer_.Start(timeout, [this] {
+      request_.Cancel();
+      Done(ERR_TIMED_OUT);
+    });
+    request_.Start();
   }
 
- private:
-  void OnStarted(int rv) {
+  // URLRequest::Delegate:
+  void OnResponseStarted(URLRequest* request, int rv) override {
     if (rv != OK) return Done(rv);
-    int status = transaction_.response_headers()->status_code();
+    int status = request->response_headers()->status_code();
     if (status != 200) {
       status_ = status;
+      request->Cancel();
       return Done(ERR_FAILED);
     }
     Read();
   }
+  void OnReadCompleted(URLRequest* request, int rv) override {
+    if (Append(rv)) Read();
+  }
+
+ private:
+  static URLRequest::Options Options(size_t max_body_bytes) {
+    URLRequest::Options options;
+    options.follow_redirects = false;
+    options.max_body_bytes = static_cast<int64_t>(max_body_bytes);
+    return options;
+  }
+
   void Read() {
     for (;;) {
-      auto buf = std::make_shared<IOBuffer>(16 * 1024);
-      int rv = transaction_.Read(buf, 16 * 1024, [this, buf](int rv) {
-        if (Append(buf.get(), rv)) Read();
-      });
+      int rv = request_.Read(buf_, kReadSize);
       if (rv == ERR_IO_PENDING) return;
-      if (!Append(buf.get(), rv)) return;
+      if (!Append(rv)) return;
     }
   }
   // Takes one Read result; returns whether to read on.
-  bool Append(IOBuffer* buf, int rv) {
+  bool Append(int rv) {
     if (rv <= 0) {
       Done(rv);
       return false;
     }
-    if (body_.size() + rv > max_body_bytes_) {
-      Done(ERR_FILE_TOO_BIG);
-      return false;
-    }
-    body_.append(buf->data(), rv);
+    body_.append(buf_->data(), rv);
     return true;
   }
 
@@ -90,20 +102,21 @@ class HttpUrlFetcher::RequestImpl : public UrlFetcher::Request {
                           : std::string());
   }
 
-  HttpNetworkTransaction transaction_;
-  const size_t max_body_bytes_;
+  static constexpr int kReadSize = 16 * 1024;
+  URLRequest request_;
   Callback callback_;
+  std::shared_ptr<IOBuffer> buf_ = std::make_shared<IOBuffer>(kReadSize);
   std::string body_;
   int status_ = 0;
   OneShotTimer timer_;
-  WeakPtrFactory<RequestImpl> weak_factory_{this};
 };
 
 HttpUrlFetcher::HttpUrlFetcher(HttpNetworkSession* session,
                                absl::Duration timeout,
                                std::map<std::string, std::string> url_rewrites,
                                size_t max_body_bytes)
-    : session_(session),
+    : request_context_{session, /*cookie_jar=*/nullptr,
+                       /*network_delegate=*/nullptr},
       timeout_(timeout),
       url_rewrites_(std::move(url_rewrites)),
       max_body_bytes_(max_body_bytes) {}
@@ -129,16 +142,9 @@ void HttpUrlFetcher::Fetch(const std::string& raw_url,
         std::move(callback), ERR_INVALID_URL, "only http:// URLs are fetched");
     return;
   }
-  HttpRequestInfo request;
-  request.url = *url;
-  if (!post_body.empty()) {
-    request.method = "POST";
-    request.upload_body = post_body;
-    request.extra_headers.emplace_back("Content-Type", content_type);
-  }
-  auto impl = std::make_unique<RequestImpl>(session_, max_body_bytes_,
-                                            std::move(callback));
-  impl->Start(request, timeout_);
+  auto impl = std::make_unique<RequestImpl>(
+      &request_context_, *url, max_body_bytes_, std::move(callback));
+  impl->Start(post_body, content_type, timeout_);
   *out_request = std::move(impl);
 }
 

@@ -1,8 +1,9 @@
-// HttpUrlFetcher: net/base's UrlFetcher over net/http — OCSP GETs and POSTs,
-// CRL downloads, certificate-bundle files — as plain HTTP transactions on a
-// session of their own, with a per-fetch timeout, a body-size bound and the
-// local world's URL rewrites. Only http:// URLs (fetching what a TLS
-// connection needs over TLS would recurse).
+// HttpUrlFetcher: net/base's UrlFetcher over net/url_request — OCSP GETs and
+// POSTs, CRL downloads, certificate-bundle files — as URLRequests on a plain
+// HTTP session of their own (no cookies, no redirects followed), with a
+// per-fetch timeout, a body-size bound (ERR_FILE_TOO_BIG) and the local
+// world's URL rewrites. Only http:// URLs (fetching what a TLS connection
+// needs over TLS would recurse).
 //
 // Lives in net/cert_net rather than cert/ so that cert/ stays below
 // net/http (Chromium's net/cert_net does the same). Network-thread affine;
@@ -18,6 +19,7 @@
 #include "absl/time/time.h"
 #include "net/base/thread_checker.h"
 #include "net/base/url_fetcher.h"
+#include "net/url_request/url_request_context.h"
 
 namespace net {
 
@@ -39,7 +41,9 @@ class HttpUrlFetcher : public UrlFetcher {
 
  private:
   class RequestImpl;
-  HttpNetworkSession* const session_;
+  // The session, and no cookie jar: nothing the stack fetches for itself
+  // carries or sets cookies.
+  const URLRequestContext request_context_;
   const absl::Duration timeout_;
   const std::map<std::string, std::string> url_rewrites_;
   const size_t max_body_bytes_;

@@ -1,5 +1,6 @@
 // The README's embedding example, compiled and run against an in-process
-// origin: create a context, prefetch a host, fetch a URL, read its trace.
+// origin: create a context, prefetch a host, fetch a URL that redirects and
+// sets a cookie the next hop sends, read the trace, shut down.
 // Keep the block between the EXAMPLE markers in sync with README.md.
 
 #include <atomic>
@@ -7,6 +8,8 @@
 #include <functional>
 #include <sstream>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -15,14 +18,55 @@
 
 // EXAMPLE BEGIN
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include "net/base/event_loop.h"
 #include "net/context/network_context.h"
 #include "net/timing/load_timing.h"
+#include "net/url_request/url_request.h"
+
+// Reads a request's body to its end, then quits the loop.
+class BodyReader : public net::URLRequest::Delegate {
+ public:
+  explicit BodyReader(net::EventLoop* loop) : loop_(loop) {}
+  int result = net::ERR_IO_PENDING;
+  std::string body;
+
+  void OnReceivedRedirect(net::URLRequest* request,
+                          const net::RedirectInfo& redirect,
+                          bool* defer_redirect) override {
+    std::cout << "redirected to " << redirect.new_url.spec() << "\n";
+  }
+  void OnResponseStarted(net::URLRequest* request, int net_error) override {
+    if (net_error != net::OK) return Done(net_error);
+    ReadAll(request);
+  }
+  void OnReadCompleted(net::URLRequest* request, int bytes_read) override {
+    if (bytes_read <= 0) return Done(bytes_read);
+    body.append(buf_->data(), bytes_read);
+    ReadAll(request);
+  }
+
+ private:
+  void ReadAll(net::URLRequest* request) {
+    int rv;
+    while ((rv = request->Read(buf_, buf_->capacity())) > 0)
+      body.append(buf_->data(), rv);
+    if (rv != net::ERR_IO_PENDING) Done(rv);  // 0 at the end, or an error
+  }
+  void Done(int rv) {
+    result = rv;
+    loop_->Quit();
+  }
+  net::EventLoop* loop_;
+  std::shared_ptr<net::IOBuffer> buf_ =
+      std::make_shared<net::IOBuffer>(16 * 1024);
+};
 
 // Fetches |url| with a context that trusts |root_pem| and resolves |host| to
-// |address|; prints the body and the request's trace; returns a net error.
+// |address|, following redirects with the profile's cookies; prints the
+// body and the trace (one entry per hop); returns a net error.
 int FetchOnce(const std::string& url, const std::string& root_pem,
               const std::string& host_port_address) {
   net::EventLoop loop;  // the network thread's loop; outlives the context
@@ -42,65 +86,68 @@ int FetchOnce(const std::string& url, const std::string& root_pem,
   (*context)->Prefetch({parsed->host()}, [&] { loop.Quit(); });
   loop.Run();
 
-  // Fetch: start the transaction, then read the body until 0 or an error.
-  auto transaction = (*context)->CreateTransaction();
-  net::HttpRequestInfo request;
-  request.url = *parsed;
-  int result = net::ERR_IO_PENDING;
-  auto buf = std::make_shared<net::IOBuffer>(16 * 1024);
-  std::string body;
-  std::function<void(int)> on_read = [&](int rv) {
-    while (rv > 0) {
-      body.append(buf->data(), rv);
-      rv = transaction->Read(buf, 16 * 1024, on_read);
-    }
-    if (rv != net::ERR_IO_PENDING) {
-      result = rv;
-      loop.Quit();
-    }
-  };
-  int rv = transaction->Start(request, [&](int rv) {
-    if (rv == net::OK)
-      return on_read(transaction->Read(buf, 16 * 1024, on_read));
-    result = rv;
-    loop.Quit();
-  });
-  if (rv == net::ERR_IO_PENDING) loop.Run();
+  // Fetch: redirects are followed, each hop sends the cookies the jar has
+  // for it (a redirect's Set-Cookie included); the delegate reads the body.
+  BodyReader reader(&loop);
+  auto request = (*context)->CreateRequest(*parsed, &reader);
+  request->Start();
+  loop.Run();
+  std::cout << "cookie sent: " << request->cookie_header_sent() << "\n"
+            << reader.body;
 
-  // The trace: W3C Resource Timing names, in ms from startTime.
-  std::cout << body << net::LoadTimingToJson(transaction->load_timing())
-            << "\n";
-  return result;
+  // The trace: W3C Resource Timing names, in ms from each hop's startTime.
+  for (const net::URLRequestHop& hop : request->hops())
+    std::cout << net::LoadTimingToJson(hop.timing) << "\n";
+  std::cout << net::LoadTimingToJson(request->load_timing()) << "\n";
+
+  // Shut down: background work finishes, then the profile is saved.
+  request.reset();
+  (*context)->Shutdown([&](absl::Status status) { loop.Quit(); });
+  loop.Run();
+  return reader.result;
 }
 // EXAMPLE END
 
 namespace net {
 namespace {
 
-TEST(EmbeddingExampleTest, FetchesAndTraces) {
+TEST(EmbeddingExampleTest, FollowsARedirectWithCookiesAndTraces) {
   // The example owns its loop, so the origin runs on a thread of its own.
   std::atomic<int> port{0};
   std::atomic<EventLoop*> server_loop{nullptr};
+  std::vector<std::pair<std::string, std::string>> seen;
   std::thread server_thread([&] {
     EventLoop loop;
     TestHttpsServer server;
     server_loop = &loop;
     port = server.address().port();
     loop.Run();
+    seen = server.seen();
   });
   while (port == 0) std::this_thread::yield();
   testing::internal::CaptureStdout();
-  int rv =
-      FetchOnce(absl::StrCat("https://www.example.test:", port.load(), "/"),
-                "cert/testdata/good_root.pem",
-                absl::StrCat("www.example.test:", port.load(), ":127.0.0.1"));
+  int rv = FetchOnce(
+      absl::StrCat("https://www.example.test:", port.load(), "/redirect"),
+      "cert/testdata/good_root.pem",
+      absl::StrCat("www.example.test:", port.load(), ":127.0.0.1"));
   std::string out = testing::internal::GetCapturedStdout();
   server_loop.load()->Quit();
   server_thread.join();
   EXPECT_EQ(rv, OK);
+  EXPECT_NE(out.find(absl::StrCat(
+                "redirected to https://www.example.test:", port.load(), "/\n")),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("cookie sent: from=redirect\n"), std::string::npos) << out;
   EXPECT_NE(out.find(TestHttpsServer::kBody), std::string::npos) << out;
-  EXPECT_NE(out.find("\"responseEnd\""), std::string::npos) << out;
+  // One trace entry per hop: the 302, then the 200.
+  EXPECT_NE(out.find("\"status\":302"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"status\":200"), std::string::npos) << out;
   EXPECT_NE(out.find("\"domainLookupStart\""), std::string::npos) << out;
+  // The server's view: the redirect hop carried no cookie, the next one the
+  // redirect's.
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, std::string>>{
+                      {"/redirect", ""}, {"/", "from=redirect"}}));
 }
 
 // The README shows this file's example verbatim (indented four spaces).

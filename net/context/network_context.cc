@@ -174,6 +174,21 @@ class NetworkContext::Observer : public TlsHandshakeObserver,
   NetworkContext* const context_;
 };
 
+// VisitRecorder: the network delegate of the context's requests. A
+// navigation that completed counts as a visit to its final host (the
+// profile's startup list is made of them).
+class NetworkContext::VisitRecorder : public NetworkDelegate {
+ public:
+  explicit VisitRecorder(NetworkContext* context) : context_(context) {}
+  void OnCompleted(URLRequest* request, int net_error) override {
+    if (net_error == OK && request->options().navigation)
+      context_->RecordVisit(request->url().host());
+  }
+
+ private:
+  NetworkContext* const context_;
+};
+
 NetworkContext::NetworkContext(NetworkContextParams params)
     : params_(std::move(params)) {}
 
@@ -183,6 +198,7 @@ NetworkContext::~NetworkContext() {
   // construction.
   dns_prefetcher_.reset();
   preconnector_.reset();
+  visit_recorder_.reset();
   http_session_.reset();
   orbit_learner_.reset();
   cert_prefetcher_.reset();
@@ -243,7 +259,6 @@ absl::Status NetworkContext::Init() {
   if (verifier.ok()) verifier_ = *std::move(verifier);
   HttpNetworkSessionParams plain = params_.session;
   plain.request_timeout = absl::Seconds(10);
-  plain.cookie_jar = nullptr;
   plain.snap_start_context = nullptr;
   plain.tls_observer = nullptr;
   plain.ssl_config.client_cert_provider = nullptr;
@@ -273,7 +288,6 @@ absl::Status NetworkContext::Init() {
   if (!status.ok()) return status;
 
   HttpNetworkSessionParams session_params = params_.session;
-  session_params.cookie_jar = profile_->cookie_jar();
   session_params.snap_start_context = snap_start_context_.get();
   session_params.tls_observer = observer_.get();
   session_params.snap_start_learn_in_handshake =
@@ -282,6 +296,10 @@ absl::Status NetworkContext::Init() {
     session_params.ssl_config.client_cert_provider = obc_provider_.get();
   http_session_ = std::make_unique<HttpNetworkSession>(
       session_params, resolver_.get(), socket_factory_, cert_verifier());
+  visit_recorder_ = std::make_unique<VisitRecorder>(this);
+  request_context_.http_session = http_session_.get();
+  request_context_.cookie_jar = profile_->cookie_jar();
+  request_context_.network_delegate = visit_recorder_.get();
   dns_prefetcher_ = std::make_unique<DnsPrefetcher>(
       resolver_.get(), params_.max_concurrent_prefetches);
   if (cert_prefetcher_) dns_prefetcher_->AddObserver(cert_prefetcher_.get());
@@ -474,9 +492,12 @@ CertVerifier* NetworkContext::cert_verifier() {
   return session_verifier_.get();
 }
 
-std::unique_ptr<HttpNetworkTransaction> NetworkContext::CreateTransaction() {
+std::unique_ptr<URLRequest> NetworkContext::CreateRequest(
+    const Url& url, URLRequest::Delegate* delegate,
+    URLRequest::Options options) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
-  return std::make_unique<HttpNetworkTransaction>(http_session_.get());
+  return std::make_unique<URLRequest>(&request_context_, url, delegate,
+                                      options);
 }
 
 void NetworkContext::Prefetch(const std::vector<std::string>& hosts,
@@ -492,6 +513,14 @@ std::vector<std::string> NetworkContext::StartupHosts(size_t n) const {
 
 void NetworkContext::RecordVisit(const std::string& host) {
   profile_->host_history()->RecordVisit(host, absl::Now());
+}
+
+std::vector<std::string> NetworkContext::PrefetchLinks(
+    absl::string_view page, const Url& page_url,
+    absl::AnyInvocable<void()> done) {
+  std::vector<std::string> hosts = ExtractLinkHosts(page, page_url);
+  if (!hosts.empty()) Prefetch(hosts, std::move(done));
+  return hosts;
 }
 
 int NetworkContext::ConnectTransport(const std::string& host, uint16_t port,
@@ -534,6 +563,39 @@ int NetworkContext::WaitForObcKeys(CompletionOnceCallback callback) {
 int NetworkContext::FlushObcs(CompletionOnceCallback callback) {
   if (!obc_store_) return OK;
   return obc_store_->Flush(std::move(callback));
+}
+
+void NetworkContext::Shutdown(absl::AnyInvocable<void(absl::Status)> done) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  // Idle first: work still running (learning an orbit, a bundle job) may
+  // change the stores about to be saved.
+  WhenIdle([this, done = std::move(done)]() mutable {
+    auto save = [this, done = std::move(done)](int flushed) mutable {
+      absl::Status status;
+      if (flushed != OK) {
+        status = absl::Status(
+            absl::StatusCode::kDataLoss,
+            absl::StrCat("origin-bound certificates: ",
+                         obc_store_->last_write_status().message()));
+      }
+      absl::Status saved = SaveProfile();
+      if (!saved.ok()) {
+        status =
+            status.ok()
+                ? absl::Status(saved.code(),
+                               absl::StrCat("profile: ", saved.message()))
+                : absl::Status(status.code(),
+                               absl::StrCat(status.message(),
+                                            "; profile: ", saved.message()));
+      }
+      std::move(done)(std::move(status));
+    };
+    // FlushObcs' callback shares this one's fate: the store is the
+    // context's, and the context outlives what it runs.
+    auto shared = std::make_shared<decltype(save)>(std::move(save));
+    int rv = FlushObcs([shared](int rv) { (*shared)(rv); });
+    if (rv != ERR_IO_PENDING) (*shared)(rv);
+  });
 }
 
 absl::Status NetworkContext::SaveProfile() {

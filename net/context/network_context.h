@@ -6,18 +6,23 @@
 // prevalidator, the origin-bound certificate key pool and store, the cookie
 // jar, the Snap Start state, the HTTP session, and the Profile that loads and
 // saves every per-profile store (memory only for a private profile).
+// Requests are URLRequests (net/url_request): redirects, the profile's
+// cookies, content decoding, body limits; a completed navigation counts as a
+// visit in the profile's host history.
 //
 //   EventLoop loop;                            // the network thread's loop
 //   NetworkContextParams params;
 //   params.trust_anchor_files = {"root.pem"};
 //   params.profile_dir = "/tmp/profile";
 //   auto context = NetworkContext::Create(std::move(params));
-//   auto transaction = (*context)->CreateTransaction();
-//   transaction->Start(request, callback);     // then Read(), load_timing()
+//   auto request = (*context)->CreateRequest(url, &delegate);
+//   request->Start();                          // the delegate hears the rest
+//   ...
+//   (*context)->Shutdown(done);                // background work, then save
 //
 // Created, used and destroyed on the network thread, whose EventLoop must
-// exist first and outlive the context. Transactions and jobs the context
-// hands out must be destroyed before it.
+// exist first and outlive the context. Requests and jobs the context hands
+// out must be destroyed before it.
 
 #ifndef NET_CONTEXT_NETWORK_CONTEXT_H_
 #define NET_CONTEXT_NETWORK_CONTEXT_H_
@@ -31,6 +36,7 @@
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "cert/obc/obc_types.h"
 #include "cert/revocation_checker.h"
@@ -39,7 +45,8 @@
 #include "net/base/thread_checker.h"
 #include "net/context/profile.h"
 #include "net/http/http_network_session.h"
-#include "net/http/http_network_transaction.h"
+#include "net/url_request/url_request.h"
+#include "net/url_request/url_request_context.h"
 #include "prefetch/bundle_source.h"
 
 namespace net {
@@ -148,8 +155,13 @@ class NetworkContext {
   NetworkContext(const NetworkContext&) = delete;
   NetworkContext& operator=(const NetworkContext&) = delete;
 
-  // CreateTransaction returns a transaction on the context's HTTP session.
-  std::unique_ptr<HttpNetworkTransaction> CreateTransaction();
+  // CreateRequest returns a request for |url| on the context's HTTP
+  // session and cookie jar; |delegate| (not owned) must outlive it. With
+  // options.navigation, a request that completes (its body read to the
+  // end) counts as a visit to its final URL's host (RecordVisit).
+  std::unique_ptr<URLRequest> CreateRequest(
+      const Url& url, URLRequest::Delegate* delegate,
+      URLRequest::Options options = URLRequest::Options());
 
   // Prefetch resolves |hosts| ahead of use (the DNS prefetcher, which
   // de-duplicates and bounds concurrency) and, with bundle sources
@@ -164,6 +176,14 @@ class NetworkContext {
   std::vector<std::string> StartupHosts(size_t n) const;
   // RecordVisit counts a successful visit to |host| in the profile.
   void RecordVisit(const std::string& host);
+
+  // PrefetchLinks is what a browser does with a page it loaded: the hosts
+  // of the http(s) links in |page| (the start of the body of |page_url|)
+  // are prefetched like Prefetch's; returns them (none: |done| is not
+  // called). |done| runs once everything the context prefetches is idle.
+  std::vector<std::string> PrefetchLinks(absl::string_view page,
+                                         const Url& page_url,
+                                         absl::AnyInvocable<void()> done);
 
   // A request the context runs on the embedder's behalf; destroying it
   // cancels.
@@ -205,6 +225,16 @@ class NetworkContext {
   // SaveProfile writes the profile's stores (see Profile::Save).
   absl::Status SaveProfile();
 
+  // Shutdown is what an embedder does before it destroys the context, in
+  // the order that loses nothing: wait until the work visits started off
+  // the critical path is done (WhenIdle: prefetches, bundles, Snap Start
+  // orbit learning), flush the origin-bound certificates to disk, then save
+  // the profile. |done| runs from a task with OK, or an error naming what
+  // was not saved ("origin-bound certificates: ...", "profile: ...").
+  // Requests should have ended first; the context may be destroyed once
+  // |done| ran.
+  void Shutdown(absl::AnyInvocable<void(absl::Status)> done);
+
   // The parts, for embedders and tools that need them directly. Null when
   // not configured (no trust: no verifier, prevalidator, revocation; no OBC
   // algorithm: no key pool or store; Snap Start off: no Snap Start context).
@@ -237,6 +267,7 @@ class NetworkContext {
   class ConnectJob;
   class PrevalidateRequest;
   class Observer;
+  class VisitRecorder;
 
   explicit NetworkContext(NetworkContextParams params);
   absl::Status Init();
@@ -275,6 +306,10 @@ class NetworkContext {
   std::unique_ptr<CertPrefetcher> orbit_learner_;
   std::unique_ptr<Observer> observer_;
   std::unique_ptr<HttpNetworkSession> http_session_;
+  // What the context's URLRequests run on: the session, the profile's
+  // cookie jar, and the visit recorder as their network delegate.
+  std::unique_ptr<VisitRecorder> visit_recorder_;
+  URLRequestContext request_context_;
   std::unique_ptr<Preconnector> preconnector_;
   std::unique_ptr<DnsPrefetcher> dns_prefetcher_;
   ThreadChecker thread_checker_;

@@ -7,9 +7,9 @@
 // The origin is tools/testserver's TestServer in a child process (forked
 // before the context starts its worker threads), so that only the client's
 // memory is measured. Revocation checking is off (the test PKI has no
-// responder); the verifier, cookie jar, session cache, HTTP session and
-// timing records are all in play. Under a sanitizer (ASan keeps freed blocks
-// in quarantine) the bound is reported, not asserted.
+// responder); the verifier, cookie jar, session cache, HTTP session,
+// URLRequest and timing records are all in play. Under a sanitizer (ASan keeps
+// freed blocks in quarantine) the bound is reported, not asserted.
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -23,8 +23,8 @@
 #include "gtest/gtest.h"
 #include "net/base/event_loop.h"
 #include "net/base/sanitizer.h"
-#include "net/base/test_completion_callback.h"
 #include "net/context/network_context.h"
+#include "net/url_request/url_request_test_util.h"
 #include "tools/testserver/test_server.h"
 
 namespace net {
@@ -105,22 +105,13 @@ class NetworkContextMemoryTest : public ::testing::Test {
   // did not succeed.
   bool Fetch(bool keep_alive, int i) {
     if (!keep_alive) context_->http_session()->CloseIdleSockets();
-    auto transaction = context_->CreateTransaction();
-    HttpRequestInfo request;
-    request.url = url_;
-    TestCompletionCallback callback;
-    int rv =
-        callback.GetResult(transaction->Start(request, callback.callback()));
-    size_t bytes = 0;
-    auto buf = std::make_shared<IOBuffer>(4096);
-    while (rv == OK) {
-      int n =
-          callback.GetResult(transaction->Read(buf, 4096, callback.callback()));
-      if (n < 0) rv = n;
-      if (n <= 0) break;
-      bytes += n;
-    }
-    const LoadTiming& timing = transaction->load_timing();
+    TestURLRequestDelegate delegate;
+    auto request = context_->CreateRequest(url_, &delegate);
+    request->Start();
+    delegate.RunUntilComplete();
+    const int rv = delegate.result();
+    const size_t bytes = delegate.body().size();
+    const LoadTiming& timing = request->load_timing();
     EXPECT_EQ(rv, OK) << "fetch " << i << ": " << ErrorToString(rv);
     EXPECT_EQ(bytes, 1000u) << "fetch " << i;
     // Keep-alive reuses the connection after the first fetch; without it

@@ -21,6 +21,7 @@
 #include "net/socket/stream_socket.h"
 #include "net/socket/tcp_server_socket.h"
 #include "net/timing/load_timing.h"
+#include "net/url_request/url_request_test_util.h"
 
 namespace net {
 namespace {
@@ -51,23 +52,15 @@ class NetworkContextTest : public ::testing::Test {
 
   // Fetches |url| to the end of its body; returns the net result.
   int Fetch(NetworkContext* context, const Url& url, std::string* body,
-            LoadTiming* timing = nullptr) {
-    auto transaction = context->CreateTransaction();
-    HttpRequestInfo request;
-    request.url = url;
-    TestCompletionCallback callback;
-    int rv =
-        callback.GetResult(transaction->Start(request, callback.callback()));
-    while (rv == OK) {
-      auto buf = std::make_shared<IOBuffer>(4096);
-      int n =
-          callback.GetResult(transaction->Read(buf, 4096, callback.callback()));
-      if (n < 0) rv = n;
-      if (n <= 0) break;
-      body->append(buf->data(), n);
-    }
-    if (timing) *timing = transaction->load_timing();
-    return rv;
+            LoadTiming* timing = nullptr,
+            URLRequest::Options options = URLRequest::Options()) {
+    TestURLRequestDelegate delegate;
+    auto request = context->CreateRequest(url, &delegate, options);
+    request->Start();
+    delegate.RunUntilComplete();
+    *body += delegate.body();
+    if (timing) *timing = request->load_timing();
+    return delegate.result();
   }
 
   EventLoop loop_;
@@ -121,9 +114,22 @@ TEST_F(NetworkContextTest, ProfileSurvivesTheContext) {
     auto context = NetworkContext::Create(std::move(params));
     ASSERT_TRUE(context.ok()) << context.status();
     std::string body;
-    ASSERT_EQ(OK, Fetch(context->get(), OriginUrl(), &body));
-    (*context)->RecordVisit("www.example.test");
-    EXPECT_TRUE((*context)->SaveProfile().ok());
+    URLRequest::Options navigation;
+    navigation.navigation = true;
+    ASSERT_EQ(OK,
+              Fetch(context->get(), OriginUrl(), &body, nullptr, navigation));
+    // Not a navigation: no visit.
+    ASSERT_EQ(OK, Fetch(context->get(), OriginUrl("/other"), &body));
+    EXPECT_EQ((*context)->profile()->host_history()->visits("www.example.test"),
+              1u);
+    std::optional<absl::Status> shut;
+    (*context)->Shutdown([&](absl::Status status) {
+      shut = status;
+      loop_.Quit();
+    });
+    loop_.Run();
+    ASSERT_TRUE(shut);
+    EXPECT_TRUE(shut->ok()) << *shut;
   }
   struct stat st;
   ASSERT_EQ(0, stat(dir.c_str(), &st));
@@ -161,11 +167,17 @@ TEST_F(NetworkContextTest, PrivateProfileTouchesNoDisk) {
   auto context = NetworkContext::Create(std::move(params));
   ASSERT_TRUE(context.ok()) << context.status();
   std::string body;
-  ASSERT_EQ(OK, Fetch(context->get(), OriginUrl(), &body));
-  (*context)->RecordVisit("www.example.test");
-  EXPECT_TRUE((*context)->SaveProfile().ok());
-  TestCompletionCallback flushed;
-  EXPECT_EQ(OK, flushed.GetResult((*context)->FlushObcs(flushed.callback())));
+  URLRequest::Options navigation;
+  navigation.navigation = true;
+  ASSERT_EQ(OK, Fetch(context->get(), OriginUrl(), &body, nullptr, navigation));
+  std::optional<absl::Status> shut;
+  (*context)->Shutdown([&](absl::Status status) {
+    shut = status;
+    loop_.Quit();
+  });
+  loop_.Run();
+  ASSERT_TRUE(shut);
+  EXPECT_TRUE(shut->ok()) << *shut;
   context->reset();
   struct stat st;
   EXPECT_NE(0, stat(dir.c_str(), &st)) << dir << " was created";

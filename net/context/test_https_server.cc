@@ -1,6 +1,8 @@
 #include "net/context/test_https_server.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "net/base/io_buffer.h"
 
 namespace net {
@@ -62,11 +64,28 @@ void TestHttpsServer::OnRead(Connection* c, int rv) {
   c->received.append(c->buf->data(), rv);
   size_t end;
   while ((end = c->received.find("\r\n\r\n")) != std::string::npos) {
+    const std::string head = c->received.substr(0, end);
     c->received.erase(0, end + 4);
     ++requests_;
-    std::string response = absl::StrCat(
-        "HTTP/1.1 200 OK\r\nContent-Length: ", sizeof(kBody) - 1,
-        "\r\nSet-Cookie: visit=", requests_, "; Max-Age=3600\r\n\r\n", kBody);
+    // "GET /path HTTP/1.1", then header lines.
+    std::vector<std::string> lines = absl::StrSplit(head, "\r\n");
+    std::vector<std::string> request_line = absl::StrSplit(lines[0], ' ');
+    const std::string path = request_line.size() > 1 ? request_line[1] : "";
+    std::string cookie;
+    for (size_t i = 1; i < lines.size(); ++i) {
+      if (absl::StartsWithIgnoreCase(lines[i], "cookie: "))
+        cookie = lines[i].substr(8);
+    }
+    seen_.emplace_back(path, cookie);
+    std::string response =
+        path == "/redirect"
+            ? std::string(
+                  "HTTP/1.1 302 Found\r\nLocation: /\r\nContent-Length: "
+                  "0\r\nSet-Cookie: from=redirect; Max-Age=3600\r\n\r\n")
+            : absl::StrCat(
+                  "HTTP/1.1 200 OK\r\nContent-Length: ", sizeof(kBody) - 1,
+                  "\r\nSet-Cookie: visit=", requests_, "; Max-Age=3600\r\n\r\n",
+                  kBody);
     auto out = std::make_shared<IOBuffer>(response);
     // Small responses on loopback complete at once; a pending write keeps
     // its buffer alive through the shared_ptr.

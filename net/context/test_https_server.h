@@ -1,13 +1,16 @@
 // TestHttpsServer: a minimal HTTPS/1.1 origin for net/context's tests, on an
-// ephemeral loopback port in the test's event loop. Every request gets
-// "200 OK" with a fixed body and a Set-Cookie; the connection stays open for
-// keep-alive. Counts handshakes. Test-only; network-thread affine.
+// ephemeral loopback port in the test's event loop. GET /redirect gets a 302
+// to / with a Set-Cookie of its own ("from=redirect"); every other request
+// gets "200 OK" with a fixed body and a Set-Cookie ("visit=N"). The
+// connection stays open for keep-alive. Counts handshakes and keeps each
+// request's path and Cookie header. Test-only; network-thread affine.
 
 #ifndef NET_CONTEXT_TEST_HTTPS_SERVER_H_
 #define NET_CONTEXT_TEST_HTTPS_SERVER_H_
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "net/base/ip_endpoint.h"
@@ -29,6 +32,10 @@ class TestHttpsServer {
   const IPEndPoint& address() const { return address_; }
   int handshakes() const { return handshakes_; }
   int requests() const { return requests_; }
+  // Per request, in order: its path and its Cookie header ("" if none).
+  const std::vector<std::pair<std::string, std::string>>& seen() const {
+    return seen_;
+  }
 
  private:
   struct Connection;
@@ -44,6 +51,7 @@ class TestHttpsServer {
   std::vector<std::unique_ptr<Connection>> connections_;
   int handshakes_ = 0;
   int requests_ = 0;
+  std::vector<std::pair<std::string, std::string>> seen_;
 };
 
 }  // namespace net

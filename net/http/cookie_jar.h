@@ -15,11 +15,11 @@
 // (no Expires or Max-Age) are saved too, as curl's cookie jar does: a fetch
 // run is not a browser session.
 //
-// Owned by the embedder (fetch), one per profile; HttpNetworkSession points
-// at it (not owned) and transactions read and write it on the network
+// Owned by the embedder (the Profile), one per profile; URLRequestContext
+// points at it (not owned) and URLRequests read and write it on the network
 // thread. Not thread-safe. Time is always passed in, so tests are exact.
 // A value (Parse and Load return it by value), so it has no ThreadChecker:
-// the transactions and NetworkContext that use it check their thread.
+// the URLRequests and NetworkContext that use it check their thread.
 
 #ifndef NET_HTTP_COOKIE_JAR_H_
 #define NET_HTTP_COOKIE_JAR_H_

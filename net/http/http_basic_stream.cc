@@ -18,38 +18,41 @@ int HttpBasicStream::InitializeStream(const HttpRequestInfo* request,
   return OK;
 }
 
-std::string HttpBasicStream::BuildRequest(const HttpRequestInfo& request,
-                                          const std::string& cookie_header) {
+std::vector<std::pair<std::string, std::string>>
+HttpBasicStream::RequestHeaders(const HttpRequestInfo& request) {
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (!request.HasExtraHeader("host"))
+    headers.emplace_back("Host", request.url.HostHeader());
+  if (!request.HasExtraHeader("user-agent"))
+    headers.emplace_back("User-Agent", "netstack-fetch/0.1");
+  if (!request.HasExtraHeader("accept")) headers.emplace_back("Accept", "*/*");
+  if (!request.HasExtraHeader("connection"))
+    headers.emplace_back("Connection", "keep-alive");
+  headers.insert(headers.end(), request.extra_headers.begin(),
+                 request.extra_headers.end());
+  if (!request.upload_body.empty() || request.method == "POST") {
+    headers.emplace_back("Content-Length",
+                         absl::StrCat(request.upload_body.size()));
+  }
+  return headers;
+}
+
+std::string HttpBasicStream::BuildRequest(const HttpRequestInfo& request) {
   std::string out = absl::StrCat(request.method, " ",
                                  request.url.PathForRequest(), " HTTP/1.1\r\n");
-  if (!request.HasExtraHeader("host"))
-    absl::StrAppend(&out, "Host: ", request.url.HostHeader(), "\r\n");
-  if (!request.HasExtraHeader("user-agent"))
-    absl::StrAppend(&out, "User-Agent: netstack-fetch/0.1\r\n");
-  if (!request.HasExtraHeader("accept"))
-    absl::StrAppend(&out, "Accept: */*\r\n");
-  if (!request.HasExtraHeader("connection"))
-    absl::StrAppend(&out, "Connection: keep-alive\r\n");
-  for (const auto& [name, value] : request.extra_headers) {
+  for (const auto& [name, value] : RequestHeaders(request))
     absl::StrAppend(&out, name, ": ", value, "\r\n");
-  }
-  if (!cookie_header.empty())
-    absl::StrAppend(&out, "Cookie: ", cookie_header, "\r\n");
-  if (!request.upload_body.empty() || request.method == "POST") {
-    absl::StrAppend(&out, "Content-Length: ", request.upload_body.size(),
-                    "\r\n");
-  }
   out += "\r\n";
   out += request.upload_body;
   return out;
 }
 
-int HttpBasicStream::SendRequest(const std::string& cookie_header,
-                                 CompletionOnceCallback callback) {
+int HttpBasicStream::SendRequest(CompletionOnceCallback callback) {
   timing_->request_start = TimeTicks();
   parser_ = std::make_unique<HttpStreamParser>(socket_.get(), timing_, clock_);
+  headers_sent_ = RequestHeaders(*request_);
   int rv = parser_->SendRequest(
-      BuildRequest(*request_, cookie_header), request_->method == "HEAD",
+      BuildRequest(*request_), request_->method == "HEAD",
       [this, callback = std::move(callback)](int rv) mutable {
         if (rv < 0) send_failed_ = true;
         std::move(callback)(rv);

@@ -12,6 +12,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "net/base/tick_clock.h"
 #include "net/http/http_stream.h"
@@ -31,8 +33,11 @@ class HttpBasicStream : public HttpStream {
   // HttpStream:
   int InitializeStream(const HttpRequestInfo* request,
                        CompletionOnceCallback callback) override;
-  int SendRequest(const std::string& cookie_header,
-                  CompletionOnceCallback callback) override;
+  int SendRequest(CompletionOnceCallback callback) override;
+  const std::vector<std::pair<std::string, std::string>>& request_headers_sent()
+      const override {
+    return headers_sent_;
+  }
   int ReadResponseHeaders(CompletionOnceCallback callback) override;
   const HttpResponseHeaders* response_headers() const override;
   int ReadResponseBody(std::shared_ptr<IOBuffer> buf, int len,
@@ -43,9 +48,11 @@ class HttpBasicStream : public HttpStream {
   TcpFastOpenInfo GetTcpFastOpenInfo() const override;
   const std::string& error_detail() const override;
 
+  // The HTTP/1.1 request headers SendRequest writes, in order.
+  static std::vector<std::pair<std::string, std::string>> RequestHeaders(
+      const HttpRequestInfo& request);
   // The HTTP/1.1 request head (and body) SendRequest writes.
-  static std::string BuildRequest(const HttpRequestInfo& request,
-                                  const std::string& cookie_header);
+  static std::string BuildRequest(const HttpRequestInfo& request);
 
  private:
   std::unique_ptr<StreamSocket> socket_;
@@ -53,6 +60,7 @@ class HttpBasicStream : public HttpStream {
   const TickClock* const clock_;
   const HttpRequestInfo* request_ = nullptr;
   std::unique_ptr<HttpStreamParser> parser_;
+  std::vector<std::pair<std::string, std::string>> headers_sent_;
   bool send_failed_ = false;
 };
 

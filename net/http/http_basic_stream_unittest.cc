@@ -49,7 +49,7 @@ TEST_F(HttpBasicStreamTest, WritesTheRequestAndReadsAKeepAliveResponse) {
   HttpRequestInfo request;
   request.url = *Url::Parse("http://www.example.test/a?b=c");
   request.method = "POST";
-  request.extra_headers = {{"X-Test", "1"}};
+  request.extra_headers = {{"X-Test", "1"}, {"Cookie", "k=v"}};
   request.upload_body = "body!";
   MockWrite writes[] = {
       MockWrite(ASYNC,
@@ -66,7 +66,16 @@ TEST_F(HttpBasicStreamTest, WritesTheRequestAndReadsAKeepAliveResponse) {
 
   TestCompletionCallback cb;
   EXPECT_EQ(OK, stream.InitializeStream(&request, cb.callback()));
-  EXPECT_EQ(OK, cb.GetResult(stream.SendRequest("k=v", cb.callback())));
+  EXPECT_EQ(OK, cb.GetResult(stream.SendRequest(cb.callback())));
+  const std::vector<std::pair<std::string, std::string>> sent = {
+      {"Host", "www.example.test"},
+      {"User-Agent", "netstack-fetch/0.1"},
+      {"Accept", "*/*"},
+      {"Connection", "keep-alive"},
+      {"X-Test", "1"},
+      {"Cookie", "k=v"},
+      {"Content-Length", "5"}};
+  EXPECT_EQ(stream.request_headers_sent(), sent);
   EXPECT_EQ(nullptr, stream.response_headers());
   EXPECT_EQ(OK, cb.GetResult(stream.ReadResponseHeaders(cb.callback())));
   ASSERT_TRUE(stream.response_headers());
@@ -103,7 +112,7 @@ TEST_F(HttpBasicStreamTest, ConnectionCloseIsNotReusable) {
                          DefaultTickClock::GetInstance());
   TestCompletionCallback cb;
   EXPECT_EQ(OK, stream.InitializeStream(&request, cb.callback()));
-  EXPECT_EQ(OK, cb.GetResult(stream.SendRequest("", cb.callback())));
+  EXPECT_EQ(OK, cb.GetResult(stream.SendRequest(cb.callback())));
   EXPECT_EQ(OK, cb.GetResult(stream.ReadResponseHeaders(cb.callback())));
   EXPECT_EQ("ok", ReadBody(&stream));
   bool reusable = true;
@@ -122,7 +131,7 @@ TEST_F(HttpBasicStreamTest, SendFailureIsSaidAndHeaderFailureIsTheParsers) {
   TestCompletionCallback cb;
   EXPECT_EQ(OK, stream.InitializeStream(&request, cb.callback()));
   EXPECT_EQ(ERR_CONNECTION_RESET,
-            cb.GetResult(stream.SendRequest("", cb.callback())));
+            cb.GetResult(stream.SendRequest(cb.callback())));
   EXPECT_EQ("sending the request failed", stream.error_detail());
 
   MockWrite ok_writes[] = {
@@ -135,7 +144,7 @@ TEST_F(HttpBasicStreamTest, SendFailureIsSaidAndHeaderFailureIsTheParsers) {
   HttpBasicStream stream2(Connect(&data2), &timing_,
                           DefaultTickClock::GetInstance());
   EXPECT_EQ(OK, stream2.InitializeStream(&request, cb.callback()));
-  EXPECT_EQ(OK, cb.GetResult(stream2.SendRequest("", cb.callback())));
+  EXPECT_EQ(OK, cb.GetResult(stream2.SendRequest(cb.callback())));
   int rv = cb.GetResult(stream2.ReadResponseHeaders(cb.callback()));
   EXPECT_LT(rv, 0);
   EXPECT_FALSE(stream2.error_detail().empty());

@@ -29,7 +29,6 @@
 
 namespace net {
 
-class CookieJar;
 class SnapStartClientContext;
 struct LoadTiming;
 
@@ -73,10 +72,6 @@ struct HttpNetworkSessionParams {
   size_t max_sockets_per_group = 6;
   // A preconnected socket no request took is closed after this.
   absl::Duration unused_idle_timeout = absl::Seconds(10);
-  // Cookies: transactions send the jar's Cookie header and store the
-  // response's Set-Cookie headers. Null: no cookies. Not owned; must outlive
-  // the session.
-  CookieJar* cookie_jar = nullptr;
   // TLS Snap Start: when set, an https connection to a server the context
   // knows (an orbit learned earlier or from a prefetched bundle) uses
   // net/snap_start's TLS 1.2 core and attempts Snap Start; any other server
@@ -110,7 +105,6 @@ class HttpNetworkSession {
   const HttpNetworkSessionParams& params() const { return params_; }
   HostResolver* host_resolver() { return resolver_; }
   const TickClock* clock() const { return params_.clock; }
-  CookieJar* cookie_jar() { return params_.cookie_jar; }
   ClientSocketFactory* socket_factory() { return socket_factory_; }
   SSLClientContext* ssl_client_context() { return &ssl_context_; }
   TcpFastOpenHints* tcp_fast_open_hints() { return &tcp_fast_open_hints_; }

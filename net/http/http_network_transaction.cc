@@ -6,7 +6,6 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "net/base/check.h"
-#include "net/http/cookie_jar.h"
 #include "net/http/http_basic_stream.h"
 #include "net/http/ssl_connect_job.h"
 #include "net/snap_start/snap_start_client_context.h"
@@ -441,13 +440,10 @@ int HttpNetworkTransaction::DoInitStreamComplete(int result) {
 }
 
 int HttpNetworkTransaction::DoSendRequest() {
-  // RFC 6265 5.4: one Cookie header; a caller's own wins over the jar's.
-  cookie_header_.clear();
-  if (CookieJar* jar = session_->cookie_jar();
-      jar && !request_.HasExtraHeader("cookie"))
-    cookie_header_ = jar->CookieHeaderFor(request_.url, absl::Now());
   next_state_ = STATE_SEND_REQUEST_COMPLETE;
-  return stream_->SendRequest(cookie_header_, IOCallback());
+  int rv = stream_->SendRequest(IOCallback());
+  request_headers_sent_ = stream_->request_headers_sent();
+  return rv;
 }
 
 void HttpNetworkTransaction::NoteSnapStartRejection() {
@@ -609,22 +605,10 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
                                    &timing_);
     }
   }
-  SaveCookies();
   last_progress_ = TimeTicks::Now();
   // Headers-only responses (HEAD, 204, 304) may already be complete.
   if (stream_->IsResponseBodyComplete()) OnBodyDone(OK);
   return OK;
-}
-
-void HttpNetworkTransaction::SaveCookies() {
-  CookieJar* jar = session_->cookie_jar();
-  if (!jar) return;
-  absl::Time now = absl::Now();
-  for (const auto& [name, value] : response_headers()->headers()) {
-    if (!absl::EqualsIgnoreCase(name, "set-cookie")) continue;
-    absl::Status status = jar->SetCookie(request_.url, value, now);
-    if (!status.ok()) rejected_cookies_.emplace_back(status.message());
-  }
 }
 
 int HttpNetworkTransaction::Read(std::shared_ptr<IOBuffer> buf, int len,

@@ -13,9 +13,10 @@
 // everything after CONNECT goes through that interface alone. At
 // INIT_CONNECTION an HTTP/1.1 request takes one of its origin's connection
 // slots (HttpNetworkSession::RequestSocketSlot), or waits for one when the
-// origin already has max_sockets_per_group connections. With a cookie jar
-// in the session, the request carries its Cookie header (unless the caller
-// set one) and the response's Set-Cookie headers go into it. A failure
+// origin already has max_sockets_per_group connections. Cookies are not the
+// transaction's business: URLRequest (net/url_request) adds the jar's Cookie
+// header to the request and stores the response's Set-Cookie headers. A
+// failure
 // before the response may start the request over on a new connection
 // (a stale idle connection, a rejected Snap Start attempt or early data, a
 // refused SPDY stream, INVALID_CREDENTIALS on a pooled session).
@@ -71,11 +72,11 @@ class HttpNetworkTransaction {
   const LoadTiming& load_timing() const { return timing_; }
   // A human-readable explanation of the last error.
   const std::string& error_detail() const { return error_detail_; }
-  // The Cookie header value the jar supplied ("" if none).
-  const std::string& cookie_header_sent() const { return cookie_header_; }
-  // Why each ignored Set-Cookie header of the response was ignored.
-  const std::vector<std::string>& rejected_cookies() const {
-    return rejected_cookies_;
+  // The request headers as they went on the wire (the stream's own, such
+  // as Host and User-Agent, included); empty until the request was sent.
+  const std::vector<std::pair<std::string, std::string>>& request_headers_sent()
+      const {
+    return request_headers_sent_;
   }
 
  private:
@@ -157,8 +158,6 @@ class HttpNetworkTransaction {
   // return a reusable connection to the idle pool.
   void OnBodyDone(int result);
   void Finish(int result);
-  // Stores the response's Set-Cookie headers in the session's jar.
-  void SaveCookies();
   std::string PoolKey() const;
   CompletionOnceCallback IOCallback();
 
@@ -168,8 +167,7 @@ class HttpNetworkTransaction {
   CompletionOnceCallback callback_;
   LoadTiming timing_;
   std::string error_detail_;
-  std::string cookie_header_;
-  std::vector<std::string> rejected_cookies_;
+  std::vector<std::pair<std::string, std::string>> request_headers_sent_;
 
   // The connection being made.
   std::unique_ptr<ConnectJob> connect_job_;

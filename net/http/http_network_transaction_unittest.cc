@@ -13,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "net/base/test_completion_callback.h"
-#include "net/http/cookie_jar.h"
 #include "net/http/default_client_socket_factory.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/socket/socket_test_util.h"
@@ -631,69 +630,33 @@ TEST_F(HttpNetworkTransactionTest, StalledServerHitsTheRequestTimeout) {
       << trans.error_detail();
 }
 
-// Set-Cookie headers go into the session's jar; the next request carries
-// the Cookie header; a caller's own Cookie header replaces the jar's.
-TEST_F(HttpNetworkTransactionTest, CookiesFromTheJar) {
-  CookieJar jar;
-  HttpNetworkSessionParams params;
-  params.cookie_jar = &jar;
-  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
-  const std::string get_with_cookie = absl::StrCat(
-      absl::string_view(kGet, sizeof(kGet) - 3), "Cookie: a=1\r\n\r\n");
-  const std::string get_with_own_cookie = absl::StrCat(
-      absl::string_view(kGet, sizeof(kGet) - 3), "Cookie: mine=2\r\n\r\n");
-  MockRead reads1[] = {MockRead(
+// request_headers_sent() is what went on the wire, the stream's defaults
+// included; the transaction adds no Cookie header (cookies are URLRequest's).
+TEST_F(HttpNetworkTransactionTest, RequestHeadersSent) {
+  MockRead reads[] = {MockRead(
       ASYNC,
-      "HTTP/1.1 200 OK\r\nSet-Cookie: a=1; HttpOnly\r\nset-cookie: s=2; "
-      "Secure\r\nSet-Cookie: junk\r\nContent-Length: 2\r\nConnection: "
-      "close\r\n\r\nok")};
-  MockWrite writes1[] = {MockWrite(ASYNC, kGet)};
-  StaticSocketDataProvider data1(reads1, writes1);
-  MockRead reads2[] = {MockRead(
-      ASYNC,
-      "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")};
-  MockWrite writes2[] = {MockWrite(ASYNC, get_with_cookie.c_str())};
-  StaticSocketDataProvider data2(reads2, writes2);
-  MockWrite writes3[] = {MockWrite(ASYNC, get_with_own_cookie.c_str())};
-  StaticSocketDataProvider data3(reads2, writes3);
-  factory_.AddSocketDataProvider(&data1);
-  factory_.AddSocketDataProvider(&data2);
-  factory_.AddSocketDataProvider(&data3);
-
-  auto run =
-      [&](HttpNetworkTransaction* trans,
-          std::vector<std::pair<std::string, std::string>> headers) -> int {
-    HttpRequestInfo request;
-    request.url = *Url::Parse("http://www.example.test/page");
-    request.extra_headers = std::move(headers);
-    TestCompletionCallback cb;
-    int rv = cb.GetResult(trans->Start(request, cb.callback()));
-    while (rv > 0 || rv == OK) {
-      auto buf = std::make_shared<IOBuffer>(64);
-      rv = cb.GetResult(trans->Read(buf, 64, cb.callback()));
-      if (rv == 0) return OK;
-    }
-    return rv;
-  };
-  HttpNetworkTransaction first(&session);
-  ASSERT_EQ(run(&first, {}), OK);
-  EXPECT_EQ(first.cookie_header_sent(), "");
-  // Secure from http and the unparsable line are refused, and say why.
-  ASSERT_EQ(first.rejected_cookies().size(), 2u);
-  EXPECT_NE(first.rejected_cookies()[0].find("Secure"), std::string::npos);
-  EXPECT_NE(first.rejected_cookies()[1].find("'='"), std::string::npos);
-  ASSERT_EQ(jar.size(), 1u);
-
-  HttpNetworkTransaction second(&session);
-  ASSERT_EQ(run(&second, {}), OK);
-  EXPECT_EQ(second.cookie_header_sent(), "a=1");
-  HttpNetworkTransaction third(&session);
-  ASSERT_EQ(run(&third, {{"Cookie", "mine=2"}}), OK);
-  EXPECT_EQ(third.cookie_header_sent(), "");
-  for (auto* d : {&data1, &data2, &data3}) {
-    EXPECT_TRUE(d->AllWriteDataConsumed());
-    EXPECT_TRUE(d->write_mismatches().empty()) << d->write_mismatches()[0];
-  }
+      "HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nContent-Length: 2\r\n\r\nok")};
+  const std::string get_with_header = absl::StrCat(
+      absl::string_view(kGet, sizeof(kGet) - 3), "X-Mine: 2\r\n\r\n");
+  MockWrite writes[] = {MockWrite(ASYNC, get_with_header)};
+  StaticSocketDataProvider data(reads, writes);
+  factory_.AddSocketDataProvider(&data);
+  HttpNetworkTransaction trans(&session_);
+  HttpRequestInfo request;
+  request.url = *Url::Parse("http://www.example.test/page");
+  request.extra_headers = {{"X-Mine", "2"}};
+  TestCompletionCallback cb;
+  EXPECT_TRUE(trans.request_headers_sent().empty());
+  ASSERT_EQ(OK, cb.GetResult(trans.Start(request, cb.callback())));
+  const std::vector<std::pair<std::string, std::string>> sent = {
+      {"Host", "www.example.test"},
+      {"User-Agent", "netstack-fetch/0.1"},
+      {"Accept", "*/*"},
+      {"Connection", "keep-alive"},
+      {"X-Mine", "2"}};
+  EXPECT_EQ(trans.request_headers_sent(), sent);
+  EXPECT_TRUE(data.AllWriteDataConsumed());
+  EXPECT_TRUE(data.write_mismatches().empty()) << data.write_mismatches()[0];
 }
 
 // RFC 9112 section 6.3, one case per rule: what the body is, and whether

@@ -17,6 +17,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "net/base/io_buffer.h"
 #include "net/base/net_errors.h"
@@ -36,10 +38,13 @@ class HttpStream {
   // session on a new connection; HTTP/1.1 has nothing to do.
   virtual int InitializeStream(const HttpRequestInfo* request,
                                CompletionOnceCallback callback) = 0;
-  // SendRequest sends the request with |cookie_header| ("" for none) and the
-  // upload body; stamps the trace's request_start.
-  virtual int SendRequest(const std::string& cookie_header,
-                          CompletionOnceCallback callback) = 0;
+  // SendRequest sends the request and the upload body; stamps the trace's
+  // request_start.
+  virtual int SendRequest(CompletionOnceCallback callback) = 0;
+  // The request headers SendRequest put on the wire, the stream's own
+  // (Host, User-Agent, ...) included, in order; empty before.
+  virtual const std::vector<std::pair<std::string, std::string>>&
+  request_headers_sent() const = 0;
   // ReadResponseHeaders: OK once the final response head is in
   // (response_headers()); stamps response_start.
   virtual int ReadResponseHeaders(CompletionOnceCallback callback) = 0;

@@ -94,8 +94,7 @@ void SpdyHttpStream::StartSession() {
   if (on_session_started_) std::move(on_session_started_)();
 }
 
-int SpdyHttpStream::SendRequest(const std::string& cookie_header,
-                                CompletionOnceCallback callback) {
+int SpdyHttpStream::SendRequest(CompletionOnceCallback callback) {
   SpdySession* session = session_.get();
   if (!session) return ERR_SPDY_SERVER_REFUSED_STREAM;
   LoadTiming* timing = params_.timing;
@@ -120,15 +119,16 @@ int SpdyHttpStream::SendRequest(const std::string& cookie_header,
     headers.emplace_back("user-agent", "netstack-fetch/0.1");
   if (!request.HasExtraHeader("accept")) headers.emplace_back("accept", "*/*");
   for (const auto& header : request.extra_headers) headers.push_back(header);
-  if (!cookie_header.empty()) headers.emplace_back("cookie", cookie_header);
   if (!request.upload_body.empty() || request.method == "POST") {
     headers.emplace_back("content-length",
                          absl::StrCat(request.upload_body.size()));
   }
   timing->request_start = params_.clock->NowTicks();
+  SpdyHeaderBlock block =
+      MakeSpdyRequestHeaders(request.method, request.url, headers);
+  headers_sent_.assign(block.begin(), block.end());
   rv = stream_->SendRequest(
-      MakeSpdyRequestHeaders(request.method, request.url, headers),
-      request.upload_body,
+      std::move(block), request.upload_body,
       [this, callback = std::move(callback)](int rv) mutable {
         if (rv != OK)
           error_detail_ = "sending the request on the SPDY stream failed";

@@ -20,6 +20,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/functional/any_invocable.h"
 #include "cert/obc/client_cert_provider.h"
@@ -62,8 +64,12 @@ class SpdyHttpStream : public HttpStream {
   // HttpStream:
   int InitializeStream(const HttpRequestInfo* request,
                        CompletionOnceCallback callback) override;
-  int SendRequest(const std::string& cookie_header,
-                  CompletionOnceCallback callback) override;
+  int SendRequest(CompletionOnceCallback callback) override;
+  // The SPDY/3 header block, as name-value pairs (":method", ":path", ...).
+  const std::vector<std::pair<std::string, std::string>>& request_headers_sent()
+      const override {
+    return headers_sent_;
+  }
   int ReadResponseHeaders(CompletionOnceCallback callback) override;
   const HttpResponseHeaders* response_headers() const override;
   int ReadResponseBody(std::shared_ptr<IOBuffer> buf, int len,
@@ -99,6 +105,7 @@ class SpdyHttpStream : public HttpStream {
   CompletionOnceCallback init_callback_;
   std::unique_ptr<SpdyStream> stream_;
   std::optional<HttpResponseHeaders> response_headers_;
+  std::vector<std::pair<std::string, std::string>> headers_sent_;
   bool body_done_ = false;
   std::string error_detail_;
   WeakPtrFactory<SpdyHttpStream> weak_factory_{this};

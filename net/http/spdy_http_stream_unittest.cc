@@ -40,11 +40,11 @@ class SpdyHttpStreamTest : public ::testing::Test {
   }
 
   // Initializes and sends; returns the stream id the peer saw.
-  SpdyStreamId Send(SpdyHttpStream* stream, const std::string& cookie) {
+  SpdyStreamId Send(SpdyHttpStream* stream) {
     TestCompletionCallback cb;
     EXPECT_EQ(OK, cb.GetResult(stream->InitializeStream(&request_,
                                                         cb.callback())));
-    EXPECT_EQ(OK, cb.GetResult(stream->SendRequest(cookie, cb.callback())));
+    EXPECT_EQ(OK, cb.GetResult(stream->SendRequest(cb.callback())));
     EXPECT_TRUE(TestSpdyPeer::RunUntil([&] {
       return !peer_->FramesOf<SpdySynStreamIR>().empty();
     }));
@@ -77,8 +77,8 @@ class SpdyHttpStreamTest : public ::testing::Test {
 
 TEST_F(SpdyHttpStreamTest, NewSessionRequestAndResponse) {
   auto stream = NewConnectionStream();
-  request_.extra_headers = {{"x-test", "1"}};
-  const SpdyStreamId id = Send(stream.get(), "k=v");
+  request_.extra_headers = {{"x-test", "1"}, {"Cookie", "k=v"}};
+  const SpdyStreamId id = Send(stream.get());
   ASSERT_EQ(1u, id);
   EXPECT_EQ(1, sessions_started_);
   EXPECT_TRUE(pool_.FindAvailableSession(Origin("https", "a.test", 443)));
@@ -93,6 +93,9 @@ TEST_F(SpdyHttpStreamTest, NewSessionRequestAndResponse) {
   EXPECT_EQ("k=v", sent.at("cookie"));
   EXPECT_EQ("1", sent.at("x-test"));
   EXPECT_EQ("netstack-fetch/0.1", sent.at("user-agent"));
+  EXPECT_EQ(stream->request_headers_sent(),
+            (std::vector<std::pair<std::string, std::string>>(sent.begin(),
+                                                              sent.end())));
 
   SpdySynReplyIR reply;
   reply.stream_id = id;
@@ -130,7 +133,7 @@ TEST_F(SpdyHttpStreamTest, NewSessionRequestAndResponse) {
 
 TEST_F(SpdyHttpStreamTest, ResetAfterTheWholeContentLengthIsTheEnd) {
   auto stream = NewConnectionStream();
-  const SpdyStreamId id = Send(stream.get(), "");
+  const SpdyStreamId id = Send(stream.get());
   SpdySynReplyIR reply;
   reply.stream_id = id;
   reply.headers = {{":status", "200"}, {":version", "HTTP/1.1"},
@@ -148,7 +151,7 @@ TEST_F(SpdyHttpStreamTest, ResetAfterTheWholeContentLengthIsTheEnd) {
 
 TEST_F(SpdyHttpStreamTest, ResetBeforeTheContentLengthIsAnError) {
   auto stream = NewConnectionStream();
-  const SpdyStreamId id = Send(stream.get(), "");
+  const SpdyStreamId id = Send(stream.get());
   SpdySynReplyIR reply;
   reply.stream_id = id;
   reply.headers = {{":status", "200"}, {":version", "HTTP/1.1"},
@@ -168,7 +171,7 @@ TEST_F(SpdyHttpStreamTest, ResetBeforeTheContentLengthIsAnError) {
 
 TEST_F(SpdyHttpStreamTest, SynReplyWithoutANumericStatusIsAProtocolError) {
   auto stream = NewConnectionStream();
-  const SpdyStreamId id = Send(stream.get(), "");
+  const SpdyStreamId id = Send(stream.get());
   SpdySynReplyIR reply;
   reply.stream_id = id;
   reply.headers = {{":status", "OK"}, {":version", "HTTP/1.1"}};

@@ -1,8 +1,9 @@
 // TestServer --request-client-cert against our own client stack in one
 // process (one EventLoop, loopback sockets): the server sees the OBC the
 // client's store holds, over TLS 1.2 and 1.3, on full and resumed
-// handshakes; its channel-bound cookie travels through the CookieJar and is
-// accepted only over a connection that presents the OBC it is bound to.
+// handshakes; its channel-bound cookie travels through the CookieJar (by
+// URLRequest) and is accepted only over a connection that presents the OBC
+// it is bound to.
 
 #include <fstream>
 #include <memory>
@@ -19,12 +20,12 @@
 #include "dns/host_resolver.h"
 #include "gtest/gtest.h"
 #include "net/base/event_loop.h"
-#include "net/base/test_completion_callback.h"
 #include "net/base/worker_pool.h"
 #include "net/http/cookie_jar.h"
 #include "net/http/default_client_socket_factory.h"
 #include "net/http/http_network_session.h"
-#include "net/http/http_network_transaction.h"
+#include "net/url_request/url_request.h"
+#include "net/url_request/url_request_test_util.h"
 #include "tools/testserver/channel_bound_cookie.h"
 #include "tools/testserver/test_server.h"
 
@@ -43,13 +44,14 @@ struct Response {
   LoadTiming timing;
 };
 
-// One client profile: an in-memory OBC store (or none), a cookie jar and
-// an HttpNetworkSession over them.
+// One client profile: an in-memory OBC store (or none), a cookie jar, an
+// HttpNetworkSession presenting the OBCs and a URLRequestContext over both.
 struct Profile {
   std::unique_ptr<OriginBoundCertStore> store;
   std::unique_ptr<ObcClientCertProvider> provider;
   CookieJar jar;
   std::unique_ptr<HttpNetworkSession> session;
+  URLRequestContext context;
 };
 
 class TestServerObcTest : public ::testing::TestWithParam<uint16_t> {
@@ -92,11 +94,12 @@ class TestServerObcTest : public ::testing::TestWithParam<uint16_t> {
     HttpNetworkSessionParams params;
     params.ssl_config.version_min = params.ssl_config.version_max = GetParam();
     params.ssl_config.client_cert_provider = p->provider.get();
-    params.cookie_jar = &p->jar;
     params.request_timeout = absl::Seconds(10);
     p->session = std::make_unique<HttpNetworkSession>(
         params, resolver_.get(), GetDefaultClientSocketFactory(),
         verifier_.get());
+    p->context.http_session = p->session.get();
+    p->context.cookie_jar = &p->jar;
     profiles_.push_back(std::move(p));
     return profiles_.back().get();
   }
@@ -109,28 +112,21 @@ class TestServerObcTest : public ::testing::TestWithParam<uint16_t> {
   }
 
   Response Get(Profile* p, const std::string& path) {
-    HttpNetworkTransaction trans(p->session.get());
-    HttpRequestInfo request;
-    request.url =
-        *Url::Parse(absl::StrCat("https://", kHost, ":", port_, path));
-    TestCompletionCallback cb;
+    TestURLRequestDelegate delegate;
+    URLRequest request(
+        &p->context,
+        *Url::Parse(absl::StrCat("https://", kHost, ":", port_, path)),
+        &delegate, URLRequest::Options());
+    request.Start();
+    delegate.RunUntilComplete();
     Response r;
-    r.error = cb.GetResult(trans.Start(request, cb.callback()));
-    if (r.error == OK) {
-      r.status = trans.response_headers()->status_code();
-      r.obc_header =
-          trans.response_headers()->GetHeader("x-obc-spki-sha256").value_or("");
-      for (;;) {
-        auto buf = std::make_shared<IOBuffer>(4096);
-        int n = cb.GetResult(trans.Read(buf, 4096, cb.callback()));
-        if (n <= 0) {
-          if (n < 0) r.error = n;
-          break;
-        }
-        r.body.append(buf->data(), n);
-      }
+    r.error = delegate.result();
+    if (const HttpResponseHeaders* headers = request.response_headers()) {
+      r.status = headers->status_code();
+      r.obc_header = headers->GetHeader("x-obc-spki-sha256").value_or("");
     }
-    r.timing = trans.load_timing();
+    r.body = delegate.body();
+    r.timing = request.load_timing();
     return r;
   }
 

@@ -1,0 +1,83 @@
+#include "tools/fetch/fetch_params.h"
+
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "cert/obc/obc_types.h"
+#include "cert/revocation_checker.h"
+#include "net/ssl/cert_compression.h"
+#include "prefetch/bundle_source.h"
+
+namespace net {
+
+absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
+    const FetchOptions& options, const std::vector<Url>& urls) {
+  NetworkContextParams params;
+  params.trust_anchor_files = options.trust_anchors;
+  params.system_trust_store = options.system_trust_store;
+  params.dns_servers = options.dns_servers;
+  params.edns = options.edns;
+  params.dns_attempt_timeout = options.dns_timeout;
+  params.resolve_overrides = options.resolve;
+  params.session.connect_timeout = options.connect_timeout;
+  params.session.request_timeout = options.max_time;
+  params.session.max_sockets_per_group =
+      static_cast<size_t>(options.max_conns_per_host);
+  params.session.ssl_config.version_min = options.tls_min;
+  params.session.ssl_config.version_max = options.tls_max;
+  params.session.ssl_config.false_start_enabled = options.false_start;
+  params.session.ssl_config.coalesce_handshakes = options.coalesce_handshakes;
+  params.session.ssl_config.cipher_list = options.ciphers;
+  params.session.ssl_config.early_data_enabled = options.early_data;
+  params.session.tcp_fast_open = options.tcp_fast_open;
+  if (options.spdy)
+    params.session.ssl_config.alpn_protos = {"spdy/3", "http/1.1"};
+  absl::StatusOr<std::vector<CertCompressionAlgorithm>> cert_compression =
+      ParseCertCompressionList(options.cert_compression);
+  if (!cert_compression.ok()) return cert_compression.status();
+  params.session.ssl_config.cert_compression = *cert_compression;
+  std::optional<RevocationPolicy::Mode> mode =
+      ParseRevocationMode(options.revocation);
+  if (!mode)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--revocation: unknown mode ", options.revocation));
+  params.revocation = *mode;
+  params.url_rewrites = options.url_rewrites;
+  if (options.obc != "off") {
+    std::optional<KeyAlgorithm> algorithm = ParseKeyAlgorithm(options.obc);
+    std::optional<ScopeMode> scope = ParseScopeMode(options.obc_scope);
+    if (!algorithm)
+      return absl::InvalidArgumentError(
+          absl::StrCat("--obc: unknown algorithm ", options.obc));
+    if (!scope)
+      return absl::InvalidArgumentError(
+          absl::StrCat("--obc-scope: unknown scope ", options.obc_scope));
+    params.obc_algorithm = *algorithm;
+    params.obc_scope = *scope;
+    params.obc_pool_depth = options.obc_pool;
+  }
+  if (!options.bundle_sources.empty()) {
+    absl::StatusOr<std::vector<BundleSourceType>> sources =
+        ParseBundleSourceList(options.bundle_sources);
+    if (!sources.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("--bundle-sources: ", sources.status().message()));
+    params.bundle_sources = *sources;
+  }
+  params.bundle_cdns = options.bundle_cdns;
+  params.bundle_prevalidate = options.bundle_prevalidation;
+  params.prefetch_ports = options.prefetch_ports;
+  for (const Url& url : urls) {
+    if (url.SchemeIsCryptographic())
+      params.prefetch_ports.emplace(url.host(), url.port());
+  }
+  params.preconnect = options.preconnect;
+  params.snap_start = options.snap_start;
+  params.snap_start_learn_in_handshake = options.snap_start_learn_in_handshake;
+  params.profile_dir = options.profile_dir;
+  params.private_profile = options.private_profile;
+  params.cookies = options.cookies;
+  return params;
+}
+
+}  // namespace net

@@ -1,0 +1,122 @@
+#include "tools/fetch/transfer.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "tools/fetch/exit_codes.h"
+#include "tools/fetch/trace_files.h"
+#include "tools/fetch/verbose_log.h"
+#include "tools/fetch/write_out.h"
+
+namespace net {
+
+URLRequest::Options RequestOptionsFor(const FetchOptions& options) {
+  URLRequest::Options request_options;
+  request_options.follow_redirects = options.follow_redirects;
+  request_options.max_redirects = options.max_redirs;
+  request_options.max_body_bytes = options.max_filesize;
+  request_options.navigation = true;
+  return request_options;
+}
+
+void ConfigureRequest(const FetchOptions& options, URLRequest* request) {
+  request->set_method(!options.method.empty() ? options.method
+                      : options.head          ? "HEAD"
+                      : options.data          ? "POST"
+                                              : "GET");
+  HttpHeaderList headers = options.headers;
+  if (options.data && !options.data->empty()) {
+    request->set_upload_body(*options.data);
+    if (std::none_of(headers.begin(), headers.end(), [](const auto& h) {
+          return absl::EqualsIgnoreCase(h.first, "content-type");
+        }))
+      headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
+  }
+  request->SetExtraRequestHeaders(std::move(headers));
+}
+
+void Transfer::RecordOutcome(const FetchOptions& options, int rv,
+                             bool failed_to_write) {
+  const URLRequest& r = *request;
+  result = rv;
+  write_error = failed_to_write;
+  const bool har = !options.har_file.empty();
+  // The body is only ever dropped (on a method change), never changed.
+  const std::string body = options.data.value_or("");
+  for (const URLRequestHop& hop : r.hops()) {
+    hops.push_back(hop.timing);
+    hops.back().ssl.cert_verify.verified_chain_der.clear();
+    if (har)
+      hop_extras.push_back(HarExtrasFor(hop.request_headers,
+                                        hop.upload_body_sent ? body : "",
+                                        &hop.response_headers));
+  }
+  if (har)
+    extras = HarExtrasFor(r.request_headers(), r.upload_body(),
+                          r.response_headers());
+  timing = r.load_timing();
+  timing.net_error = rv;
+  // The verified chain is the certificates' bytes: the trace does not print
+  // it, and a long run must not keep a copy per request.
+  timing.ssl.cert_verify.verified_chain_der.clear();
+  timing.ssl.cert_verify.verified_chain_der.shrink_to_fit();
+  if (const HttpResponseHeaders* h = r.response_headers()) headers = h->raw();
+  if (r.redirect_info()) redirect_url = r.redirect_info()->new_url.spec();
+  error_detail = rv == ERR_FILE_TOO_BIG
+                     ? absl::StrCat("the body exceeds --max-filesize ",
+                                    options.max_filesize, " bytes")
+                 : failed_to_write ? std::string()
+                                   : r.error_detail();
+}
+
+int ReportTransfer(const FetchOptions& options, const Transfer& transfer,
+                   int round, const std::string& output) {
+  const LoadTiming& t = transfer.timing;
+  if (options.verbose) {
+    VerboseTransfer verbose;
+    verbose.timing = &t;
+    verbose.round = round;
+    verbose.cookie_sent = transfer.request->cookie_header_sent();
+    verbose.response_head = transfer.headers;
+    verbose.rejected_cookies = transfer.request->rejected_cookies();
+    PrintVerboseTransfer(std::cerr, verbose);
+  }
+  // Error messages go to stderr unless -s (and not -S).
+  const bool quiet = options.silent && !options.show_error;
+  if (transfer.write_error) {
+    if (!quiet)
+      std::cerr << "fetch: " << t.url << ": cannot write " << output << "\n";
+    return 23;
+  }
+  if (transfer.result < 0) {
+    if (!quiet)
+      std::cerr << "fetch: " << t.url << ": "
+                << ErrorToShortString(transfer.result) << " ("
+                << transfer.result << ")"
+                << (transfer.error_detail.empty() ? "" : ": ")
+                << transfer.error_detail << "\n";
+    return ExitCodeForError(transfer.result);
+  }
+  if (options.fail_on_http_error && t.status_code >= 400) {
+    if (!quiet)
+      std::cerr << "fetch: " << t.url << ": HTTP status " << t.status_code
+                << "\n";
+    return 22;
+  }
+  return 0;
+}
+
+std::string WriteOutFor(const FetchOptions& options, const Transfer& transfer) {
+  WriteOutTransfer out;
+  out.timing = &transfer.timing;
+  out.hops = &transfer.hops;
+  out.url_effective = transfer.request->url().spec();
+  out.redirect_url = transfer.redirect_url;
+  out.result = transfer.result;
+  out.error_detail = transfer.error_detail;
+  return FormatWriteOut(options.write_out, out);
+}
+
+}  // namespace net

@@ -1,0 +1,80 @@
+#include "tools/fetch/verbose_log.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "cert/obc/obc_types.h"
+#include "prefetch/bundle_source.h"
+#include "prefetch/cert_prefetcher.h"
+
+namespace net {
+
+void PrefetchLog::OnHostPrefetched(const std::string& host, int result,
+                                   const HostResolveResult& answer) {
+  if (!verbose) return;
+  *out_ << "* prefetched " << host << ": "
+        << (result == OK ? "OK" : ErrorToShortString(result)) << " ("
+        << answer.source << ")\n";
+}
+
+void PrintBundleRecords(std::ostream& out, NetworkContext* context,
+                        const std::vector<std::string>& hosts) {
+  if (!context->cert_prefetcher()) return;
+  for (const std::string& host : hosts) {
+    const auto& ports = context->params().prefetch_ports;
+    auto port = ports.find(host);
+    const PrefetchRecord* record = context->cert_prefetcher()->Record(
+        host, port != ports.end() ? port->second : 443);
+    if (!record) continue;
+    out << "* bundle for " << record->host << ":" << record->port << ": "
+        << (record->state == PrefetchRecord::State::kReady
+                ? absl::StrCat(BundleSourceTypeToString(record->fetched.source),
+                               " ", record->fetched.via,
+                               record->prevalidated ? ", prevalidated" : "")
+                : std::string("none usable"))
+        << "\n";
+    for (const std::string& why : record->rejected)
+      out << "*   rejected: " << why << "\n";
+  }
+}
+
+void PrintVerboseTransfer(std::ostream& out, const VerboseTransfer& transfer) {
+  const LoadTiming& t = *transfer.timing;
+  out << "* " << t.url << " (round " << transfer.round + 1 << ")\n";
+  if (!t.remote_address.empty())
+    out << "* " << (t.socket_reused ? "Reusing" : "Connected to") << " "
+        << t.remote_address << " (dns: " << t.dns_source << ")\n";
+  if (t.https && !t.ssl.version.empty()) {
+    out << "* TLS " << t.ssl.version << " " << t.ssl.cipher
+        << (t.ssl.group.empty() ? "" : " " + t.ssl.group)
+        << " alpn=" << (t.ssl.alpn.empty() ? "-" : t.ssl.alpn)
+        << (t.ssl.resumed ? " resumed" : " full-handshake")
+        << (t.ssl.false_start ? " false-start" : "")
+        << (t.ssl.early_data != "not_offered"
+                ? " early-data=" + t.ssl.early_data
+                : "")
+        << (t.ssl.waited_for_session ? " (waited for a coalesced session)" : "")
+        << "\n";
+    if (t.ssl.obc.source != ObcSource::kNone) {
+      out << "* OBC " << ObcSourceToString(t.ssl.obc.source) << " "
+          << KeyAlgorithmToString(t.ssl.obc.algorithm) << " "
+          << t.ssl.obc.ElapsedMs() << " ms\n";
+    }
+  }
+  if (t.spdy.used) {
+    out << "* SPDY stream " << t.spdy.stream_id << " on session "
+        << t.spdy.session_id << " (" << t.spdy.session << "), credential slot "
+        << t.spdy.credential_slot
+        << (t.spdy.credential_sent ? " (CREDENTIAL sent)" : "") << "\n";
+    if (!t.spdy.retry.empty()) out << "* SPDY retry: " << t.spdy.retry << "\n";
+  }
+  if (!transfer.cookie_sent.empty())
+    out << "> Cookie: " << transfer.cookie_sent << "\n";
+  if (!transfer.response_head.empty())
+    out << "< " << absl::StrReplaceAll(transfer.response_head, {{"\n", "\n< "}})
+        << "\n";
+  for (const std::string& why : transfer.rejected_cookies)
+    out << "* cookie ignored: " << why << "\n";
+  out << "* trace " << LoadTimingToJson(t) << "\n";
+}
+
+}  // namespace net
