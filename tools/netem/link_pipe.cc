@@ -70,6 +70,25 @@ bool IsTcpSynWithData(const std::string& packet) {
   return syn && !ack && ip_total > ip_header + tcp_header;
 }
 
+void SetTcpSourcePort(std::string* packet, uint16_t port) {
+  auto* p = reinterpret_cast<uint8_t*>(packet->data());
+  const size_t ip_header =
+      (p[0] >> 4) == 4 ? static_cast<size_t>(p[0] & 0x0f) * 4 : 40;
+  uint8_t* tcp = p + ip_header;
+  const uint16_t old_port = static_cast<uint16_t>(tcp[0] << 8 | tcp[1]);
+  const uint16_t old_sum = static_cast<uint16_t>(tcp[16] << 8 | tcp[17]);
+  // HC' = ~(~HC + ~m + m') in ones' complement arithmetic.
+  uint32_t sum = static_cast<uint16_t>(~old_sum);
+  sum += static_cast<uint16_t>(~old_port);
+  sum += port;
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  const uint16_t new_sum = static_cast<uint16_t>(~sum);
+  tcp[0] = static_cast<uint8_t>(port >> 8);
+  tcp[1] = static_cast<uint8_t>(port);
+  tcp[16] = static_cast<uint8_t>(new_sum >> 8);
+  tcp[17] = static_cast<uint8_t>(new_sum);
+}
+
 LinkPipe::LinkPipe(PipeParams params, int64_t start_ns)
     : params_(std::move(params)),
       start_ns_(start_ns),
@@ -98,9 +117,17 @@ void LinkPipe::Enqueue(std::string packet, int64_t now_ns) {
         params_.max_in_flight_bytes) {
       ++stats_.duplicated_syn_data;
       in_flight_bytes_ += packet.size();
+      std::string copy = packet;
+      const size_t ip_header = (copy[0] >> 4 & 0x0f) == 4
+                                   ? static_cast<size_t>(copy[0] & 0x0f) * 4
+                                   : 40;
+      const uint16_t port =
+          static_cast<uint16_t>(static_cast<uint8_t>(copy[ip_header]) << 8 |
+                                static_cast<uint8_t>(copy[ip_header + 1]));
+      SetTcpSourcePort(&copy, port == 65535 ? 1024 : port + 1);
       in_flight_.push(InFlight{
           now_ns + params_.duplicate_syn_data_after_ns + params_.delay_ns,
-          next_seq_++, packet});
+          next_seq_++, std::move(copy)});
     }
   }
   if (loss_.Drop()) {

@@ -45,7 +45,10 @@ struct PipeParams {
   // A middlebox's view of TCP Fast Open (RFC 7413): drop every TCP SYN that
   // carries data (as some middleboxes did, which made browsers give Fast
   // Open up), and/or deliver a copy of each such SYN again this long after
-  // the original (a network replaying it); negative: no copy.
+  // the original (an attacker replaying it); negative: no copy. The copy
+  // comes from the next source port (checksum adjusted), so that it opens a
+  // connection of its own at the server whatever became of the original's
+  // (a TIME_WAIT there would swallow a copy from the same port).
   bool drop_syn_data = false;
   int64_t duplicate_syn_data_after_ns = -1;
 };
@@ -54,6 +57,10 @@ struct PipeParams {
 // SYN without ACK whose segment carries data. Bounds-checked: anything
 // shorter than its headers say is not.
 bool IsTcpSynWithData(const std::string& packet);
+
+// Sets the TCP source port of an IPv4 or IPv6 |packet| that IsTcpSynWithData
+// accepted to |port|, updating the TCP checksum (RFC 1624).
+void SetTcpSourcePort(std::string* packet, uint16_t port);
 
 // What a pipe counted. Queue delay is the time a packet waited before the
 // link began sending it.

@@ -388,6 +388,51 @@ std::string Ipv6Tcp(uint8_t flags, size_t payload) {
 
 constexpr uint8_t kSyn = 0x02, kAck = 0x10;
 
+// The TCP checksum of an IPv4 |packet| (pseudo-header included), computed
+// from scratch, with the checksum field taken as zero.
+uint16_t FullTcpChecksum(std::string packet) {
+  auto* p = reinterpret_cast<uint8_t*>(packet.data());
+  const size_t ihl = (p[0] & 0x0f) * 4;
+  const size_t total = p[2] << 8 | p[3];
+  p[ihl + 16] = p[ihl + 17] = 0;
+  uint32_t sum = 0;
+  auto add16 = [&](const uint8_t* b, size_t n) {
+    for (size_t i = 0; i + 1 < n; i += 2) sum += b[i] << 8 | b[i + 1];
+    if (n % 2) sum += b[n - 1] << 8;
+  };
+  add16(p + 12, 8);  // source and destination addresses
+  sum += 6;
+  sum += static_cast<uint32_t>(total - ihl);
+  add16(p + ihl, total - ihl);
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  return static_cast<uint16_t>(~sum);
+}
+
+TEST(SynDataTest, SourcePortRewriteKeepsTheChecksumRight) {
+  std::string syn = Ipv4Tcp(kSyn, 333, 20);
+  for (size_t i = 12; i < syn.size(); ++i)
+    syn[i] = static_cast<char>(i * 37 + 11);  // addresses, ports, data
+  syn[9] = 6;
+  syn[20 + 12] = static_cast<char>((40 / 4) << 4);
+  syn[20 + 13] = kSyn;
+  const uint16_t sum = FullTcpChecksum(syn);
+  syn[20 + 16] = static_cast<char>(sum >> 8);
+  syn[20 + 17] = static_cast<char>(sum);
+  ASSERT_TRUE(IsTcpSynWithData(syn));
+  for (uint16_t port : {1, 1024, 40000, 65535}) {
+    std::string copy = syn;
+    SetTcpSourcePort(&copy, port);
+    EXPECT_EQ(
+        (static_cast<uint8_t>(copy[20]) << 8) | static_cast<uint8_t>(copy[21]),
+        port);
+    const uint16_t want = FullTcpChecksum(copy);
+    EXPECT_EQ(
+        (static_cast<uint8_t>(copy[36]) << 8) | static_cast<uint8_t>(copy[37]),
+        want)
+        << port;
+  }
+}
+
 TEST(SynDataTest, RecognizesOnlySynsCarryingData) {
   EXPECT_TRUE(IsTcpSynWithData(Ipv4Tcp(kSyn, 500, 20)));
   EXPECT_TRUE(IsTcpSynWithData(Ipv6Tcp(kSyn, 1)));
@@ -439,6 +484,18 @@ TEST(SynDataTest, DropAndDuplicate) {
   EXPECT_EQ(d[1].at_ns, 11'000'000);
   EXPECT_EQ(d[2].at_ns, 510'000'000);
   EXPECT_EQ(d[2].size, d[0].size);
+  // The copy comes from the next source port.
+  std::vector<std::string> packets;
+  LinkPipe again(params);
+  std::string syn = Ipv4Tcp(kSyn, 300);
+  syn[20] = 0x12;
+  syn[21] = 0x34;
+  again.Enqueue(syn, 0);
+  for (int64_t t : {10'000'000, 510'000'000})
+    again.Deliver(t, [&](const std::string& p) { packets.push_back(p); });
+  ASSERT_EQ(packets.size(), 2u);
+  EXPECT_EQ(packets[0][21], 0x34);
+  EXPECT_EQ(packets[1][21], 0x35);
 }
 
 }  // namespace
