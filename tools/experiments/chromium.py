@@ -13,6 +13,7 @@ import os
 import select
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -180,3 +181,25 @@ if __name__ == "__main__":
         sys.exit(1 if why else 0)
     print(json.dumps(visit(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None,
                            sys.argv[3] if len(sys.argv) > 3 else None), indent=1))
+
+
+_VISIT_CHILD = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import chromium
+print(json.dumps(chromium.visit(sys.argv[2], host_rules=sys.argv[3], nss_home=sys.argv[4])))
+"""
+
+
+def visit_as(prefix, url, host_rules, nss_home, timeout=120):
+    """visit() in a child process started with the command |prefix| first (the world's client
+    host: exp_common.World.client_prefix()). Returns visit()'s dict; raises RuntimeError with
+    the child's stderr when it fails."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    argv = list(prefix) + [sys.executable, "-c", _VISIT_CHILD, here, url, host_rules, nss_home]
+    p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError("chromium visit of %s failed: %s" % (url, p.stderr.strip()[-2000:]))
+    return json.loads(p.stdout)
+

@@ -211,6 +211,21 @@ def run_fetch(fetch, argv_tail, name, timeout=120, prefix=None):
     return traces, other, stderr, cmd
 
 
+def check_rtts(rows, want, column="median_rtts"):
+    """The problems of a smoke check's RTT table: |rows| maps a configuration to its CSV row,
+    |want| a configuration to (expected RTTs, allowed below, allowed above). Prints each."""
+    bad = []
+    for name, (rtts, below, above) in want.items():
+        if name not in rows:
+            bad.append("no row for %s" % name)
+            continue
+        got = float(rows[name][column])
+        print("%s: %.2f RTT (expected %.1f, -%.2f/+%.2f)" % (name, got, rtts, below, above))
+        if not rtts - below <= got <= rtts + above:
+            bad.append("%s is %.2f RTT" % (name, got))
+    return bad
+
+
 def smoke_check_main(out, files, show, check):
     """The body of a NAME_smoke_check.py (experiment.bzl): every one of |files| in |out| written
     and not empty, the ones in |show| printed, then check(out), which returns the problems

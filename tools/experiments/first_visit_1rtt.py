@@ -102,25 +102,11 @@ def parse_args(argv):
     return args
 
 
-CHROMIUM_VISIT = r"""
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import chromium
-print(json.dumps(chromium.visit(sys.argv[2], host_rules=sys.argv[3], nss_home=sys.argv[4])))
-"""
-
-
 def visit_chromium(world, url, rules, nss_home):
-    import json
-    here = os.path.dirname(os.path.abspath(__file__))
-    argv = world.client_prefix() + [sys.executable, "-c", CHROMIUM_VISIT, here, url, rules,
-                                    nss_home]
-    p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True, timeout=120)
-    if p.returncode != 0:
-        raise exp_common.ExperimentError("chromium visit of %s failed: %s" % (
-            url, p.stderr.strip()[-2000:]))
-    e = json.loads(p.stdout)
+    try:
+        e = chromium.visit_as(world.client_prefix(), url, rules, nss_home)
+    except RuntimeError as err:
+        raise exp_common.ExperimentError(str(err))
     return {"responseEnd": e["responseEnd"], "fromConnectStart": None,
             "version": e.get("chromium_version")}
 

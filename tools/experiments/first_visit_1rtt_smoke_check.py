@@ -20,15 +20,7 @@ def check(out):
     want = {"http": (2.0, 0.1, 0.3), "http_tfo_first": (2.0, 0.1, 0.3),
             "http_tfo_cookie": (1.0, 0.1, 0.3), "snap": (2.0, 0.1, 0.3),
             "snap_tfo": (1.0, 0.05, 0.1), "tls13_0rtt_tfo": (1.0, 0.1, 0.5)}
-    bad = []
-    for name, (rtts, below, above) in want.items():
-        if name not in rows:
-            bad.append("no row for %s" % name)
-            continue
-        got = float(rows[name]["median_rtts"])
-        print("%s: %.2f RTT (expected %.1f, -%.2f/+%.2f)" % (name, got, rtts, below, above))
-        if not rtts - below <= got <= rtts + above:
-            bad.append("%s is %.2f RTT" % (name, got))
+    bad = exp_common.check_rtts(rows, want)
     if "tls13" in rows and float(rows["tls13"]["median_rtts"]) < 3:
         bad.append("TLS 1.3 first visit under 3 RTT")
     snap_tfo = rows.get("snap_tfo")
