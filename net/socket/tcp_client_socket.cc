@@ -132,6 +132,10 @@ int TCPClientSocket::Read(std::shared_ptr<IOBuffer> buf, int len,
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (deferred_error_ != OK) return deferred_error_;
   if (!connected_) return ERR_SOCKET_NOT_CONNECTED;
+  // A Read before any Write on a Fast Open socket (a server that speaks
+  // first): nothing will ride in the SYN, so it leaves now, without data.
+  if (syn_deferred_ && unsent_.empty()) SendSynData();
+  if (deferred_error_ != OK) return deferred_error_;
   ssize_t n = read(fd_, buf->data(), len);
   if (n >= 0) return static_cast<int>(n);
   if (errno != EAGAIN && errno != EWOULDBLOCK) return MapSystemError(errno);

@@ -10,7 +10,8 @@
 // that event-loop turn are gathered (they complete at once) and go out as
 // the SYN's data in one send() when the turn ends, so a TLS ClientHello and
 // the request written right after it share the SYN. The rest waits for the
-// handshake; later Writes queue behind it. With a fallback delay, a SYN with
+// handshake; later Writes queue behind it. A Read before any Write sends the
+// SYN without data. With a fallback delay, a SYN with
 // data that gets no answer in time is raced by a connection without Fast
 // Open, which then carries the same bytes (a path that drops such SYNs).
 // Errors of the deferred connect (refused, timed out) arrive through the

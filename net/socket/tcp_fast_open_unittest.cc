@@ -178,6 +178,30 @@ TEST_F(TcpFastOpenTest, RefusedDeferredConnectFailsTheWrite) {
             read_cb.GetResult(client.Read(in, 16, read_cb.callback())));
 }
 
+TEST_F(TcpFastOpenTest, AReadFirstSendsTheSynWithoutData) {
+  // A server that speaks first: the client reads before it writes, so the
+  // deferred SYN leaves at once, without data, and the greeting arrives.
+  Listen(16, /*no_cookie=*/true);
+  TcpConnectOptions options;
+  options.fast_open = TcpFastOpenMode::kNoCookie;
+  TCPClientSocket client(address_, absl::Seconds(5), options);
+  TestCompletionCallback connect_cb, accept_cb;
+  std::unique_ptr<StreamSocket> accepted;
+  int accept_rv = server_->Accept(&accepted, accept_cb.callback());
+  ASSERT_EQ(OK, connect_cb.GetResult(client.Connect(connect_cb.callback())));
+  auto in = std::make_shared<IOBuffer>(16);
+  TestCompletionCallback read_cb;
+  int read_rv = client.Read(in, 16, read_cb.callback());
+  ASSERT_EQ(OK, accept_cb.GetResult(accept_rv));
+  auto hello = std::make_shared<IOBuffer>(absl::string_view("220 hi"));
+  TestCompletionCallback write_cb;
+  EXPECT_EQ(6,
+            write_cb.GetResult(accepted->Write(hello, 6, write_cb.callback())));
+  EXPECT_EQ(6, read_cb.GetResult(read_rv));
+  EXPECT_EQ(std::string(in->data(), 6), "220 hi");
+  EXPECT_EQ(client.GetTcpFastOpenInfo().syn_data_bytes, 0);
+}
+
 TEST(TcpFastOpenHintsTest, ModesAndMemory) {
   SimpleTestTickClock clock;
   TcpFastOpenHints off(false, absl::Milliseconds(250), &clock);
