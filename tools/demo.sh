@@ -55,7 +55,7 @@ for cfg in "plain http (the baseline)|slow_http|" \
            "tls1.3 resumed (2nd of --repeat 2)|slow|--tls-max 1.3 --repeat 2" \
            "Snap Start (orbit learned before)|slow12|--snap-start --profile '"$dir"'/snap-profile" \
            "Snap Start, 1st visit (CDN bundle)|slow|--snap-start --bundle-sources cdn --prefetch slow.example.test --profile '"$dir"'/fresh-profile" \
-           "Snap Start + TCP Fast Open, 1st visit|slow|--snap-start --tcp-fast-open --bundle-sources cdn --prefetch slow.example.test --profile '"$dir"'/fresh-profile-tfo"; do
+           "Snap Start + TFO, 1st visit (CDN)|slow|--snap-start --tcp-fast-open --bundle-sources cdn --prefetch slow.example.test --profile '"$dir"'/fresh-profile-tfo"; do
   IFS="|" read -r name origin flags <<<"$cfg"
   # shellcheck disable=SC2086
   $fetch --world "$NETSTACK_WORLD" --no-world-dns $flags -o /dev/null --trace-json - "$(url $origin)" |
