@@ -208,6 +208,8 @@ struct ContentDecoderChain::Stage {
   // stage 0, which reads the encoded input).
   std::string buffer;
   size_t offset = 0;
+  // The previous stage's output dropped after this stage's end.
+  size_t dropped = 0;
 };
 
 ContentDecoderChain::ContentDecoderChain(
@@ -260,6 +262,14 @@ int ContentDecoderChain::Pull(size_t index, absl::string_view* input, char* out,
         if (dropped <= 0) {
           stage.buffer.clear();
           return dropped;
+        }
+        stage.dropped += static_cast<size_t>(dropped);
+        if (stage.dropped > kMaxDroppedAfterEnd) {
+          error_detail_ = absl::StrCat(
+              "more than ", kMaxDroppedAfterEnd, " bytes after the end of the ",
+              ContentCodingName(stage.coding), "-encoded stream");
+          stage.buffer.clear();
+          return ERR_CONTENT_DECODING_FAILED;
         }
       }
     }

@@ -84,6 +84,11 @@ class ContentDecoderChain {
 
   // Bytes buffered between two stages, at most.
   static constexpr size_t kStageBufferSize = 16 * 1024;
+  // After a coding's end, the codings before it still run to their own ends
+  // (an outer gzip's trailer, say) and their output is dropped: at most this
+  // much of it, or a bomb placed after the inner stream's end would be
+  // decompressed to nothing on the network thread, past every body limit.
+  static constexpr size_t kMaxDroppedAfterEnd = 64 * 1024;
 
  private:
   struct Stage;

@@ -208,5 +208,39 @@ TEST(ContentDecoderTest, BombOutputIsBoundedByTheBuffer) {
   }
 }
 
+// A bomb after the inner coding's end (gzip around br(text) + 64 MB of
+// zeros) is not decompressed to nothing: past kMaxDroppedAfterEnd of
+// dropped output the chain fails, named, while a few bytes after the end
+// (a padding, a trailer) are dropped quietly.
+TEST(ContentDecoderTest, OutputDroppedAfterTheEndIsBounded) {
+  const std::string text = Text();
+  const std::vector<ContentCoding> br_then_gzip = {ContentCoding::kBrotli,
+                                                   ContentCoding::kGzip};
+  Result small =
+      DecodeAll(br_then_gzip, Deflate(Brotli(text) + std::string(100, 'x'), 31),
+                4096, 4096);
+  EXPECT_EQ(small.error, OK);
+  EXPECT_EQ(small.out, text);
+
+  const std::string bomb =
+      Deflate(Brotli(text) + std::string(64 << 20, '\0'), 31);
+  ASSERT_LT(bomb.size(), 200u << 10);
+  ContentDecoderChain chain(br_then_gzip);
+  absl::string_view input(bomb);
+  std::string buf(8192, '\0');
+  std::string out;
+  int rv;
+  int calls = 0;
+  while ((rv = chain.Decode(&input, buf.data(), buf.size())) > 0) {
+    out.append(buf.data(), rv);
+    ASSERT_LT(++calls, 1000);
+  }
+  EXPECT_EQ(rv, ERR_CONTENT_DECODING_FAILED);
+  EXPECT_NE(chain.error_detail().find("after the end of the br-encoded"),
+            std::string::npos)
+      << chain.error_detail();
+  EXPECT_EQ(out, text);
+}
+
 }  // namespace
 }  // namespace net
