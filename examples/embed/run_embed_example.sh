@@ -11,7 +11,8 @@ bin=$(bazel info bazel-bin)
 certs=../../cert/testdata
 log=$(mktemp)
 out=$(mktemp -d)
-trap 'kill "$server" 2>/dev/null || true; rm -rf "$log" "$out"' EXIT
+server=
+trap 'if [[ -n "$server" ]]; then kill "$server" 2>/dev/null || true; fi; rm -rf "$log" "$out"' EXIT
 mkdir -p "$out/www"
 echo "hello from netstack's test server" > "$out/www/index.html"
 "$bin/external/netstack/tools/testserver/testserver" --listen 127.0.0.1:0 \
