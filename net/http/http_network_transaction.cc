@@ -302,10 +302,7 @@ int HttpNetworkTransaction::DoConnect() {
   // Fast Open: a TLS ClientHello may ride in the SYN (early data has its
   // own rules); a plain request only if replaying it is harmless.
   options.tcp = session_->tcp_fast_open_hints()->OptionsFor(
-      absl::StrCat(host, ":", port),
-      timing_.https ||
-          ((request_.method == "GET" || request_.method == "HEAD") &&
-           request_.upload_body.empty()));
+      absl::StrCat(host, ":", port), timing_.https || IsReplaySafe());
   if (timing_.https) {
     SSLConnectJobParams params;
     params.host = host;
@@ -462,9 +459,12 @@ bool HttpNetworkTransaction::CanSendEarlyData() const {
   // for this request.
   // Nor with SPDY/3 offered: a session made on a connection still in early
   // data would carry other requests' streams (a POST among them) early too.
+  return IsReplaySafe() && early_data_rejection_.empty() && !SpdyAllowed();
+}
+
+bool HttpNetworkTransaction::IsReplaySafe() const {
   return (request_.method == "GET" || request_.method == "HEAD") &&
-         request_.upload_body.empty() && early_data_rejection_.empty() &&
-         !SpdyAllowed();
+         request_.upload_body.empty();
 }
 
 void HttpNetworkTransaction::NoteEarlyDataRejection() {

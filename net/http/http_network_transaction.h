@@ -145,6 +145,10 @@ class HttpNetworkTransaction {
   // without a body, not after a rejection), and, after a rejected attempt
   // and its retry, says so in the trace's ssl facts.
   bool CanSendEarlyData() const;
+  // Whether the network may replay the request without harm (GET or HEAD
+  // without a body, RFC 8470 section 2.1): the rule for 0-RTT and for a
+  // plain request in a TCP Fast Open SYN.
+  bool IsReplaySafe() const;
   void NoteEarlyDataRejection();
   // A reused idle connection failed before any response, or a Snap Start
   // attempt or early data was rejected: retry on a new connection. Returns

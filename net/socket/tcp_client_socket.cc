@@ -195,7 +195,9 @@ void TCPClientSocket::SendSynData() {
   if (n > 0) {
     tfo_.syn_data_bytes = n;
     tfo_.outcome = TcpFastOpenOutcome::kPending;
-    syn_data_.assign(unsent_, 0, static_cast<size_t>(n));
+    // Kept only for the race, which sends the same bytes again.
+    if (options_.fast_open_fallback_delay > absl::ZeroDuration())
+      syn_data_.assign(unsent_, 0, static_cast<size_t>(n));
     unsent_.erase(0, static_cast<size_t>(n));
   } else if (n == 0 || errno == EINPROGRESS || errno == EAGAIN) {
     // No data in the SYN after all (the cookie went, say): a normal
@@ -218,7 +220,7 @@ void TCPClientSocket::SendSynData() {
   UpdateWatch();
 }
 
-void TCPClientSocket::OnFastOpenEstablished() {
+void TCPClientSocket::OnFastOpenEstablished(bool syn_data_acked) {
   syn_sent_ = false;
   connect_timer_.Stop();
   fallback_timer_.Stop();
@@ -228,9 +230,7 @@ void TCPClientSocket::OnFastOpenEstablished() {
     fallback_fd_ = -1;
   }
   if (tfo_.outcome == TcpFastOpenOutcome::kPending) {
-    uint8_t state = 0;
-    bool acked = false;
-    if (ReadTcpInfo(fd_, &state, &acked) && acked) {
+    if (syn_data_acked) {
       tfo_.outcome = TcpFastOpenOutcome::kAccepted;
     } else {
       tfo_.outcome = TcpFastOpenOutcome::kNotAccepted;
@@ -326,14 +326,13 @@ void TCPClientSocket::UpdateWatch() {
 void TCPClientSocket::OnFdReadable(int fd) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (syn_sent_) {
-    // Data before the writable event: the SYN-ACK came with it.
-    uint8_t state = 0;
-    bool acked = false;
-    if (ReadTcpInfo(fd_, &state, &acked) && state == TCP_ESTABLISHED) {
-      WeakPtr<TCPClientSocket> weak = weak_factory_.GetWeakPtr();
-      OnFdWritable(fd_);
-      if (!weak) return;
-    }
+    // Data (or an error) before the writable event: the SYN-ACK may have
+    // come with it. OnFdWritable looks, and finishes the handshake if so.
+    WeakPtr<TCPClientSocket> weak = weak_factory_.GetWeakPtr();
+    OnFdWritable(fd_);
+    // Gone, or the Fast Open descriptor failed while the race's other one
+    // connects: nothing to read yet.
+    if (!weak || fd_ < 0) return;
   }
   if (!read_callback_) return;
   ssize_t n = read(fd_, read_buf_->data(), read_len_);
@@ -377,7 +376,7 @@ void TCPClientSocket::OnFdWritable(int fd) {
     uint8_t state = 0;
     bool acked = false;
     if (!ReadTcpInfo(fd_, &state, &acked) || state == TCP_SYN_SENT) return;
-    OnFastOpenEstablished();
+    OnFastOpenEstablished(acked);
   }
   if (!unsent_.empty()) {
     int rv = SendUnsent();

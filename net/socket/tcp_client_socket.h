@@ -69,8 +69,9 @@ class TCPClientSocket : public StreamSocket, public FdWatcher {
   void OnConnectComplete(int result);
   // Fast Open: hands the gathered bytes to the kernel (the SYN and its data).
   void SendSynData();
-  // The SYN-ACK came (|fd| writable): Fast Open's outcome, then the rest.
-  void OnFastOpenEstablished();
+  // The SYN-ACK came (and acknowledged the SYN's data, or not): Fast Open's
+  // outcome.
+  void OnFastOpenEstablished(bool syn_data_acked);
   void StartFallback();
   void OnFallbackWritable();
   // Sends what is left of unsent_; OK when it is all out.

@@ -70,11 +70,25 @@ bool IsTcpSynWithData(const std::string& packet) {
   return syn && !ack && ip_total > ip_header + tcp_header;
 }
 
+namespace {
+
+// Where the TCP header of a packet IsTcpSynWithData accepted starts.
+size_t TcpHeaderOffset(const std::string& packet) {
+  const uint8_t first = static_cast<uint8_t>(packet[0]);
+  return (first >> 4) == 4 ? static_cast<size_t>(first & 0x0f) * 4 : 40;
+}
+
+}  // namespace
+
+uint16_t TcpSourcePort(const std::string& packet) {
+  const auto* tcp =
+      reinterpret_cast<const uint8_t*>(packet.data()) + TcpHeaderOffset(packet);
+  return static_cast<uint16_t>(tcp[0] << 8 | tcp[1]);
+}
+
 void SetTcpSourcePort(std::string* packet, uint16_t port) {
-  auto* p = reinterpret_cast<uint8_t*>(packet->data());
-  const size_t ip_header =
-      (p[0] >> 4) == 4 ? static_cast<size_t>(p[0] & 0x0f) * 4 : 40;
-  uint8_t* tcp = p + ip_header;
+  uint8_t* tcp =
+      reinterpret_cast<uint8_t*>(packet->data()) + TcpHeaderOffset(*packet);
   const uint16_t old_port = static_cast<uint16_t>(tcp[0] << 8 | tcp[1]);
   const uint16_t old_sum = static_cast<uint16_t>(tcp[16] << 8 | tcp[17]);
   // HC' = ~(~HC + ~m + m') in ones' complement arithmetic.
@@ -118,12 +132,7 @@ void LinkPipe::Enqueue(std::string packet, int64_t now_ns) {
       ++stats_.duplicated_syn_data;
       in_flight_bytes_ += packet.size();
       std::string copy = packet;
-      const size_t ip_header = (copy[0] >> 4 & 0x0f) == 4
-                                   ? static_cast<size_t>(copy[0] & 0x0f) * 4
-                                   : 40;
-      const uint16_t port =
-          static_cast<uint16_t>(static_cast<uint8_t>(copy[ip_header]) << 8 |
-                                static_cast<uint8_t>(copy[ip_header + 1]));
+      const uint16_t port = TcpSourcePort(copy);
       SetTcpSourcePort(&copy, port == 65535 ? 1024 : port + 1);
       in_flight_.push(InFlight{
           now_ns + params_.duplicate_syn_data_after_ns + params_.delay_ns,

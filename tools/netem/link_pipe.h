@@ -58,6 +58,8 @@ struct PipeParams {
 // shorter than its headers say is not.
 bool IsTcpSynWithData(const std::string& packet);
 
+// The TCP source port of a |packet| IsTcpSynWithData accepted.
+uint16_t TcpSourcePort(const std::string& packet);
 // Sets the TCP source port of an IPv4 or IPv6 |packet| that IsTcpSynWithData
 // accepted to |port|, updating the TCP checksum (RFC 1624).
 void SetTcpSourcePort(std::string* packet, uint16_t port);

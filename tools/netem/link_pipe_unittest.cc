@@ -425,6 +425,7 @@ TEST(SynDataTest, SourcePortRewriteKeepsTheChecksumRight) {
     EXPECT_EQ(
         (static_cast<uint8_t>(copy[20]) << 8) | static_cast<uint8_t>(copy[21]),
         port);
+    EXPECT_EQ(TcpSourcePort(copy), port);
     const uint16_t want = FullTcpChecksum(copy);
     EXPECT_EQ(
         (static_cast<uint8_t>(copy[36]) << 8) | static_cast<uint8_t>(copy[37]),
