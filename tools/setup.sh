@@ -21,6 +21,8 @@ PACKAGES=(
   tshark                     # net/spdy:spdy_node_interop_test dissects a SPDY/3 capture
   nodejs                     # node-spdy, the SPDY/3 peer of net/spdy (module below)
   node-llhttp                # llhttp's C sources: net/http:http_llhttp_comparison_test
+  libnghttp2-dev             # nghttp2 1.52: HTTP/2 framing and HPACK under net/http2
+  nghttp2-server             # nghttpd, a real h2 peer for net/http2's interop test
 )
 
 missing=()

@@ -9,7 +9,7 @@
 //   300-399  HTTP (and URLs)
 //   400-499  DNS
 //   500-599  TLS and cipher
-//   600-649  SPDY
+//   600-649  SPDY (600-619) and HTTP/2 (620-649)
 //   650-699  prefetch
 //   700-749  Snap Start
 //   750-799  origin-bound certificates (OBC)
@@ -213,3 +213,38 @@ NET_ERROR(SPDY_GOAWAY_ERROR, -607)
 NET_ERROR(SPDY_CREDENTIAL_UNAVAILABLE, -608)
 // A SPDY PING went unanswered within its timeout.
 NET_ERROR(SPDY_PING_FAILED, -609)
+
+// HTTP/2 (RFC 9113, net/http2), Chromium's names.
+// The HTTP/2 session failed on a protocol violation: the server broke RFC
+// 9113 (nghttp2 answered with GOAWAY PROTOCOL_ERROR), or reset the stream
+// with PROTOCOL_ERROR.
+NET_ERROR(HTTP2_PROTOCOL_ERROR, -620)
+// The server reset the HTTP/2 stream (RST_STREAM CANCEL, INTERNAL_ERROR,
+// STREAM_CLOSED, NO_ERROR before the response ended, ... any code without a
+// more specific error) before its response was complete.
+NET_ERROR(HTTP2_STREAM_CLOSED, -621)
+// The server did not process the HTTP/2 stream: RST_STREAM REFUSED_STREAM,
+// a GOAWAY whose last stream id is below it, or the session went away
+// before its HEADERS were sent. Safe to retry on another connection.
+NET_ERROR(HTTP2_SERVER_REFUSED_STREAM, -622)
+// HTTP/2 flow control broke: the server sent more DATA than the window we
+// advertised, overflowed a window with WINDOW_UPDATE, or reset the stream
+// with FLOW_CONTROL_ERROR.
+NET_ERROR(HTTP2_FLOW_CONTROL_ERROR, -623)
+// An HTTP/2 PING went unanswered within its timeout: the connection is
+// presumed dead.
+NET_ERROR(HTTP2_PING_FAILED, -624)
+// The server sent GOAWAY with an error code: the streams it had not
+// finished fail (those above its last stream id are refused instead).
+NET_ERROR(HTTP2_GOAWAY_FRAME, -625)
+// HPACK failed: the server's header block did not decode (COMPRESSION_ERROR).
+NET_ERROR(HTTP2_COMPRESSION_ERROR, -626)
+// An HTTP/2 frame exceeded the size allowed (FRAME_SIZE_ERROR).
+NET_ERROR(HTTP2_FRAME_SIZE_ERROR, -627)
+// The server's connection preface (its SETTINGS frame) did not arrive within
+// the session's settings timeout.
+NET_ERROR(HTTP2_SETTINGS_TIMEOUT, -628)
+// The server flooded the HTTP/2 session (PING or SETTINGS it wants acked
+// faster than it reads our acks, rapid resets, endless CONTINUATION frames):
+// nghttp2 gave up on it.
+NET_ERROR(HTTP2_FLOOD_DETECTED, -629)

@@ -43,7 +43,7 @@ enum class NetErrorArea {
   kHttp,         // -300 .. -399: HTTP and URLs
   kDns,          // -400 .. -499
   kTls,          // -500 .. -599: TLS and cipher
-  kSpdy,         // -600 .. -649
+  kSpdy,         // -600 .. -649 (SPDY/3 and HTTP/2)
   kPrefetch,     // -650 .. -699
   kSnapStart,    // -700 .. -749
   kObc,          // -750 .. -799: origin-bound certificates

@@ -35,6 +35,7 @@ TEST(NetErrorsTest, EveryErrorIsInItsNamedRange) {
       {"ERR_SOCKET_", NetErrorArea::kConnection},
       {"ERR_ADDRESS_", NetErrorArea::kConnection},
       {"ERR_SPDY_", NetErrorArea::kSpdy},
+      {"ERR_HTTP2_", NetErrorArea::kSpdy},
       {"ERR_PREFETCH_", NetErrorArea::kPrefetch},
       {"ERR_SNAP_START_", NetErrorArea::kSnapStart},
       {"ERR_OBC_", NetErrorArea::kObc},

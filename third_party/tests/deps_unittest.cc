@@ -2,6 +2,7 @@
 #include <brotli/decode.h>
 #include <brotli/encode.h>
 #include <libpsl.h>
+#include <nghttp2/nghttp2.h>
 #include <openssl/is_boringssl.h>
 #include <openssl/ssl.h>
 #include <zlib.h>
@@ -27,6 +28,8 @@ TEST(ThirdPartyTest, EveryDependencyLinks) {
   m.set_s("x");
   EXPECT_EQ(m.s(), "x");
   EXPECT_NE(zlibVersion(), nullptr);
+  // net/http2 uses nghttp2 1.52's API (nghttp2_session_mem_send2 is 1.60's).
+  EXPECT_NE(nghttp2_version(0x013400), nullptr);
   EXPECT_NE(BrotliEncoderVersion(), 0u);
   EXPECT_NE(BrotliDecoderVersion(), 0u);
   // Debian's publicsuffix list, through libpsl.
