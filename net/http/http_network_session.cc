@@ -27,17 +27,24 @@ HttpNetworkSession::HttpNetworkSession(const HttpNetworkSessionParams& params,
               return false;
             return CertificateCoversHost(
                 info->cert_verify.verified_chain_der.front(), origin.host());
-          })) {}
+          })),
+      http2_pool_(std::make_unique<Http2SessionPool>()) {}
 
 HttpNetworkSession::~HttpNetworkSession() {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   // Sessions go before the idle sockets and the TLS context they use.
   spdy_pool_.reset();
+  http2_pool_.reset();
 }
 
 bool HttpNetworkSession::spdy_enabled() const {
   const auto& alpn = params_.ssl_config.alpn_protos;
   return std::find(alpn.begin(), alpn.end(), "spdy/3") != alpn.end();
+}
+
+bool HttpNetworkSession::h2_enabled() const {
+  const auto& alpn = params_.ssl_config.alpn_protos;
+  return std::find(alpn.begin(), alpn.end(), "h2") != alpn.end();
 }
 
 bool HttpNetworkSession::BeginSpdyConnect(const std::string& key) {

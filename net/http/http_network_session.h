@@ -22,6 +22,8 @@
 #include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 #include "net/base/weak_ptr.h"
+#include "net/http2/http2_session.h"
+#include "net/http2/http2_session_pool.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/spdy/spdy_session_pool.h"
 #include "net/ssl/ssl_client_context.h"
@@ -87,6 +89,10 @@ struct HttpNetworkSessionParams {
   bool snap_start_learn_in_handshake = false;
   // Told about every TLS handshake. Not owned; must outlive the session.
   TlsHandshakeObserver* tls_observer = nullptr;
+  // HTTP/2 sessions (when the SSLConfig offers "h2"): windows, header list
+  // limit, the server's SETTINGS timeout, PING and idle timeouts. The origin
+  // and clock are filled in per session.
+  Http2SessionParams http2;
   // The clock every trace timestamp is read from; tests substitute a
   // SimpleTestTickClock. Not owned; must outlive the session.
   const TickClock* clock = DefaultTickClock::GetInstance();
@@ -157,7 +163,12 @@ class HttpNetworkSession {
   // certificate covers its host (CertificateCoversHost).
   bool spdy_enabled() const;
   SpdySessionPool* spdy_session_pool() { return spdy_pool_.get(); }
-  // One new https connection per origin at a time while SPDY is on, so the
+  // HTTP/2 (issue 24): on when the SSLConfig offers ALPN "h2" (the
+  // default). The pool holds the open HTTP/2 sessions by origin.
+  bool h2_enabled() const;
+  Http2SessionPool* http2_session_pool() { return http2_pool_.get(); }
+  // One new https connection per origin at a time while SPDY or HTTP/2 is
+  // on, so the
   // requests that arrive while it is being made share its session (as
   // Chromium's SpdySessionPool does): BeginSpdyConnect returns true for the
   // first caller for |key|; the others WaitForSpdyConnect and are called
@@ -215,6 +226,7 @@ class HttpNetworkSession {
   std::map<std::string, Group> groups_;
   OneShotTimer sweep_timer_;
   std::unique_ptr<SpdySessionPool> spdy_pool_;
+  std::unique_ptr<Http2SessionPool> http2_pool_;
   // Origins with a connection being made, and who waits on each.
   std::map<std::string, std::vector<absl::AnyInvocable<void()>>>
       spdy_connecting_;

@@ -218,14 +218,25 @@ int HttpNetworkTransaction::DoInitConnection() {
   // slot of the group) counts from the first visit.
   if (timing_.fetch_start.is_null())
     timing_.fetch_start = session_->clock()->NowTicks();
-  if (SpdyAllowed()) {
+  if (H2Allowed()) {
+    // The origin's open HTTP/2 session carries the request (while its
+    // handshake is unconfirmed, early data, only a replayable one).
+    const Origin origin(request_.url.scheme(), request_.url.host(),
+                        request_.url.port());
+    if (Http2Session* s = session_->http2_session_pool()->FindAvailableSession(
+            origin, IsReplaySafe()))
+      return UseHttp2Session(s->GetWeakPtr());
+  }
+  if (SpdyAllowed() || H2Allowed()) {
     // An open session to the origin (its own, or one it was pooled onto
     // earlier) carries the request; if another request is making the
     // origin's connection, wait for it and look again.
     const Origin origin(request_.url.scheme(), request_.url.host(),
                         request_.url.port());
     if (SpdySession* s =
-            session_->spdy_session_pool()->FindAvailableSession(origin)) {
+            SpdyAllowed()
+                ? session_->spdy_session_pool()->FindAvailableSession(origin)
+                : nullptr) {
       if (!no_pooling_ || s->origin() == origin)
         return UseSpdySession(s->GetWeakPtr());
     }
@@ -262,12 +273,19 @@ int HttpNetworkTransaction::DoInitConnection() {
       timing_.socket_reused = true;
       timing_.socket_preconnected = preconnected;
       timing_.dns_source = preconnected ? "preconnect" : "reused";
-      // An idle HTTP/1.1 connection: nobody need wait for this one.
-      EndSpdyConnect();
       if (const SSLInfo* info = idle->GetSSLInfo()) timing_.ssl = *info;
       IPEndPoint peer;
       if (idle->GetPeerAddress(&peer) == OK)
         timing_.remote_address = peer.ToString();
+      if (H2Allowed() && timing_.ssl.alpn == "h2") {
+        // A preconnected connection whose handshake chose h2: the origin's
+        // HTTP/2 session starts on it.
+        StartHttp2Session(std::move(idle));
+        next_state_ = STATE_INIT_STREAM;
+        return OK;
+      }
+      // An idle HTTP/1.1 connection: nobody need wait for this one.
+      EndSpdyConnect();
       stream_ = std::make_unique<HttpBasicStream>(std::move(idle), &timing_,
                                                   session_->clock());
       next_state_ = STATE_INIT_STREAM;
@@ -395,9 +413,13 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
         SpdyStreamParams());
     return OK;
   }
+  if (timing_.https && H2Allowed() && timing_.ssl.alpn == "h2") {
+    StartHttp2Session(std::move(socket));
+    return OK;
+  }
   if (timing_.https) {
     // HTTP/1.1: whoever waits on this origin makes its own connection.
-    if (SpdyAllowed()) {
+    if (SpdyAllowed() || H2Allowed()) {
       session_->NoteNoSpdy(PoolKey());
       if (!spdy_ip_key_.empty()) session_->NoteNoSpdy(spdy_ip_key_);
     }
@@ -587,7 +609,7 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
   // A connection made for this request: what it did with Fast Open (known
   // once the server answered), remembered for the next connection.
   if (!timing_.socket_reused && timing_.spdy.session != "pooled" &&
-      timing_.spdy.session != "reused") {
+      timing_.spdy.session != "reused" && timing_.h2.session != "reused") {
     timing_.tcp_fast_open = stream_->GetTcpFastOpenInfo();
     session_->tcp_fast_open_hints()->NoteOutcome(
         absl::StrCat(request_.url.host(), ":", request_.url.port()),
@@ -754,6 +776,55 @@ bool HttpNetworkTransaction::MaybeRetryOnAnotherStream(int error) {
   timing_.response_start = TimeTicks();
   next_state_ = STATE_INIT_CONNECTION;
   return true;
+}
+
+// HTTP/2 -----------------------------------------------------------------
+
+bool HttpNetworkTransaction::H2Allowed() const {
+  return timing_.https && session_->h2_enabled();
+}
+
+Http2Stream::Params HttpNetworkTransaction::Http2StreamParams() {
+  Http2Stream::Params params;
+  params.timing = &timing_;
+  params.clock = session_->clock();
+  params.session = session_->params().http2;
+  return params;
+}
+
+void HttpNetworkTransaction::StartHttp2Session(
+    std::unique_ptr<StreamSocket> socket) {
+  timing_.h2.session = "new";
+  stream_ = std::make_unique<Http2Stream>(
+      std::move(socket), session_->http2_session_pool(),
+      [this] {
+        // An HTTP/2 session's connection holds no slot of the HTTP/1.1
+        // limit, and the origin's session exists: those waiting for it
+        // may use it now.
+        socket_slot_.reset();
+        EndSpdyConnect();
+      },
+      Http2StreamParams());
+}
+
+int HttpNetworkTransaction::UseHttp2Session(WeakPtr<Http2Session> session) {
+  timing_.h2.session = "reused";
+  // An HTTP/2 session's connection holds no slot of the HTTP/1.1 limit.
+  socket_slot_.reset();
+  if (session) {
+    // No connection of its own: the session's.
+    timing_.socket_reused = true;
+    if (timing_.dns_source.empty()) timing_.dns_source = "reused";
+    if (const SSLInfo* info = session->socket()->GetSSLInfo())
+      timing_.ssl = *info;
+    IPEndPoint peer;
+    if (session->socket()->GetPeerAddress(&peer) == OK)
+      timing_.remote_address = peer.ToString();
+  }
+  stream_ =
+      std::make_unique<Http2Stream>(std::move(session), Http2StreamParams());
+  next_state_ = STATE_INIT_STREAM;
+  return OK;
 }
 
 }  // namespace net

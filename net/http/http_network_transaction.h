@@ -44,6 +44,7 @@
 #include "net/base/thread_checker.h"
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
+#include "net/http/http2_stream.h"
 #include "net/http/http_network_session.h"
 #include "net/http/http_request_info.h"
 #include "net/http/http_stream.h"
@@ -121,6 +122,15 @@ class HttpNetworkTransaction {
   // or another origin's: "pooled") and goes on to its stream.
   int UseSpdySession(WeakPtr<SpdySession> session);
   SpdyHttpStream::Params SpdyStreamParams();
+  // HTTP/2: whether this request may use an HTTP/2 session (https, h2
+  // offered).
+  bool H2Allowed() const;
+  // Takes the origin's open HTTP/2 |session| and goes on to its stream.
+  int UseHttp2Session(WeakPtr<Http2Session> session);
+  // A new HTTP/2 session on |socket| (its handshake chose h2) carries the
+  // request: the stream starts it and puts it into the pool.
+  void StartHttp2Session(std::unique_ptr<StreamSocket> socket);
+  Http2Stream::Params Http2StreamParams();
   // Ends this request's claim on making the origin's connection.
   void EndSpdyConnect();
   // The stream failed before a response and says the request may go again

@@ -273,6 +273,15 @@ void AddStackFacts(const LoadTiming& t, Json* entry) {
     spdy.Set("credentialSlot", Json::Int(t.spdy.credential_slot));
     spdy.Set("credentialSent", Json::Bool(t.spdy.credential_sent));
   }
+  if (t.h2.used) {
+    Json& h2 = entry->Set("_h2", Json::Object());
+    h2.Set("streamId", Json::Int(t.h2.stream_id));
+    h2.Set("session", Json::Str(t.h2.session));
+    h2.Set("sessionId", Json::Str(t.h2.session_id));
+    Json& settings = h2.Set("settings", Json::Object());
+    for (const auto& [name, value] : t.h2.server_settings)
+      settings.Set(name, Json::Int(value));
+  }
   if (t.net_error != OK) {
     entry->Set("_error", Json::Str(ErrorToShortString(t.net_error)));
     entry->Set("_errorCode", Json::Int(t.net_error));

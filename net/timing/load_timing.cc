@@ -143,6 +143,17 @@ std::string LoadTimingToJson(const LoadTiming& t) {
         ",\"credentialSent\":", t.spdy.credential_sent ? "true" : "false",
         ",\"retry\":\"", JsonEscape(t.spdy.retry), "\"}");
   }
+  if (t.h2.used) {
+    absl::StrAppend(&json, ",\"h2\":{\"streamId\":", t.h2.stream_id,
+                    ",\"session\":\"", t.h2.session, "\",\"sessionId\":\"",
+                    JsonEscape(t.h2.session_id), "\",\"settings\":{");
+    for (size_t i = 0; i < t.h2.server_settings.size(); ++i) {
+      absl::StrAppend(&json, i ? "," : "", "\"",
+                      JsonEscape(t.h2.server_settings[i].first),
+                      "\":", t.h2.server_settings[i].second);
+    }
+    absl::StrAppend(&json, "},\"retry\":\"", JsonEscape(t.h2.retry), "\"}");
+  }
   absl::StrAppend(&json, ",\"encodedBodySize\":", t.body_bytes);
   absl::StrAppend(&json, ",\"headerSize\":", t.header_bytes);
   if (t.https) {

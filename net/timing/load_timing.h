@@ -65,6 +65,25 @@ struct SpdyTrace {
   std::string retry;
 };
 
+// HTTP/2 facts of a request that went over an HTTP/2 session (issue 24).
+struct Http2Trace {
+  bool used = false;
+  uint32_t stream_id = 0;
+  // "new" (this request's connection made the session) or "reused" (an
+  // open session to the origin carried it).
+  std::string session;
+  // Which session: its origin and local address, the same for every request
+  // it carried.
+  std::string session_id;
+  // The SETTINGS the server sent (name, value), e.g. MAX_CONCURRENT_STREAMS
+  // 128: each name once with its last value, in the order first seen; empty
+  // if none had arrived.
+  std::vector<std::pair<std::string, uint32_t>> server_settings;
+  // Why the request was sent again, if it was ("refused stream (GOAWAY):
+  // retried on a new session").
+  std::string retry;
+};
+
 struct LoadTiming {
   // W3C Resource Timing points.
   TimeTicks start;           // startTime: the request was created
@@ -103,6 +122,7 @@ struct LoadTiming {
   TcpFastOpenInfo tcp_fast_open;
   CertBundleTrace cert_bundle;
   SpdyTrace spdy;
+  Http2Trace h2;
   int64_t body_bytes = 0;
   int64_t header_bytes = 0;
 };
