@@ -58,7 +58,7 @@ def _fetch(ctx, port, urls, *args, timeout=60):
 
 def _docroot(ctx):
     root = ctx.scratch("h2-docroot")
-    os.makedirs(root)
+    os.makedirs(root, exist_ok=True)
     with open(os.path.join(root, "big.bin"), "wb") as f:
         f.write(os.urandom(BIG))
     for i in range(20):
@@ -73,7 +73,7 @@ def _docroot(ctx):
 def _nginx(ctx, root):
     chain, key = _leaf(ctx)
     d = ctx.scratch("nginx-h2")
-    os.makedirs(os.path.join(d, "logs"))
+    os.makedirs(os.path.join(d, "logs"), exist_ok=True)
     port = e2e.free_port()
     access = os.path.join(d, "logs", "access.log")
     conf = os.path.join(d, "nginx.conf")
@@ -315,8 +315,8 @@ def oversized_header_block(ctx):
         out = _frame(HEADERS, FLAG_END_HEADERS if len(chunks) == 1 else 0, 1, chunks[0])
         for i, c in enumerate(chunks[1:]):
             out += _frame(CONTINUATION, FLAG_END_HEADERS if i == len(chunks) - 2 else 0, 1, c)
-        conn.sendall(out)
         srv.seen.append(len(block))
+        conn.sendall(out)
         try:
             while conn.recv(65536):
                 pass
