@@ -352,7 +352,8 @@ def endless_header_block(ctx):
 
 
 if __name__ == "__main__":
-    e2e.main([
+    # The world only for its PKI: this script starts its own peers.
+    e2e.main(world_args=("--no-nginx", "--no-dns"), checks=[
         nginx_twenty_requests_one_connection,
         nginx_ten_megabytes_through_flow_control,
         nghttpd_twenty_requests_one_connection,
