@@ -104,6 +104,35 @@ TEST(HarTest, LogHeaderAndEntry) {
   EXPECT_FALSE(Has(har, "\"_error\""));
 }
 
+// A request over HTTP/2: the _h2 facts, HTTP/2 as the version.
+TEST(HarTest, Http2Facts) {
+  LoadTiming t = HttpsTiming();
+  t.ssl.alpn = "h2";
+  t.h2.used = true;
+  t.h2.stream_id = 3;
+  t.h2.session = "reused";
+  t.h2.session_id = "https://a.test via 127.0.0.1:5000";
+  t.h2.server_settings = {{"MAX_CONCURRENT_STREAMS", 128},
+                          {"INITIAL_WINDOW_SIZE", 65536}};
+  std::string har = LoadTimingsToHar({t}, Options());
+  EXPECT_TRUE(Has(har, "\"httpVersion\": \"HTTP/2\"")) << har;
+  EXPECT_TRUE(Has(har, "\"_h2\": {")) << har;
+  EXPECT_TRUE(Has(har, "\"streamId\": 3,")) << har;
+  EXPECT_TRUE(Has(har, "\"session\": \"reused\",")) << har;
+  EXPECT_TRUE(Has(har, "\"MAX_CONCURRENT_STREAMS\": 128,")) << har;
+  EXPECT_TRUE(Has(har, "\"INITIAL_WINDOW_SIZE\": 65536\n")) << har;
+  // And the trace line.
+  const std::string json = LoadTimingToJson(t);
+  EXPECT_TRUE(
+      Has(json,
+          "\"h2\":{\"streamId\":3,\"session\":\"reused\",\"sessionId\":"
+          "\"https://a.test via 127.0.0.1:5000\",\"settings\":{"
+          "\"MAX_CONCURRENT_STREAMS\":128,\"INITIAL_WINDOW_SIZE\":65536},"
+          "\"retry\":\"\"}"))
+      << json;
+  EXPECT_FALSE(Has(LoadTimingToJson(HttpsTiming()), "\"h2\""));
+}
+
 TEST(HarTest, StartedDateTimeFollowsTheAnchorAndZone) {
   HarOptions o = Options();
   o.time_zone = absl::FixedTimeZone(2 * 3600);
