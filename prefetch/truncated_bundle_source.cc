@@ -107,6 +107,7 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
   int DoConnect() {
     TransportConnectJob::Options options;
     if (source_->fast_open_) options.tcp.fast_open = TcpFastOpenMode::kNoCookie;
+    options.connect_to = source_->connect_to_;
     connect_job_ = std::make_unique<TransportConnectJob>(
         source_->resolver_, source_->factory_, host_, port_,
         source_->connect_timeout_, std::move(options));
@@ -165,6 +166,7 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
     params.ssl_config.session_resumption_enabled = false;
     params.ssl_config.false_start_enabled = false;
     params.ssl_context = &capture_context_;
+    params.transport.connect_to = source_->connect_to_;
     tls_job_ = std::make_unique<SSLConnectJob>(
         source_->resolver_, source_->factory_, std::move(params));
     next_state_ = STATE_ABORTED_HANDSHAKE_COMPLETE;

@@ -347,7 +347,7 @@ void NetworkContext::InitRevocation() {
   // staple is an error), so the checker runs without a fetcher.
   if (params_.revocation != RevocationPolicy::Mode::kOff) {
     revocation_fetcher_ = std::make_unique<HttpUrlFetcher>(
-        plain_session_.get(), absl::Seconds(5), params_.url_rewrites);
+        plain_session_.get(), absl::Seconds(5));
   }
   revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(
       policy, revocation_fetcher_.get(), profile_->revocation_cache(),
@@ -432,8 +432,7 @@ absl::Status NetworkContext::InitBundlePrefetch() {
                         absl::StrCat("profile: ", cache.status().message()));
   prefetch_cache_ = std::make_unique<PrefetchCache>(*std::move(cache));
   bundle_fetcher_ = std::make_unique<HttpUrlFetcher>(
-      plain_session_.get(), absl::Seconds(5), params_.url_rewrites,
-      kMaxBundleFileBytes);
+      plain_session_.get(), absl::Seconds(5), kMaxBundleFileBytes);
   bundle_sources_.push_back(std::make_unique<DnsBundleSource>(
       resolver_.get(), bundle_fetcher_.get()));
   bundle_sources_.push_back(
@@ -442,7 +441,7 @@ absl::Status NetworkContext::InitBundlePrefetch() {
       bundle_fetcher_.get(), params_.bundle_cdns));
   bundle_sources_.push_back(std::make_unique<TruncatedBundleSource>(
       resolver_.get(), socket_factory_, params_.session.connect_timeout,
-      params_.session.tcp_fast_open));
+      params_.session.tcp_fast_open, &params_.session.connect_to));
   std::vector<BundleSource*> sources;
   for (const auto& source : bundle_sources_) sources.push_back(source.get());
   observer_ = std::make_unique<Observer>(this);

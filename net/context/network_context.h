@@ -93,10 +93,6 @@ struct NetworkContextParams {
 
   // Revocation checking of every verified chain (off, soft-fail, hard-fail).
   RevocationPolicy::Mode revocation = RevocationPolicy::Mode::kSoftFail;
-  // URL prefixes mapped to reachable ones for the plain-HTTP fetches the
-  // context makes itself (OCSP, CRLs, bundle files): the local world's
-  // responder, CDNs and well-known paths live on ephemeral ports.
-  std::map<std::string, std::string> url_rewrites;
 
   // Certificate-bundle prefetching (prefetch/): off when empty, else the
   // sources tried, in order, for every host the DNS prefetcher resolves.

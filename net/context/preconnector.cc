@@ -59,6 +59,7 @@ class Preconnector::Job {
     params.ssl_config.early_data_enabled = false;
     params.ssl_context = session->ssl_client_context();
     params.transport.clock = session->clock();
+    params.transport.connect_to = &session->params().connect_to;
     return params;
   }
 

@@ -23,6 +23,7 @@
 #include "net/base/tick_clock.h"
 #include "net/base/weak_ptr.h"
 #include "net/socket/client_socket_factory.h"
+#include "net/socket/connect_to.h"
 #include "net/spdy/spdy_session_pool.h"
 #include "net/ssl/ssl_client_context.h"
 #include "net/ssl/ssl_config.h"
@@ -58,6 +59,9 @@ struct HttpNetworkSessionParams {
   // that drops such SYNs); the kernel's own retry would come a second
   // later. RFC 8305's connection attempt delay.
   absl::Duration tcp_fast_open_fallback_delay = absl::Milliseconds(250);
+  // curl's --connect-to: requests to HOST1:PORT1 resolve and connect to
+  // HOST2:PORT2; TLS, Host and pooling keep the origin.
+  ConnectToRules connect_to;
   // Whole-request deadline (resolve to last body byte); zero = none.
   absl::Duration request_timeout = absl::Seconds(60);
   SSLConfig ssl_config;

@@ -301,6 +301,7 @@ int HttpNetworkTransaction::DoConnect() {
   const uint16_t port = request_.url.port();
   // Fast Open: a TLS ClientHello may ride in the SYN (early data has its
   // own rules); a plain request only if replaying it is harmless.
+  options.connect_to = &session_->params().connect_to;
   options.tcp = session_->tcp_fast_open_hints()->OptionsFor(
       absl::StrCat(host, ":", port), timing_.https || IsReplaySafe());
   if (timing_.https) {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cert/x509_util.h"
+#include "tools/fetch/world_client.h"
 
 namespace net {
 
@@ -62,6 +63,9 @@ Request
 
 Connection
   --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT (repeatable)
+  --connect-to H1:P1:H2:P2  connect to H2:P2 for requests to H1:P1 (repeatable; any part
+                          may be empty: any host or port, or unchanged); TLS and Host keep
+                          the URL's name
   --connect-timeout SEC   TCP connect timeout [10]
   --repeat N              fetch N times in this process (new connections: shows
                           resumption) [1]
@@ -219,91 +223,6 @@ absl::StatusOr<uint16_t> ParseTlsVersion(absl::string_view flag,
 
 }  // namespace
 
-absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) return text.status();
-  google::protobuf::Struct root;
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = true;
-  auto status =
-      google::protobuf::util::JsonStringToMessage(*text, &root, options);
-  if (!status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not valid JSON: ", status.message().as_string()));
-  }
-  WorldFile world;
-  const auto& fields = root.fields();
-  auto string_field = [&](const char* name) -> std::string {
-    auto it = fields.find(name);
-    if (it == fields.end() ||
-        it->second.kind_case() != google::protobuf::Value::kStringValue)
-      return "";
-    return it->second.string_value();
-  };
-  world.trust_anchors = string_field("trust_anchors");
-  auto rewrites = fields.find("url_rewrites");
-  if (rewrites != fields.end() &&
-      rewrites->second.kind_case() == google::protobuf::Value::kStructValue) {
-    for (const auto& [from, to] : rewrites->second.struct_value().fields()) {
-      if (to.kind_case() == google::protobuf::Value::kStringValue)
-        world.url_rewrites[from] = to.string_value();
-    }
-  }
-  auto dns = fields.find("dns");
-  if (dns != fields.end() &&
-      dns->second.kind_case() == google::protobuf::Value::kStructValue) {
-    auto server = dns->second.struct_value().fields().find("server");
-    if (server != dns->second.struct_value().fields().end() &&
-        server->second.kind_case() == google::protobuf::Value::kStringValue)
-      world.dns_server = server->second.string_value();
-  }
-  world.default_url = string_field("default_url");
-  auto cdns = fields.find("bundle_cdns");
-  if (cdns != fields.end() &&
-      cdns->second.kind_case() == google::protobuf::Value::kListValue) {
-    for (const auto& v : cdns->second.list_value().values()) {
-      if (v.kind_case() == google::protobuf::Value::kStringValue)
-        world.bundle_cdns.push_back(v.string_value());
-    }
-  }
-  auto it = fields.find("resolve");
-  if (it != fields.end() &&
-      it->second.kind_case() == google::protobuf::Value::kListValue) {
-    for (const auto& v : it->second.list_value().values()) {
-      if (v.kind_case() == google::protobuf::Value::kStringValue)
-        world.resolve.push_back(v.string_value());
-    }
-  }
-  auto origins = fields.find("origins");
-  if (origins != fields.end() &&
-      origins->second.kind_case() == google::protobuf::Value::kStructValue) {
-    for (const auto& [name, origin] : origins->second.struct_value().fields()) {
-      if (origin.kind_case() != google::protobuf::Value::kStructValue) continue;
-      const auto& f = origin.struct_value().fields();
-      auto num = [&](const char* key) {
-        auto i = f.find(key);
-        return i != f.end() && i->second.kind_case() ==
-                                   google::protobuf::Value::kNumberValue
-                   ? i->second.number_value()
-                   : 0.0;
-      };
-      auto str = [&](const char* key) {
-        auto i = f.find(key);
-        return i != f.end() && i->second.kind_case() ==
-                                   google::protobuf::Value::kStringValue
-                   ? i->second.string_value()
-                   : std::string();
-      };
-      if (str("scheme") == "https" && !str("host").empty() && num("port") > 0)
-        world.https_ports.emplace(str("host"),
-                                  static_cast<uint16_t>(num("port")));
-    }
-  }
-  if (world.trust_anchors.empty())
-    return absl::InvalidArgumentError(absl::StrCat(path, ": no trust_anchors"));
-  return world;
-}
-
 absl::StatusOr<FetchOptions> ParseFetchOptions(
     const std::vector<std::string>& args) {
   FetchOptions o;
@@ -407,6 +326,12 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       auto entry = ResolveOverride::Parse(*v);
       if (!entry.ok()) return entry.status();
       o.resolve.push_back(*entry);
+    } else if (flag == "--connect-to") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      auto rule = ConnectToRule::Parse(*v);
+      if (!rule.ok()) return rule.status();
+      o.connect_to.push_back(*rule);
     } else if (flag == "--trust-anchor") {
       auto v = value();
       if (!v.ok()) return v.status();
@@ -601,8 +526,12 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
   if (!o.world_file.empty()) {
     absl::StatusOr<WorldFile> world = LoadWorldFile(o.world_file);
     if (!world.ok()) return world.status();
+    absl::Status running = CheckWorldRunning(*world);
+    if (!running.ok()) return running;
     o.trust_anchors.push_back(world->trust_anchors);
-    o.url_rewrites = world->url_rewrites;
+    // Explicit --connect-to rules come first, and the first match wins.
+    o.connect_to.insert(o.connect_to.end(), world->connect_to.begin(),
+                        world->connect_to.end());
     bool world_dns =
         o.use_world_dns && !world->dns_server.empty() && o.dns_servers.empty();
     if (world_dns) {

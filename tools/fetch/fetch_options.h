@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
 #include "net/base/ip_endpoint.h"
+#include "net/socket/connect_to.h"
 
 namespace net {
 
@@ -98,7 +99,8 @@ struct FetchOptions {
   bool private_profile = false;     // --private: nothing touches disk
   std::string revocation = "soft";  // --revocation off|soft|hard
   std::vector<std::string> prevalidate_hosts;  // --prevalidate HOST,...
-  std::map<std::string, std::string> url_rewrites;
+  // --connect-to HOST1:PORT1:HOST2:PORT2, then the world's rules.
+  std::vector<ConnectToRule> connect_to;
   // Origin-bound certificates: off, ecdsa, rsa1024, rsa2048; scope mode.
   std::string obc = "off";
   std::string obc_scope = "origin";
@@ -131,20 +133,6 @@ struct FetchOptions {
 // say which flag is wrong.
 [[nodiscard]] absl::StatusOr<FetchOptions> ParseFetchOptions(
     const std::vector<std::string>& args);
-
-// WorldFile is what fetch reads from tools/world's world.json.
-struct WorldFile {
-  std::string trust_anchors;
-  // URL prefixes embedded in certificates -> reachable ones (OCSP, CRL).
-  std::map<std::string, std::string> url_rewrites;
-  std::string dns_server;  // "addr:port", empty if the world has none
-  std::vector<std::string> resolve;
-  std::string default_url;
-  // Certificate-bundle CDNs, and each https origin's host -> port.
-  std::vector<std::string> bundle_cdns;
-  std::map<std::string, uint16_t> https_ports;
-};
-[[nodiscard]] absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path);
 
 extern const char kFetchUsage[];
 

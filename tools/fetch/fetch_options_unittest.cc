@@ -66,12 +66,20 @@ TEST(FetchOptionsTest, ReadsTheWorldFile) {
   std::string path = ::testing::TempDir() + "/world.json";
   std::ofstream(path) << R"({"dir":"/x","trust_anchors":"/x/pki/root.pem",
       "resolve":["www.example.test:4443:127.0.0.11"],"default_url":"https://www.example.test:4443/",
+      "connect_to":["ocsp.example.test:8888::41000"],
       "origins":{"www":{"port":4443}}})";
-  auto o = ParseFetchOptions({"--world", path});
+  auto o = ParseFetchOptions(
+      {"--connect-to", "ocsp.example.test:8888::42000", "--world", path});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->trust_anchors.back(), "/x/pki/root.pem");
   EXPECT_EQ(o->resolve[0].port, 4443);
   EXPECT_EQ(o->urls[0], "https://www.example.test:4443/");
+  // The command line's rule first: it wins (the first match applies).
+  ASSERT_EQ(o->connect_to.size(), 2u);
+  EXPECT_EQ(ConnectToRules(o->connect_to).Apply("ocsp.example.test", 8888),
+            (std::pair<std::string, uint16_t>("ocsp.example.test", 42000)));
+  EXPECT_FALSE(
+      ParseFetchOptions({"--connect-to", "a:1:b", "https://a.test/"}).ok());
 
   std::ofstream(path) << "{not json";
   EXPECT_FALSE(ParseFetchOptions({"--world", path}).ok());

@@ -42,7 +42,7 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
     return absl::InvalidArgumentError(
         absl::StrCat("--revocation: unknown mode ", options.revocation));
   params.revocation = *mode;
-  params.url_rewrites = options.url_rewrites;
+  params.session.connect_to = ConnectToRules(options.connect_to);
   if (options.obc != "off") {
     std::optional<KeyAlgorithm> algorithm = ParseKeyAlgorithm(options.obc);
     std::optional<ScopeMode> scope = ParseScopeMode(options.obc_scope);

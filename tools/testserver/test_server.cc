@@ -514,6 +514,12 @@ class TestServer::Connection {
               head_only);
       return;
     }
+    if (std::optional<RouteResponse> named =
+            ServeNamedFile(server_->config().files, path)) {
+      Respond(named->status, ReasonPhrase(named->status), named->content_type,
+              named->body, keep_alive, method, raw_path, head_only);
+      return;
+    }
     const std::string& docroot = server_->config().docroot;
     if (!docroot.empty()) {
       RouteResponse file = ServeDocroot(docroot, path);

@@ -100,6 +100,25 @@ class PacketWorldTest(unittest.TestCase):
         dns, connect, ttfb = self.curl("https://www.example.test/")
         self.assertLess(connect - dns, 5)
 
+    def test_bundle_and_revocation_urls_work_as_written(self):
+        # Standard ports: no connect-to rule is needed, and each Snap Start origin's bundle
+        # is on its own well-known path (its test server's port 80, tls12's included).
+        self.assertEqual(self.world["connect_to"], [])
+        for key, origin in self.world["bundles"]["origins"].items():
+            wk = origin["sources"]["well-known"]
+            self.assertEqual((wk["port"], wk["process"]), (80, "testserver-" + key), key)
+            with open(os.path.join(self.world["dir"], "bundles", "well-known", origin["host"],
+                                   ".well-known", "cert-bundle"), "rb") as f:
+                want = f.read()
+            r = subprocess.run([sys.executable, os.path.join(HERE, "world.py"), "exec",
+                                "--world", self.world_json, "--", "curl", "-sS", "--fail",
+                                wk["url"]], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertGreater(len(want), 100, key)
+            self.assertEqual(r.stdout, want, key)
+        self.assertNotIn("tls12_http", self.world["origins"])
+
     def test_sysctls_and_initcwnd_only_in_the_world(self):
         r = self.exec_("sh", "-c", "cat /proc/sys/net/ipv4/tcp_fastopen; ip route")
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -275,10 +275,14 @@ def ocsp_requests_logged(world):
 
 
 def rewrite_url(world, url):
-    """What a client does with a URL from a certificate: apply world.json's url_rewrites."""
-    for prefix, real in world["url_rewrites"].items():
-        if url.startswith(prefix):
-            return real + url[len(prefix):]
+    """Where a client connects for a URL from a certificate: world.json's connect_to rules
+    (curl --connect-to HOST:PORT::PORT2) applied to its host and port, as a URL."""
+    m = re.match(r"(http://)([^:/]+)(?::(\d+))?(/.*)$", url)
+    host, port = m.group(2), int(m.group(3) or 80)
+    for rule in world["connect_to"]:
+        h1, p1, h2, p2 = rule.split(":")
+        if (not h1 or h1 == host) and (not p1 or int(p1) == port):
+            return "%s%s:%d%s" % (m.group(1), h2 or host, int(p2) if p2 else port, m.group(4))
     return url
 
 
@@ -349,9 +353,9 @@ class NginxWorldTest(unittest.TestCase):
         static = self.origin("static")["url"]
         self.assertEqual(w["crl"]["url"], static + "intermediate.crl")
         self.assertEqual(w["crl"]["embedded_url"], "http://static.example.test/intermediate.crl")
-        self.assertEqual(w["url_rewrites"], {
-            "http://ocsp.example.test:8888/": o["url"],
-            "http://static.example.test/": static})
+        self.assertEqual(w["connect_to"], [
+            world_py.connect_to_rule("http://ocsp.example.test:8888/", o["url"]),
+            world_py.connect_to_rule("http://static.example.test/", static)])
         # No certbundle (and no testserver): no bundles, and world.json says so.
         self.assertEqual(w["skipped"]["bundles"], "no --certbundle given")
         self.assertEqual((w["bundles"], w["bundle_cdns"], w["bundle_cases"]), (None, [], {}))
@@ -578,7 +582,7 @@ class NginxWorldTest(unittest.TestCase):
                          "crlDistributionPoints"], check=True)
         return ocsp.strip(), re.search(r"URI:(\S+)", ext).group(1)
 
-    def test_revocation_urls_through_url_rewrites(self):
+    def test_revocation_urls_through_connect_to(self):
         for fixture, status in (("www", "good"), ("revoked", "revoked")):
             ocsp_url, crl_url = self.leaf_urls(fixture)
             self.assertEqual(ocsp_url, "http://ocsp.example.test:8888/")
@@ -771,7 +775,8 @@ class OcspWorldTest(unittest.TestCase):
             self.assertTrue(pid_alive(w["pids"][name]), name)
             self.assertTrue(os.path.isfile(w["logs"][name]), name)
         # No static origin (no nginx): only the OCSP URL is rewritten, the CRL has no URL.
-        self.assertEqual(w["url_rewrites"], {"http://ocsp.example.test:8888/": o["url"]})
+        self.assertEqual(w["connect_to"],
+                         [world_py.connect_to_rule("http://ocsp.example.test:8888/", o["url"])])
         self.assertIsNone(w["crl"]["url"])
         self.assertEqual(w["resolve"], ["ocsp.example.test:%d:127.0.0.21" % o["port"]])
         # The start-up queries (direct: www, revoked; through the relay: www) are in its log.
@@ -1169,8 +1174,7 @@ class BundleWorldTest(unittest.TestCase):
             self.assertEqual(o["sources"]["truncated"]["port"], origin["port"])
             wk = o["sources"]["well-known"]
             self.assertEqual(wk["url"], "http://%s/.well-known/cert-bundle" % o["host"])
-            self.assertEqual(w["url_rewrites"]["http://%s/.well-known/" % o["host"]],
-                             "http://%s:%d/.well-known/" % (o["host"], wk["port"]))
+            self.assertIn("%s:80::%d" % (o["host"], wk["port"]), w["connect_to"])
             self.assertIn("%s:%d:%s" % (o["host"], wk["port"], wk["address"]), w["resolve"])
             self.assertEqual(o["sources"]["cdn"]["urls"],
                              ["http://cdn%d.example.test/bundles/%s.crt" % (i, o["host"])
@@ -1187,8 +1191,7 @@ class BundleWorldTest(unittest.TestCase):
             self.assertEqual((c["host"], c["address"]), (host, addr))
             self.assertEqual(w["hosts"][host], addr)
             self.assertEqual(w["dns"]["records"][host], addr)
-            self.assertEqual(w["url_rewrites"]["http://%s/" % host],
-                             "http://%s:%d/" % (host, c["port"]))
+            self.assertIn("%s:80::%d" % (host, c["port"]), w["connect_to"])
             self.assertIn("%s:%d:%s" % (host, c["port"], addr), w["resolve"])
         self.assertEqual([b["cdns"][c]["serves"] for c in ("cdn1", "cdn2", "cdn3")],
                          ["files", "404", "files"])
@@ -1591,10 +1594,9 @@ class NamespaceTest(unittest.TestCase):
         self.assertNotEqual(w["ocsp"]["direct"], "127.0.0.21:8888")
         self.assertEqual(w["crl"]["url"], "http://static.example.test/intermediate.crl")
         # The embedded URLs and the CDNs' are right as they are; only the well-known paths
-        # move (port 80 of www and slow is taken by their plain-HTTP origins).
-        self.assertEqual(w["url_rewrites"], {
-            "http://%s.example.test/.well-known/" % h:
-                "http://%s.example.test:8080/.well-known/" % h for h in ("www", "slow", "tls12")})
+        # move (port 80 of www and slow is taken by their plain-HTTP origins), and no rule
+        # can send them there without taking the plain-HTTP origins' traffic too.
+        self.assertEqual(w["connect_to"], [])
         self.assertEqual(w["bundle_cdns"], ["http://cdn%d.example.test/bundles" % i
                                             for i in (1, 2, 3)])
         self.assertEqual(w["bundles"]["origins"]["www"]["port"], 443)
