@@ -209,6 +209,7 @@ NetworkContext::~NetworkContext() {
   obc_provider_.reset();
   obc_store_.reset();
   key_pool_.reset();
+  insecure_verifier_.reset();
   session_verifier_.reset();
   prevalidator_.reset();
   if (verifier_) verifier_->set_revocation_checker(nullptr);
@@ -294,8 +295,15 @@ absl::Status NetworkContext::Init() {
       params_.snap_start_learn_in_handshake;
   if (obc_provider_)
     session_params.ssl_config.client_cert_provider = obc_provider_.get();
+  CertVerifier* verifier_for_connections = cert_verifier();
+  if (params_.ignore_certificate_errors) {
+    insecure_verifier_ =
+        std::make_unique<IgnoreCertErrorsVerifier>(verifier_for_connections);
+    verifier_for_connections = insecure_verifier_.get();
+  }
   http_session_ = std::make_unique<HttpNetworkSession>(
-      session_params, resolver_.get(), socket_factory_, cert_verifier());
+      session_params, resolver_.get(), socket_factory_,
+      verifier_for_connections);
   visit_recorder_ = std::make_unique<VisitRecorder>(this);
   request_context_.http_session = http_session_.get();
   request_context_.cookie_jar = profile_->cookie_jar();

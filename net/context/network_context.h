@@ -38,6 +38,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "cert/ignore_cert_errors_verifier.h"
 #include "cert/obc/obc_types.h"
 #include "cert/revocation_checker.h"
 #include "dns/host_resolver.h"
@@ -90,6 +91,11 @@ struct NetworkContextParams {
   // Transport sockets come from here (tests and link emulation substitute
   // one). Not owned; must outlive the context. Null: the default factory.
   ClientSocketFactory* socket_factory = nullptr;
+
+  // curl's --insecure: the browsing session's connections go on whatever
+  // their certificates say (the trace's cert detail names what was
+  // ignored). Prefetched bundles and prevalidation are still verified.
+  bool ignore_certificate_errors = false;
 
   // Revocation checking of every verified chain (off, soft-fail, hard-fail).
   RevocationPolicy::Mode revocation = RevocationPolicy::Mode::kSoftFail;
@@ -290,6 +296,8 @@ class NetworkContext {
   std::unique_ptr<OcspCrlRevocationChecker> revocation_checker_;
   std::unique_ptr<Prevalidator> prevalidator_;
   std::unique_ptr<PrevalidatedCertVerifier> session_verifier_;
+  // ignore_certificate_errors: wraps the above for the browsing session.
+  std::unique_ptr<IgnoreCertErrorsVerifier> insecure_verifier_;
   std::unique_ptr<KeyPool> key_pool_;
   std::unique_ptr<OriginBoundCertStore> obc_store_;
   std::unique_ptr<ObcClientCertProvider> obc_provider_;

@@ -8,7 +8,6 @@ namespace net {
 namespace {
 
 constexpr int kExitOther = 1;
-constexpr int kExitBadUrl = 3;
 constexpr int kExitDns = 6;
 constexpr int kExitConnect = 7;
 constexpr int kExitMalformedHttp = 8;

@@ -10,11 +10,13 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cert/x509_util.h"
+#include "tools/fetch/curl_flags.h"
 #include "tools/fetch/world_client.h"
 
 namespace net {
 
-const char kFetchUsage[] = R"(usage: fetch [flags] URL...
+const char kFetchUsage[] = R"(usage: fetch [flags] URL...      (a URL without a scheme is http://, as curl)
+       fetch --version
        fetch --compare 'FLAGS A' 'FLAGS B' [--runs N] [--compare-out FILE.csv] [flags] URL
 A curl-like client for the netstack networking stack. Defaults in [brackets].
 
@@ -36,7 +38,11 @@ Output
                           %{cert_source} %{cert_bundle_source} %{revocation_source}
                           %{obc_source} %{tls_version} %{early_data} %{tcp_fast_open}
                           %{cert_compression}; \n and \t escapes
-  --fail                  exit 22 on an HTTP status >= 400
+  -f, --fail              exit 22 on an HTTP status >= 400, writing no body
+  -i, --include           write the response head(s) before the body
+  -D, --dump-header FILE  write the response head(s) to FILE (- = stdout)
+  --no-progress-meter     no progress bar (shown on a terminal's stderr for bodies that
+                          take over a second, unless -s)
   --trace-json FILE       one Resource Timing JSON object per request (- = stdout)
   --trace-events FILE     Chrome trace-event JSON (open in Perfetto)
   --har FILE              HAR 1.2 of every request (redirect hops included): timings that
@@ -52,6 +58,19 @@ Request
                           repeated -d are joined with '&'; @FILE reads FILE without
                           CR/LF
   --data-binary DATA      as -d, but @FILE is sent as it is
+  -A, --user-agent NAME   the User-Agent header
+  -u, --user USER:PASS    HTTP Basic authentication (not sent to another host on a
+                          redirect)
+  -b, --cookie DATA|FILE  NAME=VALUE[; ...] sent as the Cookie header, or cookies read
+                          from a Netscape cookie file (as curl writes them)
+  -c, --cookie-jar FILE   write every cookie to FILE at the end (Netscape format)
+  --compressed            ask for gzip, deflate and br and decode the body
+  --retry N               retry a transient failure (a timeout; HTTP 408, 429, 500, 502,
+                          503, 504) up to N times, waiting 1 s doubling to 10 min or
+                          the response's Retry-After [0]
+  --retry-delay SEC       wait SEC between retries instead
+  --retry-max-time SEC    retry only within SEC of the first attempt [no limit]
+  --retry-connrefused     retry a refused connection too
   -H 'Name: value'        extra request header (repeatable)
   -L, --location          follow 301/302/303/307/308 (a POST becomes a GET on 301-303;
                           307/308 keep method and body); one trace entry per hop
@@ -67,6 +86,11 @@ Connection
                           may be empty: any host or port, or unchanged); TLS and Host keep
                           the URL's name
   --connect-timeout SEC   TCP connect timeout [10]
+  -m, --max-time SEC      as --max-time
+  --http1.1               offer only http/1.1 in ALPN
+  -x, --proxy URL         an HTTP proxy (http://[user:pass@]host[:port]) [the
+                          environment's http_proxy, HTTPS_PROXY, ALL_PROXY]
+  --noproxy LIST          hosts reached directly (as NO_PROXY)
   --repeat N              fetch N times in this process (new connections: shows
                           resumption) [1]
   --repeat-interval SEC   wait SEC between repetitions (e.g. to outlive a DNS TTL) [0]
@@ -79,7 +103,7 @@ Connection
                           open or being opened, as Chromium's per-group limit; 0 = no
                           limit. SPDY sessions do not count [6]
   --world FILE            use a tools/world world.json (trust anchors, DNS or resolve
-                          entries, URL rewrites, bundle CDNs; URL optional)
+                          entries, connect-to rules, bundle CDNs; URL optional)
 
 DNS and prefetching
   --dns-server ADDR:PORT  resolve with c-ares through this server (repeatable)
@@ -161,6 +185,11 @@ TLS
                           suite and Snap Start orbit as JSON (unverified)
 
 Certificates
+  -k, --insecure          go on whatever the server's certificate says (the trace's
+                          cert detail names what was ignored); prefetched bundles are
+                          still verified
+  --capath DIR            every file in DIR as --cacert
+  --cacert FILE,
   --trust-anchor FILE     PEM trust anchors (repeatable); replaces the system store, as
                           curl's --cacert [the system store: SSL_CERT_FILE, SSL_CERT_DIR,
                           else /etc/ssl/certs]
@@ -224,7 +253,10 @@ absl::StatusOr<uint16_t> ParseTlsVersion(absl::string_view flag,
 }  // namespace
 
 absl::StatusOr<FetchOptions> ParseFetchOptions(
-    const std::vector<std::string>& args) {
+    const std::vector<std::string>& argv) {
+  absl::StatusOr<std::vector<std::string>> expanded = ExpandShortFlags(argv);
+  if (!expanded.ok()) return expanded.status();
+  const std::vector<std::string>& args = *expanded;
   FetchOptions o;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
@@ -249,7 +281,9 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       return absl::OkStatus();
     };
     absl::Status status;
-    if (flag == "-o" || flag == "--output") {
+    if (std::optional<absl::Status> curl = ParseCurlFlag(args, &i, &o)) {
+      status = *curl;
+    } else if (flag == "-o" || flag == "--output") {
       auto v = value();
       if (!v.ok()) return v.status();
       o.output_files.push_back(*v);
@@ -304,8 +338,6 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       o.head = true;
     } else if (flag == "-v" || flag == "--verbose") {
       o.verbose = true;
-    } else if (flag == "--fail") {
-      o.fail_on_http_error = true;
     } else if (flag == "-H") {
       auto v = value();
       if (!v.ok()) return v.status();
@@ -517,7 +549,7 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
     } else if (!flag.empty() && flag[0] == '-') {
       return FlagError(flag, "unknown flag");
     } else {
-      o.urls.push_back(flag);
+      o.urls.push_back(WithDefaultScheme(flag));
     }
     if (!status.ok()) return status;
   }

@@ -126,6 +126,32 @@ struct FetchOptions {
   absl::Duration max_time = absl::Seconds(60);
   // --max-filesize: the largest body accepted; -1 = no limit.
   int64_t max_filesize = -1;
+
+  // curl's flags (tools/fetch/curl_flags.cc).
+  bool include_headers = false;  // -i: the response head before the body
+  bool insecure = false;         // -k: no certificate verification
+  std::string user_agent;        // -A ("": the stack's)
+  std::string user;              // -u USER:PASSWORD (Basic)
+  // -b NAME=VALUE;...: sent as the Cookie header; -b FILE: cookies read
+  // from a Netscape cookie file (or a file of Set-Cookie headers).
+  std::vector<std::string> cookie_strings;
+  std::vector<std::string> cookie_files;
+  std::string cookie_jar_file;   // -c FILE: every cookie written at the end
+  std::string dump_header_file;  // -D FILE: response heads (- = stdout)
+  bool compressed = false;       // --compressed: Accept-Encoding, decoded
+  // --retry N (curl's transient errors: a timeout, 408, 429, 500, 502,
+  // 503, 504; with --retry-connrefused a refused connection too), waiting
+  // --retry-delay (0: one second, doubling up to ten minutes, or the
+  // response's Retry-After), within --retry-max-time (0: no limit).
+  int retry = 0;
+  absl::Duration retry_delay = absl::ZeroDuration();
+  absl::Duration retry_max_time = absl::ZeroDuration();
+  bool retry_connrefused = false;
+  bool http1_1_only = false;       // --http1.1: ALPN offers http/1.1 only
+  bool no_progress_meter = false;  // --no-progress-meter
+  // -x/--proxy URL and --noproxy LIST (else the proxy environment).
+  std::string proxy;
+  std::string no_proxy;
 };
 
 // ParseFetchOptions parses argv (without argv[0]). A world file's trust

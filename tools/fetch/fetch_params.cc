@@ -30,8 +30,10 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
   params.session.ssl_config.cipher_list = options.ciphers;
   params.session.ssl_config.early_data_enabled = options.early_data;
   params.session.tcp_fast_open = options.tcp_fast_open;
-  if (options.spdy)
+  if (options.spdy && !options.http1_1_only)
     params.session.ssl_config.alpn_protos = {"spdy/3", "http/1.1"};
+  if (options.http1_1_only) params.session.ssl_config.alpn_protos = {"http/1.1"};
+  params.ignore_certificate_errors = options.insecure;
   absl::StatusOr<std::vector<CertCompressionAlgorithm>> cert_compression =
       ParseCertCompressionList(options.cert_compression);
   if (!cert_compression.ok()) return cert_compression.status();

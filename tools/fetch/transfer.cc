@@ -4,7 +4,9 @@
 #include <iostream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "tools/fetch/exit_codes.h"
 #include "tools/fetch/trace_files.h"
 #include "tools/fetch/verbose_log.h"
@@ -18,6 +20,7 @@ URLRequest::Options RequestOptionsFor(const FetchOptions& options) {
   request_options.max_redirects = options.max_redirs;
   request_options.max_body_bytes = options.max_filesize;
   request_options.navigation = true;
+  request_options.decode_content = options.compressed;
   return request_options;
 }
 
@@ -34,6 +37,19 @@ void ConfigureRequest(const FetchOptions& options, URLRequest* request) {
         }))
       headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
   }
+  auto has = [&](const char* name) {
+    return std::any_of(headers.begin(), headers.end(), [&](const auto& h) {
+      return absl::EqualsIgnoreCase(h.first, name);
+    });
+  };
+  // curl's -A, -u and -b NAME=VALUE; an explicit -H of the same name wins.
+  if (!options.user_agent.empty() && !has("user-agent"))
+    headers.emplace_back("User-Agent", options.user_agent);
+  if (!options.user.empty() && !has("authorization"))
+    headers.emplace_back("Authorization",
+                         absl::StrCat("Basic ", absl::Base64Escape(options.user)));
+  if (!options.cookie_strings.empty() && !has("cookie"))
+    headers.emplace_back("Cookie", absl::StrJoin(options.cookie_strings, "; "));
   request->SetExtraRequestHeaders(std::move(headers));
 }
 
@@ -106,6 +122,15 @@ int ReportTransfer(const FetchOptions& options, const Transfer& transfer,
     return 22;
   }
   return 0;
+}
+
+std::string ResponseHeads(const URLRequest& request) {
+  std::string heads;
+  for (const URLRequestHop& hop : request.hops())
+    heads += hop.response_headers.raw();
+  if (const HttpResponseHeaders* h = request.response_headers())
+    heads += h->raw();
+  return heads;
 }
 
 std::string WriteOutFor(const FetchOptions& options, const Transfer& transfer) {
