@@ -193,7 +193,10 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                     : s.resumed        ? "session"
                                        : "handshake",
                     "\",\"verifyResult\":\"", ErrorToShortString(v.error),
-                    "\",\"verifyMs\":", Ms(v.verify_duration),
+                    "\"", v.detail.empty() ? "" : ",\"verifyDetail\":\"",
+                    v.detail.empty() ? std::string()
+                                     : absl::StrCat(JsonEscape(v.detail), "\""),
+                    ",\"verifyMs\":", Ms(v.verify_duration),
                     ",\"revocation\":{\"source\":\"",
                     RevocationSourceToString(v.revocation_source),
                     "\",\"outcome\":\"",

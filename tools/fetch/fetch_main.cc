@@ -215,10 +215,10 @@ class FetchRunner {
   }
 
   // A batch, again while a lone transfer ends in curl's transient outcomes
-  // (--retry); the retried attempts' bodies are not written.
+  // (--retry); as curl, each attempt's body is written.
   void RunWithRetries(const std::vector<size_t>& batch, bool keep_links) {
     const TimeTicks start = TimeTicks::Now();
-    for (attempt_ = 0;; ++attempt_) {
+    for (int attempt = 0;; ++attempt) {
       RunBatch(batch, keep_links);
       if (current_.size() != 1) return;
       const Transfer& f = *current_[0];
@@ -226,14 +226,16 @@ class FetchRunner {
       std::string why;
       std::optional<absl::Duration> delay = RetryDelay(
           options_, f.result, f.timing.status_code,
-          h ? h->GetHeader("retry-after").value_or("") : "", attempt_,
+          h ? h->GetHeader("retry-after").value_or("") : "", attempt,
           TimeTicks::Now() - start, &why);
       if (!delay) return;
       Warn(absl::StrCat("Problem : ", why, ". Will retry in ",
                         absl::ToInt64Seconds(*delay), " seconds. ",
-                        options_.retry - attempt_, " retries left."));
+                        options_.retry - attempt, " retries left."));
       loop_.PostDelayedTask(*delay, [this] { loop_.Quit(); });
       loop_.Run();
+      current_.clear();
+      printed_[batch[0]] = false;
     }
   }
 
@@ -241,11 +243,8 @@ class FetchRunner {
     if (rv != OK) return Done(f, rv);
     const HttpResponseHeaders* h = f->request->response_headers();
     const int status = h->status_code();
-    // Nothing of a response --fail fails on, or one --retry retries.
-    const bool withheld =
-        (options_.fail_on_http_error && status >= 400) ||
-        (current_.size() == 1 && attempt_ < options_.retry &&
-         IsTransientHttpStatus(status));
+    // Nothing of a response --fail fails on (curl writes none).
+    const bool withheld = options_.fail_on_http_error && status >= 400;
     // The first final response of a URL to arrive is the one printed.
     if (!printed_[f->url_index] && !withheld) {
       printed_[f->url_index] = true;
@@ -343,7 +342,6 @@ class FetchRunner {
   PrefetchLog prefetch_log_;
   OutputFiles outputs_;
   HeaderDump header_dump_;
-  int attempt_ = 0;  // of the batch running: 0, then each --retry
   std::vector<std::unique_ptr<Transfer>> current_;
   int batch_ = 0;  // which batch current_ holds
   std::vector<bool> printed_;
