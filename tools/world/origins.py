@@ -9,7 +9,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pki  # noqa: E402
-from hosts import ADDR, FAST_OPEN_ORIGINS, SNAP_START_ORBITS  # noqa: E402
+from hosts import ADDR, FAST_OPEN_ORIGINS, SNAP_START_ORBITS, SPDY_ORIGINS  # noqa: E402
 from peers import Peer, match_listener, parse_listening, wait_ready_lines  # noqa: E402
 
 
@@ -43,7 +43,7 @@ class OriginsMixin:
 
 
     def testserver_peer(self, name, fixture, listens, http_listens=(), tls_max="1.3",
-                        fast_open=None, well_known=None):
+                        fast_open=None, well_known=None, spdy=False):
         chain, key = self.host_files(fixture)
         argv = [self.testserver]
         for a, p in listens:
@@ -65,6 +65,9 @@ class OriginsMixin:
             # The origin's own certificate bundle on its well-known path (packet world: port
             # 80 is this server's), written later by the bundle step.
             argv += ["--serve-file", "%s=%s" % well_known]
+        if spdy:
+            # SPDY/3: ALPN spdy/3 offered before http/1.1; the same routes over streams.
+            argv += ["--spdy"]
         if fast_open:
             # TCP Fast Open (packet world, whose server namespace has net.ipv4.tcp_fastopen=3):
             # HTTPS as the origin says (no-cookie: it takes SYN data from anyone, and its
@@ -75,7 +78,7 @@ class OriginsMixin:
         return Peer(name, "testserver", argv, out_path=self.path("logs", name + ".out"),
                     log_path=self.path("logs", name + ".log"))
 
-    # testservers: www (HTTPS + HTTP), the slow origin's backend, tls12, the four fixtures.
+    # testservers: www (HTTPS + HTTP), the slow origin's backend, tls12, spdy, the four fixtures.
     def start_testservers(self):
         https, http = self.https_port(), self.http_port()
         plan = [
@@ -84,6 +87,7 @@ class OriginsMixin:
             # Behind netem; always an ephemeral port on the slow origin's address.
             ("slow", "slow", (ADDR["slow"], 0), None, "1.3"),
             ("tls12", "tls12", (ADDR["tls12"], https), None, "1.2"),
+            ("spdy", "spdy", (ADDR["spdy"], https), None, "1.3"),
             ("expired", "expired", (ADDR["expired"], https), None, "1.3"),
             ("wrongname", "wrongname", (ADDR["wrongname"], https), None, "1.3"),
             ("untrusted", "untrusted", (ADDR["untrusted"], https), None, "1.3"),
@@ -107,7 +111,8 @@ class OriginsMixin:
             peer = self.testserver_peer("testserver-" + origin, fixture, [listen],
                                         [http_listen] if http_listen else [], tls_max,
                                         fast_open=fast_open,
-                                        well_known=self.origin_well_known_file(origin))
+                                        well_known=self.origin_well_known_file(origin),
+                                        spdy=origin in SPDY_ORIGINS)
             self.peers.append(peer)
             peers.append((peer, origin, fixture, listen, http_listen, tls_max))
             peer.start()
@@ -127,6 +132,8 @@ class OriginsMixin:
             # the relay world names the server behind the relay).
             extra = {"backend": {"address": listen[0], "port": port, "process": peer.name,
                                  "origin": None}} if rtt else {}
+            if origin in SPDY_ORIGINS:
+                extra["alpn"] = ["spdy/3", "http/1.1"]  # what the server offers, in order
             self.add_origin(origin, host, "https", listen[0], port, "testserver", peer.name,
                             tls_max=tls_max, expect=expect, fixture=fixture, rtt_ms=rtt,
                             tcp_fast_open=fast_open, **extra)

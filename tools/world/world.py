@@ -248,8 +248,8 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
         if self.testserver:
             self.start_testservers()
         else:
-            self.skip(("www", "slow", "tls12", "slow12", "expired", "wrongname", "untrusted",
-                       "revoked"), "no --testserver given")
+            self.skip(("www", "slow", "tls12", "slow12", "spdy", "expired", "wrongname",
+                       "untrusted", "revoked"), "no --testserver given")
 
         if self.testserver and self.packet:
             pass  # slow and slow12 are test servers of their own behind a slow path
@@ -364,6 +364,7 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
                 "slow_http": "plain HTTP behind netem (%d ms RTT): the baseline" % self.args.rtt_ms,
                 "tls12": "the test server limited to TLS 1.2",
                 "slow12": "TLS 1.2 behind netem (%d ms RTT)" % self.args.rtt_ms,
+                "spdy": "the test server speaking SPDY/3 (ALPN spdy/3; fetch --spdy)",
                 "expired": "fails: expired certificate",
                 "wrongname": "fails: certificate for other.example.test",
                 "untrusted": "fails: certificate from an unknown root",

@@ -323,7 +323,8 @@ class NginxWorldTest(unittest.TestCase):
         self.assertTrue(os.path.isfile(w["trust_anchors"]))
         self.assertEqual(sorted(w["origins"]), ["ecdsa", "nginx", "revoked-stapled", "stapled",
                                                 "stapled-other", "static"])
-        for key in ("www", "slow", "tls12", "slow12", "expired", "wrongname", "untrusted"):
+        for key in ("www", "slow", "tls12", "slow12", "spdy", "expired", "wrongname",
+                    "untrusted"):
             self.assertIn(key, w["skipped"])
         n = self.origin("nginx")
         self.assertEqual(n["address"], "127.0.0.12")
@@ -499,7 +500,7 @@ class NginxWorldTest(unittest.TestCase):
                    [h["leaf"]])
 
     def test_good_leaves_verify(self):
-        for fixture in ("www", "nginx", "slow", "static", "ecdsa", "tls12", "stapled"):
+        for fixture in ("www", "nginx", "slow", "static", "ecdsa", "tls12", "stapled", "spdy"):
             rc, out, err = self.verify(fixture)
             self.assertEqual(rc, 0, fixture + out + err)
             self.assertIn(": OK", out)
@@ -663,6 +664,9 @@ crls = sys.argv[1] + ".crls.pem"  # curl checks the whole chain: both CRLs
 open(crls, "w").write(open(w["crl"]["root_pem"]).read() + open(w["crl"]["pem"]).read())
 report["revoked_crl"] = curl("--crlfile", crls, w["origins"]["revoked"]["url"])
 report["www_crl"] = curl("--crlfile", crls, w["origins"]["www"]["url"])
+for key in ("spdy", "www"):  # the running servers' command lines
+    pid = w["pids"][w["origins"][key]["process"]]
+    report[key + "_cmdline"] = open("/proc/%d/cmdline" % pid).read().split("\0")
 json.dump(report, open(sys.argv[1], "w"))
 sys.exit(42)
 """
@@ -683,11 +687,11 @@ sys.exit(42)
             rep = json.load(f)
         self.assertEqual(rep["origins"], sorted(["www", "www_http", "nginx", "ecdsa", "static",
                                                  "slow", "slow_http", "tls12", "slow12",
-                                                 "expired", "wrongname", "untrusted",
+                                                 "spdy", "expired", "wrongname", "untrusted",
                                                  "revoked", "stapled", "revoked-stapled",
                                                  "stapled-other"]))
         self.assertEqual(rep["skipped"], [] if KNOTD else ["dns"])
-        for key in ("www", "www_http", "slow", "slow_http", "tls12", "slow12"):
+        for key in ("www", "www_http", "slow", "slow_http", "tls12", "slow12", "spdy"):
             rc_, body, e = rep[key]
             self.assertEqual(rc_, 0, "%s: %s" % (key, e))
             self.assertIn("<h1>www.example.test</h1>", body)
@@ -721,6 +725,15 @@ sys.exit(42)
         self.assertEqual(w["default_url"], w["origins"]["www"]["url"])
         self.assertEqual(w["origins"]["revoked"]["address"], "127.0.0.22")
         self.assertEqual(w["origins"]["revoked"]["expect"], "revoked")
+        # The SPDY/3 origin: its own address and certificate, the test server with --spdy
+        # (world_packet_test fetches it over spdy/3 with the real one).
+        spdy = w["origins"]["spdy"]
+        self.assertEqual((spdy["host"], spdy["address"]), ("spdy.example.test", "127.0.0.29"))
+        self.assertEqual(spdy["alpn"], ["spdy/3", "http/1.1"])
+        self.assertEqual(spdy["server"], "testserver")
+        self.assertIn("--spdy", rep["spdy_cmdline"])
+        self.assertNotIn("--spdy", rep["www_cmdline"])
+        self.assertIn("spdy.example.test", rep["www"][1])  # the demo page links it
         if KNOTD:  # DNS with its default relay (40 ms)
             self.assertEqual(w["dns"]["rtt_ms"], 40)
             self.assertIn("dns_netem", w["pids"])
@@ -909,7 +922,8 @@ class DnsWorldTest(unittest.TestCase):
                     "expired": "127.0.0.17", "wrongname": "127.0.0.18",
                     "untrusted": "127.0.0.19", "ecdsa": "127.0.0.20", "ocsp": "127.0.0.21",
                     "revoked": "127.0.0.22", "stapled": "127.0.0.26",
-                    "revoked-stapled": "127.0.0.27", "stapled-other": "127.0.0.28"}
+                    "revoked-stapled": "127.0.0.27", "stapled-other": "127.0.0.28",
+                    "spdy": "127.0.0.29"}
         for host, addr in expected.items():
             self.assertEqual(d["records"][host + ".example.test"], addr)
         for name in ("dns_knot", "dns_netem"):
