@@ -10,9 +10,9 @@ namespace {
 // Rewrites an ignored error's result to OK, saying what was ignored.
 int Ignore(int rv, CertVerifyResult* result) {
   if (!IgnoreCertErrorsVerifier::IsIgnored(rv)) return rv;
-  result->detail = absl::StrCat("ignored (insecure): ", ErrorToShortString(rv),
-                                result->detail.empty() ? "" : ": ",
-                                result->detail);
+  result->detail =
+      absl::StrCat("ignored (insecure): ", ErrorToShortString(rv),
+                   result->detail.empty() ? "" : ": ", result->detail);
   result->error = OK;
   return OK;
 }

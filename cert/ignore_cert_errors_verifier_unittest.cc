@@ -31,7 +31,8 @@ TEST(IgnoreCertErrorsVerifierTest, CertificateErrorsBecomeOkAndAreNamed) {
   IgnoreCertErrorsVerifier verifier(&wrapped);
   CertVerifyResult result;
   std::unique_ptr<CertVerifier::Request> request;
-  EXPECT_EQ(OK, verifier.Verify({}, &result, [](int) { FAIL(); }, &request));
+  EXPECT_EQ(OK, verifier.Verify(
+                    {}, &result, [](int) { FAIL(); }, &request));
   EXPECT_EQ(OK, result.error);
   EXPECT_EQ(result.detail,
             "ignored (insecure): ERR_CERT_AUTHORITY_INVALID: the chain ends at "
@@ -45,7 +46,8 @@ TEST(IgnoreCertErrorsVerifierTest, AsyncResultsToo) {
   std::unique_ptr<CertVerifier::Request> request;
   int got = 1;
   EXPECT_EQ(ERR_IO_PENDING,
-            verifier.Verify({}, &result, [&](int rv) { got = rv; }, &request));
+            verifier.Verify(
+                {}, &result, [&](int rv) { got = rv; }, &request));
   wrapped.Finish();
   EXPECT_EQ(OK, got);
   EXPECT_NE(result.detail.find("ERR_CERT_DATE_INVALID"), std::string::npos);
@@ -56,16 +58,19 @@ TEST(IgnoreCertErrorsVerifierTest, OtherErrorsPassThrough) {
   IgnoreCertErrorsVerifier verifier(&wrapped);
   CertVerifyResult result;
   std::unique_ptr<CertVerifier::Request> request;
-  EXPECT_EQ(ERR_FAILED, verifier.Verify({}, &result, [](int) {}, &request));
+  EXPECT_EQ(ERR_FAILED, verifier.Verify(
+                            {}, &result, [](int) {}, &request));
   EXPECT_FALSE(IgnoreCertErrorsVerifier::IsIgnored(ERR_CONNECTION_REFUSED));
-  EXPECT_TRUE(IgnoreCertErrorsVerifier::IsIgnored(ERR_CERT_COMMON_NAME_INVALID));
+  EXPECT_TRUE(
+      IgnoreCertErrorsVerifier::IsIgnored(ERR_CERT_COMMON_NAME_INVALID));
 }
 
 TEST(IgnoreCertErrorsVerifierTest, NoWrappedVerifierAcceptsAndSaysSo) {
   IgnoreCertErrorsVerifier verifier(nullptr);
   CertVerifyResult result;
   std::unique_ptr<CertVerifier::Request> request;
-  EXPECT_EQ(OK, verifier.Verify({}, &result, [](int) {}, &request));
+  EXPECT_EQ(OK, verifier.Verify(
+                    {}, &result, [](int) {}, &request));
   EXPECT_NE(result.detail.find("not verified"), std::string::npos);
 }
 

@@ -354,8 +354,8 @@ void NetworkContext::InitRevocation() {
   // Off: nothing fetched, but a stapled answer still counts (a revoked
   // staple is an error), so the checker runs without a fetcher.
   if (params_.revocation != RevocationPolicy::Mode::kOff) {
-    revocation_fetcher_ = std::make_unique<HttpUrlFetcher>(
-        plain_session_.get(), absl::Seconds(5));
+    revocation_fetcher_ = std::make_unique<HttpUrlFetcher>(plain_session_.get(),
+                                                           absl::Seconds(5));
   }
   revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(
       policy, revocation_fetcher_.get(), profile_->revocation_cache(),

@@ -192,8 +192,8 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                     t.cert_bundle.used ? "prefetch"
                     : s.resumed        ? "session"
                                        : "handshake",
-                    "\",\"verifyResult\":\"", ErrorToShortString(v.error),
-                    "\"", v.detail.empty() ? "" : ",\"verifyDetail\":\"",
+                    "\",\"verifyResult\":\"", ErrorToShortString(v.error), "\"",
+                    v.detail.empty() ? "" : ",\"verifyDetail\":\"",
                     v.detail.empty() ? std::string()
                                      : absl::StrCat(JsonEscape(v.detail), "\""),
                     ",\"verifyMs\":", Ms(v.verify_duration),

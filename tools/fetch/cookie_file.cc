@@ -17,8 +17,8 @@ constexpr char kHttpOnlyPrefix[] = "#HttpOnly_";
 
 }  // namespace
 
-absl::StatusOr<int> ReadNetscapeCookies(const std::string& text,
-                                        CookieJar* jar, absl::Time now,
+absl::StatusOr<int> ReadNetscapeCookies(const std::string& text, CookieJar* jar,
+                                        absl::Time now,
                                         std::vector<std::string>* refused) {
   int stored = 0;
   int line_number = 0;
@@ -35,7 +35,8 @@ absl::StatusOr<int> ReadNetscapeCookies(const std::string& text,
     if (f.size() != 7) return bad("expected 7 tab-separated fields");
     absl::string_view domain = f[0];
     const bool dotted = absl::ConsumePrefix(&domain, ".");
-    if (domain.empty() || domain.find_first_of("/ ;") != absl::string_view::npos)
+    if (domain.empty() ||
+        domain.find_first_of("/ ;") != absl::string_view::npos)
       return bad("bad domain");
     if ((f[1] != "TRUE" && f[1] != "FALSE") ||
         (f[3] != "TRUE" && f[3] != "FALSE"))
@@ -53,18 +54,18 @@ absl::StatusOr<int> ReadNetscapeCookies(const std::string& text,
     std::string set_cookie = absl::StrCat(f[5], "=", f[6], "; Path=", f[2]);
     if (subdomains) absl::StrAppend(&set_cookie, "; Domain=", domain);
     if (expiry != 0)
-      absl::StrAppend(&set_cookie, "; Max-Age=",
-                      expiry - absl::ToUnixSeconds(now));
+      absl::StrAppend(&set_cookie,
+                      "; Max-Age=", expiry - absl::ToUnixSeconds(now));
     if (secure) absl::StrAppend(&set_cookie, "; Secure");
     if (http_only) absl::StrAppend(&set_cookie, "; HttpOnly");
-    absl::StatusOr<Url> url = Url::Parse(
-        absl::StrCat(secure ? "https://" : "http://", domain, f[2]));
+    absl::StatusOr<Url> url =
+        Url::Parse(absl::StrCat(secure ? "https://" : "http://", domain, f[2]));
     if (!url.ok()) return bad(url.status().message());
     absl::Status status = jar->SetCookie(*url, set_cookie, now);
     if (!status.ok()) {
       if (refused)
-        refused->push_back(absl::StrCat("line ", line_number, ": ",
-                                        status.message()));
+        refused->push_back(
+            absl::StrCat("line ", line_number, ": ", status.message()));
       continue;
     }
     ++stored;
@@ -75,7 +76,8 @@ absl::StatusOr<int> ReadNetscapeCookies(const std::string& text,
 std::string WriteNetscapeCookies(const CookieJar& jar, absl::Time now) {
   std::string out =
       "# Netscape HTTP Cookie File\n"
-      "# Written by netstack's fetch (as curl's -c). Edit at your own risk.\n\n";
+      "# Written by netstack's fetch (as curl's -c). Edit at your own "
+      "risk.\n\n";
   for (const CanonicalCookie& c : jar.AllCookies()) {
     if (c.IsExpired(now)) continue;
     absl::StrAppend(&out, c.http_only ? kHttpOnlyPrefix : "",
@@ -108,10 +110,12 @@ absl::Status LoadCookieFiles(const std::vector<std::string>& files,
 absl::Status SaveCookieFile(const std::string& path, const CookieJar& jar) {
   const std::string text = WriteNetscapeCookies(jar, absl::Now());
   FILE* out = path == "-" ? stdout : fopen(path.c_str(), "w");
-  if (!out) return absl::UnavailableError(absl::StrCat("-c ", path, ": cannot open"));
+  if (!out)
+    return absl::UnavailableError(absl::StrCat("-c ", path, ": cannot open"));
   bool ok = fwrite(text.data(), 1, text.size(), out) == text.size();
   ok = (out == stdout ? fflush(out) : fclose(out)) == 0 && ok;
-  if (!ok) return absl::UnavailableError(absl::StrCat("-c ", path, ": cannot write"));
+  if (!ok)
+    return absl::UnavailableError(absl::StrCat("-c ", path, ": cannot write"));
   return absl::OkStatus();
 }
 

@@ -21,8 +21,8 @@ namespace net {
 // Reads |text| into |jar|. Returns the number of cookies stored; an error
 // names the first malformed line. Lines the jar refuses (a public-suffix
 // domain) are listed in |*refused|; expired ones are skipped.
-absl::StatusOr<int> ReadNetscapeCookies(const std::string& text,
-                                        CookieJar* jar, absl::Time now,
+absl::StatusOr<int> ReadNetscapeCookies(const std::string& text, CookieJar* jar,
+                                        absl::Time now,
                                         std::vector<std::string>* refused);
 
 // Every unexpired cookie of |jar| in the file format, header first.

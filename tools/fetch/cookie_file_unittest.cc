@@ -14,7 +14,8 @@ TEST(CookieFileTest, ReadsWhatCurlWritesAndWritesItBack) {
       "\n"
       "www.example.test\tFALSE\t/\tFALSE\t0\tsession\tone\n"
       ".example.test\tTRUE\t/app\tTRUE\t1802592000\tdomain\ttwo\n"
-      "#HttpOnly_www.example.test\tFALSE\t/\tFALSE\t1802592000\thidden\tthree\r\n"
+      "#HttpOnly_www.example.test\tFALSE\t/"
+      "\tFALSE\t1802592000\thidden\tthree\r\n"
       "www.example.test\tFALSE\t/\tFALSE\t1700000000\texpired\tfour\n";
   CookieJar jar;
   std::vector<std::string> refused;
@@ -24,14 +25,16 @@ TEST(CookieFileTest, ReadsWhatCurlWritesAndWritesItBack) {
   EXPECT_TRUE(refused.empty());
   EXPECT_EQ(jar.CookieHeaderFor(*Url::Parse("http://www.example.test/"), kNow),
             "hidden=three; session=one");
-  EXPECT_EQ(jar.CookieHeaderFor(*Url::Parse("https://a.example.test/app/x"),
-                                kNow),
-            "domain=two");
+  EXPECT_EQ(
+      jar.CookieHeaderFor(*Url::Parse("https://a.example.test/app/x"), kNow),
+      "domain=two");
   const std::string written = WriteNetscapeCookies(jar, kNow);
-  EXPECT_NE(written.find("www.example.test\tFALSE\t/\tFALSE\t0\tsession\tone\n"),
-            std::string::npos)
+  EXPECT_NE(
+      written.find("www.example.test\tFALSE\t/\tFALSE\t0\tsession\tone\n"),
+      std::string::npos)
       << written;
-  EXPECT_NE(written.find(".example.test\tTRUE\t/app\tTRUE\t1802592000\tdomain\ttwo\n"),
+  EXPECT_NE(written.find(
+                ".example.test\tTRUE\t/app\tTRUE\t1802592000\tdomain\ttwo\n"),
             std::string::npos)
       << written;
   EXPECT_NE(written.find("#HttpOnly_www.example.test\tFALSE\t/\tFALSE\t"
@@ -47,13 +50,12 @@ TEST(CookieFileTest, ReadsWhatCurlWritesAndWritesItBack) {
 
 TEST(CookieFileTest, MalformedLinesAreNamed) {
   CookieJar jar;
-  for (const char* bad :
-       {"a.test\tFALSE\t/\tFALSE\t0\tname\n",          // six fields
-        "a.test\tMAYBE\t/\tFALSE\t0\tn\tv\n",           // flag
-        "a.test\tFALSE\tnoslash\tFALSE\t0\tn\tv\n",     // path
-        "a.test\tFALSE\t/\tFALSE\t-5\tn\tv\n",          // expiry
-        "a.test\tFALSE\t/\tFALSE\t0\tn;x\tv\n",         // name
-        "\tFALSE\t/\tFALSE\t0\tn\tv\n"}) {              // domain
+  for (const char* bad : {"a.test\tFALSE\t/\tFALSE\t0\tname\n",  // six fields
+                          "a.test\tMAYBE\t/\tFALSE\t0\tn\tv\n",  // flag
+                          "a.test\tFALSE\tnoslash\tFALSE\t0\tn\tv\n",  // path
+                          "a.test\tFALSE\t/\tFALSE\t-5\tn\tv\n",       // expiry
+                          "a.test\tFALSE\t/\tFALSE\t0\tn;x\tv\n",      // name
+                          "\tFALSE\t/\tFALSE\t0\tn\tv\n"}) {           // domain
     auto r = ReadNetscapeCookies(bad, &jar, kNow, nullptr);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("line 1"), std::string::npos);

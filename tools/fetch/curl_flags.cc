@@ -51,8 +51,8 @@ absl::StatusOr<std::vector<std::string>> ExpandShortFlags(
     if (a.size() <= 2 || a[0] != '-' || a[1] == '-') {
       out.push_back(a);
       // A valued flag's value is never expanded ("-H -x" sends "-x").
-      if (a.size() == 2 && a[0] == '-' && std::string(kValuedShort).find(a[1]) !=
-                                              std::string::npos &&
+      if (a.size() == 2 && a[0] == '-' &&
+          std::string(kValuedShort).find(a[1]) != std::string::npos &&
           i + 1 < args.size())
         out.push_back(args[++i]);
       continue;
@@ -69,7 +69,8 @@ absl::StatusOr<std::vector<std::string>> ExpandShortFlags(
         break;
       }
       if (std::string(kBooleanShort).find(letter) == std::string::npos)
-        return FlagError(a, absl::StrCat("unknown flag -", std::string(1, letter)));
+        return FlagError(
+            a, absl::StrCat("unknown flag -", std::string(1, letter)));
       out.push_back(std::string("-") + letter);
     }
   }
@@ -94,8 +95,8 @@ std::optional<absl::Status> ParseCurlFlag(const std::vector<std::string>& args,
     if (!v.ok()) return v.status();
     double s;
     if (!absl::SimpleAtod(*v, &s) || s < 0 || (s == 0 && !zero_ok) || s > 1e6)
-      return FlagError(flag, zero_ok ? "expected seconds >= 0"
-                                     : "expected seconds > 0");
+      return FlagError(
+          flag, zero_ok ? "expected seconds >= 0" : "expected seconds > 0");
     *out = absl::Seconds(s);
     return absl::OkStatus();
   };
@@ -116,8 +117,8 @@ std::optional<absl::Status> ParseCurlFlag(const std::vector<std::string>& args,
     absl::Status s = take(&o->user);
     if (!s.ok()) return s;
     if (o->user.find(':') == std::string::npos)
-      return FlagError(flag,
-                       "expected USER:PASSWORD (fetch does not prompt for one)");
+      return FlagError(
+          flag, "expected USER:PASSWORD (fetch does not prompt for one)");
   } else if (flag == "-b" || flag == "--cookie") {
     std::string v;
     absl::Status s = take(&v);

@@ -27,11 +27,11 @@
 #include "tools/fetch/cookie_file.h"
 #include "tools/fetch/curl_flags.h"
 #include "tools/fetch/exit_codes.h"
-#include "tools/fetch/retry.h"
 #include "tools/fetch/fetch_options.h"
 #include "tools/fetch/fetch_params.h"
 #include "tools/fetch/output_files.h"
 #include "tools/fetch/prefetch_steps.h"
+#include "tools/fetch/retry.h"
 #include "tools/fetch/snap_start_probes.h"
 #include "tools/fetch/trace_files.h"
 #include "tools/fetch/transfer.h"
@@ -147,8 +147,8 @@ class FetchRunner {
     }
     if (!outputs_.CloseAll() && exit_code == 0) exit_code = kExitWriteError;
     if (!options_.cookie_jar_file.empty() && context_->cookie_jar()) {
-      absl::Status saved = SaveCookieFile(options_.cookie_jar_file,
-                                          *context_->cookie_jar());
+      absl::Status saved =
+          SaveCookieFile(options_.cookie_jar_file, *context_->cookie_jar());
       if (!saved.ok()) exit_code = Error(saved.message(), kExitWriteError);
     }
     // The context finishes what visits started off the critical path
@@ -224,10 +224,10 @@ class FetchRunner {
       const Transfer& f = *current_[0];
       const HttpResponseHeaders* h = f.request->response_headers();
       std::string why;
-      std::optional<absl::Duration> delay = RetryDelay(
-          options_, f.result, f.timing.status_code,
-          h ? h->GetHeader("retry-after").value_or("") : "", attempt,
-          TimeTicks::Now() - start, &why);
+      std::optional<absl::Duration> delay =
+          RetryDelay(options_, f.result, f.timing.status_code,
+                     h ? h->GetHeader("retry-after").value_or("") : "", attempt,
+                     TimeTicks::Now() - start, &why);
       if (!delay) return;
       Warn(absl::StrCat("Problem : ", why, ". Will retry in ",
                         absl::ToInt64Seconds(*delay), " seconds. ",

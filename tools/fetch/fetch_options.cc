@@ -15,7 +15,8 @@
 
 namespace net {
 
-const char kFetchUsage[] = R"(usage: fetch [flags] URL...      (a URL without a scheme is http://, as curl)
+const char kFetchUsage[] =
+    R"(usage: fetch [flags] URL...      (a URL without a scheme is http://, as curl)
        fetch --version
        fetch --compare 'FLAGS A' 'FLAGS B' [--runs N] [--compare-out FILE.csv] [flags] URL
 A curl-like client for the netstack networking stack. Defaults in [brackets].
@@ -164,7 +165,8 @@ TLS
                           a CREDENTIAL frame). All URLs (and --parallel copies) start at
                           once. -v and the trace's spdy say which session and stream
                           carried each request and the credential slot [off]
-  --cert-compression LIST certificate compression (RFC 8879, TLS 1.3) offered: brotli,
+  --cert-compression LIST
+                          certificate compression (RFC 8879, TLS 1.3) offered: brotli,
                           zlib, both in preference order (brotli,zlib), or off. The
                           trace's tls.certCompression gives the server's Certificate
                           message size before and after [brotli,zlib]
@@ -189,10 +191,10 @@ Certificates
                           cert detail names what was ignored); prefetched bundles are
                           still verified
   --capath DIR            every file in DIR as --cacert
-  --cacert FILE,
-  --trust-anchor FILE     PEM trust anchors (repeatable); replaces the system store, as
-                          curl's --cacert [the system store: SSL_CERT_FILE, SSL_CERT_DIR,
-                          else /etc/ssl/certs]
+  --cacert FILE           PEM trust anchors (repeatable); replaces the system store, as
+                          curl's [the system store: SSL_CERT_FILE, SSL_CERT_DIR, else
+                          /etc/ssl/certs]
+  --trust-anchor FILE     the same as --cacert
   --system-trust          also trust the system store alongside --trust-anchor
   --revocation off|soft|hard  revocation checking (OCSP, then CRL) of every chain element
                           in parallel; soft proceeds when status is unavailable; off

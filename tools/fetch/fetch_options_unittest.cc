@@ -137,12 +137,36 @@ TEST(FetchOptionsTest, CombinedShortFlagsAsCurl) {
 }
 
 TEST(FetchOptionsTest, CurlFlags) {
-  auto o = ParseFetchOptions(
-      {"-i", "-k", "-m", "7", "-A", "agent/1", "-u", "me:pw", "-b", "a=1; b=2",
-       "-b", "jar.txt", "-c", "out.txt", "-D", "-", "--cacert", "root.pem",
-       "--compressed", "--retry", "2", "--retry-delay", "0", "--http1.1",
-       "--no-progress-meter", "-x", "http://proxy.test:3128", "--noproxy",
-       "a.test", "https://a.test/"});
+  auto o = ParseFetchOptions({"-i",
+                              "-k",
+                              "-m",
+                              "7",
+                              "-A",
+                              "agent/1",
+                              "-u",
+                              "me:pw",
+                              "-b",
+                              "a=1; b=2",
+                              "-b",
+                              "jar.txt",
+                              "-c",
+                              "out.txt",
+                              "-D",
+                              "-",
+                              "--cacert",
+                              "root.pem",
+                              "--compressed",
+                              "--retry",
+                              "2",
+                              "--retry-delay",
+                              "0",
+                              "--http1.1",
+                              "--no-progress-meter",
+                              "-x",
+                              "http://proxy.test:3128",
+                              "--noproxy",
+                              "a.test",
+                              "https://a.test/"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_TRUE(o->include_headers && o->insecure && o->compressed &&
               o->http1_1_only && o->no_progress_meter);

@@ -32,7 +32,8 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
   params.session.tcp_fast_open = options.tcp_fast_open;
   if (options.spdy && !options.http1_1_only)
     params.session.ssl_config.alpn_protos = {"spdy/3", "http/1.1"};
-  if (options.http1_1_only) params.session.ssl_config.alpn_protos = {"http/1.1"};
+  if (options.http1_1_only)
+    params.session.ssl_config.alpn_protos = {"http/1.1"};
   params.ignore_certificate_errors = options.insecure;
   absl::StatusOr<std::vector<CertCompressionAlgorithm>> cert_compression =
       ParseCertCompressionList(options.cert_compression);

@@ -48,8 +48,9 @@ std::optional<absl::Duration> RetryDelay(const FetchOptions& options,
              seconds >= 0) {
     delay = absl::Seconds(std::min<int64_t>(seconds, 6 * 3600));
   } else {
-    delay = std::min(absl::Seconds(1) * (int64_t{1} << std::min(retries_done, 10)),
-                     absl::Minutes(10));
+    delay =
+        std::min(absl::Seconds(1) * (int64_t{1} << std::min(retries_done, 10)),
+                 absl::Minutes(10));
   }
   if (options.retry_max_time > absl::ZeroDuration() &&
       elapsed + delay > options.retry_max_time)

@@ -43,7 +43,7 @@ TEST(RetryTest, DelaysAsCurl) {
   EXPECT_EQ(delay(0), absl::Seconds(1));
   EXPECT_EQ(delay(1), absl::Seconds(2));
   EXPECT_EQ(delay(3), absl::Seconds(8));
-  EXPECT_EQ(delay(15), absl::Minutes(10));  // capped
+  EXPECT_EQ(delay(15), absl::Minutes(10));     // capped
   EXPECT_EQ(delay(0, "7"), absl::Seconds(7));  // Retry-After, seconds form
   EXPECT_EQ(delay(0, "Wed, 21 Oct 2015 07:28:00 GMT"), absl::Seconds(1));
   o.retry_delay = absl::Seconds(3);

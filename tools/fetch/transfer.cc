@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <iostream>
 
-#include "absl/strings/match.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tools/fetch/exit_codes.h"
@@ -46,8 +46,9 @@ void ConfigureRequest(const FetchOptions& options, URLRequest* request) {
   if (!options.user_agent.empty() && !has("user-agent"))
     headers.emplace_back("User-Agent", options.user_agent);
   if (!options.user.empty() && !has("authorization"))
-    headers.emplace_back("Authorization",
-                         absl::StrCat("Basic ", absl::Base64Escape(options.user)));
+    headers.emplace_back(
+        "Authorization",
+        absl::StrCat("Basic ", absl::Base64Escape(options.user)));
   if (!options.cookie_strings.empty() && !has("cookie"))
     headers.emplace_back("Cookie", absl::StrJoin(options.cookie_strings, "; "));
   request->SetExtraRequestHeaders(std::move(headers));

@@ -74,6 +74,7 @@ LoadTiming Everything() {
   s.obc.generation_time = absl::Milliseconds(2);
   s.cert_verify.error = OK;
   s.cert_verify.verify_duration = absl::Milliseconds(1);
+  s.cert_verify.detail = "ignored (insecure): ERR_CERT_AUTHORITY_INVALID";
   s.cert_verify.revocation_source = RevocationSource::kPrevalidated;
   s.cert_verify.revocation_outcome = RevocationOutcome::kGood;
   RevocationCheck check;
