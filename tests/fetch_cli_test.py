@@ -152,7 +152,7 @@ def write_out_variables(ctx):
                 "num_connects", "ssl_verify_result", "snap_start", "cert_source",
                 "revocation_source", "obc_source"):
         expect(key in j, "%%{json} lacks %s: %r" % (key, j))
-    expect_eq(j["http_code"], "200", "http_code")
+    expect_eq(j["http_code"], 200, "http_code (a number, as curl's %{json})")
     times = [float(j[k]) for k in ("time_namelookup", "time_connect", "time_appconnect",
                                    "time_pretransfer", "time_starttransfer", "time_total")]
     expect(times == sorted(times), "curl's times must not decrease: %r" % times)
@@ -303,6 +303,12 @@ def curl_flags_agree_with_curl(ctx):
     r = _fetch(ctx, "--no-such-flag", base)
     expect_eq(r.rc, 2, "usage error exit")
     expect_eq(len(r.err.strip().splitlines()), 2, "usage error lines: %r" % r.err)
+    # An unknown -w variable expands to nothing and is named once, as curl.
+    r = _fetch(ctx, "-o", os.devnull, "-o", os.devnull, "-w", "%{nosuch}|%{nosuch}|",
+               base + "whoami",
+               base + "whoami").expect_ok()
+    expect_eq(r.out.decode(), "||||", "unknown -w variables")
+    expect_eq(r.err.count("unknown --write-out variable: 'nosuch'"), 1, r.err)
 
 
 CHECKS = [

@@ -84,7 +84,7 @@ class NetworkContext::Observer : public TlsHandshakeObserver,
     Annotate(host, port, timing);
     SnapStartClientContext* snap = context_->snap_start_context();
     if (result == OK && snap && context_->orbit_learner_ &&
-        timing->ssl.snap_start.empty() &&
+        timing->ssl.snap_start == SnapStartOutcome::kNone &&
         !snap->GetInfo(absl::StrCat(host, ":", port))) {
       context_->orbit_learner_->Prefetch(host, port);
     }

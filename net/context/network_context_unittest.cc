@@ -273,7 +273,7 @@ TEST_F(NetworkContextTest, PreconnectedSocketServesTheClick) {
   LoadTiming timing;
   ASSERT_EQ(OK, Fetch(context->get(), OriginUrl(), &body, &timing));
   EXPECT_TRUE(timing.socket_preconnected);
-  EXPECT_EQ(timing.dns_source, "preconnect");
+  EXPECT_EQ(timing.dns_source, DnsSource::kPreconnect);
   EXPECT_EQ(server_.handshakes(), 1);  // no handshake on the critical path
   EXPECT_NE(LoadTimingToJson(timing).find("\"socketPreconnected\":true"),
             std::string::npos);

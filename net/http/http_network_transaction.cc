@@ -261,7 +261,8 @@ int HttpNetworkTransaction::DoInitConnection() {
       reused_socket_ = true;
       timing_.socket_reused = true;
       timing_.socket_preconnected = preconnected;
-      timing_.dns_source = preconnected ? "preconnect" : "reused";
+      timing_.dns_source =
+          preconnected ? DnsSource::kPreconnect : DnsSource::kReused;
       // An idle HTTP/1.1 connection: nobody need wait for this one.
       EndSpdyConnect();
       if (const SSLInfo* info = idle->GetSSLInfo()) timing_.ssl = *info;
@@ -383,7 +384,7 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
   if (timing_.https && SpdyAllowed() && timing_.ssl.alpn == "spdy/3") {
     // A new SPDY session (InitializeStream makes it, after the OBC the
     // handshake presented, if any).
-    timing_.spdy.session = "new";
+    timing_.spdy.session = SessionUse::kNew;
     stream_ = std::make_unique<SpdyHttpStream>(
         std::move(socket), session_->spdy_session_pool(),
         [this] {
@@ -446,7 +447,7 @@ int HttpNetworkTransaction::DoSendRequest() {
 
 void HttpNetworkTransaction::NoteSnapStartRejection() {
   if (snap_start_rejection_.empty()) return;
-  timing_.ssl.snap_start = "rejected";
+  timing_.ssl.snap_start = SnapStartOutcome::kRejected;
   timing_.ssl.snap_start_detail = absl::StrCat(
       snap_start_rejection_, "; retried on a new connection (",
       timing_.ssl.snap_start_detail.empty() ? "normal handshake"
@@ -472,7 +473,8 @@ void HttpNetworkTransaction::NoteEarlyDataRejection() {
   if (early_data_rejection_.empty()) {
     // Early data was asked for but this request may not use it: say why.
     if (session_->params().ssl_config.early_data_enabled && timing_.https &&
-        !CanSendEarlyData() && timing_.ssl.early_data == "not_offered") {
+        !CanSendEarlyData() &&
+        timing_.ssl.early_data == EarlyDataState::kNotOffered) {
       timing_.ssl.early_data_reason =
           request_.method != "GET" && request_.method != "HEAD"
               ? absl::StrCat(request_.method, " request is not idempotent")
@@ -482,7 +484,7 @@ void HttpNetworkTransaction::NoteEarlyDataRejection() {
     }
     return;
   }
-  timing_.ssl.early_data = "rejected";
+  timing_.ssl.early_data = EarlyDataState::kRejected;
   timing_.ssl.early_data_reason = absl::StrCat(
       early_data_rejection_, "; request retried in 1-RTT on a new connection");
 }
@@ -587,8 +589,8 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
   timing_.status_code = stream_->response_headers()->status_code();
   // A connection made for this request: what it did with Fast Open (known
   // once the server answered), remembered for the next connection.
-  if (!timing_.socket_reused && timing_.spdy.session != "pooled" &&
-      timing_.spdy.session != "reused") {
+  if (!timing_.socket_reused && timing_.spdy.session != SessionUse::kPooled &&
+      timing_.spdy.session != SessionUse::kReused) {
     timing_.tcp_fast_open = stream_->GetTcpFastOpenInfo();
     session_->tcp_fast_open_hints()->NoteOutcome(
         absl::StrCat(request_.url.host(), ":", request_.url.port()),
@@ -712,13 +714,14 @@ int HttpNetworkTransaction::UseSpdySession(WeakPtr<SpdySession> session) {
   // A session gone already (never within one turn) refuses the stream,
   // which the stream's retry rule sends to another session.
   const bool pooled = session && session->origin() != origin;
-  timing_.spdy.session = pooled ? "pooled" : "reused";
+  timing_.spdy.session = pooled ? SessionUse::kPooled : SessionUse::kReused;
   // A SPDY session's connection holds no slot of the HTTP/1.1 limit.
   socket_slot_.reset();
   if (session) {
     // No connection of its own: the session's.
     timing_.socket_reused = true;
-    if (timing_.dns_source.empty()) timing_.dns_source = "reused";
+    if (timing_.dns_source == DnsSource::kNone)
+      timing_.dns_source = DnsSource::kReused;
     if (const SSLInfo* info = session->socket()->GetSSLInfo())
       timing_.ssl = *info;
     IPEndPoint peer;

@@ -30,7 +30,7 @@ class FakeResolver : public HostResolver {
               CompletionOnceCallback callback,
               std::unique_ptr<Request>* out) override {
     ++calls;
-    result->source = "network";
+    result->source = DnsSource::kNetwork;
     if (error != OK) return error;
     result->addresses = {IPAddress::IPv4Localhost()};
     return OK;
@@ -302,7 +302,7 @@ class SlowFakeResolver : public HostResolver {
     EventLoop::Current()->PostTask(
         [this, result, callback = std::move(callback)]() mutable {
           clock_->Advance(absl::Milliseconds(40));
-          result->source = "network";
+          result->source = DnsSource::kNetwork;
           result->addresses = {IPAddress::IPv4Localhost()};
           std::move(callback)(OK);
         });
@@ -384,7 +384,7 @@ class RecordingTlsObserver : public TlsHandshakeObserver {
     std::string host;
     uint16_t port;
     int result;
-    std::string snap_start;
+    SnapStartOutcome snap_start;
   };
   void OnTlsHandshakeDone(const std::string& host, uint16_t port, int result,
                           LoadTiming* timing) override {
@@ -482,10 +482,10 @@ TEST_F(HttpNetworkTransactionTest, SnapStartOutcomeIsReadAgainWithTheResponse) {
   factory_.AddSocketDataProvider(&data);
   SSLSocketDataProvider ssl(SYNC, OK);
   ssl.ssl_info.version = "TLSv1.2";
-  ssl.ssl_info.snap_start = "attempted";
+  ssl.ssl_info.snap_start = SnapStartOutcome::kAttempted;
   ssl.ssl_info.awaiting_server_response = true;
   SSLInfo accepted = ssl.ssl_info;
-  accepted.snap_start = "accepted";
+  accepted.snap_start = SnapStartOutcome::kAccepted;
   accepted.awaiting_server_response = false;
   ssl.ssl_info_after_first_read = accepted;
   factory_.AddTlsSocketProvider(&ssl);
@@ -500,10 +500,10 @@ TEST_F(HttpNetworkTransactionTest, SnapStartOutcomeIsReadAgainWithTheResponse) {
   EXPECT_EQ(error, OK) << detail_;
   EXPECT_EQ(factory_.tls_sockets_requested(),
             std::vector<std::string>{"snap_start www.example.test:443"});
-  EXPECT_EQ(timing_.ssl.snap_start, "accepted");
+  EXPECT_EQ(timing_.ssl.snap_start, SnapStartOutcome::kAccepted);
   ASSERT_EQ(observer.calls.size(), 2u);
-  EXPECT_EQ(observer.calls[0].snap_start, "attempted");
-  EXPECT_EQ(observer.calls[1].snap_start, "accepted");
+  EXPECT_EQ(observer.calls[0].snap_start, SnapStartOutcome::kAttempted);
+  EXPECT_EQ(observer.calls[1].snap_start, SnapStartOutcome::kAccepted);
 }
 
 // The server refuses the attempt (the first write fails with
@@ -517,7 +517,7 @@ TEST_F(HttpNetworkTransactionTest, RejectedSnapStartIsRetriedOnce) {
   StaticSocketDataProvider rejected_data({}, rejected_writes);
   factory_.AddSocketDataProvider(&rejected_data);
   SSLSocketDataProvider rejected_ssl(SYNC, OK);
-  rejected_ssl.ssl_info.snap_start = "attempted";
+  rejected_ssl.ssl_info.snap_start = SnapStartOutcome::kAttempted;
   rejected_ssl.ssl_info.snap_start_detail = "handshake_failure alert";
   rejected_ssl.ssl_info.awaiting_server_response = true;
   factory_.AddTlsSocketProvider(&rejected_ssl);
@@ -527,7 +527,7 @@ TEST_F(HttpNetworkTransactionTest, RejectedSnapStartIsRetriedOnce) {
   StaticSocketDataProvider data(reads, writes);
   factory_.AddSocketDataProvider(&data);
   SSLSocketDataProvider ssl(ASYNC, OK);
-  ssl.ssl_info.snap_start = "learned";
+  ssl.ssl_info.snap_start = SnapStartOutcome::kLearned;
   factory_.AddTlsSocketProvider(&ssl);
   HttpNetworkSessionParams params = ShortDeadline();
   params.snap_start_context = snap->get();
@@ -537,7 +537,7 @@ TEST_F(HttpNetworkTransactionTest, RejectedSnapStartIsRetriedOnce) {
   EXPECT_EQ(FetchUrl(&session, "https://www.example.test/page", &error), "ok");
   EXPECT_EQ(error, OK) << detail_;
   EXPECT_EQ(factory_.tls_sockets_requested().size(), 2u);
-  EXPECT_EQ(timing_.ssl.snap_start, "rejected");
+  EXPECT_EQ(timing_.ssl.snap_start, SnapStartOutcome::kRejected);
   EXPECT_NE(timing_.ssl.snap_start_detail.find("handshake_failure alert; "
                                                "retried on a new connection"),
             std::string::npos)
@@ -554,7 +554,7 @@ TEST_F(HttpNetworkTransactionTest, RejectedEarlyDataIsResentOnANewConnection) {
   factory_.AddSocketDataProvider(&rejected_data);
   SSLSocketDataProvider rejected_ssl(SYNC, OK);
   rejected_ssl.ssl_info.version = "TLSv1.3";
-  rejected_ssl.ssl_info.early_data = "offered";
+  rejected_ssl.ssl_info.early_data = EarlyDataState::kOffered;
   rejected_ssl.ssl_info.early_data_reason = "peer_declined";
   rejected_ssl.ssl_info.awaiting_server_response = true;
   factory_.AddTlsSocketProvider(&rejected_ssl);
@@ -576,7 +576,7 @@ TEST_F(HttpNetworkTransactionTest, RejectedEarlyDataIsResentOnANewConnection) {
   EXPECT_EQ(error, OK) << detail_;
   EXPECT_EQ(factory_.tls_sockets_requested().size(), 2u);
   EXPECT_TRUE(timing_.ssl.resumed);
-  EXPECT_EQ(timing_.ssl.early_data, "rejected");
+  EXPECT_EQ(timing_.ssl.early_data, EarlyDataState::kRejected);
   EXPECT_EQ(timing_.ssl.early_data_reason,
             "peer_declined; request retried in 1-RTT on a new connection");
 }
@@ -594,7 +594,7 @@ TEST_F(HttpNetworkTransactionTest, NoEarlyDataWhenSpdyIsOffered) {
   SSLSocketDataProvider ssl(ASYNC, OK);
   ssl.ssl_info.version = "TLSv1.3";
   ssl.ssl_info.alpn = "http/1.1";
-  ssl.ssl_info.early_data = "not_offered";
+  ssl.ssl_info.early_data = EarlyDataState::kNotOffered;
   factory_.AddTlsSocketProvider(&ssl);
   HttpNetworkSessionParams params = ShortDeadline();
   params.ssl_config.early_data_enabled = true;
@@ -606,7 +606,7 @@ TEST_F(HttpNetworkTransactionTest, NoEarlyDataWhenSpdyIsOffered) {
   EXPECT_EQ(error, OK) << detail_;
   ASSERT_EQ(factory_.ssl_configs().size(), 1u);
   EXPECT_FALSE(factory_.ssl_configs()[0].early_data_enabled);
-  EXPECT_EQ(timing_.ssl.early_data, "not_offered");
+  EXPECT_EQ(timing_.ssl.early_data, EarlyDataState::kNotOffered);
   EXPECT_NE(timing_.ssl.early_data_reason.find("SPDY/3 offered"),
             std::string::npos)
       << timing_.ssl.early_data_reason;
@@ -1340,7 +1340,7 @@ TEST_F(HttpNetworkTransactionTest, SeventhRequestWaitsForAFreedConnection) {
   EXPECT_EQ(error, OK);
   const LoadTiming& t7 = requests[6]->trans.load_timing();
   EXPECT_TRUE(t7.socket_reused);
-  EXPECT_EQ(t7.dns_source, "reused");
+  EXPECT_EQ(t7.dns_source, DnsSource::kReused);
   EXPECT_EQ(factory_.sockets_created(), 6u);
   EXPECT_TRUE(data[0]->AllWriteDataConsumed());
   for (int i = 1; i < 6; ++i) {

@@ -239,7 +239,7 @@ TEST_F(SnapStartSocketTest, LearnsOrbitThenAcceptsFullAndTicketForms) {
 
   std::unique_ptr<SnapStartClientSocket> first;
   ASSERT_EQ(OK, Connect(server.address(), &first)) << first->error_detail();
-  EXPECT_EQ(first->ssl_info().snap_start, "learned");
+  EXPECT_EQ(first->ssl_info().snap_start, SnapStartOutcome::kLearned);
   EXPECT_EQ(first->snap_start_outcome(), SnapStartOutcome::kLearned);
   EXPECT_TRUE(first->extended_master_secret());
   EXPECT_EQ(first->ssl_info().version, "TLSv1.2");
@@ -254,18 +254,19 @@ TEST_F(SnapStartSocketTest, LearnsOrbitThenAcceptsFullAndTicketForms) {
   // ClientHello.
   std::unique_ptr<SnapStartClientSocket> resumed;
   ASSERT_EQ(OK, Connect(server.address(), &resumed));
-  EXPECT_EQ(resumed->ssl_info().snap_start, "attempted");
+  EXPECT_EQ(resumed->ssl_info().snap_start, SnapStartOutcome::kAttempted);
   EXPECT_EQ(RoundTrip(resumed.get(), "GET /ticket"), "GET /ticket");
-  EXPECT_EQ(resumed->ssl_info().snap_start, "accepted");
+  EXPECT_EQ(resumed->ssl_info().snap_start, SnapStartOutcome::kAccepted);
   EXPECT_TRUE(resumed->ssl_info().resumed);
-  EXPECT_EQ(server.last_core_socket()->ssl_info().snap_start, "accepted");
+  EXPECT_EQ(server.last_core_socket()->ssl_info().snap_start,
+            SnapStartOutcome::kAccepted);
 
   // Full form: no ticket, the premaster travels in the ClientHello.
   context_->RemoveSession(key);
   std::unique_ptr<SnapStartClientSocket> full;
   ASSERT_EQ(OK, Connect(server.address(), &full));
   EXPECT_EQ(RoundTrip(full.get(), "GET /full"), "GET /full");
-  EXPECT_EQ(full->ssl_info().snap_start, "accepted");
+  EXPECT_EQ(full->ssl_info().snap_start, SnapStartOutcome::kAccepted);
   EXPECT_FALSE(full->ssl_info().resumed);
   // The full form carries the extended master secret too: the session hash
   // is the transcript over the predicted flight (README).
@@ -284,7 +285,7 @@ TEST_F(SnapStartSocketTest, CapturedClientHelloReplayIsNeverAccepted) {
   std::unique_ptr<SnapStartClientSocket> socket;
   ASSERT_EQ(OK, Connect(server.address(), &socket));
   ASSERT_EQ(RoundTrip(socket.get(), "GET /secret"), "GET /secret");
-  ASSERT_EQ(socket->ssl_info().snap_start, "accepted");
+  ASSERT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kAccepted);
   const std::string capture = socket->sent_client_hello();
   for (int i = 0; i < 3; ++i) {
     auto [content, handshake] = RawExchange(server.address(), capture);
@@ -308,8 +309,9 @@ TEST_F(SnapStartSocketTest, WrongOrbitAndMispredictionRecoverAndServe) {
   context_->PutInfo(key, info);
   ASSERT_EQ(OK, Connect(server.address(), &socket));
   EXPECT_EQ(RoundTrip(socket.get(), "GET /mispredicted"), "GET /mispredicted");
-  EXPECT_EQ(socket->ssl_info().snap_start, "recovered");
-  EXPECT_EQ(server.last_core_socket()->ssl_info().snap_start, "recovered");
+  EXPECT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kRecovered);
+  EXPECT_EQ(server.last_core_socket()->ssl_info().snap_start,
+            SnapStartOutcome::kRecovered);
   EXPECT_NE(server.last_core_socket()->ssl_info().snap_start_detail.find(
                 "misprediction"),
             std::string::npos);
@@ -322,7 +324,7 @@ TEST_F(SnapStartSocketTest, WrongOrbitAndMispredictionRecoverAndServe) {
   context_->PutInfo(other_key, moved);
   ASSERT_EQ(OK, Connect(other.address(), &socket));
   EXPECT_EQ(RoundTrip(socket.get(), "GET /moved"), "GET /moved");
-  EXPECT_EQ(socket->ssl_info().snap_start, "recovered");
+  EXPECT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kRecovered);
   EXPECT_EQ(other.last_core_socket()->ssl_info().snap_start_detail,
             "wrong_orbit");
   // Recovery taught the client the new orbit.
@@ -417,7 +419,7 @@ TEST_F(SnapStartSocketTest, ProbeLearnsBundleAndLeavesNoSession) {
   std::unique_ptr<SnapStartClientSocket> socket;
   ASSERT_EQ(OK, Connect(server.address(), &socket));
   EXPECT_EQ(RoundTrip(socket.get(), "GET /probed"), "GET /probed");
-  EXPECT_EQ(socket->ssl_info().snap_start, "accepted");
+  EXPECT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kAccepted);
   // The server has seen the probe's alert by now (it ran meanwhile).
   EXPECT_EQ(server.core()->counters().handshakes_failed, 1u);  // the probe
 }
@@ -449,7 +451,7 @@ TEST_F(SnapStartSocketTest, ServerWithoutOrbitIsAPlainTls12Peer) {
   EchoServer server(ServerConfig(std::nullopt));
   std::unique_ptr<SnapStartClientSocket> socket;
   ASSERT_EQ(OK, Connect(server.address(), &socket));
-  EXPECT_EQ(socket->ssl_info().snap_start, "learned");
+  EXPECT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kLearned);
   EXPECT_EQ(socket->ssl_info().snap_start_detail,
             "server does not support Snap Start");
   EXPECT_EQ(RoundTrip(socket.get(), "plain"), "plain");
@@ -517,7 +519,7 @@ TEST_F(SnapStartSocketTest, AttemptThatCannotBeBuiltIsRejectedNotACrash) {
   context_->PutInfo(key, info);
 
   ASSERT_EQ(OK, Connect(server.address(), &socket));
-  EXPECT_EQ(socket->ssl_info().snap_start, "attempted");
+  EXPECT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kAttempted);
   TestCompletionCallback cb;
   auto request = std::make_shared<IOBuffer>(std::string("GET /"));
   EXPECT_EQ(ERR_SNAP_START_REJECTED, socket->Write(request, 5, cb.callback()));
@@ -534,7 +536,7 @@ TEST_F(SnapStartSocketTest, AttemptThatCannotBeBuiltIsRejectedNotACrash) {
 
   // What the transaction does next: a new connection, a normal handshake.
   ASSERT_EQ(OK, Connect(server.address(), &socket));
-  EXPECT_EQ(socket->ssl_info().snap_start, "learned");
+  EXPECT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kLearned);
   EXPECT_EQ(RoundTrip(socket.get(), "GET /again"), "GET /again");
 }
 

@@ -190,8 +190,8 @@ TEST(HarTest, FailedRequest) {
 
 TEST(HarTest, StackFactsAsCustomFields) {
   LoadTiming t = HttpsTiming();
-  t.dns_source = "prefetch";
-  t.ssl.snap_start = "accepted";
+  t.dns_source = DnsSource::kPrefetch;
+  t.ssl.snap_start = SnapStartOutcome::kAccepted;
   t.cert_bundle.present = true;
   t.cert_bundle.used = true;
   t.cert_bundle.source = "dns";

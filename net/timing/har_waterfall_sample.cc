@@ -47,7 +47,7 @@ void Run(std::vector<LoadTiming>* timings,
   t1.response_start = At(341.2);
   t1.response_end = At(341.5);
   t1.status_code = 301;
-  t1.dns_source = "network";
+  t1.dns_source = DnsSource::kNetwork;
   t1.remote_address = "127.0.0.10:80";
   t1.header_bytes = 96;
   timings->push_back(t1);
@@ -78,12 +78,12 @@ void Run(std::vector<LoadTiming>* timings,
   t2.response_start = At(543.4);
   t2.response_end = At(543.6);
   t2.status_code = 302;
-  t2.dns_source = "prefetch";
+  t2.dns_source = DnsSource::kPrefetch;
   t2.remote_address = "127.0.0.11:443";
   t2.ssl.version = "TLSv1.2";
   t2.ssl.cipher = "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256";
   t2.ssl.group = "X25519";
-  t2.ssl.snap_start = "accepted";
+  t2.ssl.snap_start = SnapStartOutcome::kAccepted;
   t2.ssl.snap_start_detail = "orbit and server random predicted";
   t2.ssl.cert_verify.error = 0;
   t2.ssl.cert_verify.revocation_source = RevocationSource::kPrevalidated;
@@ -132,7 +132,7 @@ void Run(std::vector<LoadTiming>* timings,
   t3.response_start = At(644.5);
   t3.response_end = At(660.0);
   t3.status_code = 200;
-  t3.dns_source = "reused";
+  t3.dns_source = DnsSource::kReused;
   t3.remote_address = "127.0.0.11:443";
   t3.ssl = t2.ssl;
   t3.ssl.obc.source = ObcSource::kPooledKey;
@@ -173,7 +173,7 @@ void Run(std::vector<LoadTiming>* timings,
   t4.response_start = At(1353.3);
   t4.response_end = At(1380.0);
   t4.status_code = 200;
-  t4.dns_source = "cache";
+  t4.dns_source = DnsSource::kCache;
   t4.remote_address = "[::1]:443";
   t4.ssl.version = "TLSv1.2";
   t4.ssl.cipher = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256";
@@ -209,7 +209,7 @@ void Run(std::vector<LoadTiming>* timings,
   t5.dns_start = At(1381.1);
   t5.failed_at = At(1421.3);
   t5.net_error = ERR_NAME_NOT_RESOLVED;
-  t5.dns_source = "network";
+  t5.dns_source = DnsSource::kNetwork;
   timings->push_back(t5);
   extras->push_back(HarEntryExtras());
 }

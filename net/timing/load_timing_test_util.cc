@@ -27,7 +27,7 @@ LoadTiming HttpsTiming() {
   t.response_end = At(442);
   t.status_code = 200;
   t.remote_address = "127.0.0.1:443";
-  t.dns_source = "network";
+  t.dns_source = DnsSource::kNetwork;
   t.ssl.version = "TLSv1.2";
   return t;
 }

@@ -28,7 +28,7 @@ class FakeResolver : public HostResolver {
   int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
               CompletionOnceCallback callback,
               std::unique_ptr<Request>* out) override {
-    result->source = "network";
+    result->source = DnsSource::kNetwork;
     result->addresses = {IPAddress::IPv4Localhost()};
     return OK;
   }

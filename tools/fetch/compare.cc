@@ -6,6 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tools/fetch/exit_codes.h"
+#include "tools/fetch/messages.h"
 
 namespace net {
 namespace {
@@ -113,10 +115,10 @@ int RunCompare(const FetchOptions& options,
   std::vector<std::vector<std::string>> sides;
   for (const std::string& flags : options.compare) {
     absl::StatusOr<std::vector<std::string>> split = SplitFlags(flags);
-    if (!split.ok()) {
-      std::cerr << "fetch: --compare: " << split.status().message() << "\n";
-      return 2;
-    }
+    if (!split.ok())
+      return ReportError(options,
+                         absl::StrCat("--compare: ", split.status().message()),
+                         kExitUsage);
     std::vector<std::string> side = *split;
     side.insert(side.end(), common.begin(), common.end());
     // The bodies are not the point; errors still print.
@@ -124,11 +126,11 @@ int RunCompare(const FetchOptions& options,
     for (size_t u = 0; u < options.urls.size(); ++u)
       side.insert(side.end(), {"-o", "/dev/null"});
     absl::StatusOr<FetchOptions> parsed = ParseFetchOptions(side);
-    if (!parsed.ok()) {
-      std::cerr << "fetch: --compare '" << flags
-                << "': " << parsed.status().message() << "\n";
-      return 2;
-    }
+    if (!parsed.ok())
+      return ReportError(
+          options,
+          absl::StrCat("--compare '", flags, "': ", parsed.status().message()),
+          kExitUsage);
     sides.push_back(side);
   }
   std::vector<LoadTiming> results[2];
@@ -183,10 +185,10 @@ int RunCompare(const FetchOptions& options,
   if (!options.compare_out.empty()) {
     std::ofstream file(options.compare_out);
     file << csv;
-    if (!file) {
-      std::cerr << "fetch: cannot write " << options.compare_out << "\n";
-      return 23;
-    }
+    if (!file)
+      return ReportError(options,
+                         absl::StrCat("cannot write ", options.compare_out),
+                         kExitWriteError);
   }
   return failures[0] + failures[1] == 0 ? 0 : 1;
 }

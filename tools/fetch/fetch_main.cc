@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@
 #include "tools/fetch/exit_codes.h"
 #include "tools/fetch/fetch_options.h"
 #include "tools/fetch/fetch_params.h"
+#include "tools/fetch/messages.h"
 #include "tools/fetch/output_files.h"
 #include "tools/fetch/prefetch_steps.h"
 #include "tools/fetch/retry.h"
@@ -74,9 +76,14 @@ class FetchRunner {
     if (!cookies.ok()) return Error(cookies.message(), kExitUsage);
     prefetch_log_.verbose = options_.verbose;
     context_->dns_prefetcher()->AddObserver(&prefetch_log_);
-    if (options_.obc_warm) Wait(context_->WaitForObcKeys(QuitCallback()));
+    // The run is one thread blocking on one event loop, run until what it
+    // waits for quits it.
+    if (options_.obc_warm && context_->WaitForObcKeys([this](int) {
+          loop_.Quit();
+        }) == ERR_IO_PENDING)
+      loop_.Run();
     if (options_.snap_start_probe)
-      return RunSnapStartProbes(context_.get(), &loop_, urls_);
+      return RunSnapStartProbes(context_.get(), &loop_, urls_, Quiet());
     if (absl::optional<std::string> error = outputs_.Init(options_, urls_))
       return Error(*error, kExitWriteError);
 
@@ -84,12 +91,17 @@ class FetchRunner {
     std::vector<std::string> startup = context_->StartupHosts(kStartupHosts);
     startup.insert(startup.end(), options_.prefetch_hosts.begin(),
                    options_.prefetch_hosts.end());
+    if (options_.preconnect && startup.empty() && !options_.prefetch_links)
+      Warn(
+          "--preconnect does nothing here: no host to prefetch (give "
+          "--prefetch HOST, --prefetch-links, or a --profile that has one)");
     PrefetchAndWait(context_.get(), &loop_, startup, "startup/--prefetch",
                     options_.verbose);
     if (!options_.prevalidate_hosts.empty() && !context_->prevalidator())
       return Error("--prevalidate needs trust anchors", kExitUsage);
     for (const std::string& host : options_.prevalidate_hosts)
-      PrevalidateAndWait(context_.get(), &loop_, host, urls_, options_.verbose);
+      PrevalidateAndWait(context_.get(), &loop_, host, urls_, options_.verbose,
+                         Quiet());
 
     int exit_code = 0;
     printed_.assign(urls_.size(), false);
@@ -120,7 +132,12 @@ class FetchRunner {
                                     outputs_.Name(fetch->url_index));
           if (exit_code == 0) exit_code = code;
           if (!options_.write_out.empty()) {
-            const std::string out = WriteOutFor(options_, *fetch);
+            std::vector<std::string> unknown;
+            const std::string out = WriteOutFor(options_, *fetch, &unknown);
+            for (const std::string& name : unknown) {
+              if (warned_variables_.insert(name).second)
+                Error("unknown --write-out variable: '" + name + "'", 0);
+            }
             fwrite(out.data(), 1, out.size(), stdout);
             fflush(stdout);
           }
@@ -177,29 +194,12 @@ class FetchRunner {
   // loop, so timers and the other transfers run while a body streams in.
   static constexpr int kReadsPerTurn = 16;
 
-  // The run is one thread blocking on one event loop: Wait runs the loop
-  // until a pending operation's QuitCallback() fires.
-  CompletionOnceCallback QuitCallback() {
-    return [this](int rv) {
-      wait_result_ = rv;
-      loop_.Quit();
-    };
-  }
-  int Wait(int rv) {
-    if (rv != ERR_IO_PENDING) return rv;
-    loop_.Run();
-    return wait_result_;
-  }
-
-  // The one error path: stderr unless -s (and not -S); returns |code|.
+  // The one error path (messages.h).
   int Error(absl::string_view message, int code) {
-    if (!options_.silent || options_.show_error)
-      std::cerr << "fetch: " << message << "\n";
-    return code;
+    return ReportError(options_, message, code);
   }
-  void Warn(absl::string_view message) {
-    if (!options_.silent) std::cerr << "Warning: " << message << "\n";
-  }
+  void Warn(absl::string_view message) { ReportWarning(options_, message); }
+  bool Quiet() const { return options_.silent && !options_.show_error; }
 
   // -b FILE (curl turns its cookie engine on) and -c FILE need the jar.
   absl::Status LoadCookies() {
@@ -342,12 +342,12 @@ class FetchRunner {
   PrefetchLog prefetch_log_;
   OutputFiles outputs_;
   HeaderDump header_dump_;
+  std::set<std::string> warned_variables_;  // -w's unknown names, told once
   std::vector<std::unique_ptr<Transfer>> current_;
   int batch_ = 0;  // which batch current_ holds
   std::vector<bool> printed_;
   bool keep_links_ = false;
   int pending_ = 0;
-  int wait_result_ = OK;
   std::vector<LoadTiming>* completed_ = nullptr;
   std::vector<LoadTiming> all_timings_;
   std::vector<HarEntryExtras> all_extras_;  // parallel to all_timings_, --har

@@ -30,7 +30,7 @@ void PrefetchAndWait(NetworkContext* context, EventLoop* loop,
 
 void PrevalidateAndWait(NetworkContext* context, EventLoop* loop,
                         const std::string& host, const std::vector<Url>& urls,
-                        bool verbose) {
+                        bool verbose, bool quiet) {
   uint16_t port = 443;
   for (const Url& u : urls) {
     if (u.host() == host && u.SchemeIsCryptographic()) port = u.port();
@@ -50,7 +50,7 @@ void PrevalidateAndWait(NetworkContext* context, EventLoop* loop,
     loop->Run();
     rv = result;
   }
-  if (verbose || rv != OK) {
+  if (verbose || (rv != OK && !quiet)) {
     std::cerr << "* prevalidated " << host << ": " << ErrorToShortString(rv)
               << " in " << absl::ToDoubleMilliseconds(TimeTicks::Now() - start)
               << " ms" << (detail.empty() ? "" : ": ") << detail << "\n";

@@ -27,11 +27,11 @@ void PrefetchAndWait(NetworkContext* context, EventLoop* loop,
                      const std::string& why, bool verbose);
 
 // --prevalidate HOST for the port the URLs name (443 without one); says the
-// outcome on stderr when verbose or failed. A failed prevalidation only
-// means the fetch checks on its own.
+// outcome on stderr when verbose, or when it failed and not |quiet|. A
+// failed prevalidation only means the fetch checks on its own.
 void PrevalidateAndWait(NetworkContext* context, EventLoop* loop,
                         const std::string& host, const std::vector<Url>& urls,
-                        bool verbose);
+                        bool verbose, bool quiet);
 
 }  // namespace net
 

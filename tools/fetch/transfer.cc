@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tools/fetch/exit_codes.h"
+#include "tools/fetch/messages.h"
 #include "tools/fetch/trace_files.h"
 #include "tools/fetch/verbose_log.h"
 #include "tools/fetch/write_out.h"
@@ -95,33 +96,30 @@ int ReportTransfer(const FetchOptions& options, const Transfer& transfer,
     VerboseTransfer verbose;
     verbose.timing = &t;
     verbose.round = round;
-    verbose.cookie_sent = transfer.request->cookie_header_sent();
+    verbose.request_headers = transfer.request->request_headers();
+    if (!verbose.request_headers.empty())
+      verbose.request_line =
+          absl::StrCat(t.method, " ", transfer.request->url().PathForRequest(),
+                       " ", t.ssl.alpn == "spdy/3" ? "SPDY/3" : "HTTP/1.1");
     verbose.response_head = transfer.headers;
     verbose.rejected_cookies = transfer.request->rejected_cookies();
     PrintVerboseTransfer(std::cerr, verbose);
   }
-  // Error messages go to stderr unless -s (and not -S).
-  const bool quiet = options.silent && !options.show_error;
-  if (transfer.write_error) {
-    if (!quiet)
-      std::cerr << "fetch: " << t.url << ": cannot write " << output << "\n";
-    return 23;
-  }
-  if (transfer.result < 0) {
-    if (!quiet)
-      std::cerr << "fetch: " << t.url << ": "
-                << ErrorToShortString(transfer.result) << " ("
-                << transfer.result << ")"
-                << (transfer.error_detail.empty() ? "" : ": ")
-                << transfer.error_detail << "\n";
-    return ExitCodeForError(transfer.result);
-  }
-  if (options.fail_on_http_error && t.status_code >= 400) {
-    if (!quiet)
-      std::cerr << "fetch: " << t.url << ": HTTP status " << t.status_code
-                << "\n";
-    return 22;
-  }
+  if (transfer.write_error)
+    return ReportError(options, absl::StrCat(t.url, ": cannot write ", output),
+                       kExitWriteError);
+  if (transfer.result < 0)
+    return ReportError(
+        options,
+        absl::StrCat(t.url, ": ", ErrorToShortString(transfer.result), " (",
+                     transfer.result, ")",
+                     transfer.error_detail.empty() ? "" : ": ",
+                     transfer.error_detail),
+        ExitCodeForError(transfer.result));
+  if (options.fail_on_http_error && t.status_code >= 400)
+    return ReportError(options,
+                       absl::StrCat(t.url, ": HTTP status ", t.status_code),
+                       kExitHttpError);
   return 0;
 }
 
@@ -134,7 +132,8 @@ std::string ResponseHeads(const URLRequest& request) {
   return heads;
 }
 
-std::string WriteOutFor(const FetchOptions& options, const Transfer& transfer) {
+std::string WriteOutFor(const FetchOptions& options, const Transfer& transfer,
+                        std::vector<std::string>* unknown) {
   WriteOutTransfer out;
   out.timing = &transfer.timing;
   out.hops = &transfer.hops;
@@ -142,7 +141,7 @@ std::string WriteOutFor(const FetchOptions& options, const Transfer& transfer) {
   out.redirect_url = transfer.redirect_url;
   out.result = transfer.result;
   out.error_detail = transfer.error_detail;
-  return FormatWriteOut(options.write_out, out);
+  return FormatWriteOut(options.write_out, out, unknown);
 }
 
 }  // namespace net

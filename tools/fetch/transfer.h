@@ -78,7 +78,9 @@ int ReportTransfer(const FetchOptions& options, const Transfer& transfer,
 std::string ResponseHeads(const URLRequest& request);
 
 // WriteOutFor is -w's text for |transfer|.
-std::string WriteOutFor(const FetchOptions& options, const Transfer& transfer);
+// Variables it does not know go to |*unknown|.
+std::string WriteOutFor(const FetchOptions& options, const Transfer& transfer,
+                        std::vector<std::string>* unknown);
 
 }  // namespace net
 

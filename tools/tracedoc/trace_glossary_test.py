@@ -35,7 +35,10 @@ ENUM_FUNCTIONS = [
     ("cert/obc/obc_types.cc", "KeyAlgorithmToString"),
     ("cert/cert_verifier.cc", "RevocationSourceToString"),
     ("cert/cert_verifier.cc", "RevocationOutcomeToString"),
-    ("net/snap_start/snap_start_flight.cc", "SnapStartOutcomeToString"),
+    ("net/ssl/ssl_info.cc", "SnapStartOutcomeToString"),
+    ("net/ssl/ssl_info.cc", "EarlyDataStateToString"),
+    ("dns/dns_source.cc", "DnsSourceToString"),
+    ("net/timing/load_timing.cc", "SessionUseToString"),
 ]
 
 

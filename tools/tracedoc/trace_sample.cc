@@ -39,7 +39,7 @@ LoadTiming Everything() {
   t.url = "https://slow.example.test/";
   t.status_code = 200;
   t.net_error = ERR_CONNECTION_RESET;
-  t.dns_source = "prefetch";
+  t.dns_source = DnsSource::kPrefetch;
   t.remote_address = "198.18.0.14:443";
   t.https = true;
   t.tcp_fast_open.mode = TcpFastOpenMode::kNoCookie;
@@ -48,7 +48,7 @@ LoadTiming Everything() {
   t.tcp_fast_open.detail = "bundle: no cookie needed";
   t.spdy.used = true;
   t.spdy.stream_id = 3;
-  t.spdy.session = "pooled";
+  t.spdy.session = SessionUse::kPooled;
   t.spdy.session_id = "https://a.example.test:443 via 198.19.0.2:41234";
   t.spdy.credential_slot = 1;
   t.spdy.credential_sent = true;
@@ -62,9 +62,9 @@ LoadTiming Everything() {
   s.alpn = "spdy/3";
   s.waited_for_session = true;
   s.session_wait = absl::Milliseconds(3);
-  s.snap_start = "accepted";
+  s.snap_start = SnapStartOutcome::kAccepted;
   s.snap_start_detail = "orbit from a dns bundle";
-  s.early_data = "not_offered";
+  s.early_data = EarlyDataState::kNotOffered;
   s.early_data_reason = "disabled";
   s.cert_compression.algorithm = "brotli";
   s.cert_compression.compressed_bytes = 1543;
@@ -117,7 +117,7 @@ LoadTiming PlainHttp() {
   t.url = "http://slow.example.test/";
   t.status_code = 200;
   t.net_error = OK;
-  t.dns_source = "cache";
+  t.dns_source = DnsSource::kCache;
   t.remote_address = "198.18.0.14:80";
   t.body_bytes = 10;
   t.header_bytes = 80;
