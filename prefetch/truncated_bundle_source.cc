@@ -132,6 +132,8 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
   }
 
   int DoProbeComplete(int rv) {
+    const ConnectTiming t = connect_job_->timing();
+    NoteRtt(probe_->GetTcpFastOpenInfo(), t.connect_start, t.connect_end);
     if (rv != OK) {
       // Not a TLS 1.2 static-RSA server: read the chain from a normal
       // handshake instead.
@@ -181,6 +183,9 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
       Finish(absl::UnavailableError(tls_job_->error_detail()));
       return rv;
     }
+    // No Fast Open on this connection: its TCP handshake is the sample.
+    const ConnectTiming t = tls_job_->timing();
+    NoteRtt(TcpFastOpenInfo(), t.connect_start, t.ssl_start);
     tls_job_.reset();
     if (capture_.chain().empty()) {
       Finish(absl::UnavailableError(
@@ -216,6 +221,19 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
   }
 
   void OnIOComplete(int rv) { DoLoop(rv); }
+
+  // A probe connection's round trip (ConnectionRttSample), to the observer.
+  void NoteRtt(const TcpFastOpenInfo& info, TimeTicks connect_start,
+               TimeTicks transport_end) {
+    if (!source_->rtt_observer_) return;
+    const absl::Duration handshake =
+        connect_start.is_null() || transport_end.is_null()
+            ? absl::ZeroDuration()
+            : transport_end - connect_start;
+    const absl::Duration rtt = ConnectionRttSample(info, handshake);
+    if (rtt > absl::ZeroDuration())
+      source_->rtt_observer_->OnServerRttSample(host_, rtt);
+  }
 
   void Finish(absl::StatusOr<FetchedBundle> result) {
     if (!callback_) return;

@@ -74,10 +74,19 @@ class NetworkContext::PrevalidateRequest : public NetworkContext::Request {
 //    critical path.
 //  - When a bundle is ready: hands a bundle with an orbit to the Snap Start
 //    state, so the first visit runs Snap Start.
+//  - When a truncated-handshake probe measured a server's round trip: tells
+//    the HTTP session's TCP Fast Open hints (the race's delay).
 class NetworkContext::Observer : public TlsHandshakeObserver,
-                                 public CertPrefetcher::Observer {
+                                 public CertPrefetcher::Observer,
+                                 public ServerRttObserver {
  public:
   explicit Observer(NetworkContext* context) : context_(context) {}
+
+  void OnServerRttSample(const std::string& host, absl::Duration rtt) override {
+    // Probes may run before the session exists (none yet) or after.
+    if (HttpNetworkSession* session = context_->http_session())
+      session->tcp_fast_open_hints()->NoteRtt(host, rtt);
+  }
 
   void OnTlsHandshakeDone(const std::string& host, uint16_t port, int result,
                           LoadTiming* timing) override {
@@ -441,6 +450,7 @@ absl::Status NetworkContext::InitBundlePrefetch() {
   prefetch_cache_ = std::make_unique<PrefetchCache>(*std::move(cache));
   bundle_fetcher_ = std::make_unique<HttpUrlFetcher>(
       plain_session_.get(), absl::Seconds(5), kMaxBundleFileBytes);
+  observer_ = std::make_unique<Observer>(this);
   bundle_sources_.push_back(std::make_unique<DnsBundleSource>(
       resolver_.get(), bundle_fetcher_.get()));
   bundle_sources_.push_back(
@@ -449,10 +459,10 @@ absl::Status NetworkContext::InitBundlePrefetch() {
       bundle_fetcher_.get(), params_.bundle_cdns));
   bundle_sources_.push_back(std::make_unique<TruncatedBundleSource>(
       resolver_.get(), socket_factory_, params_.session.connect_timeout,
-      params_.session.tcp_fast_open, &params_.session.connect_to));
+      params_.session.tcp_fast_open, &params_.session.connect_to,
+      observer_.get()));
   std::vector<BundleSource*> sources;
   for (const auto& source : bundle_sources_) sources.push_back(source.get());
-  observer_ = std::make_unique<Observer>(this);
   if (prefetch) {
     CertPrefetcherOptions options;
     options.source_order = params_.bundle_sources;

@@ -19,6 +19,7 @@ class Preconnector::Job {
       std::unique_ptr<HttpNetworkSession::SocketSlot> slot)
       : slot_(std::move(slot)),
         owner_(owner),
+        host_(host),
         key_(absl::StrCat("https://", host, ":", port)),
         connect_(std::make_unique<SSLConnectJob>(
             owner->session_->host_resolver(), owner->session_->socket_factory(),
@@ -73,14 +74,31 @@ class Preconnector::Job {
   void OnConnected(int rv) {
     // Done: the deadline must not fire while this job waits to be reaped.
     deadline_.Stop();
-    if (rv == OK) socket_ = connect_->TakeSocket();
+    if (rv == OK) {
+      socket_ = connect_->TakeSocket();
+      NoteRtt();
+    }
     owner_->OnJobDone(this, rv);
+  }
+
+  // The connection's round trip, for the session's TCP Fast Open hints: a
+  // later connection to the host that puts data in its SYN is raced after
+  // about one RTT when no SYN-ACK comes (a path that drops such SYNs).
+  void NoteRtt() {
+    const ConnectTiming t = connect_->timing();
+    const absl::Duration handshake =
+        t.connect_start.is_null() || t.ssl_start.is_null()
+            ? absl::ZeroDuration()
+            : t.ssl_start - t.connect_start;
+    owner_->session_->tcp_fast_open_hints()->NoteRtt(
+        host_, ConnectionRttSample(socket_->GetTcpFastOpenInfo(), handshake));
   }
 
   // One of the group's connection slots (the per-host limit), held while
   // connecting; freed if the preconnect fails.
   std::unique_ptr<HttpNetworkSession::SocketSlot> slot_;
   Preconnector* const owner_;
+  const std::string host_;
   const std::string key_;
   std::unique_ptr<SSLConnectJob> connect_;
   std::unique_ptr<StreamSocket> socket_;

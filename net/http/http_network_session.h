@@ -57,7 +57,9 @@ struct HttpNetworkSessionParams {
   bool tcp_fast_open = false;
   // A SYN with data unanswered this long is raced by one without (a path
   // that drops such SYNs); the kernel's own retry would come a second
-  // later. RFC 8305's connection attempt delay.
+  // later. RFC 8305's connection attempt delay. For a server whose RTT the
+  // session measured, about one RTT instead, never more than this
+  // (TcpFastOpenHints::FallbackDelay).
   absl::Duration tcp_fast_open_fallback_delay = absl::Milliseconds(250);
   // curl's --connect-to: requests to HOST1:PORT1 resolve and connect to
   // HOST2:PORT2; TLS, Host and pooling keep the origin.

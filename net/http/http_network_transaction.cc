@@ -377,6 +377,7 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
   }
   resolve_result_ = connect_job_->resolve_result();
   address_index_ = connect_job_->address_index();
+  NoteTransportHandshake();
   std::unique_ptr<StreamSocket> socket = connect_job_->TakeSocket();
   connect_job_.reset();
   next_state_ = STATE_INIT_STREAM;
@@ -408,6 +409,17 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
   stream_ = std::make_unique<HttpBasicStream>(std::move(socket), &timing_,
                                               session_->clock());
   return OK;
+}
+
+void HttpNetworkTransaction::NoteTransportHandshake() {
+  // The job's own stamps (not the trace's, whose connectStart is a retry's
+  // first attempt): TCP's connect to the TLS handshake's start, or to
+  // connectEnd without TLS.
+  const ConnectTiming t = connect_job_->timing();
+  const TimeTicks end = t.ssl_start.is_null() ? t.connect_end : t.ssl_start;
+  transport_handshake_ = t.connect_start.is_null() || end.is_null()
+                             ? absl::ZeroDuration()
+                             : end - t.connect_start;
 }
 
 void HttpNetworkTransaction::OnHandshakeDone(int result) {
@@ -595,6 +607,10 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
     session_->tcp_fast_open_hints()->NoteOutcome(
         absl::StrCat(request_.url.host(), ":", request_.url.port()),
         timing_.tcp_fast_open);
+    // And its round trip, of which the next Fast Open race's delay is made.
+    session_->tcp_fast_open_hints()->NoteRtt(
+        request_.url.host(),
+        ConnectionRttSample(timing_.tcp_fast_open, transport_handshake_));
   }
   // A Snap Start attempt's outcome is known only once the server answered.
   if (handshake_awaits_response_) {

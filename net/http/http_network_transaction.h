@@ -114,6 +114,8 @@ class HttpNetworkTransaction {
   int OnHostResolved(const HostResolveResult& result);
   // Copies what the connect job stamped into the trace.
   void MergeConnectTiming();
+  // Keeps the connect job's transport handshake time (an RTT sample).
+  void NoteTransportHandshake();
   // SPDY: whether this request may use a SPDY session (https, spdy/3
   // offered, not after the server asked for a direct connection).
   bool SpdyAllowed() const;
@@ -180,6 +182,9 @@ class HttpNetworkTransaction {
   HostResolveResult resolve_result_;
   size_t address_index_ = 0;
   bool reuse_addresses_ = false;
+  // TCP Fast Open: how long the new connection's transport step took
+  // (NoteTransportHandshake), an RTT sample when it asked for no Fast Open.
+  absl::Duration transport_handshake_ = absl::ZeroDuration();
   // The OnHostResolved hook found this session to pool onto.
   WeakPtr<SpdySession> pooled_session_;
   bool found_pooled_session_ = false;
