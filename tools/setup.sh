@@ -21,6 +21,7 @@ PACKAGES=(
   tshark                     # net/spdy:spdy_node_interop_test dissects a SPDY/3 capture
   nodejs                     # node-spdy, the SPDY/3 peer of net/spdy (module below)
   node-llhttp                # llhttp's C sources: net/http:http_llhttp_comparison_test
+  tinyproxy                  # a real HTTP proxy with CONNECT: tools/testserver:proxy_transaction_test
 )
 
 missing=()

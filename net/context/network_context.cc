@@ -268,6 +268,7 @@ absl::Status NetworkContext::Init() {
                                 params_.system_trust_store);
   if (verifier.ok()) verifier_ = *std::move(verifier);
   HttpNetworkSessionParams plain = params_.session;
+  plain.proxy = params_.proxy;
   plain.request_timeout = absl::Seconds(10);
   plain.snap_start_context = nullptr;
   plain.tls_observer = nullptr;
@@ -298,6 +299,7 @@ absl::Status NetworkContext::Init() {
   if (!status.ok()) return status;
 
   HttpNetworkSessionParams session_params = params_.session;
+  session_params.proxy = params_.proxy;
   session_params.snap_start_context = snap_start_context_.get();
   session_params.tls_observer = observer_.get();
   session_params.snap_start_learn_in_handshake =

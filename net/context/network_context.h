@@ -46,6 +46,7 @@
 #include "net/base/thread_checker.h"
 #include "net/context/profile.h"
 #include "net/http/http_network_session.h"
+#include "net/proxy/proxy_config.h"
 #include "net/url_request/url_request.h"
 #include "net/url_request/url_request_context.h"
 #include "prefetch/bundle_source.h"
@@ -86,11 +87,19 @@ struct NetworkContextParams {
 
   // Connections and TLS. |session| carries timeouts, the SSLConfig and
   // connection reuse; its cookie jar, Snap Start context, client certificate
-  // provider and verifier are filled in by the context.
+  // provider, verifier and proxy are filled in by the context.
   HttpNetworkSessionParams session;
   // Transport sockets come from here (tests and link emulation substitute
   // one). Not owned; must outlive the context. Null: the default factory.
   ClientSocketFactory* socket_factory = nullptr;
+  // The HTTP proxy, by URL (net/proxy: ProxyConfig::FromEnvironment or
+  // FromCurlOptions read curl's variables and flags); direct by default.
+  // Every request the context makes goes by it: URLRequests, preconnects,
+  // and the plain-HTTP fetches of OCSP, CRLs and bundle files. It replaces
+  // session.proxy. (Probes that make their own connections outside the
+  // sessions, the truncated-handshake bundle source and the prevalidation
+  // and Snap Start learning handshakes, still connect directly.)
+  ProxyConfig proxy;
 
   // curl's --insecure: the browsing session's connections go on whatever
   // their certificates say (the trace's cert detail names what was

@@ -22,6 +22,7 @@
 #include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 #include "net/base/weak_ptr.h"
+#include "net/proxy/proxy_config.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/connect_to.h"
 #include "net/spdy/spdy_session_pool.h"
@@ -93,6 +94,12 @@ struct HttpNetworkSessionParams {
   bool snap_start_learn_in_handshake = false;
   // Told about every TLS handshake. Not owned; must outlive the session.
   TlsHandshakeObserver* tls_observer = nullptr;
+  // The HTTP proxy each request goes through (ProxyConfig::ProxyFor), or
+  // none: direct by default. http URLs are sent to the proxy in absolute
+  // form; https URLs get a CONNECT tunnel and TLS through it
+  // (net/proxy/README.md). Connections through a proxy are pooled apart
+  // from direct ones (GroupKey).
+  ProxyConfig proxy;
   // The clock every trace timestamp is read from; tests substitute a
   // SimpleTestTickClock. Not owned; must outlive the session.
   const TickClock* clock = DefaultTickClock::GetInstance();
@@ -115,10 +122,17 @@ class HttpNetworkSession {
   SSLClientContext* ssl_client_context() { return &ssl_context_; }
   TcpFastOpenHints* tcp_fast_open_hints() { return &tcp_fast_open_hints_; }
 
-  // Idle pool, keyed by "scheme://host:port". |preconnected| marks a socket
-  // opened (and handshaked) ahead of any request: TakeIdleSocket says so,
-  // and such a socket nobody used is closed |unused_timeout| after it was
-  // returned (Chromium's unused idle socket timeout).
+  // GroupKey is the key of a connection group (the idle pool, the
+  // per-group limit, the SPDY connection bookkeeping):
+  // "scheme://host:port", and " via http://proxy:port" through a proxy.
+  static std::string GroupKey(const std::string& scheme,
+                              const std::string& host, uint16_t port,
+                              const ProxyServer* proxy);
+
+  // Idle pool, keyed by GroupKey ("scheme://host:port ..."). |preconnected|
+  // marks a socket opened (and handshaked) ahead of any request: TakeIdleSocket
+  // says so, and such a socket nobody used is closed |unused_timeout| after it
+  // was returned (Chromium's unused idle socket timeout).
   std::unique_ptr<StreamSocket> TakeIdleSocket(const std::string& key,
                                                bool* preconnected = nullptr);
   void ReturnIdleSocket(const std::string& key,

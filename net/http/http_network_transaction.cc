@@ -7,6 +7,7 @@
 #include "absl/time/clock.h"
 #include "net/base/check.h"
 #include "net/http/http_basic_stream.h"
+#include "net/http/http_proxy_connect_job.h"
 #include "net/http/ssl_connect_job.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/socket/transport_connect_job.h"
@@ -50,6 +51,11 @@ int HttpNetworkTransaction::Start(const HttpRequestInfo& request,
   timing_.url = request_.url.spec();
   timing_.method = request_.method;
   timing_.https = request_.url.SchemeIsCryptographic();
+  proxy_.reset();
+  if (const ProxyServer* proxy =
+          session_->params().proxy.ProxyFor(request_.url))
+    proxy_ = *proxy;
+  timing_.proxy = proxy_ ? proxy_->ToString() : "direct";
   final_error_ = OK;
   deadline_ = TimeTicks();
   if (session_->params().request_timeout > absl::ZeroDuration()) {
@@ -102,12 +108,22 @@ int HttpNetworkTransaction::TimeOut(bool body_read_pending) {
       MergeConnectTiming();
       phase = connect_job_->phase();
     }
+    // Through a proxy the lookup and the connection are the proxy's.
+    const std::string via_proxy =
+        proxy_ ? absl::StrCat("the proxy ", proxy_->ToString(), " ") : "";
     if (phase == ConnectJob::Phase::kResolveHost) {
-      error_detail_ = absl::StrCat("resolving '", request_.url.host(),
-                                   "' did not finish within ", limit);
+      error_detail_ =
+          absl::StrCat("resolving ", via_proxy, "'",
+                       proxy_ ? proxy_->host() : request_.url.host(),
+                       "' did not finish within ", limit);
     } else if (phase == ConnectJob::Phase::kTransportConnect) {
-      error_detail_ = absl::StrCat("connecting to ", timing_.remote_address,
-                                   " did not finish within ", limit);
+      error_detail_ =
+          absl::StrCat("connecting to ", via_proxy, timing_.remote_address,
+                       " did not finish within ", limit);
+    } else if (phase == ConnectJob::Phase::kProxyTunnel) {
+      error_detail_ = absl::StrCat(via_proxy, "did not answer CONNECT ",
+                                   request_.url.host(), ":",
+                                   request_.url.port(), " within ", limit);
     } else if (phase == ConnectJob::Phase::kSSLHandshake) {
       error_detail_ =
           absl::StrCat("the TLS handshake with ", timing_.remote_address,
@@ -209,8 +225,13 @@ int HttpNetworkTransaction::DoLoop(int result) {
 }
 
 std::string HttpNetworkTransaction::PoolKey() const {
-  return absl::StrCat(request_.url.scheme(), "://", request_.url.host(), ":",
-                      request_.url.port());
+  return HttpNetworkSession::GroupKey(request_.url.scheme(),
+                                      request_.url.host(), request_.url.port(),
+                                      proxy_ ? &*proxy_ : nullptr);
+}
+
+const ProxyServer* HttpNetworkTransaction::ProxyForStream() const {
+  return proxy_ && !timing_.https ? &*proxy_ : nullptr;
 }
 
 int HttpNetworkTransaction::DoInitConnection() {
@@ -269,8 +290,8 @@ int HttpNetworkTransaction::DoInitConnection() {
       IPEndPoint peer;
       if (idle->GetPeerAddress(&peer) == OK)
         timing_.remote_address = peer.ToString();
-      stream_ = std::make_unique<HttpBasicStream>(std::move(idle), &timing_,
-                                                  session_->clock());
+      stream_ = std::make_unique<HttpBasicStream>(
+          std::move(idle), &timing_, session_->clock(), ProxyForStream());
       next_state_ = STATE_INIT_STREAM;
       return OK;
     }
@@ -292,7 +313,8 @@ int HttpNetworkTransaction::DoConnect() {
     // first), the address that answered first.
     options.resolved = resolve_result_;
     options.first_address = address_index_;
-  } else if (SpdyAllowed() && !no_pooling_) {
+  } else if (SpdyAllowed() && !no_pooling_ && !proxy_) {
+    // (Through a proxy the lookup is the proxy's: no IP pooling.)
     options.on_host_resolved = [this](const HostResolveResult& result) {
       return OnHostResolved(result);
     };
@@ -301,10 +323,15 @@ int HttpNetworkTransaction::DoConnect() {
   const std::string& host = request_.url.host();
   const uint16_t port = request_.url.port();
   // Fast Open: a TLS ClientHello may ride in the SYN (early data has its
-  // own rules); a plain request only if replaying it is harmless.
+  // own rules); a plain request only if replaying it is harmless. Not to a
+  // proxy: the hints are the origin's, and the SYN would carry a CONNECT.
+  // (--connect-to rules apply to what TransportConnectJob connects to: the
+  // proxy itself, through one.)
   options.connect_to = &session_->params().connect_to;
-  options.tcp = session_->tcp_fast_open_hints()->OptionsFor(
-      absl::StrCat(host, ":", port), timing_.https || IsReplaySafe());
+  if (!proxy_) {
+    options.tcp = session_->tcp_fast_open_hints()->OptionsFor(
+        absl::StrCat(host, ":", port), timing_.https || IsReplaySafe());
+  }
   if (timing_.https) {
     SSLConnectJobParams params;
     params.host = host;
@@ -318,9 +345,22 @@ int HttpNetworkTransaction::DoConnect() {
     params.snap_start_learn_in_handshake =
         session_->params().snap_start_learn_in_handshake;
     params.transport = std::move(options);
+    params.proxy = proxy_;
     connect_job_ = std::make_unique<SSLConnectJob>(session_->host_resolver(),
                                                    session_->socket_factory(),
                                                    std::move(params));
+  } else if (proxy_) {
+    // An http URL through the proxy: a connection to it, no tunnel.
+    HttpProxyConnectJobParams params;
+    params.proxy = *proxy_;
+    params.host = host;
+    params.port = port;
+    params.tunnel = false;
+    params.connect_timeout = session_->params().connect_timeout;
+    params.transport = std::move(options);
+    connect_job_ = std::make_unique<HttpProxyConnectJob>(
+        session_->host_resolver(), session_->socket_factory(),
+        std::move(params));
   } else {
     connect_job_ = std::make_unique<TransportConnectJob>(
         session_->host_resolver(), session_->socket_factory(), host, port,
@@ -354,6 +394,13 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
   if (const HandshakeChoice* choice = connect_job_->handshake_choice())
     timing_.handshake_choice = *choice;
   if (connect_job_->ssl_info()) OnHandshakeDone(result);
+  if (result != OK && proxy_) {
+    // The proxy job's own detail names the proxy and what failed.
+    error_detail_ = connect_job_->error_detail();
+    connect_job_.reset();
+    EndSpdyConnect();
+    return result;
+  }
   if (result != OK) {
     switch (connect_job_->phase()) {
       case ConnectJob::Phase::kResolveHost: {
@@ -406,8 +453,8 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
     }
     EndSpdyConnect();
   }
-  stream_ = std::make_unique<HttpBasicStream>(std::move(socket), &timing_,
-                                              session_->clock());
+  stream_ = std::make_unique<HttpBasicStream>(
+      std::move(socket), &timing_, session_->clock(), ProxyForStream());
   return OK;
 }
 
@@ -602,7 +649,7 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
   // A connection made for this request: what it did with Fast Open (known
   // once the server answered), remembered for the next connection.
   if (!timing_.socket_reused && timing_.spdy.session != SessionUse::kPooled &&
-      timing_.spdy.session != SessionUse::kReused) {
+      timing_.spdy.session != SessionUse::kReused && !proxy_) {
     timing_.tcp_fast_open = stream_->GetTcpFastOpenInfo();
     session_->tcp_fast_open_hints()->NoteOutcome(
         absl::StrCat(request_.url.host(), ":", request_.url.port()),

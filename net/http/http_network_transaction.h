@@ -8,6 +8,11 @@
 // origin, an open SPDY session (the origin's, or one it is IP-pooled onto),
 // or a ConnectJob (SSLConnectJob for https, TransportConnectJob for http:
 // resolve, each address in turn, TLS); its stamps go into the LoadTiming.
+// Through an HTTP proxy (HttpNetworkSessionParams::proxy), an http URL's
+// connection is an HttpProxyConnectJob's to the proxy and its request goes
+// in absolute form; an https URL's SSLConnectJob runs TLS through a CONNECT
+// tunnel. The origin's name is then never resolved here, IP pooling and TCP
+// Fast Open are off, and the trace's proxy says which proxy.
 // What the connection is (and the protocol its handshake chose) picks the
 // HttpStream — HttpBasicStream (HTTP/1.1) or SpdyHttpStream — and
 // everything after CONNECT goes through that interface alone. At
@@ -164,7 +169,11 @@ class HttpNetworkTransaction {
   // return a reusable connection to the idle pool.
   void OnBodyDone(int result);
   void Finish(int result);
+  // The connection group: origin, and the proxy if any
+  // (HttpNetworkSession::GroupKey).
   std::string PoolKey() const;
+  // The proxy of an http URL's HttpBasicStream (absolute form), else null.
+  const ProxyServer* ProxyForStream() const;
   CompletionOnceCallback IOCallback();
 
   HttpNetworkSession* const session_;
@@ -175,6 +184,9 @@ class HttpNetworkTransaction {
   std::string error_detail_;
   std::vector<std::pair<std::string, std::string>> request_headers_sent_;
 
+  // The HTTP proxy this request goes through (the session's ProxyConfig
+  // decides at Start), or none.
+  std::optional<ProxyServer> proxy_;
   // The connection being made.
   std::unique_ptr<ConnectJob> connect_job_;
   // The addresses of the last lookup and the one connected to, for a retry

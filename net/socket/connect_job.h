@@ -52,6 +52,8 @@ class ConnectJob {
     // The owner's OnHostResolved hook asked the job to wait.
     kHostResolved,
     kTransportConnect,
+    // Through an HTTP proxy: the CONNECT request and the proxy's reply.
+    kProxyTunnel,
     kSSLHandshake,
     kDone,
   };

@@ -135,6 +135,7 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                   DnsSourceToString(t.dns_source), "\"}");
   absl::StrAppend(&json, ",\"remoteAddress\":\"", JsonEscape(t.remote_address),
                   "\"");
+  absl::StrAppend(&json, ",\"proxy\":\"", JsonEscape(t.proxy), "\"");
   absl::StrAppend(
       &json, ",\"socketReused\":", t.socket_reused ? "true" : "false",
       ",\"socketPreconnected\":", t.socket_preconnected ? "true" : "false");

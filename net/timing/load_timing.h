@@ -93,7 +93,11 @@ struct LoadTiming {
   int status_code = 0;
   int net_error = 0;  // OK or the failure
   DnsSource dns_source = DnsSource::kNone;
+  // The transport peer ("ip:port"): the proxy's, through a proxy.
   std::string remote_address;
+  // The HTTP proxy the request went through ("http://host:port", never its
+  // credentials), or "direct".
+  std::string proxy = "direct";
   bool socket_reused = false;
   // The connection was opened and handshaked ahead of the request
   // (preconnect) and this request is its first user.
