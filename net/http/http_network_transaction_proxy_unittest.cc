@@ -30,7 +30,7 @@ class RecordingResolver : public HostResolver {
   int Resolve(const std::string& host, uint16_t, HostResolveResult* result,
               CompletionOnceCallback, std::unique_ptr<Request>*) override {
     asked.push_back(host);
-    result->source = "network";
+    result->source = DnsSource::kNetwork;
     result->addresses = {host == "proxy.test" ? *IPAddress::Parse("127.0.0.9")
                                               : IPAddress::IPv4Localhost()};
     return OK;

@@ -46,7 +46,7 @@ class RecordingResolver : public HostResolver {
       result->detail = "scripted failure";
       return error;
     }
-    result->source = "network";
+    result->source = DnsSource::kNetwork;
     result->addresses = {host == "proxy.test" ? *IPAddress::Parse("127.0.0.9")
                                               : IPAddress::IPv4Localhost()};
     return OK;

@@ -167,9 +167,15 @@ std::optional<absl::Status> ParseCurlFlag(const std::vector<std::string>& args,
   } else if (flag == "--no-progress-meter") {
     o->no_progress_meter = true;
   } else if (flag == "-x" || flag == "--proxy") {
-    return take(&o->proxy);
+    std::string v;
+    absl::Status s = take(&v);
+    if (s.ok()) o->proxy = v;
+    return s;
   } else if (flag == "--noproxy") {
-    return take(&o->no_proxy);
+    std::string v;
+    absl::Status s = take(&v);
+    if (s.ok()) o->no_proxy = v;
+    return s;
   } else {
     return std::nullopt;
   }

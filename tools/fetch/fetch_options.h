@@ -149,9 +149,10 @@ struct FetchOptions {
   bool retry_connrefused = false;
   bool http1_1_only = false;       // --http1.1: ALPN offers http/1.1 only
   bool no_progress_meter = false;  // --no-progress-meter
-  // -x/--proxy URL and --noproxy LIST (else the proxy environment).
-  std::string proxy;
-  std::string no_proxy;
+  // -x/--proxy URL and --noproxy LIST (nullopt: not given; then the
+  // environment's http_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY, as curl).
+  std::optional<std::string> proxy;
+  std::optional<std::string> no_proxy;
 };
 
 // ParseFetchOptions parses argv (without argv[0]). A world file's trust

@@ -180,8 +180,13 @@ TEST(FetchOptionsTest, CurlFlags) {
   EXPECT_EQ(o->trust_anchors, std::vector<std::string>{"root.pem"});
   EXPECT_FALSE(o->system_trust_store);  // --cacert replaces it, as curl
   EXPECT_EQ(o->retry, 2);
-  EXPECT_EQ(o->proxy, "http://proxy.test:3128");
-  EXPECT_EQ(o->no_proxy, "a.test");
+  EXPECT_EQ(*o->proxy, "http://proxy.test:3128");
+  EXPECT_EQ(*o->no_proxy, "a.test");
+  // -x "" is given (no proxy at all, as curl), unlike no -x.
+  o = ParseFetchOptions({"-x", "", "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->proxy, std::optional<std::string>(""));
+  EXPECT_FALSE(o->no_proxy.has_value());
   for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{
            {"-u", "nopassword", "https://a.test/"},
            {"--retry", "-1", "https://a.test/"},

@@ -1,10 +1,12 @@
 #include "tools/fetch/fetch_params.h"
 
+#include <cstdlib>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "cert/obc/obc_types.h"
 #include "cert/revocation_checker.h"
+#include "net/proxy/proxy_config.h"
 #include "net/ssl/cert_compression.h"
 #include "prefetch/bundle_source.h"
 
@@ -35,6 +37,12 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
   if (options.http1_1_only)
     params.session.ssl_config.alpn_protos = {"http/1.1"};
   params.ignore_certificate_errors = options.insecure;
+  // -x/--proxy, --noproxy and the environment, with curl's precedence.
+  absl::StatusOr<ProxyConfig> proxy = ProxyConfig::FromCurlOptions(
+      options.proxy, options.no_proxy,
+      [](const char* name) -> const char* { return getenv(name); });
+  if (!proxy.ok()) return proxy.status();
+  params.proxy = *std::move(proxy);
   absl::StatusOr<std::vector<CertCompressionAlgorithm>> cert_compression =
       ParseCertCompressionList(options.cert_compression);
   if (!cert_compression.ok()) return cert_compression.status();

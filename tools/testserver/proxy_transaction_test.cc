@@ -59,7 +59,7 @@ class LiteralResolver : public HostResolver {
       result->detail = "only IP literals here";
       return ERR_NAME_NOT_RESOLVED;
     }
-    result->source = "literal";
+    result->source = DnsSource::kLiteral;
     result->addresses = {*address};
     return OK;
   }
@@ -329,14 +329,14 @@ TEST_F(ProxyTransactionTest, SnapStartThroughTheTunnel) {
   // The core's full handshake through the tunnel learns the orbit...
   Fetched first = Fetch(url);
   ASSERT_EQ(OK, first.result) << first.error_detail;
-  EXPECT_EQ("learned", first.timing.ssl.snap_start)
+  EXPECT_EQ(SnapStartOutcome::kLearned, first.timing.ssl.snap_start)
       << first.timing.ssl.snap_start_detail;
   // ...and the next connection, through a new tunnel, runs Snap Start.
   Fetched second = Fetch(url);
   ASSERT_EQ(OK, second.result) << second.error_detail;
   EXPECT_EQ(200, second.status);
   EXPECT_EQ(1000u, second.body.size());
-  EXPECT_EQ("accepted", second.timing.ssl.snap_start)
+  EXPECT_EQ(SnapStartOutcome::kAccepted, second.timing.ssl.snap_start)
       << second.timing.ssl.snap_start_detail;
   EXPECT_EQ("snap_start", second.timing.handshake_choice.chosen);
   EXPECT_EQ(proxy.url(), second.timing.proxy);
@@ -361,10 +361,10 @@ TEST_F(ProxyTransactionTest, SpdyThroughTheTunnel) {
   ASSERT_EQ(OK, first.result) << first.error_detail;
   EXPECT_EQ(200u, first.body.size());
   EXPECT_EQ("spdy/3", first.timing.ssl.alpn);
-  EXPECT_EQ("new", first.timing.spdy.session);
+  EXPECT_EQ(SessionUse::kNew, first.timing.spdy.session);
   Fetched second = Fetch(url);
   ASSERT_EQ(OK, second.result) << second.error_detail;
-  EXPECT_EQ("reused", second.timing.spdy.session);
+  EXPECT_EQ(SessionUse::kReused, second.timing.spdy.session);
   EXPECT_EQ(3u, second.timing.spdy.stream_id);
 }
 
