@@ -51,6 +51,31 @@ TEST(PhasesTest, ReusedConnectionHasNoDnsOrConnect) {
   EXPECT_EQ(Sum(p), absl::Milliseconds(5));
 }
 
+TEST(PhasesTest, CurlPointsAreCumulativeOverThePhases) {
+  CurlPoints c = ComputeCurlPoints(ComputeRequestPhases(HttpsTiming()), true);
+  EXPECT_EQ(c.namelookup, At(41));
+  EXPECT_EQ(c.connect, At(141));
+  EXPECT_EQ(c.appconnect, At(341));
+  EXPECT_EQ(c.pretransfer, At(341.5));
+  EXPECT_EQ(c.starttransfer, At(441));
+  EXPECT_EQ(c.total, At(442));
+  // A reused connection: no lookup and no connect, at the start.
+  const LoadTiming reused = ReusedConnectionTiming();
+  c = ComputeCurlPoints(ComputeRequestPhases(reused), true);
+  EXPECT_EQ(c.namelookup, reused.start);
+  EXPECT_EQ(c.connect, reused.start);
+  EXPECT_EQ(c.appconnect, reused.start);
+  EXPECT_EQ(c.pretransfer, At(3));
+  EXPECT_EQ(c.starttransfer, At(4));
+  // Plain HTTP has no appconnect.
+  LoadTiming http = HttpsTiming();
+  http.https = false;
+  http.ssl_start = TimeTicks();
+  c = ComputeCurlPoints(ComputeRequestPhases(http), false);
+  EXPECT_TRUE(c.appconnect.is_null());
+  EXPECT_EQ(c.connect, At(341));
+}
+
 TEST(PhasesTest, FailureDuringTlsEndsThere) {
   LoadTiming t = HttpsTiming();
   t.connect_end = t.request_start = t.response_start = t.response_end =

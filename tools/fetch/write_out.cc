@@ -7,6 +7,7 @@
 #include "cert/cert_verifier.h"
 #include "cert/obc/obc_types.h"
 #include "net/socket/tcp_fast_open.h"
+#include "net/timing/phases.h"
 #include "tools/fetch/exit_codes.h"
 
 namespace net {
@@ -28,20 +29,19 @@ std::vector<std::pair<std::string, std::string>> WriteOutVariables(
   const std::string remote_ip = t.remote_address.substr(0, colon);
   const std::string remote_port =
       colon == std::string::npos ? "" : t.remote_address.substr(colon + 1);
-  const TimeTicks tcp_done =
-      t.https && !t.ssl_start.is_null() ? t.ssl_start : t.connect_end;
+  // curl's points, cut from the same phases as HAR and the waterfall.
+  const CurlPoints c = ComputeCurlPoints(ComputeRequestPhases(t), t.https);
   const int result = transfer.result;
   return {
       {"http_code", absl::StrFormat("%03d", t.status_code)},
       {"response_code", absl::StrFormat("%03d", t.status_code)},
-      {"time_namelookup", secs(t.dns_end)},
-      {"time_connect", secs(tcp_done)},
-      {"time_appconnect", t.https ? secs(t.connect_end) : "0.000000"},
-      {"time_pretransfer", secs(t.request_start)},
-      {"time_starttransfer", secs(t.response_start)},
+      {"time_namelookup", secs(c.namelookup)},
+      {"time_connect", secs(c.connect)},
+      {"time_appconnect", secs(c.appconnect)},
+      {"time_pretransfer", secs(c.pretransfer)},
+      {"time_starttransfer", secs(c.starttransfer)},
       {"time_redirect", hops.empty() ? "0.000000" : secs(t.start)},
-      {"time_total",
-       secs(!t.response_end.is_null() ? t.response_end : t.failed_at)},
+      {"time_total", secs(c.total)},
       {"size_download", absl::StrCat(t.body_bytes)},
       {"size_header", absl::StrCat(t.header_bytes)},
       {"num_connects", absl::StrCat(connects)},
