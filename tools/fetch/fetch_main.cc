@@ -371,9 +371,11 @@ int main(int argc, char** argv) {
   }
   absl::StatusOr<net::FetchOptions> options = net::ParseFetchOptions(args);
   if (!options.ok()) {
-    // As curl: two lines, whatever -s says.
-    std::cerr << "fetch: " << options.status().message()
-              << "\nfetch: try 'fetch --help' for more information\n";
+    // As curl: two lines, whatever -s says; the hint only for a flag.
+    std::cerr << "fetch: " << options.status().message() << "\n"
+              << (absl::IsInvalidArgument(options.status())
+                      ? "fetch: try 'fetch --help' for more information\n"
+                      : "");
     return net::kExitUsage;
   }
   if (!options->compare.empty()) {
