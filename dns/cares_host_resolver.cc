@@ -131,7 +131,7 @@ class CaresHostResolver::RequestImpl : public HostResolver::Request {
     job_ = nullptr;
     if (result_) {
       result_->addresses = entry.addresses;
-      result_->source = "network";
+      result_->source = DnsSource::kNetwork;
       result_->detail = detail;
     }
     if (texts_) *texts_ = entry.texts;
@@ -413,7 +413,8 @@ int CaresHostResolver::StartOrJoin(const std::string& raw_name,
     if (result) {
       result->addresses = entry->addresses;
       // A prefetch's own re-lookup is a plain cache hit.
-      result->source = was_prefetched && !prefetch ? "prefetch" : "cache";
+      result->source = was_prefetched && !prefetch ? DnsSource::kPrefetch
+                                                   : DnsSource::kCache;
       if (entry->error != OK)
         result->detail = "negative cache entry (NXDOMAIN)";
     }

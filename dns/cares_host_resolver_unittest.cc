@@ -80,7 +80,7 @@ TEST_F(CaresHostResolverTest, ResolvesThenServesFromCacheUntilTheTtlExpires) {
   HostResolveResult result;
   ASSERT_EQ(OK, Resolve(resolver.get(), "www.ok.test", &result))
       << result.detail;
-  EXPECT_EQ(result.source, "network");
+  EXPECT_EQ(result.source, DnsSource::kNetwork);
   ASSERT_EQ(result.addresses.size(), 1u);
   EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.7");
   int queries = server.queries();
@@ -90,13 +90,13 @@ TEST_F(CaresHostResolverTest, ResolvesThenServesFromCacheUntilTheTtlExpires) {
   std::unique_ptr<HostResolver::Request> request;
   EXPECT_EQ(OK, resolver->Resolve(
                     "WWW.ok.test", 443, &result, [](int) {}, &request));
-  EXPECT_EQ(result.source, "cache");
+  EXPECT_EQ(result.source, DnsSource::kCache);
   EXPECT_EQ(server.queries(), queries);
 
   // After the 30 s TTL it is looked up again.
   clock_.Advance(absl::Seconds(31));
   ASSERT_EQ(OK, Resolve(resolver.get(), "www.ok.test", &result));
-  EXPECT_EQ(result.source, "network");
+  EXPECT_EQ(result.source, DnsSource::kNetwork);
   EXPECT_EQ(server.queries(), queries + 2);
 }
 
@@ -109,7 +109,7 @@ TEST_F(CaresHostResolverTest, NxdomainIsNamedAndNegativelyCachedPerSoaMinimum) {
   int queries = server.queries();
   EXPECT_EQ(ERR_NAME_NOT_RESOLVED,
             Resolve(resolver.get(), "gone.nx.test", &result));
-  EXPECT_EQ(result.source, "cache");
+  EXPECT_EQ(result.source, DnsSource::kCache);
   EXPECT_EQ(server.queries(), queries);
   clock_.Advance(absl::Seconds(11));  // SOA minimum 10 < SOA TTL 60
   EXPECT_EQ(ERR_NAME_NOT_RESOLVED,
@@ -144,10 +144,10 @@ TEST_F(CaresHostResolverTest, PrefetchedAnswerReportsPrefetchOnce) {
                                                 cb.callback(), &request)));
   EXPECT_EQ(OK, resolver->Resolve(
                     "p.ok.test", 443, &result, [](int) {}, &request));
-  EXPECT_EQ(result.source, "prefetch");
+  EXPECT_EQ(result.source, DnsSource::kPrefetch);
   EXPECT_EQ(OK, resolver->Resolve(
                     "p.ok.test", 443, &result, [](int) {}, &request));
-  EXPECT_EQ(result.source, "cache");
+  EXPECT_EQ(result.source, DnsSource::kCache);
 }
 
 TEST_F(CaresHostResolverTest, CancelledRequestNeverCallsBack) {
@@ -297,7 +297,7 @@ TEST_F(CaresHostResolverTest, OverridesAndBadNames) {
   std::unique_ptr<HostResolver::Request> request;
   EXPECT_EQ(OK, resolver->Resolve(
                     "o.test", 443, &result, [](int) {}, &request));
-  EXPECT_EQ(result.source, "override");
+  EXPECT_EQ(result.source, DnsSource::kOverride);
   EXPECT_EQ(ERR_NAME_NOT_RESOLVED,
             resolver->Resolve(
                 "bad name!", 443, &result, [](int) {}, &request));

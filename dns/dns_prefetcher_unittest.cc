@@ -53,7 +53,7 @@ TEST(DnsPrefetcherTest, DedupsLimitsConcurrencyAndTellsObservers) {
   std::unique_ptr<HostResolver::Request> request;
   EXPECT_EQ(OK, resolver->Resolve(
                     "h7.test", 443, &result, [](int) {}, &request));
-  EXPECT_EQ(result.source, "prefetch");
+  EXPECT_EQ(result.source, DnsSource::kPrefetch);
 }
 
 TEST(DnsPrefetcherTest, ExtractsLinkHosts) {

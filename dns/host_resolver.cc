@@ -81,12 +81,12 @@ bool ResolveOverrides::Lookup(const std::string& host, uint16_t port,
                       : overrides_.find(absl::StrCat(name, ":", port));
   if (it != (port == 0 ? any_port_.end() : overrides_.end())) {
     result->addresses = {it->second};
-    result->source = "override";
+    result->source = DnsSource::kOverride;
     return true;
   }
   if (std::optional<IPAddress> ip = IPAddress::Parse(host)) {
     result->addresses = {*ip};
-    result->source = "literal";
+    result->source = DnsSource::kLiteral;
     return true;
   }
   return false;
@@ -108,7 +108,7 @@ int SystemHostResolver::Resolve(const std::string& host, uint16_t port,
   pool_->PostTaskAndReplyWithResult<Outcome>(
       [host] {
         Outcome outcome{OK, {}};
-        outcome.result.source = "network";
+        outcome.result.source = DnsSource::kNetwork;
         addrinfo hints{};
         hints.ai_family = AF_UNSPEC;
         hints.ai_socktype = SOCK_STREAM;

@@ -15,6 +15,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "dns/dns_source.h"
 #include "net/base/ip_endpoint.h"
 #include "net/base/net_errors.h"
 #include "net/base/thread_checker.h"
@@ -26,7 +27,7 @@ namespace net {
 struct HostResolveResult {
   std::vector<IPAddress> addresses;
   // Where the answer came from: network, cache, prefetch, override, literal.
-  std::string source;
+  DnsSource source = DnsSource::kNone;
   // Human-readable reason on failure.
   std::string detail;
 };

@@ -17,16 +17,16 @@ TEST(HostResolverTest, OverridesAndLiteralsAnswerSynchronously) {
   std::unique_ptr<HostResolver::Request> request;
   EXPECT_EQ(OK, resolver.Resolve(
                     "www.example.test", 443, &result, [](int) {}, &request));
-  EXPECT_EQ(result.source, "override");
+  EXPECT_EQ(result.source, DnsSource::kOverride);
   EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.11");
   EXPECT_EQ(OK, resolver.Resolve(
                     "::1", 443, &result, [](int) {}, &request));
-  EXPECT_EQ(result.source, "literal");
+  EXPECT_EQ(result.source, DnsSource::kLiteral);
   // A prefetch (port 0) is for any port: the host's override answers it.
   HostResolveResult prefetched;
   EXPECT_EQ(OK, resolver.Prefetch(
                     "www.example.test", &prefetched, [](int) {}, &request));
-  EXPECT_EQ(prefetched.source, "override");
+  EXPECT_EQ(prefetched.source, DnsSource::kOverride);
   EXPECT_EQ(prefetched.addresses[0].ToString(), "127.0.0.11");
 }
 
@@ -41,7 +41,7 @@ TEST(HostResolverTest, ResolvesLocalhostOnTheWorkerPool) {
   ASSERT_EQ(ERR_IO_PENDING, rv);
   EXPECT_EQ(OK, cb.WaitForResult());
   EXPECT_FALSE(result.addresses.empty());
-  EXPECT_EQ(result.source, "network");
+  EXPECT_EQ(result.source, DnsSource::kNetwork);
 }
 
 TEST(HostResolverTest, UnknownNameIsNameNotResolved) {

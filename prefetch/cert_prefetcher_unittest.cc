@@ -434,8 +434,18 @@ TEST(TruncatedBundleSourceTest, ChainFromAnAbortedHandshake) {
   };
   accept();
   FakeTxtResolver resolver;
+  // Each probe connection's round trip goes to the observer (the session's
+  // TCP Fast Open hints, in net/context).
+  struct Samples : ServerRttObserver {
+    void OnServerRttSample(const std::string& host,
+                           absl::Duration rtt) override {
+      seen.emplace_back(host, rtt);
+    }
+    std::vector<std::pair<std::string, absl::Duration>> seen;
+  } samples;
   TruncatedBundleSource source(&resolver, GetDefaultClientSocketFactory(),
-                               absl::Seconds(5));
+                               absl::Seconds(5), /*fast_open=*/false,
+                               /*connect_to=*/nullptr, &samples);
   std::unique_ptr<BundleSource::Request> request;
   absl::StatusOr<FetchedBundle> result = absl::UnknownError("not run");
   source.Fetch(
@@ -450,6 +460,13 @@ TEST(TruncatedBundleSourceTest, ChainFromAnAbortedHandshake) {
   EXPECT_EQ(result->bundle.chain, LoadChain("good_leaf_chain.pem"));
   EXPECT_FALSE(result->bundle.orbit.has_value());
   EXPECT_EQ(result->source, BundleSourceType::kTruncated);
+  // Two connections: the Snap Start probe's and the aborted handshake's.
+  ASSERT_EQ(samples.seen.size(), 2u);
+  for (const auto& [host, rtt] : samples.seen) {
+    EXPECT_EQ(host, kHost);
+    EXPECT_GT(rtt, absl::ZeroDuration());
+    EXPECT_LT(rtt, absl::Seconds(1));
+  }
 }
 
 TEST(BundleSourceListTest, Parses) {

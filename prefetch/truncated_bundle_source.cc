@@ -107,6 +107,7 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
   int DoConnect() {
     TransportConnectJob::Options options;
     if (source_->fast_open_) options.tcp.fast_open = TcpFastOpenMode::kNoCookie;
+    options.connect_to = source_->connect_to_;
     connect_job_ = std::make_unique<TransportConnectJob>(
         source_->resolver_, source_->factory_, host_, port_,
         source_->connect_timeout_, std::move(options));
@@ -131,6 +132,8 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
   }
 
   int DoProbeComplete(int rv) {
+    const ConnectTiming t = connect_job_->timing();
+    NoteRtt(probe_->GetTcpFastOpenInfo(), t.connect_start, t.connect_end);
     if (rv != OK) {
       // Not a TLS 1.2 static-RSA server: read the chain from a normal
       // handshake instead.
@@ -165,6 +168,7 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
     params.ssl_config.session_resumption_enabled = false;
     params.ssl_config.false_start_enabled = false;
     params.ssl_context = &capture_context_;
+    params.transport.connect_to = source_->connect_to_;
     tls_job_ = std::make_unique<SSLConnectJob>(
         source_->resolver_, source_->factory_, std::move(params));
     next_state_ = STATE_ABORTED_HANDSHAKE_COMPLETE;
@@ -179,6 +183,9 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
       Finish(absl::UnavailableError(tls_job_->error_detail()));
       return rv;
     }
+    // No Fast Open on this connection: its TCP handshake is the sample.
+    const ConnectTiming t = tls_job_->timing();
+    NoteRtt(TcpFastOpenInfo(), t.connect_start, t.ssl_start);
     tls_job_.reset();
     if (capture_.chain().empty()) {
       Finish(absl::UnavailableError(
@@ -214,6 +221,19 @@ class TruncatedBundleSource::ProbeRequest : public BundleSource::Request {
   }
 
   void OnIOComplete(int rv) { DoLoop(rv); }
+
+  // A probe connection's round trip (ConnectionRttSample), to the observer.
+  void NoteRtt(const TcpFastOpenInfo& info, TimeTicks connect_start,
+               TimeTicks transport_end) {
+    if (!source_->rtt_observer_) return;
+    const absl::Duration handshake =
+        connect_start.is_null() || transport_end.is_null()
+            ? absl::ZeroDuration()
+            : transport_end - connect_start;
+    const absl::Duration rtt = ConnectionRttSample(info, handshake);
+    if (rtt > absl::ZeroDuration())
+      source_->rtt_observer_->OnServerRttSample(host_, rtt);
+  }
 
   void Finish(absl::StatusOr<FetchedBundle> result) {
     if (!callback_) return;

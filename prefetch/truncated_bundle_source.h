@@ -23,6 +23,8 @@
 #include "dns/host_resolver.h"
 #include "net/base/thread_checker.h"
 #include "net/socket/client_socket_factory.h"
+#include "net/socket/connect_to.h"
+#include "net/socket/tcp_fast_open.h"
 #include "prefetch/bundle_source.h"
 
 namespace net {
@@ -34,12 +36,20 @@ class TruncatedBundleSource : public BundleSource {
   // data without one, and the bundle made from the probe says so
   // (tcp_fast_open_no_cookie). A server that does not costs nothing: the
   // kernel sends the ClientHello again after the handshake.
+  // |connect_to| (not owned, may be null) redirects the probes as it does
+  // the session's connections. |rtt_observer| (not owned, may be null;
+  // must outlive the source) is told each probe connection's round trip,
+  // so a later visit's TCP Fast Open race knows the server's RTT.
   TruncatedBundleSource(HostResolver* resolver, ClientSocketFactory* factory,
-                        absl::Duration connect_timeout, bool fast_open = false)
+                        absl::Duration connect_timeout, bool fast_open = false,
+                        const ConnectToRules* connect_to = nullptr,
+                        ServerRttObserver* rtt_observer = nullptr)
       : resolver_(resolver),
         factory_(factory),
         connect_timeout_(connect_timeout),
-        fast_open_(fast_open) {}
+        fast_open_(fast_open),
+        connect_to_(connect_to),
+        rtt_observer_(rtt_observer) {}
   BundleSourceType type() const override {
     return BundleSourceType::kTruncated;
   }
@@ -52,6 +62,8 @@ class TruncatedBundleSource : public BundleSource {
   ClientSocketFactory* const factory_;
   const absl::Duration connect_timeout_;
   const bool fast_open_;
+  const ConnectToRules* const connect_to_;
+  ServerRttObserver* const rtt_observer_;
   ThreadChecker thread_checker_;
 };
 

@@ -154,7 +154,7 @@ class Ctx:
 
     # --- fetch
     def fetch(self, *args, world=True, world_dns=False, revocation="off", trace=False,
-              events=False, timeout=60):
+              events=False, timeout=60, env=None):
         """Runs fetch (with --world unless world=False). trace/events: parse the traces.
         world_dns: resolve through the world's DNS server (behind its DNS RTT) instead of its
         static addresses; off by default so round-trip counts see only TCP/TLS/HTTP."""
@@ -178,7 +178,7 @@ class Ctx:
         t0 = time.monotonic()
         try:
             p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, timeout=timeout)
+                               stderr=subprocess.PIPE, timeout=timeout, env=env)
         except subprocess.TimeoutExpired:
             raise CheckFailed("fetch did not finish within %ss: %s" % (timeout, " ".join(argv)))
         secs = time.monotonic() - t0

@@ -152,7 +152,7 @@ def write_out_variables(ctx):
                 "num_connects", "ssl_verify_result", "snap_start", "cert_source",
                 "revocation_source", "obc_source"):
         expect(key in j, "%%{json} lacks %s: %r" % (key, j))
-    expect_eq(j["http_code"], "200", "http_code")
+    expect_eq(j["http_code"], 200, "http_code (a number, as curl's %{json})")
     times = [float(j[k]) for k in ("time_namelookup", "time_connect", "time_appconnect",
                                    "time_pretransfer", "time_starttransfer", "time_total")]
     expect(times == sorted(times), "curl's times must not decrease: %r" % times)
@@ -238,6 +238,79 @@ def har_and_waterfall_of_a_run_with_redirects_prefetch_and_snap_start(ctx):
     expect(os.path.getsize(png) > 3000, "the rendered picture is not blank")
 
 
+def curl_flags_agree_with_curl(ctx):
+    base = ctx.url("nginx")
+    # -fsSL: a 404 writes nothing and exits 22, as curl; combined flags parse.
+    r = _fetch(ctx, "-fsSL", base + "status/404")
+    rc, out, _ = _curl(ctx, "-fsSL", base + "status/404")
+    expect_eq((r.rc, r.out.decode()), (rc, out), "-fsSL on a 404 (fetch, curl)")
+    expect_eq(r.rc, 22, "--fail exit")
+    r = _fetch(ctx, "-fsSL", "-w", W, base + "redirect/302").expect_ok()
+    rc, out, _ = _curl(ctx, "-fsSL", "-w", W, base + "redirect/302")
+    expect_eq(r.out.decode(), out, "-fsSL through a redirect")
+    # -i: the heads (each hop's with -L) before the body; -D: the same heads to a file.
+    dump = ctx.scratch("heads.txt")
+    r = _fetch(ctx, "-siL", "-D", dump, base + "redirect/301").expect_ok()
+    text = r.out.decode()
+    expect(text.startswith("HTTP/1.1 301") and "\r\n\r\nHTTP/1.1 200" in text and
+           text.endswith("method=GET length= type=\n"), "-iL output: %r" % text[:200])
+    expect_eq(open(dump, newline="").read(), text[:text.rindex("\r\n\r\n") + 4], "-D file")
+    # --compressed: nginx gzips, both decode to the same page.
+    ours, theirs = ctx.scratch("gz.html"), ctx.scratch("gz-curl.html")
+    _fetch(ctx, "--compressed", "-o", ours, base + "gzip/index.html").expect_ok()
+    rc, out, _ = _curl(ctx, "--compressed", "-o", theirs, base + "gzip/index.html")
+    expect_eq(rc, 0, "curl --compressed")
+    expect_eq(open(ours, "rb").read(), open(theirs, "rb").read(), "--compressed bodies")
+    expect(open(ours, "rb").read().startswith(b"<"), "a decoded page")
+    raw = _fetch(ctx, "-s", "-H", "Accept-Encoding: gzip", base + "gzip/index.html").expect_ok()
+    expect_eq(raw.out[:2], b"\x1f\x8b", "without --compressed the body stays gzip")
+    # -k: the untrusted origin's certificate is accepted, as curl -k; without it, exit 60.
+    untrusted = ctx.url("untrusted")
+    r = _fetch(ctx, "-s", "-o", os.devnull, "-w", "%{http_code}", untrusted)
+    rc, _, _ = _curl(ctx, "-o", os.devnull, untrusted)
+    expect_eq((r.rc, rc), (60, 60), "untrusted without -k (fetch, curl)")
+    r = _fetch(ctx, "-k", "-s", "-o", os.devnull, "-w", "%{http_code}", untrusted,
+               trace=True).expect_ok()
+    rc, out, _ = _curl(ctx, "-k", "-o", os.devnull, "-w", "%{http_code}", untrusted)
+    expect_eq((r.out.decode(), rc, out), ("200", 0, "200"), "-k (fetch, curl)")
+    detail = json.dumps(r.trace[-1])
+    expect("ignored (insecure)" in detail, "the trace names what -k ignored")
+    # --retry 2 on a 503 with Retry-After: 1: three attempts, a warning per retry, the last
+    # response's body only, as curl.
+    r = _fetch(ctx, "--retry", "2", "-w", "%{http_code}\n", base + "status/503")
+    rc, out, err = _curl(ctx, "--retry", "2", "-w", "%{http_code}\n", base + "status/503")
+    expect_eq((r.rc, r.out.decode()), (rc, out), "--retry 2 on a 503 (fetch, curl)")
+    expect_eq(r.err.count("Will retry in 1 seconds"), 2, "retry warnings: %r" % r.err)
+    # (curl, run here with -s, says the same "Warning: Problem : HTTP error. Will retry in 1
+    # seconds. 2 retries left." lines without it)
+    # -b NAME=VALUE, -A, -u: the headers nginx's /method cannot show, so the test server's
+    # echo: the request headers as the world's www origin received them.
+    # Cookie files: -c writes the jar, -b FILE reads it back (curl reads ours).
+    jar = ctx.scratch("jar.txt")
+    seed = ctx.scratch("seed.txt")
+    with open(seed, "w") as f:
+        f.write("nginx.example.test\tFALSE\t/\tFALSE\t0\tsession\tone\n")
+    _fetch(ctx, "-s", "-o", os.devnull, "-b", seed, "-c", jar,
+           base + "whoami").expect_ok()
+    text = open(jar).read()
+    expect("nginx.example.test\tFALSE\t/\tFALSE\t0\tsession\tone" in text, "-c: %r" % text)
+    rc, _, err = _curl(ctx, "-s", "-o", os.devnull, "-b", jar, base + "whoami")
+    expect_eq(rc, 0, "curl reads fetch's cookie file (%s)" % err)
+    # --version names the features compiled in; a usage error is two lines.
+    r = _fetch(ctx, "--version").expect_ok()
+    expect("Snap-Start" in r.out.decode() and "Protocols: http https" in r.out.decode(),
+           "--version: %r" % r.out)
+    r = _fetch(ctx, "--no-such-flag", base)
+    expect_eq(r.rc, 2, "usage error exit")
+    expect_eq(len(r.err.strip().splitlines()), 2, "usage error lines: %r" % r.err)
+    # An unknown -w variable expands to nothing and is named once, as curl.
+    r = _fetch(ctx, "-o", os.devnull, "-o", os.devnull, "-w", "%{nosuch}|%{nosuch}|",
+               base + "whoami",
+               base + "whoami").expect_ok()
+    expect_eq(r.out.decode(), "||||", "unknown -w variables")
+    expect_eq(r.err.count("unknown --write-out variable: 'nosuch'"), 1, r.err)
+
+
 CHECKS = [
     redirects_agree_with_curl,
     redirect_to_another_origin_gets_its_own_connection,
@@ -248,6 +321,7 @@ CHECKS = [
     write_out_variables,
     system_trust_store_by_default,
     compare_mode_prints_its_table,
+    curl_flags_agree_with_curl,
     har_and_waterfall_of_a_run_with_redirects_prefetch_and_snap_start,
 ]
 

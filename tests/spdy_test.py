@@ -117,7 +117,8 @@ def channel_bound_cookies_per_origin_on_a_pooled_connection(ctx):
         expect_eq(len({t["spdy"]["sessionId"] for t in r.trace}), 1, "one session")
         # The first origin's cookie copied to both: accepted by the first, refused (403) by the
         # second, whose stream presents its own OBC in its CREDENTIAL slot.
-        cookie = re.findall(r"^> Cookie: (obc_session=[^;\s]+)", r.err, re.M)
+        # (-v prints the headers as sent: SPDY/3's names are lower case)
+        cookie = re.findall(r"^> cookie: (obc_session=[^;\s]+)", r.err, re.M | re.I)
         expect_eq(len(cookie), 2, "Cookie headers sent\n" + r.describe())
         by_url = dict(zip([t["name"] for t in r.trace], cookie))
         r = _fetch(ctx, srv.port, whoami, "--obc", "ecdsa", "--profile", profile,

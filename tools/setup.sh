@@ -23,6 +23,7 @@ PACKAGES=(
   node-llhttp                # llhttp's C sources: net/http:http_llhttp_comparison_test
   libnghttp2-dev             # nghttp2 1.52: HTTP/2 framing and HPACK under net/http2
   nghttp2-server             # nghttpd, a real h2 peer for net/http2's interop test
+  tinyproxy                  # a real HTTP proxy with CONNECT: tools/testserver:proxy_transaction_test
 )
 
 missing=()

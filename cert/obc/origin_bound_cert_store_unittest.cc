@@ -82,6 +82,30 @@ class OriginBoundCertStoreTest : public testing::Test {
     TestCompletionCallback cb;
     return cb.GetResult(store->Flush(cb.callback()));
   }
+  // Opens the store in |dir|, gets https://a.example.test a P-256
+  // certificate, writes the file and closes the store; returns the file's
+  // path (the test has failed if any step did).
+  std::string StoreOneCertificate(const std::string& dir) {
+    {
+      auto store = OpenStore(dir);
+      if (!store) return "";
+      OriginBoundCertStore::Result r;
+      EXPECT_EQ(OK, Get(store.get(), Scope("https://a.example.test"),
+                        KeyAlgorithm::kEcdsaP256, &r));
+      EXPECT_EQ(OK, FlushStore(store.get()));
+    }
+    return absl::StrCat(dir, "/", ObcStoreFile::kFileName);
+  }
+  // Starts GetOrCreate of a P-256 certificate for https://a.example.test;
+  // |*ran| is set if its callback runs. Returns what GetOrCreate did.
+  int StartGetForA(OriginBoundCertStore* store,
+                   OriginBoundCertStore::Result* result,
+                   std::unique_ptr<OriginBoundCertStore::Request>* request,
+                   bool* ran) {
+    return store->GetOrCreate(
+        Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256, result,
+        [ran](int) { *ran = true; }, request);
+  }
 
   EventLoop loop_;
   GatedGenerator generator_;
@@ -206,10 +230,7 @@ TEST_F(OriginBoundCertStoreTest, CancelledRequestStillStoresTheCertificate) {
   OriginBoundCertStore::Result result;
   std::unique_ptr<OriginBoundCertStore::Request> request;
   bool ran = false;
-  ASSERT_EQ(ERR_IO_PENDING,
-            store->GetOrCreate(
-                Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256,
-                &result, [&ran](int) { ran = true; }, &request));
+  ASSERT_EQ(ERR_IO_PENDING, StartGetForA(store.get(), &result, &request, &ran));
   request.reset();
   while (store->size() == 0) {
     loop_.RunUntilIdle();
@@ -228,10 +249,7 @@ TEST_F(OriginBoundCertStoreTest, DestroyingTheStoreCancelsRequests) {
   OriginBoundCertStore::Result result;
   std::unique_ptr<OriginBoundCertStore::Request> request;
   bool ran = false;
-  ASSERT_EQ(ERR_IO_PENDING,
-            store->GetOrCreate(
-                Scope("https://a.example.test"), KeyAlgorithm::kEcdsaP256,
-                &result, [&ran](int) { ran = true; }, &request));
+  ASSERT_EQ(ERR_IO_PENDING, StartGetForA(store.get(), &result, &request, &ran));
   store.reset();
   generator_.Open();
   absl::SleepFor(absl::Milliseconds(20));
@@ -366,14 +384,8 @@ TEST_F(OriginBoundCertStoreTest, StaleTemporariesAreRemovedAtOpen) {
 TEST_F(OriginBoundCertStoreTest, CorruptFileIsReportedNotReplaced) {
   MakePool({1, 0, 0, 0});
   const std::string dir = FreshDirectory("obc_corrupt");
-  {
-    auto store = OpenStore(dir);
-    OriginBoundCertStore::Result r;
-    ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"),
-                      KeyAlgorithm::kEcdsaP256, &r));
-    ASSERT_EQ(OK, FlushStore(store.get()));
-  }
-  const std::string path = absl::StrCat(dir, "/", ObcStoreFile::kFileName);
+  const std::string path = StoreOneCertificate(dir);
+  ASSERT_FALSE(HasFailure());
   std::string bytes = ReadFile(path);
   bytes[bytes.size() - 40] ^= 0x04;
   { std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes; }
@@ -456,14 +468,8 @@ TEST_F(OriginBoundCertStoreTest, PrivateProfileWritesNothing) {
 TEST_F(OriginBoundCertStoreTest, PrivateProfileDoesNotReadThePersistentOne) {
   MakePool({2, 0, 0, 0});
   const std::string dir = FreshDirectory("obc_private_over_persistent");
-  {
-    auto store = OpenStore(dir);
-    OriginBoundCertStore::Result r;
-    ASSERT_EQ(OK, Get(store.get(), Scope("https://a.example.test"),
-                      KeyAlgorithm::kEcdsaP256, &r));
-    ASSERT_EQ(OK, FlushStore(store.get()));
-  }
-  const std::string path = absl::StrCat(dir, "/", ObcStoreFile::kFileName);
+  const std::string path = StoreOneCertificate(dir);
+  ASSERT_FALSE(HasFailure());
   const std::string before = ReadFile(path);
   auto persistent =
       OpenStore(dir);  // Holds the lock: a private store must not care.

@@ -77,6 +77,18 @@ NET_ERROR(CONNECTION_TIMED_OUT, -118)
 NET_ERROR(ADDRESS_IN_USE, -147)
 // The socket is already connected.
 NET_ERROR(SOCKET_IS_CONNECTED, -123)
+// Proxies (net/proxy, net/http/http_proxy_connect_job.h); Chromium's names
+// and numbers.
+// No connection to the HTTP proxy could be made: its name did not resolve,
+// or TCP to it failed or timed out (the detail says which).
+NET_ERROR(PROXY_CONNECTION_FAILED, -130)
+// The proxy did not open the CONNECT tunnel: it answered with a status other
+// than 2xx (and 407), or its reply was malformed or cut short, or it sent
+// bytes after its 200 (the detail has the status or what was wrong).
+NET_ERROR(TUNNEL_CONNECTION_FAILED, -111)
+// The proxy answered CONNECT with 407 Proxy Authentication Required: no
+// credentials were given, or it refused them (the detail says which).
+NET_ERROR(PROXY_AUTH_REQUESTED, -127)
 
 // The server's certificate name does not match the host name.
 NET_ERROR(CERT_COMMON_NAME_INVALID, -200)

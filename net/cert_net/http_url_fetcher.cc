@@ -112,21 +112,11 @@ class HttpUrlFetcher::RequestImpl : public UrlFetcher::Request,
 };
 
 HttpUrlFetcher::HttpUrlFetcher(HttpNetworkSession* session,
-                               absl::Duration timeout,
-                               std::map<std::string, std::string> url_rewrites,
-                               size_t max_body_bytes)
+                               absl::Duration timeout, size_t max_body_bytes)
     : request_context_{session, /*cookie_jar=*/nullptr,
                        /*network_delegate=*/nullptr},
       timeout_(timeout),
-      url_rewrites_(std::move(url_rewrites)),
       max_body_bytes_(max_body_bytes) {}
-
-std::string HttpUrlFetcher::Rewrite(const std::string& url) const {
-  for (const auto& [from, to] : url_rewrites_) {
-    if (absl::StartsWith(url, from)) return to + url.substr(from.size());
-  }
-  return url;
-}
 
 void HttpUrlFetcher::Fetch(const std::string& raw_url,
                            const std::string& post_body,
@@ -134,7 +124,7 @@ void HttpUrlFetcher::Fetch(const std::string& raw_url,
                            std::unique_ptr<Request>* out_request) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   ++fetch_count_;
-  absl::StatusOr<Url> url = Url::Parse(Rewrite(raw_url));
+  absl::StatusOr<Url> url = Url::Parse(raw_url);
   if (!url.ok() || url->SchemeIsCryptographic()) {
     // Plain HTTP only: revocation URLs are (RFC 5280: TLS would recurse),
     // and a bundle is verified on its own, so TLS would add nothing.

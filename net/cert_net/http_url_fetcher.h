@@ -28,16 +28,13 @@ class HttpNetworkSession;
 class HttpUrlFetcher : public UrlFetcher {
  public:
   // |session| is not owned; it must not itself check revocation (no
-  // recursion), and must outlive the fetcher. |url_rewrites| maps URL
-  // prefixes embedded in certificates to reachable ones (the local world).
+  // recursion), and must outlive the fetcher. Where a URL's server is
+  // actually reached is the session's business (its connect-to rules).
   HttpUrlFetcher(HttpNetworkSession* session, absl::Duration timeout,
-                 std::map<std::string, std::string> url_rewrites = {},
                  size_t max_body_bytes = 4 * 1024 * 1024);
   void Fetch(const std::string& url, const std::string& post_body,
              const std::string& content_type, Callback callback,
              std::unique_ptr<Request>* out_request) override;
-
-  std::string Rewrite(const std::string& url) const;
 
  private:
   class RequestImpl;
@@ -45,7 +42,6 @@ class HttpUrlFetcher : public UrlFetcher {
   // carries or sets cookies.
   const URLRequestContext request_context_;
   const absl::Duration timeout_;
-  const std::map<std::string, std::string> url_rewrites_;
   const size_t max_body_bytes_;
   ThreadChecker thread_checker_;
 };

@@ -74,17 +74,26 @@ class NetworkContext::PrevalidateRequest : public NetworkContext::Request {
 //    critical path.
 //  - When a bundle is ready: hands a bundle with an orbit to the Snap Start
 //    state, so the first visit runs Snap Start.
+//  - When a truncated-handshake probe measured a server's round trip: tells
+//    the HTTP session's TCP Fast Open hints (the race's delay).
 class NetworkContext::Observer : public TlsHandshakeObserver,
-                                 public CertPrefetcher::Observer {
+                                 public CertPrefetcher::Observer,
+                                 public ServerRttObserver {
  public:
   explicit Observer(NetworkContext* context) : context_(context) {}
+
+  void OnServerRttSample(const std::string& host, absl::Duration rtt) override {
+    // Probes may run before the session exists (none yet) or after.
+    if (HttpNetworkSession* session = context_->http_session())
+      session->tcp_fast_open_hints()->NoteRtt(host, rtt);
+  }
 
   void OnTlsHandshakeDone(const std::string& host, uint16_t port, int result,
                           LoadTiming* timing) override {
     Annotate(host, port, timing);
     SnapStartClientContext* snap = context_->snap_start_context();
     if (result == OK && snap && context_->orbit_learner_ &&
-        timing->ssl.snap_start.empty() &&
+        timing->ssl.snap_start == SnapStartOutcome::kNone &&
         !snap->GetInfo(absl::StrCat(host, ":", port))) {
       context_->orbit_learner_->Prefetch(host, port);
     }
@@ -209,6 +218,7 @@ NetworkContext::~NetworkContext() {
   obc_provider_.reset();
   obc_store_.reset();
   key_pool_.reset();
+  insecure_verifier_.reset();
   session_verifier_.reset();
   prevalidator_.reset();
   if (verifier_) verifier_->set_revocation_checker(nullptr);
@@ -258,6 +268,7 @@ absl::Status NetworkContext::Init() {
                                 params_.system_trust_store);
   if (verifier.ok()) verifier_ = *std::move(verifier);
   HttpNetworkSessionParams plain = params_.session;
+  plain.proxy = params_.proxy;
   plain.request_timeout = absl::Seconds(10);
   plain.snap_start_context = nullptr;
   plain.tls_observer = nullptr;
@@ -288,14 +299,22 @@ absl::Status NetworkContext::Init() {
   if (!status.ok()) return status;
 
   HttpNetworkSessionParams session_params = params_.session;
+  session_params.proxy = params_.proxy;
   session_params.snap_start_context = snap_start_context_.get();
   session_params.tls_observer = observer_.get();
   session_params.snap_start_learn_in_handshake =
       params_.snap_start_learn_in_handshake;
   if (obc_provider_)
     session_params.ssl_config.client_cert_provider = obc_provider_.get();
+  CertVerifier* verifier_for_connections = cert_verifier();
+  if (params_.ignore_certificate_errors) {
+    insecure_verifier_ =
+        std::make_unique<IgnoreCertErrorsVerifier>(verifier_for_connections);
+    verifier_for_connections = insecure_verifier_.get();
+  }
   http_session_ = std::make_unique<HttpNetworkSession>(
-      session_params, resolver_.get(), socket_factory_, cert_verifier());
+      session_params, resolver_.get(), socket_factory_,
+      verifier_for_connections);
   visit_recorder_ = std::make_unique<VisitRecorder>(this);
   request_context_.http_session = http_session_.get();
   request_context_.cookie_jar = profile_->cookie_jar();
@@ -346,8 +365,8 @@ void NetworkContext::InitRevocation() {
   // Off: nothing fetched, but a stapled answer still counts (a revoked
   // staple is an error), so the checker runs without a fetcher.
   if (params_.revocation != RevocationPolicy::Mode::kOff) {
-    revocation_fetcher_ = std::make_unique<HttpUrlFetcher>(
-        plain_session_.get(), absl::Seconds(5), params_.url_rewrites);
+    revocation_fetcher_ = std::make_unique<HttpUrlFetcher>(plain_session_.get(),
+                                                           absl::Seconds(5));
   }
   revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(
       policy, revocation_fetcher_.get(), profile_->revocation_cache(),
@@ -432,8 +451,8 @@ absl::Status NetworkContext::InitBundlePrefetch() {
                         absl::StrCat("profile: ", cache.status().message()));
   prefetch_cache_ = std::make_unique<PrefetchCache>(*std::move(cache));
   bundle_fetcher_ = std::make_unique<HttpUrlFetcher>(
-      plain_session_.get(), absl::Seconds(5), params_.url_rewrites,
-      kMaxBundleFileBytes);
+      plain_session_.get(), absl::Seconds(5), kMaxBundleFileBytes);
+  observer_ = std::make_unique<Observer>(this);
   bundle_sources_.push_back(std::make_unique<DnsBundleSource>(
       resolver_.get(), bundle_fetcher_.get()));
   bundle_sources_.push_back(
@@ -442,10 +461,10 @@ absl::Status NetworkContext::InitBundlePrefetch() {
       bundle_fetcher_.get(), params_.bundle_cdns));
   bundle_sources_.push_back(std::make_unique<TruncatedBundleSource>(
       resolver_.get(), socket_factory_, params_.session.connect_timeout,
-      params_.session.tcp_fast_open));
+      params_.session.tcp_fast_open, &params_.session.connect_to,
+      observer_.get()));
   std::vector<BundleSource*> sources;
   for (const auto& source : bundle_sources_) sources.push_back(source.get());
-  observer_ = std::make_unique<Observer>(this);
   if (prefetch) {
     CertPrefetcherOptions options;
     options.source_order = params_.bundle_sources;

@@ -38,6 +38,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "cert/ignore_cert_errors_verifier.h"
 #include "cert/obc/obc_types.h"
 #include "cert/revocation_checker.h"
 #include "dns/host_resolver.h"
@@ -45,6 +46,7 @@
 #include "net/base/thread_checker.h"
 #include "net/context/profile.h"
 #include "net/http/http_network_session.h"
+#include "net/proxy/proxy_config.h"
 #include "net/url_request/url_request.h"
 #include "net/url_request/url_request_context.h"
 #include "prefetch/bundle_source.h"
@@ -85,18 +87,27 @@ struct NetworkContextParams {
 
   // Connections and TLS. |session| carries timeouts, the SSLConfig and
   // connection reuse; its cookie jar, Snap Start context, client certificate
-  // provider and verifier are filled in by the context.
+  // provider, verifier and proxy are filled in by the context.
   HttpNetworkSessionParams session;
   // Transport sockets come from here (tests and link emulation substitute
   // one). Not owned; must outlive the context. Null: the default factory.
   ClientSocketFactory* socket_factory = nullptr;
+  // The HTTP proxy, by URL (net/proxy: ProxyConfig::FromEnvironment or
+  // FromCurlOptions read curl's variables and flags); direct by default.
+  // Every request the context makes goes by it: URLRequests, preconnects,
+  // and the plain-HTTP fetches of OCSP, CRLs and bundle files. It replaces
+  // session.proxy. (Probes that make their own connections outside the
+  // sessions, the truncated-handshake bundle source and the prevalidation
+  // and Snap Start learning handshakes, still connect directly.)
+  ProxyConfig proxy;
+
+  // curl's --insecure: the browsing session's connections go on whatever
+  // their certificates say (the trace's cert detail names what was
+  // ignored). Prefetched bundles and prevalidation are still verified.
+  bool ignore_certificate_errors = false;
 
   // Revocation checking of every verified chain (off, soft-fail, hard-fail).
   RevocationPolicy::Mode revocation = RevocationPolicy::Mode::kSoftFail;
-  // URL prefixes mapped to reachable ones for the plain-HTTP fetches the
-  // context makes itself (OCSP, CRLs, bundle files): the local world's
-  // responder, CDNs and well-known paths live on ephemeral ports.
-  std::map<std::string, std::string> url_rewrites;
 
   // Certificate-bundle prefetching (prefetch/): off when empty, else the
   // sources tried, in order, for every host the DNS prefetcher resolves.
@@ -294,6 +305,8 @@ class NetworkContext {
   std::unique_ptr<OcspCrlRevocationChecker> revocation_checker_;
   std::unique_ptr<Prevalidator> prevalidator_;
   std::unique_ptr<PrevalidatedCertVerifier> session_verifier_;
+  // ignore_certificate_errors: wraps the above for the browsing session.
+  std::unique_ptr<IgnoreCertErrorsVerifier> insecure_verifier_;
   std::unique_ptr<KeyPool> key_pool_;
   std::unique_ptr<OriginBoundCertStore> obc_store_;
   std::unique_ptr<ObcClientCertProvider> obc_provider_;

@@ -15,14 +15,20 @@ namespace net {
 // preconnect has none).
 class Preconnector::Job {
  public:
+  // |proxy|: through the session's HTTP proxy (a CONNECT tunnel), as the
+  // requests that will use the socket go.
   Job(Preconnector* owner, std::string host, uint16_t port,
+      std::optional<ProxyServer> proxy, std::string key,
       std::unique_ptr<HttpNetworkSession::SocketSlot> slot)
       : slot_(std::move(slot)),
         owner_(owner),
-        key_(absl::StrCat("https://", host, ":", port)),
+        host_(host),
+        proxied_(proxy.has_value()),
+        key_(std::move(key)),
         connect_(std::make_unique<SSLConnectJob>(
             owner->session_->host_resolver(), owner->session_->socket_factory(),
-            Params(owner->session_, std::move(host), port))) {}
+            Params(owner->session_, std::move(host), port, std::move(proxy)))) {
+  }
 
   const std::string& key() const { return key_; }
 
@@ -47,8 +53,10 @@ class Preconnector::Job {
 
  private:
   static SSLConnectJobParams Params(HttpNetworkSession* session,
-                                    std::string host, uint16_t port) {
+                                    std::string host, uint16_t port,
+                                    std::optional<ProxyServer> proxy) {
     SSLConnectJobParams params;
+    params.proxy = std::move(proxy);
     params.host = std::move(host);
     params.port = port;
     params.connect_timeout = session->params().connect_timeout;
@@ -59,6 +67,7 @@ class Preconnector::Job {
     params.ssl_config.early_data_enabled = false;
     params.ssl_context = session->ssl_client_context();
     params.transport.clock = session->clock();
+    params.transport.connect_to = &session->params().connect_to;
     return params;
   }
 
@@ -72,14 +81,35 @@ class Preconnector::Job {
   void OnConnected(int rv) {
     // Done: the deadline must not fire while this job waits to be reaped.
     deadline_.Stop();
-    if (rv == OK) socket_ = connect_->TakeSocket();
+    if (rv == OK) {
+      socket_ = connect_->TakeSocket();
+      NoteRtt();
+    }
     owner_->OnJobDone(this, rv);
+  }
+
+  // The connection's round trip, for the session's TCP Fast Open hints: a
+  // later connection to the host that puts data in its SYN is raced after
+  // about one RTT when no SYN-ACK comes (a path that drops such SYNs).
+  void NoteRtt() {
+    if (proxied_) return;
+    const ConnectTiming t = connect_->timing();
+    const absl::Duration handshake =
+        t.connect_start.is_null() || t.ssl_start.is_null()
+            ? absl::ZeroDuration()
+            : t.ssl_start - t.connect_start;
+    owner_->session_->tcp_fast_open_hints()->NoteRtt(
+        host_, ConnectionRttSample(socket_->GetTcpFastOpenInfo(), handshake));
   }
 
   // One of the group's connection slots (the per-host limit), held while
   // connecting; freed if the preconnect fails.
   std::unique_ptr<HttpNetworkSession::SocketSlot> slot_;
   Preconnector* const owner_;
+  const std::string host_;
+  // Through a proxy the handshake's RTT is the proxy path's, not the
+  // server's: no sample for the Fast Open hints then.
+  const bool proxied_;
   const std::string key_;
   std::unique_ptr<SSLConnectJob> connect_;
   std::unique_ptr<StreamSocket> socket_;
@@ -102,7 +132,21 @@ void Preconnector::OnHostPrefetched(const std::string& host, int result,
 
 void Preconnector::Preconnect(const std::string& host, uint16_t port) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
-  const std::string key = absl::StrCat("https://", host, ":", port);
+  // The route the requests will take: through the session's proxy, if it
+  // has one for this origin (then the socket is a tunnel's, pooled under
+  // the proxy's key), else direct.
+  absl::StatusOr<Url> url = Url::Parse(absl::StrCat(
+      "https://", host.find(':') != std::string::npos ? "[" + host + "]" : host,
+      ":", port, "/"));
+  if (!url.ok()) {
+    ++skipped_;
+    return;
+  }
+  std::optional<ProxyServer> proxy;
+  if (const ProxyServer* p = session_->params().proxy.ProxyFor(*url))
+    proxy = *p;
+  const std::string key = HttpNetworkSession::GroupKey(
+      "https", host, port, proxy ? &*proxy : nullptr);
   size_t for_host = session_->preconnected_socket_count(key);
   for (const auto& job : jobs_) for_host += job->key() == key;
   const size_t total = session_->preconnected_socket_count() + jobs_.size();
@@ -119,7 +163,8 @@ void Preconnector::Preconnect(const std::string& host, uint16_t port) {
     return;
   }
   ++started_;
-  jobs_.push_back(std::make_unique<Job>(this, host, port, std::move(slot)));
+  jobs_.push_back(std::make_unique<Job>(this, host, port, std::move(proxy), key,
+                                        std::move(slot)));
   jobs_.back()->Start(options_.timeout);
 }
 

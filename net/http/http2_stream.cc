@@ -130,7 +130,7 @@ int Http2Stream::SendRequest(CompletionOnceCallback callback) {
   if (!session || !stream_) return ERR_HTTP2_SERVER_REFUSED_STREAM;
   LoadTiming* timing = params_.timing;
   timing->h2.used = true;
-  timing->h2.session = reused_session_ ? "reused" : "new";
+  timing->h2.session = reused_session_ ? SessionUse::kReused : SessionUse::kNew;
   {
     IPEndPoint local;
     std::string via;

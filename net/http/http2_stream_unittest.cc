@@ -185,9 +185,9 @@ TEST_F(Http2TransactionTest, TwentyConcurrentRequestsShareOneSession) {
     const LoadTiming& t = fetches[i]->trans->load_timing();
     EXPECT_TRUE(t.h2.used);
     EXPECT_EQ(t.ssl.alpn, "h2");
-    fresh += t.h2.session == "new";
-    if (t.h2.session != "new") {
-      EXPECT_EQ(t.h2.session, "reused");
+    fresh += t.h2.session == SessionUse::kNew;
+    if (t.h2.session != SessionUse::kNew) {
+      EXPECT_EQ(t.h2.session, SessionUse::kReused);
     }
     ids.push_back(t.h2.stream_id);
     EXPECT_EQ(fetches[i]->trans->response_headers()->status_code(), 200);
@@ -281,7 +281,7 @@ TEST_F(Http2TransactionTest, RefusedStreamIsRetriedOnANewSession) {
   ASSERT_EQ(b->result, OK) << b->trans->error_detail();
   EXPECT_EQ(b->body, "body of /b");
   const LoadTiming& t = b->trans->load_timing();
-  EXPECT_EQ(t.h2.session, "new");
+  EXPECT_EQ(t.h2.session, SessionUse::kNew);
   EXPECT_NE(t.h2.retry.find("refused stream"), std::string::npos) << t.h2.retry;
   EXPECT_EQ(factory_.sockets_created(), 2u);
 }

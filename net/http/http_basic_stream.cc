@@ -7,8 +7,12 @@
 namespace net {
 
 HttpBasicStream::HttpBasicStream(std::unique_ptr<StreamSocket> socket,
-                                 LoadTiming* timing, const TickClock* clock)
-    : socket_(std::move(socket)), timing_(timing), clock_(clock) {}
+                                 LoadTiming* timing, const TickClock* clock,
+                                 const ProxyServer* proxy)
+    : socket_(std::move(socket)),
+      timing_(timing),
+      clock_(clock),
+      proxy_(proxy) {}
 
 HttpBasicStream::~HttpBasicStream() = default;
 
@@ -19,7 +23,8 @@ int HttpBasicStream::InitializeStream(const HttpRequestInfo* request,
 }
 
 std::vector<std::pair<std::string, std::string>>
-HttpBasicStream::RequestHeaders(const HttpRequestInfo& request) {
+HttpBasicStream::RequestHeaders(const HttpRequestInfo& request,
+                                const ProxyServer* proxy) {
   std::vector<std::pair<std::string, std::string>> headers;
   if (!request.HasExtraHeader("host"))
     headers.emplace_back("Host", request.url.HostHeader());
@@ -28,6 +33,10 @@ HttpBasicStream::RequestHeaders(const HttpRequestInfo& request) {
   if (!request.HasExtraHeader("accept")) headers.emplace_back("Accept", "*/*");
   if (!request.HasExtraHeader("connection"))
     headers.emplace_back("Connection", "keep-alive");
+  if (proxy && proxy->has_credentials() &&
+      !request.HasExtraHeader("proxy-authorization")) {
+    headers.emplace_back("Proxy-Authorization", proxy->BasicAuthorization());
+  }
   headers.insert(headers.end(), request.extra_headers.begin(),
                  request.extra_headers.end());
   if (!request.upload_body.empty() || request.method == "POST") {
@@ -37,10 +46,14 @@ HttpBasicStream::RequestHeaders(const HttpRequestInfo& request) {
   return headers;
 }
 
-std::string HttpBasicStream::BuildRequest(const HttpRequestInfo& request) {
-  std::string out = absl::StrCat(request.method, " ",
-                                 request.url.PathForRequest(), " HTTP/1.1\r\n");
-  for (const auto& [name, value] : RequestHeaders(request))
+std::string HttpBasicStream::BuildRequest(const HttpRequestInfo& request,
+                                          const ProxyServer* proxy) {
+  // Url::spec() is canonical, without userinfo or fragment.
+  std::string out =
+      absl::StrCat(request.method, " ",
+                   proxy ? request.url.spec() : request.url.PathForRequest(),
+                   " HTTP/1.1\r\n");
+  for (const auto& [name, value] : RequestHeaders(request, proxy))
     absl::StrAppend(&out, name, ": ", value, "\r\n");
   out += "\r\n";
   out += request.upload_body;
@@ -50,9 +63,9 @@ std::string HttpBasicStream::BuildRequest(const HttpRequestInfo& request) {
 int HttpBasicStream::SendRequest(CompletionOnceCallback callback) {
   timing_->request_start = TimeTicks();
   parser_ = std::make_unique<HttpStreamParser>(socket_.get(), timing_, clock_);
-  headers_sent_ = RequestHeaders(*request_);
+  headers_sent_ = RequestHeaders(*request_, proxy_);
   int rv = parser_->SendRequest(
-      BuildRequest(*request_), request_->method == "HEAD",
+      BuildRequest(*request_, proxy_), request_->method == "HEAD",
       [this, callback = std::move(callback)](int rv) mutable {
         if (rv < 0) send_failed_ = true;
         std::move(callback)(rv);

@@ -18,14 +18,18 @@
 #include "net/base/tick_clock.h"
 #include "net/http/http_stream.h"
 #include "net/http/http_stream_parser.h"
+#include "net/proxy/proxy_config.h"
 #include "net/timing/load_timing.h"
 
 namespace net {
 
 class HttpBasicStream : public HttpStream {
  public:
+  // With |proxy| (an http URL through an HTTP proxy; not owned, must
+  // outlive the stream), the request goes in absolute form with the proxy's
+  // Proxy-Authorization, if it has credentials.
   HttpBasicStream(std::unique_ptr<StreamSocket> socket, LoadTiming* timing,
-                  const TickClock* clock);
+                  const TickClock* clock, const ProxyServer* proxy = nullptr);
   ~HttpBasicStream() override;
   HttpBasicStream(const HttpBasicStream&) = delete;
   HttpBasicStream& operator=(const HttpBasicStream&) = delete;
@@ -48,16 +52,22 @@ class HttpBasicStream : public HttpStream {
   TcpFastOpenInfo GetTcpFastOpenInfo() const override;
   const std::string& error_detail() const override;
 
-  // The HTTP/1.1 request headers SendRequest writes, in order.
+  // The HTTP/1.1 request headers SendRequest writes, in order (with
+  // |proxy|, Proxy-Authorization when it has credentials and the caller gave
+  // none).
   static std::vector<std::pair<std::string, std::string>> RequestHeaders(
-      const HttpRequestInfo& request);
-  // The HTTP/1.1 request head (and body) SendRequest writes.
-  static std::string BuildRequest(const HttpRequestInfo& request);
+      const HttpRequestInfo& request, const ProxyServer* proxy = nullptr);
+  // The HTTP/1.1 request head (and body) SendRequest writes: the request
+  // target in origin form ("/path?q"), or with |proxy| in absolute form
+  // ("http://host:port/path?q", RFC 9112 3.2.2).
+  static std::string BuildRequest(const HttpRequestInfo& request,
+                                  const ProxyServer* proxy = nullptr);
 
  private:
   std::unique_ptr<StreamSocket> socket_;
   LoadTiming* const timing_;
   const TickClock* const clock_;
+  const ProxyServer* const proxy_;
   const HttpRequestInfo* request_ = nullptr;
   std::unique_ptr<HttpStreamParser> parser_;
   std::vector<std::pair<std::string, std::string>> headers_sent_;

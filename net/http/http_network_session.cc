@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "cert/x509_util.h"
 #include "net/ssl/ssl_info.h"
 
@@ -18,7 +19,12 @@ HttpNetworkSession::HttpNetworkSession(const HttpNetworkSessionParams& params,
       tcp_fast_open_hints_(params.tcp_fast_open,
                            params.tcp_fast_open_fallback_delay, params.clock),
       spdy_pool_(std::make_unique<SpdySessionPool>(
-          [](const SpdySession& session, const Origin& origin) {
+          [direct = params.proxy.is_direct()](const SpdySession& session,
+                                              const Origin& origin) {
+            // No IP pooling with a proxy configured: a tunnel's peer
+            // address is the proxy's, not the origin's, and the client
+            // never learns the origin's addresses.
+            if (!direct) return false;
             // Chromium's rule: the session's verified server certificate
             // must cover the new origin's host.
             const SSLInfo* info =
@@ -29,6 +35,15 @@ HttpNetworkSession::HttpNetworkSession(const HttpNetworkSessionParams& params,
                 info->cert_verify.verified_chain_der.front(), origin.host());
           })),
       http2_pool_(std::make_unique<Http2SessionPool>()) {}
+
+// static
+std::string HttpNetworkSession::GroupKey(const std::string& scheme,
+                                         const std::string& host, uint16_t port,
+                                         const ProxyServer* proxy) {
+  std::string key = absl::StrCat(scheme, "://", host, ":", port);
+  if (proxy) absl::StrAppend(&key, " via ", proxy->ToString());
+  return key;
+}
 
 HttpNetworkSession::~HttpNetworkSession() {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);

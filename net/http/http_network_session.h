@@ -24,7 +24,9 @@
 #include "net/base/weak_ptr.h"
 #include "net/http2/http2_session.h"
 #include "net/http2/http2_session_pool.h"
+#include "net/proxy/proxy_config.h"
 #include "net/socket/client_socket_factory.h"
+#include "net/socket/connect_to.h"
 #include "net/spdy/spdy_session_pool.h"
 #include "net/ssl/ssl_client_context.h"
 #include "net/ssl/ssl_config.h"
@@ -58,8 +60,13 @@ struct HttpNetworkSessionParams {
   bool tcp_fast_open = false;
   // A SYN with data unanswered this long is raced by one without (a path
   // that drops such SYNs); the kernel's own retry would come a second
-  // later. RFC 8305's connection attempt delay.
+  // later. RFC 8305's connection attempt delay. For a server whose RTT the
+  // session measured, about one RTT instead, never more than this
+  // (TcpFastOpenHints::FallbackDelay).
   absl::Duration tcp_fast_open_fallback_delay = absl::Milliseconds(250);
+  // curl's --connect-to: requests to HOST1:PORT1 resolve and connect to
+  // HOST2:PORT2; TLS, Host and pooling keep the origin.
+  ConnectToRules connect_to;
   // Whole-request deadline (resolve to last body byte); zero = none.
   absl::Duration request_timeout = absl::Seconds(60);
   SSLConfig ssl_config;
@@ -89,6 +96,12 @@ struct HttpNetworkSessionParams {
   bool snap_start_learn_in_handshake = false;
   // Told about every TLS handshake. Not owned; must outlive the session.
   TlsHandshakeObserver* tls_observer = nullptr;
+  // The HTTP proxy each request goes through (ProxyConfig::ProxyFor), or
+  // none: direct by default. http URLs are sent to the proxy in absolute
+  // form; https URLs get a CONNECT tunnel and TLS through it
+  // (net/proxy/README.md). Connections through a proxy are pooled apart
+  // from direct ones (GroupKey).
+  ProxyConfig proxy;
   // HTTP/2 sessions (when the SSLConfig offers "h2"): windows, header list
   // limit, the server's SETTINGS timeout, PING and idle timeouts. The origin
   // and clock are filled in per session.
@@ -115,10 +128,17 @@ class HttpNetworkSession {
   SSLClientContext* ssl_client_context() { return &ssl_context_; }
   TcpFastOpenHints* tcp_fast_open_hints() { return &tcp_fast_open_hints_; }
 
-  // Idle pool, keyed by "scheme://host:port". |preconnected| marks a socket
-  // opened (and handshaked) ahead of any request: TakeIdleSocket says so,
-  // and such a socket nobody used is closed |unused_timeout| after it was
-  // returned (Chromium's unused idle socket timeout).
+  // GroupKey is the key of a connection group (the idle pool, the
+  // per-group limit, the SPDY connection bookkeeping):
+  // "scheme://host:port", and " via http://proxy:port" through a proxy.
+  static std::string GroupKey(const std::string& scheme,
+                              const std::string& host, uint16_t port,
+                              const ProxyServer* proxy);
+
+  // Idle pool, keyed by GroupKey ("scheme://host:port ..."). |preconnected|
+  // marks a socket opened (and handshaked) ahead of any request: TakeIdleSocket
+  // says so, and such a socket nobody used is closed |unused_timeout| after it
+  // was returned (Chromium's unused idle socket timeout).
   std::unique_ptr<StreamSocket> TakeIdleSocket(const std::string& key,
                                                bool* preconnected = nullptr);
   void ReturnIdleSocket(const std::string& key,

@@ -7,6 +7,7 @@
 #include "absl/time/clock.h"
 #include "net/base/check.h"
 #include "net/http/http_basic_stream.h"
+#include "net/http/http_proxy_connect_job.h"
 #include "net/http/ssl_connect_job.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/socket/transport_connect_job.h"
@@ -50,6 +51,11 @@ int HttpNetworkTransaction::Start(const HttpRequestInfo& request,
   timing_.url = request_.url.spec();
   timing_.method = request_.method;
   timing_.https = request_.url.SchemeIsCryptographic();
+  proxy_.reset();
+  if (const ProxyServer* proxy =
+          session_->params().proxy.ProxyFor(request_.url))
+    proxy_ = *proxy;
+  timing_.proxy = proxy_ ? proxy_->ToString() : "direct";
   final_error_ = OK;
   deadline_ = TimeTicks();
   if (session_->params().request_timeout > absl::ZeroDuration()) {
@@ -102,12 +108,22 @@ int HttpNetworkTransaction::TimeOut(bool body_read_pending) {
       MergeConnectTiming();
       phase = connect_job_->phase();
     }
+    // Through a proxy the lookup and the connection are the proxy's.
+    const std::string via_proxy =
+        proxy_ ? absl::StrCat("the proxy ", proxy_->ToString(), " ") : "";
     if (phase == ConnectJob::Phase::kResolveHost) {
-      error_detail_ = absl::StrCat("resolving '", request_.url.host(),
-                                   "' did not finish within ", limit);
+      error_detail_ =
+          absl::StrCat("resolving ", via_proxy, "'",
+                       proxy_ ? proxy_->host() : request_.url.host(),
+                       "' did not finish within ", limit);
     } else if (phase == ConnectJob::Phase::kTransportConnect) {
-      error_detail_ = absl::StrCat("connecting to ", timing_.remote_address,
-                                   " did not finish within ", limit);
+      error_detail_ =
+          absl::StrCat("connecting to ", via_proxy, timing_.remote_address,
+                       " did not finish within ", limit);
+    } else if (phase == ConnectJob::Phase::kProxyTunnel) {
+      error_detail_ = absl::StrCat(via_proxy, "did not answer CONNECT ",
+                                   request_.url.host(), ":",
+                                   request_.url.port(), " within ", limit);
     } else if (phase == ConnectJob::Phase::kSSLHandshake) {
       error_detail_ =
           absl::StrCat("the TLS handshake with ", timing_.remote_address,
@@ -209,8 +225,13 @@ int HttpNetworkTransaction::DoLoop(int result) {
 }
 
 std::string HttpNetworkTransaction::PoolKey() const {
-  return absl::StrCat(request_.url.scheme(), "://", request_.url.host(), ":",
-                      request_.url.port());
+  return HttpNetworkSession::GroupKey(request_.url.scheme(),
+                                      request_.url.host(), request_.url.port(),
+                                      proxy_ ? &*proxy_ : nullptr);
+}
+
+const ProxyServer* HttpNetworkTransaction::ProxyForStream() const {
+  return proxy_ && !timing_.https ? &*proxy_ : nullptr;
 }
 
 int HttpNetworkTransaction::DoInitConnection() {
@@ -272,7 +293,8 @@ int HttpNetworkTransaction::DoInitConnection() {
       reused_socket_ = true;
       timing_.socket_reused = true;
       timing_.socket_preconnected = preconnected;
-      timing_.dns_source = preconnected ? "preconnect" : "reused";
+      timing_.dns_source =
+          preconnected ? DnsSource::kPreconnect : DnsSource::kReused;
       if (const SSLInfo* info = idle->GetSSLInfo()) timing_.ssl = *info;
       IPEndPoint peer;
       if (idle->GetPeerAddress(&peer) == OK)
@@ -286,8 +308,8 @@ int HttpNetworkTransaction::DoInitConnection() {
       }
       // An idle HTTP/1.1 connection: nobody need wait for this one.
       EndSpdyConnect();
-      stream_ = std::make_unique<HttpBasicStream>(std::move(idle), &timing_,
-                                                  session_->clock());
+      stream_ = std::make_unique<HttpBasicStream>(
+          std::move(idle), &timing_, session_->clock(), ProxyForStream());
       next_state_ = STATE_INIT_STREAM;
       return OK;
     }
@@ -309,7 +331,8 @@ int HttpNetworkTransaction::DoConnect() {
     // first), the address that answered first.
     options.resolved = resolve_result_;
     options.first_address = address_index_;
-  } else if (SpdyAllowed() && !no_pooling_) {
+  } else if (SpdyAllowed() && !no_pooling_ && !proxy_) {
+    // (Through a proxy the lookup is the proxy's: no IP pooling.)
     options.on_host_resolved = [this](const HostResolveResult& result) {
       return OnHostResolved(result);
     };
@@ -318,9 +341,15 @@ int HttpNetworkTransaction::DoConnect() {
   const std::string& host = request_.url.host();
   const uint16_t port = request_.url.port();
   // Fast Open: a TLS ClientHello may ride in the SYN (early data has its
-  // own rules); a plain request only if replaying it is harmless.
-  options.tcp = session_->tcp_fast_open_hints()->OptionsFor(
-      absl::StrCat(host, ":", port), timing_.https || IsReplaySafe());
+  // own rules); a plain request only if replaying it is harmless. Not to a
+  // proxy: the hints are the origin's, and the SYN would carry a CONNECT.
+  // (--connect-to rules apply to what TransportConnectJob connects to: the
+  // proxy itself, through one.)
+  options.connect_to = &session_->params().connect_to;
+  if (!proxy_) {
+    options.tcp = session_->tcp_fast_open_hints()->OptionsFor(
+        absl::StrCat(host, ":", port), timing_.https || IsReplaySafe());
+  }
   if (timing_.https) {
     SSLConnectJobParams params;
     params.host = host;
@@ -334,9 +363,22 @@ int HttpNetworkTransaction::DoConnect() {
     params.snap_start_learn_in_handshake =
         session_->params().snap_start_learn_in_handshake;
     params.transport = std::move(options);
+    params.proxy = proxy_;
     connect_job_ = std::make_unique<SSLConnectJob>(session_->host_resolver(),
                                                    session_->socket_factory(),
                                                    std::move(params));
+  } else if (proxy_) {
+    // An http URL through the proxy: a connection to it, no tunnel.
+    HttpProxyConnectJobParams params;
+    params.proxy = *proxy_;
+    params.host = host;
+    params.port = port;
+    params.tunnel = false;
+    params.connect_timeout = session_->params().connect_timeout;
+    params.transport = std::move(options);
+    connect_job_ = std::make_unique<HttpProxyConnectJob>(
+        session_->host_resolver(), session_->socket_factory(),
+        std::move(params));
   } else {
     connect_job_ = std::make_unique<TransportConnectJob>(
         session_->host_resolver(), session_->socket_factory(), host, port,
@@ -370,6 +412,13 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
   if (const HandshakeChoice* choice = connect_job_->handshake_choice())
     timing_.handshake_choice = *choice;
   if (connect_job_->ssl_info()) OnHandshakeDone(result);
+  if (result != OK && proxy_) {
+    // The proxy job's own detail names the proxy and what failed.
+    error_detail_ = connect_job_->error_detail();
+    connect_job_.reset();
+    EndSpdyConnect();
+    return result;
+  }
   if (result != OK) {
     switch (connect_job_->phase()) {
       case ConnectJob::Phase::kResolveHost: {
@@ -393,6 +442,7 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
   }
   resolve_result_ = connect_job_->resolve_result();
   address_index_ = connect_job_->address_index();
+  NoteTransportHandshake();
   std::unique_ptr<StreamSocket> socket = connect_job_->TakeSocket();
   connect_job_.reset();
   next_state_ = STATE_INIT_STREAM;
@@ -400,7 +450,7 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
   if (timing_.https && SpdyAllowed() && timing_.ssl.alpn == "spdy/3") {
     // A new SPDY session (InitializeStream makes it, after the OBC the
     // handshake presented, if any).
-    timing_.spdy.session = "new";
+    timing_.spdy.session = SessionUse::kNew;
     stream_ = std::make_unique<SpdyHttpStream>(
         std::move(socket), session_->spdy_session_pool(),
         [this] {
@@ -425,9 +475,20 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
     }
     EndSpdyConnect();
   }
-  stream_ = std::make_unique<HttpBasicStream>(std::move(socket), &timing_,
-                                              session_->clock());
+  stream_ = std::make_unique<HttpBasicStream>(
+      std::move(socket), &timing_, session_->clock(), ProxyForStream());
   return OK;
+}
+
+void HttpNetworkTransaction::NoteTransportHandshake() {
+  // The job's own stamps (not the trace's, whose connectStart is a retry's
+  // first attempt): TCP's connect to the TLS handshake's start, or to
+  // connectEnd without TLS.
+  const ConnectTiming t = connect_job_->timing();
+  const TimeTicks end = t.ssl_start.is_null() ? t.connect_end : t.ssl_start;
+  transport_handshake_ = t.connect_start.is_null() || end.is_null()
+                             ? absl::ZeroDuration()
+                             : end - t.connect_start;
 }
 
 void HttpNetworkTransaction::OnHandshakeDone(int result) {
@@ -467,7 +528,7 @@ int HttpNetworkTransaction::DoSendRequest() {
 
 void HttpNetworkTransaction::NoteSnapStartRejection() {
   if (snap_start_rejection_.empty()) return;
-  timing_.ssl.snap_start = "rejected";
+  timing_.ssl.snap_start = SnapStartOutcome::kRejected;
   timing_.ssl.snap_start_detail = absl::StrCat(
       snap_start_rejection_, "; retried on a new connection (",
       timing_.ssl.snap_start_detail.empty() ? "normal handshake"
@@ -493,7 +554,8 @@ void HttpNetworkTransaction::NoteEarlyDataRejection() {
   if (early_data_rejection_.empty()) {
     // Early data was asked for but this request may not use it: say why.
     if (session_->params().ssl_config.early_data_enabled && timing_.https &&
-        !CanSendEarlyData() && timing_.ssl.early_data == "not_offered") {
+        !CanSendEarlyData() &&
+        timing_.ssl.early_data == EarlyDataState::kNotOffered) {
       timing_.ssl.early_data_reason =
           request_.method != "GET" && request_.method != "HEAD"
               ? absl::StrCat(request_.method, " request is not idempotent")
@@ -503,7 +565,7 @@ void HttpNetworkTransaction::NoteEarlyDataRejection() {
     }
     return;
   }
-  timing_.ssl.early_data = "rejected";
+  timing_.ssl.early_data = EarlyDataState::kRejected;
   timing_.ssl.early_data_reason = absl::StrCat(
       early_data_rejection_, "; request retried in 1-RTT on a new connection");
 }
@@ -608,12 +670,17 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
   timing_.status_code = stream_->response_headers()->status_code();
   // A connection made for this request: what it did with Fast Open (known
   // once the server answered), remembered for the next connection.
-  if (!timing_.socket_reused && timing_.spdy.session != "pooled" &&
-      timing_.spdy.session != "reused" && timing_.h2.session != "reused") {
+  if (!timing_.socket_reused && timing_.spdy.session != SessionUse::kPooled &&
+      timing_.spdy.session != SessionUse::kReused &&
+      timing_.h2.session != SessionUse::kReused && !proxy_) {
     timing_.tcp_fast_open = stream_->GetTcpFastOpenInfo();
     session_->tcp_fast_open_hints()->NoteOutcome(
         absl::StrCat(request_.url.host(), ":", request_.url.port()),
         timing_.tcp_fast_open);
+    // And its round trip, of which the next Fast Open race's delay is made.
+    session_->tcp_fast_open_hints()->NoteRtt(
+        request_.url.host(),
+        ConnectionRttSample(timing_.tcp_fast_open, transport_handshake_));
   }
   // A Snap Start attempt's outcome is known only once the server answered.
   if (handshake_awaits_response_) {
@@ -733,13 +800,14 @@ int HttpNetworkTransaction::UseSpdySession(WeakPtr<SpdySession> session) {
   // A session gone already (never within one turn) refuses the stream,
   // which the stream's retry rule sends to another session.
   const bool pooled = session && session->origin() != origin;
-  timing_.spdy.session = pooled ? "pooled" : "reused";
+  timing_.spdy.session = pooled ? SessionUse::kPooled : SessionUse::kReused;
   // A SPDY session's connection holds no slot of the HTTP/1.1 limit.
   socket_slot_.reset();
   if (session) {
     // No connection of its own: the session's.
     timing_.socket_reused = true;
-    if (timing_.dns_source.empty()) timing_.dns_source = "reused";
+    if (timing_.dns_source == DnsSource::kNone)
+      timing_.dns_source = DnsSource::kReused;
     if (const SSLInfo* info = session->socket()->GetSSLInfo())
       timing_.ssl = *info;
     IPEndPoint peer;
@@ -794,7 +862,7 @@ Http2Stream::Params HttpNetworkTransaction::Http2StreamParams() {
 
 void HttpNetworkTransaction::StartHttp2Session(
     std::unique_ptr<StreamSocket> socket) {
-  timing_.h2.session = "new";
+  timing_.h2.session = SessionUse::kNew;
   stream_ = std::make_unique<Http2Stream>(
       std::move(socket), session_->http2_session_pool(),
       [this] {
@@ -808,13 +876,14 @@ void HttpNetworkTransaction::StartHttp2Session(
 }
 
 int HttpNetworkTransaction::UseHttp2Session(WeakPtr<Http2Session> session) {
-  timing_.h2.session = "reused";
+  timing_.h2.session = SessionUse::kReused;
   // An HTTP/2 session's connection holds no slot of the HTTP/1.1 limit.
   socket_slot_.reset();
   if (session) {
     // No connection of its own: the session's.
     timing_.socket_reused = true;
-    if (timing_.dns_source.empty()) timing_.dns_source = "reused";
+    if (timing_.dns_source == DnsSource::kNone)
+      timing_.dns_source = DnsSource::kReused;
     if (const SSLInfo* info = session->socket()->GetSSLInfo())
       timing_.ssl = *info;
     IPEndPoint peer;

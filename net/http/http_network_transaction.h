@@ -8,6 +8,11 @@
 // origin, an open SPDY session (the origin's, or one it is IP-pooled onto),
 // or a ConnectJob (SSLConnectJob for https, TransportConnectJob for http:
 // resolve, each address in turn, TLS); its stamps go into the LoadTiming.
+// Through an HTTP proxy (HttpNetworkSessionParams::proxy), an http URL's
+// connection is an HttpProxyConnectJob's to the proxy and its request goes
+// in absolute form; an https URL's SSLConnectJob runs TLS through a CONNECT
+// tunnel. The origin's name is then never resolved here, IP pooling and TCP
+// Fast Open are off, and the trace's proxy says which proxy.
 // What the connection is (and the protocol its handshake chose) picks the
 // HttpStream — HttpBasicStream (HTTP/1.1) or SpdyHttpStream — and
 // everything after CONNECT goes through that interface alone. At
@@ -115,6 +120,8 @@ class HttpNetworkTransaction {
   int OnHostResolved(const HostResolveResult& result);
   // Copies what the connect job stamped into the trace.
   void MergeConnectTiming();
+  // Keeps the connect job's transport handshake time (an RTT sample).
+  void NoteTransportHandshake();
   // SPDY: whether this request may use a SPDY session (https, spdy/3
   // offered, not after the server asked for a direct connection).
   bool SpdyAllowed() const;
@@ -172,7 +179,11 @@ class HttpNetworkTransaction {
   // return a reusable connection to the idle pool.
   void OnBodyDone(int result);
   void Finish(int result);
+  // The connection group: origin, and the proxy if any
+  // (HttpNetworkSession::GroupKey).
   std::string PoolKey() const;
+  // The proxy of an http URL's HttpBasicStream (absolute form), else null.
+  const ProxyServer* ProxyForStream() const;
   CompletionOnceCallback IOCallback();
 
   HttpNetworkSession* const session_;
@@ -183,6 +194,9 @@ class HttpNetworkTransaction {
   std::string error_detail_;
   std::vector<std::pair<std::string, std::string>> request_headers_sent_;
 
+  // The HTTP proxy this request goes through (the session's ProxyConfig
+  // decides at Start), or none.
+  std::optional<ProxyServer> proxy_;
   // The connection being made.
   std::unique_ptr<ConnectJob> connect_job_;
   // The addresses of the last lookup and the one connected to, for a retry
@@ -190,6 +204,9 @@ class HttpNetworkTransaction {
   HostResolveResult resolve_result_;
   size_t address_index_ = 0;
   bool reuse_addresses_ = false;
+  // TCP Fast Open: how long the new connection's transport step took
+  // (NoteTransportHandshake), an RTT sample when it asked for no Fast Open.
+  absl::Duration transport_handshake_ = absl::ZeroDuration();
   // The OnHostResolved hook found this session to pool onto.
   WeakPtr<SpdySession> pooled_session_;
   bool found_pooled_session_ = false;

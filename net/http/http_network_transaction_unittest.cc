@@ -30,7 +30,7 @@ class FakeResolver : public HostResolver {
               CompletionOnceCallback callback,
               std::unique_ptr<Request>* out) override {
     ++calls;
-    result->source = "network";
+    result->source = DnsSource::kNetwork;
     if (error != OK) return error;
     result->addresses = {IPAddress::IPv4Localhost()};
     return OK;
@@ -46,10 +46,86 @@ class AcceptAllVerifier : public CertVerifier {
   }
 };
 
+// Hears every TLS handshake the transaction reports.
+class RecordingTlsObserver : public TlsHandshakeObserver {
+ public:
+  struct Call {
+    std::string host;
+    uint16_t port;
+    int result;
+    SnapStartOutcome snap_start;
+  };
+  void OnTlsHandshakeDone(const std::string& host, uint16_t port, int result,
+                          LoadTiming* timing) override {
+    calls.push_back({host, port, result, timing->ssl.snap_start});
+  }
+  std::vector<Call> calls;
+};
+
+constexpr char kUrl[] = "http://www.example.test/page";
+constexpr char kHttpsUrl[] = "https://www.example.test/page";
 constexpr char kGet[] =
     "GET /page HTTP/1.1\r\nHost: www.example.test\r\nUser-Agent: "
     "netstack-fetch/0.1\r\n"
     "Accept: */*\r\nConnection: keep-alive\r\n\r\n";
+constexpr char kOk[] = "HTTP/1.1 200 OK\r\n";
+// A read that never completes: a kept-alive connection on which nothing
+// more comes.
+const MockRead kStall(SYNC, ERR_IO_PENDING);
+const MockRead kEof(ASYNC, OK);
+
+// A 200 response with |body| framed by Content-Length.
+std::string Response(const std::string& body) {
+  return absl::StrCat(kOk, "Content-Length: ", body.size(), "\r\n\r\n", body);
+}
+
+// Reads |trans|'s body to its end in |buf_len| pieces; the body, or the
+// error that stopped it in |*error|.
+std::string ReadBody(HttpNetworkTransaction* trans, int buf_len, int* error) {
+  TestCompletionCallback cb;
+  std::string body;
+  while (*error == OK) {
+    auto buf = std::make_shared<IOBuffer>(buf_len);
+    int n = cb.GetResult(trans->Read(buf, buf_len, cb.callback()));
+    if (n < 0) *error = n;
+    if (n <= 0) break;
+    body.append(buf->data(), n);
+  }
+  return body;
+}
+
+// The body, or "ERR_..." when the request failed (in Start or in a Read).
+std::string BodyOrError(const std::string& body, int error) {
+  return error == OK ? body : ErrorToShortString(error);
+}
+
+// One GET of |url| (kUrl by default) started on |session| at construction;
+// its headers and body are waited for when the test asks.
+struct StartedRequest {
+  explicit StartedRequest(HttpNetworkSession* session,
+                          const std::string& url = kUrl)
+      : trans(session) {
+    HttpRequestInfo request;
+    request.url = *Url::Parse(url);
+    rv = trans.Start(request, cb.callback());
+  }
+  // Waits for the headers: Start's result.
+  int WaitForHeaders() { return cb.GetResult(rv); }
+  // Waits for the headers, then reads the body to its end.
+  std::string Finish(int* error) {
+    *error = WaitForHeaders();
+    return ReadBody(&trans, 64, error);
+  }
+  // The body, or "ERR_..." when the request failed.
+  std::string FinishOrError() {
+    int error;
+    std::string body = Finish(&error);
+    return BodyOrError(body, error);
+  }
+  HttpNetworkTransaction trans;
+  TestCompletionCallback cb;
+  int rv;
+};
 
 class HttpNetworkTransactionTest : public ::testing::Test {
  protected:
@@ -64,79 +140,141 @@ class HttpNetworkTransactionTest : public ::testing::Test {
     return params;
   }
 
-  // Runs one GET of http://www.example.test/page; returns the body or sets
-  // |*error|.
-  std::string Fetch(int* error, const char* method = "GET") {
-    HttpNetworkTransaction trans(&session_);
-    HttpRequestInfo request;
-    request.url = *Url::Parse("http://www.example.test/page");
-    request.method = method;
-    TestCompletionCallback cb;
-    *error = cb.GetResult(trans.Start(request, cb.callback()));
-    if (*error != OK) {
-      detail_ = trans.error_detail();
-      timing_ = trans.load_timing();
-      return "";
-    }
-    std::string body;
-    for (;;) {
-      auto buf = std::make_shared<IOBuffer>(7);  // Small, to split reads.
-      int n = cb.GetResult(trans.Read(buf, 7, cb.callback()));
-      if (n < 0) {
-        *error = n;
-        detail_ = trans.error_detail();
-        break;
-      }
-      if (n == 0) break;
-      body.append(buf->data(), n);
-    }
-    timing_ = trans.load_timing();
-    return body;
+  // A session of the test's own with |params| on the fixture's resolver,
+  // socket factory and verifier; it lives until the test ends.
+  HttpNetworkSession* NewSession(const HttpNetworkSessionParams& params) {
+    sessions_.push_back(std::make_unique<HttpNetworkSession>(
+        params, &resolver_, &factory_, &verifier_));
+    return sessions_.back().get();
   }
 
-  // Runs one GET of |url| on |session|; returns the body or sets |*error|.
+  // Scripts the next transport connection: |reads| are answered, |writes|
+  // expected. The fixture keeps the script; the pointer is for checks.
+  StaticSocketDataProvider* AddSocket(std::vector<MockRead> reads,
+                                      std::vector<MockWrite> writes) {
+    scripts_.push_back(
+        std::make_unique<StaticSocketDataProvider>(reads, writes));
+    factory_.AddSocketDataProvider(scripts_.back().get());
+    return scripts_.back().get();
+  }
+  // The next connection: one GET (written in |write_mode|) answered by
+  // |reads|.
+  StaticSocketDataProvider* AddGet(std::vector<MockRead> reads,
+                                   IoMode write_mode = SYNC) {
+    return AddSocket(std::move(reads), {MockWrite(write_mode, kGet)});
+  }
+  // The next connection: one GET answered 200 "ok" (all async).
+  StaticSocketDataProvider* AddOkGet() {
+    return AddGet({MockRead(ASYNC, Response("ok"))}, ASYNC);
+  }
+  // The next connection fails to connect with |error|.
+  StaticSocketDataProvider* AddFailedConnect(int error) {
+    StaticSocketDataProvider* data = AddSocket({}, {});
+    data->set_connect_data(MockConnect(ASYNC, error));
+    return data;
+  }
+  // The TLS handshake on the next https connection: |result|, in |mode|;
+  // the test fills in the provider's SSLInfo.
+  SSLSocketDataProvider* AddTls(IoMode mode, int result) {
+    tls_scripts_.push_back(
+        std::make_unique<SSLSocketDataProvider>(mode, result));
+    factory_.AddTlsSocketProvider(tls_scripts_.back().get());
+    return tls_scripts_.back().get();
+  }
+
+  // A Snap Start client context that knows www.example.test:443 (so the
+  // transaction asks for the Snap Start core's socket); null on failure.
+  SnapStartClientContext* SnapStartContextThatKnowsTheServer() {
+    auto snap = SnapStartClientContext::Create(&verifier_, {});
+    EXPECT_TRUE(snap.ok()) << snap.status();
+    if (!snap.ok()) return nullptr;
+    snap_start_ = std::move(*snap);
+    snap_start_->PutInfo("www.example.test:443", SnapStartInfo());
+    return snap_start_.get();
+  }
+
+  // Runs one |method| of http://www.example.test/page on the fixture's
+  // session, reading in 7-byte pieces (to split reads); returns the body or
+  // sets |*error|.
+  std::string Fetch(int* error, const char* method = "GET") {
+    return FetchUrl(&session_, kUrl, error, method, 7);
+  }
+  // Fetch's body, or "ERR_..." when it failed.
+  std::string Get() {
+    int error;
+    std::string body = Fetch(&error);
+    return BodyOrError(body, error);
+  }
+
+  // Runs one |method| of |url| on |session|; returns the body or sets
+  // |*error|. detail_ and timing_ keep what the transaction said.
   std::string FetchUrl(HttpNetworkSession* session, const std::string& url,
-                       int* error) {
+                       int* error, const char* method = "GET",
+                       int buf_len = 64) {
     HttpNetworkTransaction trans(session);
     HttpRequestInfo request;
     request.url = *Url::Parse(url);
+    request.method = method;
     TestCompletionCallback cb;
     *error = cb.GetResult(trans.Start(request, cb.callback()));
-    std::string body;
-    while (*error == OK) {
-      auto buf = std::make_shared<IOBuffer>(64);
-      int n = cb.GetResult(trans.Read(buf, 64, cb.callback()));
-      if (n < 0) *error = n;
-      if (n <= 0) break;
-      body.append(buf->data(), n);
-    }
+    std::string body = ReadBody(&trans, buf_len, error);
     detail_ = trans.error_detail();
     timing_ = trans.load_timing();
     return body;
+  }
+  // FetchUrl of kHttpsUrl: the body, or "ERR_..." when it failed.
+  std::string GetHttps(HttpNetworkSession* session) {
+    int error;
+    std::string body = FetchUrl(session, kHttpsUrl, &error);
+    return BodyOrError(body, error);
+  }
+
+  // With one connection per group, the first request's connection ends
+  // unusable (|first| scripts how); the waiting second request gets the
+  // freed slot and connects anew.
+  void ExpectWaiterConnectsAnew(int first_error,
+                                const std::string& first_body) {
+    HttpNetworkSessionParams params = ShortDeadline();
+    params.max_sockets_per_group = 1;
+    HttpNetworkSession* session = NewSession(params);
+    StaticSocketDataProvider* fresh =
+        AddGet({MockRead(ASYNC, Response("new")), kStall}, ASYNC);
+    StartedRequest first(session);
+    StartedRequest second(session);
+    EXPECT_EQ(factory_.sockets_created(), 1u);
+    int error;
+    EXPECT_EQ(first.Finish(&error), first_body);
+    EXPECT_EQ(error, first_error);
+    EXPECT_EQ(second.FinishOrError(), "new");
+    EXPECT_FALSE(second.trans.load_timing().socket_reused);
+    EXPECT_EQ(factory_.sockets_created(), 2u);
+    EXPECT_TRUE(fresh->AllWriteDataConsumed());
   }
 
   EventLoop loop_;
   FakeResolver resolver_;
   MockClientSocketFactory factory_;
   AcceptAllVerifier verifier_;
+  // Declared before the sessions, which use them.
+  RecordingTlsObserver observer_;
+  std::unique_ptr<SnapStartClientContext> snap_start_;
+  std::vector<std::unique_ptr<StaticSocketDataProvider>> scripts_;
+  std::vector<std::unique_ptr<SSLSocketDataProvider>> tls_scripts_;
   HttpNetworkSession session_;
+  std::vector<std::unique_ptr<HttpNetworkSession>> sessions_;
   LoadTiming timing_;
   std::string detail_;
 };
 
 TEST_F(HttpNetworkTransactionTest, ContentLengthBody) {
-  MockRead reads[] = {
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello"),
-      MockRead(ASYNC, " world")};
-  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  int error;
-  EXPECT_EQ(Fetch(&error), "hello world");
-  EXPECT_EQ(error, OK);
-  EXPECT_TRUE(data.AllReadDataConsumed());
-  EXPECT_TRUE(data.AllWriteDataConsumed());
-  EXPECT_TRUE(data.write_mismatches().empty()) << data.write_mismatches()[0];
+  StaticSocketDataProvider* data = AddGet(
+      {MockRead(ASYNC, absl::StrCat(kOk, "Content-Length: 11\r\n\r\nhello")),
+       MockRead(ASYNC, " world")},
+      ASYNC);
+  EXPECT_EQ(Get(), "hello world");
+  EXPECT_TRUE(data->AllReadDataConsumed());
+  EXPECT_TRUE(data->AllWriteDataConsumed());
+  EXPECT_TRUE(data->write_mismatches().empty()) << data->write_mismatches()[0];
   EXPECT_EQ(timing_.status_code, 200);
   EXPECT_EQ(timing_.body_bytes, 11);
   EXPECT_LE(timing_.start, timing_.dns_start);
@@ -148,22 +286,16 @@ TEST_F(HttpNetworkTransactionTest, ContentLengthBody) {
 }
 
 TEST_F(HttpNetworkTransactionTest, ChunkedBodyAndKeepAliveReuse) {
-  MockRead reads[] = {
-      MockRead(
-          ASYNC,
-          "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n"),
-      MockRead(SYNC, "3\r\nefg\r\n0\r\n\r\n"),
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"),
-      MockRead(SYNC, ERR_IO_PENDING)};
-  MockWrite writes[] = {MockWrite(SYNC, kGet), MockWrite(SYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  int error;
-  EXPECT_EQ(Fetch(&error), "abcdefg");
-  EXPECT_EQ(error, OK);
+  AddSocket(
+      {MockRead(ASYNC, absl::StrCat(kOk,
+                                    "Transfer-Encoding: chunked\r\n\r\n4\r\n"
+                                    "abcd\r\n")),
+       MockRead(SYNC, "3\r\nefg\r\n0\r\n\r\n"), MockRead(ASYNC, Response("ok")),
+       kStall},
+      {MockWrite(SYNC, kGet), MockWrite(SYNC, kGet)});
+  EXPECT_EQ(Get(), "abcdefg");
   EXPECT_EQ(session_.idle_socket_count(), 1u);
-  EXPECT_EQ(Fetch(&error), "ok");
-  EXPECT_EQ(error, OK);
+  EXPECT_EQ(Get(), "ok");
   EXPECT_TRUE(timing_.socket_reused);
   EXPECT_EQ(factory_.sockets_created(), 1u);
   EXPECT_EQ(resolver_.calls, 1);
@@ -172,47 +304,30 @@ TEST_F(HttpNetworkTransactionTest, ChunkedBodyAndKeepAliveReuse) {
 TEST_F(HttpNetworkTransactionTest, StaleIdleConnectionIsRetriedOnANewOne) {
   // The first socket answers once, then the server has closed it: the
   // second request's headers read gets EOF.
-  MockRead reads1[] = {
-      MockRead(SYNC, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na"),
-      MockRead(ASYNC, OK)};
-  MockWrite writes1[] = {MockWrite(SYNC, kGet), MockWrite(SYNC, kGet)};
-  StaticSocketDataProvider data1(reads1, writes1);
-  MockRead reads2[] = {
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nb")};
-  MockWrite writes2[] = {MockWrite(SYNC, kGet)};
-  StaticSocketDataProvider data2(reads2, writes2);
-  factory_.AddSocketDataProvider(&data1);
-  factory_.AddSocketDataProvider(&data2);
+  AddSocket({MockRead(SYNC, Response("a")), kEof},
+            {MockWrite(SYNC, kGet), MockWrite(SYNC, kGet)});
+  StaticSocketDataProvider* data2 = AddGet({MockRead(ASYNC, Response("b"))});
   int error;
   EXPECT_EQ(Fetch(&error), "a");
-  EXPECT_EQ(Fetch(&error), "b");
-  EXPECT_EQ(error, OK);
+  EXPECT_EQ(Get(), "b");
   EXPECT_FALSE(timing_.socket_reused);
   EXPECT_EQ(factory_.sockets_created(), 2u);
-  EXPECT_TRUE(data2.AllWriteDataConsumed());
+  EXPECT_TRUE(data2->AllWriteDataConsumed());
 }
 
 TEST_F(HttpNetworkTransactionTest, CloseDelimitedBodyIsNotReused) {
-  MockRead reads[] = {MockRead(ASYNC, "HTTP/1.1 200 OK\r\n\r\nuntil"),
-                      MockRead(ASYNC, " close"), MockRead(ASYNC, OK)};
-  MockWrite writes[] = {MockWrite(SYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  int error;
-  EXPECT_EQ(Fetch(&error), "until close");
-  EXPECT_EQ(error, OK);
+  AddGet({MockRead(ASYNC, absl::StrCat(kOk, "\r\nuntil")),
+          MockRead(ASYNC, " close"), kEof});
+  EXPECT_EQ(Get(), "until close");
   EXPECT_EQ(session_.idle_socket_count(), 0u);
 }
 
 TEST_F(HttpNetworkTransactionTest, HeadHasNoBody) {
-  MockRead reads[] = {
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"),
-      MockRead(SYNC, ERR_IO_PENDING)};
   std::string head = kGet;
   head.replace(0, 3, "HEAD");
-  MockWrite writes[] = {MockWrite(SYNC, head)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  AddSocket({MockRead(ASYNC, absl::StrCat(kOk, "Content-Length: 100\r\n\r\n")),
+             kStall},
+            {MockWrite(SYNC, head)});
   int error;
   EXPECT_EQ(Fetch(&error, "HEAD"), "");
   EXPECT_EQ(error, OK);
@@ -220,13 +335,8 @@ TEST_F(HttpNetworkTransactionTest, HeadHasNoBody) {
 }
 
 TEST_F(HttpNetworkTransactionTest, InterimResponsesAreSkipped) {
-  MockRead reads[] = {
-      MockRead(ASYNC,
-               "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"
-               "Content-Length: 1\r\n\r\nz")};
-  MockWrite writes[] = {MockWrite(SYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  AddGet({MockRead(
+      ASYNC, absl::StrCat("HTTP/1.1 100 Continue\r\n\r\n", Response("z")))});
   int error;
   EXPECT_EQ(Fetch(&error), "z");
   EXPECT_EQ(timing_.status_code, 200);
@@ -243,9 +353,7 @@ class HttpFailureTest : public HttpNetworkTransactionTest,
 
 TEST_P(HttpFailureTest, NamesTheError) {
   const FailureCase& c = GetParam();
-  MockWrite writes[] = {MockWrite(SYNC, kGet)};
-  StaticSocketDataProvider data(c.reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  AddGet(c.reads);
   int error;
   Fetch(&error);
   EXPECT_EQ(error, c.expected) << ErrorToString(error);
@@ -302,7 +410,7 @@ class SlowFakeResolver : public HostResolver {
     EventLoop::Current()->PostTask(
         [this, result, callback = std::move(callback)]() mutable {
           clock_->Advance(absl::Milliseconds(40));
-          result->source = "network";
+          result->source = DnsSource::kNetwork;
           result->addresses = {IPAddress::IPv4Localhost()};
           std::move(callback)(OK);
         });
@@ -320,17 +428,10 @@ TEST_F(HttpNetworkTransactionTest, TraceReadsTheInjectedClock) {
   params.clock = &clock;
   params.request_timeout = absl::ZeroDuration();
   HttpNetworkSession session(params, &resolver, &factory_, &verifier_);
-  MockRead reads[] = {
-      MockRead(SYNC, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")};
-  MockWrite writes[] = {MockWrite(SYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  HttpNetworkTransaction trans(&session);
-  HttpRequestInfo request;
-  request.url = *Url::Parse("http://www.example.test/page");
-  TestCompletionCallback cb;
-  ASSERT_EQ(OK, cb.GetResult(trans.Start(request, cb.callback())));
-  std::string json = LoadTimingToJson(trans.load_timing());
+  AddGet({MockRead(SYNC, Response(""))});
+  StartedRequest request(&session);
+  ASSERT_EQ(OK, request.WaitForHeaders());
+  std::string json = LoadTimingToJson(request.trans.load_timing());
   // Everything happens at t=0 except the 40 ms lookup: exact values.
   EXPECT_NE(json.find("\"domainLookupStart\":0.000,\"domainLookupEnd\":40.000,"
                       "\"connectStart\":40.000,\"connectEnd\":40.000,"
@@ -344,125 +445,77 @@ TEST_F(HttpNetworkTransactionTest, SynchronousAnswersCostNoLookupTime) {
   SimpleTestTickClock clock;
   HttpNetworkSessionParams params;
   params.clock = &clock;
-  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
-  MockRead reads[] = {
-      MockRead(SYNC, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")};
-  MockWrite writes[] = {MockWrite(SYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  HttpNetworkTransaction trans(&session);
-  HttpRequestInfo request;
-  request.url = *Url::Parse("http://www.example.test/page");
-  TestCompletionCallback cb;
-  ASSERT_EQ(OK, cb.GetResult(trans.Start(request, cb.callback())));
-  EXPECT_EQ(trans.load_timing().dns_start, trans.load_timing().dns_end);
+  AddGet({MockRead(SYNC, Response(""))});
+  StartedRequest request(NewSession(params));
+  ASSERT_EQ(OK, request.WaitForHeaders());
+  EXPECT_EQ(request.trans.load_timing().dns_start,
+            request.trans.load_timing().dns_end);
 }
 
 TEST_F(HttpNetworkTransactionTest, RefusedConnection) {
-  StaticSocketDataProvider data({}, {});
-  data.set_connect_data(MockConnect(ASYNC, ERR_CONNECTION_REFUSED));
-  factory_.AddSocketDataProvider(&data);
-  int error;
-  Fetch(&error);
-  EXPECT_EQ(error, ERR_CONNECTION_REFUSED);
+  AddFailedConnect(ERR_CONNECTION_REFUSED);
+  EXPECT_EQ(Get(), "ERR_CONNECTION_REFUSED");
   EXPECT_NE(detail_.find("127.0.0.1:80"), std::string::npos) << detail_;
 }
 
 TEST_F(HttpNetworkTransactionTest, UnresolvableHost) {
   resolver_.error = ERR_NAME_NOT_RESOLVED;
-  int error;
-  Fetch(&error);
-  EXPECT_EQ(error, ERR_NAME_NOT_RESOLVED);
+  EXPECT_EQ(Get(), "ERR_NAME_NOT_RESOLVED");
   EXPECT_NE(detail_.find("www.example.test"), std::string::npos);
   EXPECT_EQ(timing_.net_error, ERR_NAME_NOT_RESOLVED);
 }
 
-// Hears every TLS handshake the transaction reports.
-class RecordingTlsObserver : public TlsHandshakeObserver {
- public:
-  struct Call {
-    std::string host;
-    uint16_t port;
-    int result;
-    std::string snap_start;
-  };
-  void OnTlsHandshakeDone(const std::string& host, uint16_t port, int result,
-                          LoadTiming* timing) override {
-    calls.push_back({host, port, result, timing->ssl.snap_start});
-  }
-  std::vector<Call> calls;
-};
-
 // https: the TLS socket comes from the session's factory, so its handshake
 // result and facts are scripted like TCP.
 TEST_F(HttpNetworkTransactionTest, HttpsHandshakeThroughTheSocketFactory) {
-  MockRead reads[] = {
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")};
-  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  SSLSocketDataProvider ssl(ASYNC, OK);
-  ssl.ssl_info.version = "TLSv1.3";
-  ssl.ssl_info.cipher = "TLS_AES_128_GCM_SHA256";
-  ssl.ssl_info.cert_verify.error = OK;
-  factory_.AddTlsSocketProvider(&ssl);
-  RecordingTlsObserver observer;
+  StaticSocketDataProvider* data = AddOkGet();
+  SSLSocketDataProvider* ssl = AddTls(ASYNC, OK);
+  ssl->ssl_info.version = "TLSv1.3";
+  ssl->ssl_info.cipher = "TLS_AES_128_GCM_SHA256";
+  ssl->ssl_info.cert_verify.error = OK;
   HttpNetworkSessionParams params = ShortDeadline();
-  params.tls_observer = &observer;
-  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+  params.tls_observer = &observer_;
 
-  int error;
-  EXPECT_EQ(FetchUrl(&session, "https://www.example.test/page", &error), "ok");
-  EXPECT_EQ(error, OK) << detail_;
+  EXPECT_EQ(GetHttps(NewSession(params)), "ok") << detail_;
   EXPECT_EQ(factory_.tls_sockets_requested(),
             std::vector<std::string>{"ssl www.example.test:443"});
-  EXPECT_TRUE(data.write_mismatches().empty()) << data.write_mismatches()[0];
+  EXPECT_TRUE(data->write_mismatches().empty()) << data->write_mismatches()[0];
   EXPECT_TRUE(timing_.https);
   EXPECT_EQ(timing_.ssl.version, "TLSv1.3");
   EXPECT_EQ(timing_.ssl.cipher, "TLS_AES_128_GCM_SHA256");
   EXPECT_FALSE(timing_.ssl_start.is_null());
   EXPECT_LE(timing_.ssl_start, timing_.connect_end);
-  ASSERT_EQ(observer.calls.size(), 1u);
-  EXPECT_EQ(observer.calls[0].host, "www.example.test");
-  EXPECT_EQ(observer.calls[0].port, 443);
-  EXPECT_EQ(observer.calls[0].result, OK);
+  ASSERT_EQ(observer_.calls.size(), 1u);
+  EXPECT_EQ(observer_.calls[0].host, "www.example.test");
+  EXPECT_EQ(observer_.calls[0].port, 443);
+  EXPECT_EQ(observer_.calls[0].result, OK);
 }
 
 // A failed handshake: its error, the socket's own explanation, and the
 // observer hears the failure.
 TEST_F(HttpNetworkTransactionTest, TlsErrorCarriesTheSocketsDetail) {
-  StaticSocketDataProvider data({}, {});
-  factory_.AddSocketDataProvider(&data);
-  SSLSocketDataProvider ssl(ASYNC, ERR_SSL_PROTOCOL_ERROR);
-  ssl.error_detail = "scripted: decode_error alert";
-  factory_.AddTlsSocketProvider(&ssl);
-  RecordingTlsObserver observer;
+  AddSocket({}, {});
+  AddTls(ASYNC, ERR_SSL_PROTOCOL_ERROR)->error_detail =
+      "scripted: decode_error alert";
   HttpNetworkSessionParams params = ShortDeadline();
-  params.tls_observer = &observer;
-  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+  params.tls_observer = &observer_;
 
-  int error;
-  FetchUrl(&session, "https://www.example.test/page", &error);
-  EXPECT_EQ(error, ERR_SSL_PROTOCOL_ERROR) << ErrorToString(error);
+  EXPECT_EQ(GetHttps(NewSession(params)), "ERR_SSL_PROTOCOL_ERROR");
   EXPECT_EQ(detail_, "scripted: decode_error alert");
   EXPECT_EQ(timing_.net_error, ERR_SSL_PROTOCOL_ERROR);
-  ASSERT_EQ(observer.calls.size(), 1u);
-  EXPECT_EQ(observer.calls[0].result, ERR_SSL_PROTOCOL_ERROR);
+  ASSERT_EQ(observer_.calls.size(), 1u);
+  EXPECT_EQ(observer_.calls[0].result, ERR_SSL_PROTOCOL_ERROR);
 }
 
 // A certificate error from the handshake: the trace keeps the verification.
 TEST_F(HttpNetworkTransactionTest, CertificateErrorKeepsTheVerification) {
-  StaticSocketDataProvider data({}, {});
-  factory_.AddSocketDataProvider(&data);
-  SSLSocketDataProvider ssl(SYNC, ERR_CERT_AUTHORITY_INVALID);
-  ssl.ssl_info.cert_verify.error = ERR_CERT_AUTHORITY_INVALID;
-  ssl.ssl_info.cert_verify.detail = "self-signed certificate";
-  ssl.error_detail = "self-signed certificate";
-  factory_.AddTlsSocketProvider(&ssl);
+  AddSocket({}, {});
+  SSLSocketDataProvider* ssl = AddTls(SYNC, ERR_CERT_AUTHORITY_INVALID);
+  ssl->ssl_info.cert_verify.error = ERR_CERT_AUTHORITY_INVALID;
+  ssl->ssl_info.cert_verify.detail = "self-signed certificate";
+  ssl->error_detail = "self-signed certificate";
 
-  int error;
-  FetchUrl(&session_, "https://www.example.test/page", &error);
-  EXPECT_EQ(error, ERR_CERT_AUTHORITY_INVALID) << ErrorToString(error);
+  EXPECT_EQ(GetHttps(&session_), "ERR_CERT_AUTHORITY_INVALID");
   EXPECT_EQ(detail_, "self-signed certificate");
   EXPECT_EQ(timing_.ssl.cert_verify.error, ERR_CERT_AUTHORITY_INVALID);
 }
@@ -472,72 +525,47 @@ TEST_F(HttpNetworkTransactionTest, CertificateErrorKeepsTheVerification) {
 // the response, and the transaction reads the facts again and tells the
 // observer again then.
 TEST_F(HttpNetworkTransactionTest, SnapStartOutcomeIsReadAgainWithTheResponse) {
-  auto snap = SnapStartClientContext::Create(&verifier_, {});
-  ASSERT_TRUE(snap.ok()) << snap.status();
-  (*snap)->PutInfo("www.example.test:443", SnapStartInfo());
-  MockRead reads[] = {
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")};
-  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  SSLSocketDataProvider ssl(SYNC, OK);
-  ssl.ssl_info.version = "TLSv1.2";
-  ssl.ssl_info.snap_start = "attempted";
-  ssl.ssl_info.awaiting_server_response = true;
-  SSLInfo accepted = ssl.ssl_info;
-  accepted.snap_start = "accepted";
-  accepted.awaiting_server_response = false;
-  ssl.ssl_info_after_first_read = accepted;
-  factory_.AddTlsSocketProvider(&ssl);
-  RecordingTlsObserver observer;
   HttpNetworkSessionParams params = ShortDeadline();
-  params.snap_start_context = snap->get();
-  params.tls_observer = &observer;
-  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+  params.snap_start_context = SnapStartContextThatKnowsTheServer();
+  ASSERT_NE(params.snap_start_context, nullptr);
+  params.tls_observer = &observer_;
+  AddOkGet();
+  SSLSocketDataProvider* ssl = AddTls(SYNC, OK);
+  ssl->ssl_info.version = "TLSv1.2";
+  ssl->ssl_info.snap_start = SnapStartOutcome::kAttempted;
+  ssl->ssl_info.awaiting_server_response = true;
+  SSLInfo accepted = ssl->ssl_info;
+  accepted.snap_start = SnapStartOutcome::kAccepted;
+  accepted.awaiting_server_response = false;
+  ssl->ssl_info_after_first_read = accepted;
 
-  int error;
-  EXPECT_EQ(FetchUrl(&session, "https://www.example.test/page", &error), "ok");
-  EXPECT_EQ(error, OK) << detail_;
+  EXPECT_EQ(GetHttps(NewSession(params)), "ok") << detail_;
   EXPECT_EQ(factory_.tls_sockets_requested(),
             std::vector<std::string>{"snap_start www.example.test:443"});
-  EXPECT_EQ(timing_.ssl.snap_start, "accepted");
-  ASSERT_EQ(observer.calls.size(), 2u);
-  EXPECT_EQ(observer.calls[0].snap_start, "attempted");
-  EXPECT_EQ(observer.calls[1].snap_start, "accepted");
+  EXPECT_EQ(timing_.ssl.snap_start, SnapStartOutcome::kAccepted);
+  ASSERT_EQ(observer_.calls.size(), 2u);
+  EXPECT_EQ(observer_.calls[0].snap_start, SnapStartOutcome::kAttempted);
+  EXPECT_EQ(observer_.calls[1].snap_start, SnapStartOutcome::kAccepted);
 }
 
 // The server refuses the attempt (the first write fails with
 // ERR_SNAP_START_REJECTED): one retry on a new connection, and the trace says
 // why.
 TEST_F(HttpNetworkTransactionTest, RejectedSnapStartIsRetriedOnce) {
-  auto snap = SnapStartClientContext::Create(&verifier_, {});
-  ASSERT_TRUE(snap.ok()) << snap.status();
-  (*snap)->PutInfo("www.example.test:443", SnapStartInfo());
-  MockWrite rejected_writes[] = {MockWrite(ASYNC, ERR_SNAP_START_REJECTED)};
-  StaticSocketDataProvider rejected_data({}, rejected_writes);
-  factory_.AddSocketDataProvider(&rejected_data);
-  SSLSocketDataProvider rejected_ssl(SYNC, OK);
-  rejected_ssl.ssl_info.snap_start = "attempted";
-  rejected_ssl.ssl_info.snap_start_detail = "handshake_failure alert";
-  rejected_ssl.ssl_info.awaiting_server_response = true;
-  factory_.AddTlsSocketProvider(&rejected_ssl);
-  MockRead reads[] = {
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")};
-  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  SSLSocketDataProvider ssl(ASYNC, OK);
-  ssl.ssl_info.snap_start = "learned";
-  factory_.AddTlsSocketProvider(&ssl);
   HttpNetworkSessionParams params = ShortDeadline();
-  params.snap_start_context = snap->get();
-  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+  params.snap_start_context = SnapStartContextThatKnowsTheServer();
+  ASSERT_NE(params.snap_start_context, nullptr);
+  AddSocket({}, {MockWrite(ASYNC, ERR_SNAP_START_REJECTED)});
+  SSLSocketDataProvider* rejected = AddTls(SYNC, OK);
+  rejected->ssl_info.snap_start = SnapStartOutcome::kAttempted;
+  rejected->ssl_info.snap_start_detail = "handshake_failure alert";
+  rejected->ssl_info.awaiting_server_response = true;
+  AddOkGet();
+  AddTls(ASYNC, OK)->ssl_info.snap_start = SnapStartOutcome::kLearned;
 
-  int error;
-  EXPECT_EQ(FetchUrl(&session, "https://www.example.test/page", &error), "ok");
-  EXPECT_EQ(error, OK) << detail_;
+  EXPECT_EQ(GetHttps(NewSession(params)), "ok") << detail_;
   EXPECT_EQ(factory_.tls_sockets_requested().size(), 2u);
-  EXPECT_EQ(timing_.ssl.snap_start, "rejected");
+  EXPECT_EQ(timing_.ssl.snap_start, SnapStartOutcome::kRejected);
   EXPECT_NE(timing_.ssl.snap_start_detail.find("handshake_failure alert; "
                                                "retried on a new connection"),
             std::string::npos)
@@ -548,35 +576,23 @@ TEST_F(HttpNetworkTransactionTest, RejectedSnapStartIsRetriedOnce) {
 // rejected it (the read fails with ERR_EARLY_DATA_REJECTED): it is sent again
 // on a new connection, once, and the trace says early data was rejected.
 TEST_F(HttpNetworkTransactionTest, RejectedEarlyDataIsResentOnANewConnection) {
-  MockRead rejected_reads[] = {MockRead(ASYNC, ERR_EARLY_DATA_REJECTED)};
-  MockWrite rejected_writes[] = {MockWrite(ASYNC, kGet)};
-  StaticSocketDataProvider rejected_data(rejected_reads, rejected_writes);
-  factory_.AddSocketDataProvider(&rejected_data);
-  SSLSocketDataProvider rejected_ssl(SYNC, OK);
-  rejected_ssl.ssl_info.version = "TLSv1.3";
-  rejected_ssl.ssl_info.early_data = "offered";
-  rejected_ssl.ssl_info.early_data_reason = "peer_declined";
-  rejected_ssl.ssl_info.awaiting_server_response = true;
-  factory_.AddTlsSocketProvider(&rejected_ssl);
-  MockRead reads[] = {
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")};
-  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  SSLSocketDataProvider ssl(ASYNC, OK);
-  ssl.ssl_info.version = "TLSv1.3";
-  ssl.ssl_info.resumed = true;
-  factory_.AddTlsSocketProvider(&ssl);
+  AddGet({MockRead(ASYNC, ERR_EARLY_DATA_REJECTED)}, ASYNC);
+  SSLSocketDataProvider* rejected = AddTls(SYNC, OK);
+  rejected->ssl_info.version = "TLSv1.3";
+  rejected->ssl_info.early_data = EarlyDataState::kOffered;
+  rejected->ssl_info.early_data_reason = "peer_declined";
+  rejected->ssl_info.awaiting_server_response = true;
+  AddOkGet();
+  SSLSocketDataProvider* ssl = AddTls(ASYNC, OK);
+  ssl->ssl_info.version = "TLSv1.3";
+  ssl->ssl_info.resumed = true;
   HttpNetworkSessionParams params = ShortDeadline();
   params.ssl_config.early_data_enabled = true;
-  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
 
-  int error;
-  EXPECT_EQ(FetchUrl(&session, "https://www.example.test/page", &error), "ok");
-  EXPECT_EQ(error, OK) << detail_;
+  EXPECT_EQ(GetHttps(NewSession(params)), "ok") << detail_;
   EXPECT_EQ(factory_.tls_sockets_requested().size(), 2u);
   EXPECT_TRUE(timing_.ssl.resumed);
-  EXPECT_EQ(timing_.ssl.early_data, "rejected");
+  EXPECT_EQ(timing_.ssl.early_data, EarlyDataState::kRejected);
   EXPECT_EQ(timing_.ssl.early_data_reason,
             "peer_declined; request retried in 1-RTT on a new connection");
 }
@@ -586,27 +602,19 @@ TEST_F(HttpNetworkTransactionTest, RejectedEarlyDataIsResentOnANewConnection) {
 // too) as replayable 0-RTT data. The trace says why early data was not
 // offered.
 TEST_F(HttpNetworkTransactionTest, NoEarlyDataWhenSpdyIsOffered) {
-  MockRead reads[] = {
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")};
-  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  SSLSocketDataProvider ssl(ASYNC, OK);
-  ssl.ssl_info.version = "TLSv1.3";
-  ssl.ssl_info.alpn = "http/1.1";
-  ssl.ssl_info.early_data = "not_offered";
-  factory_.AddTlsSocketProvider(&ssl);
+  AddOkGet();
+  SSLSocketDataProvider* ssl = AddTls(ASYNC, OK);
+  ssl->ssl_info.version = "TLSv1.3";
+  ssl->ssl_info.alpn = "http/1.1";
+  ssl->ssl_info.early_data = EarlyDataState::kNotOffered;
   HttpNetworkSessionParams params = ShortDeadline();
   params.ssl_config.early_data_enabled = true;
   params.ssl_config.alpn_protos = {"spdy/3", "http/1.1"};
-  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
 
-  int error;
-  EXPECT_EQ(FetchUrl(&session, "https://www.example.test/page", &error), "ok");
-  EXPECT_EQ(error, OK) << detail_;
+  EXPECT_EQ(GetHttps(NewSession(params)), "ok") << detail_;
   ASSERT_EQ(factory_.ssl_configs().size(), 1u);
   EXPECT_FALSE(factory_.ssl_configs()[0].early_data_enabled);
-  EXPECT_EQ(timing_.ssl.early_data, "not_offered");
+  EXPECT_EQ(timing_.ssl.early_data, EarlyDataState::kNotOffered);
   EXPECT_NE(timing_.ssl.early_data_reason.find("SPDY/3 offered"),
             std::string::npos)
       << timing_.ssl.early_data_reason;
@@ -615,35 +623,26 @@ TEST_F(HttpNetworkTransactionTest, NoEarlyDataWhenSpdyIsOffered) {
 TEST_F(HttpNetworkTransactionTest, StalledServerHitsTheRequestTimeout) {
   HttpNetworkSessionParams params;
   params.request_timeout = absl::Milliseconds(50);
-  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
-  MockRead reads[] = {MockRead(SYNC, ERR_IO_PENDING)};
-  MockWrite writes[] = {MockWrite(SYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  HttpNetworkTransaction trans(&session);
-  HttpRequestInfo request;
-  request.url = *Url::Parse("http://www.example.test/page");
-  TestCompletionCallback cb;
-  EXPECT_EQ(ERR_TIMED_OUT, cb.GetResult(trans.Start(request, cb.callback())));
-  EXPECT_NE(trans.error_detail().find("no response within 50ms"),
+  AddGet({kStall});
+  StartedRequest request(NewSession(params));
+  EXPECT_EQ(ERR_TIMED_OUT, request.WaitForHeaders());
+  EXPECT_NE(request.trans.error_detail().find("no response within 50ms"),
             std::string::npos)
-      << trans.error_detail();
+      << request.trans.error_detail();
 }
 
 // request_headers_sent() is what went on the wire, the stream's defaults
 // included; the transaction adds no Cookie header (cookies are URLRequest's).
 TEST_F(HttpNetworkTransactionTest, RequestHeadersSent) {
-  MockRead reads[] = {MockRead(
-      ASYNC,
-      "HTTP/1.1 200 OK\r\nSet-Cookie: a=1\r\nContent-Length: 2\r\n\r\nok")};
   const std::string get_with_header = absl::StrCat(
       absl::string_view(kGet, sizeof(kGet) - 3), "X-Mine: 2\r\n\r\n");
-  MockWrite writes[] = {MockWrite(ASYNC, get_with_header)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  StaticSocketDataProvider* data =
+      AddSocket({MockRead(ASYNC, absl::StrCat(kOk, "Set-Cookie: a=1\r\n",
+                                              "Content-Length: 2\r\n\r\nok"))},
+                {MockWrite(ASYNC, get_with_header)});
   HttpNetworkTransaction trans(&session_);
   HttpRequestInfo request;
-  request.url = *Url::Parse("http://www.example.test/page");
+  request.url = *Url::Parse(kUrl);
   request.extra_headers = {{"X-Mine", "2"}};
   TestCompletionCallback cb;
   EXPECT_TRUE(trans.request_headers_sent().empty());
@@ -655,8 +654,8 @@ TEST_F(HttpNetworkTransactionTest, RequestHeadersSent) {
       {"Connection", "keep-alive"},
       {"X-Mine", "2"}};
   EXPECT_EQ(trans.request_headers_sent(), sent);
-  EXPECT_TRUE(data.AllWriteDataConsumed());
-  EXPECT_TRUE(data.write_mismatches().empty()) << data.write_mismatches()[0];
+  EXPECT_TRUE(data->AllWriteDataConsumed());
+  EXPECT_TRUE(data->write_mismatches().empty()) << data->write_mismatches()[0];
 }
 
 // RFC 9112 section 6.3, one case per rule: what the body is, and whether
@@ -680,9 +679,7 @@ TEST_P(HttpFramingTest, BodyIsExactlyWhatTheFramingSays) {
   const FramingCase& c = GetParam();
   std::string request = kGet;
   if (absl::string_view(c.method) == "HEAD") request.replace(0, 3, "HEAD");
-  MockWrite writes[] = {MockWrite(SYNC, request)};
-  StaticSocketDataProvider data(c.reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  AddSocket(c.reads, {MockWrite(SYNC, request)});
   int error;
   std::string body = Fetch(&error, c.method);
   EXPECT_EQ(error, c.expected_error) << ErrorToString(error) << ": " << detail_;
@@ -695,10 +692,6 @@ TEST_P(HttpFramingTest, BodyIsExactlyWhatTheFramingSays) {
     EXPECT_EQ(session_.idle_socket_count(), 0u);
   }
 }
-
-const MockRead kStall(SYNC, ERR_IO_PENDING);
-const MockRead kEof(ASYNC, OK);
-constexpr char kOk[] = "HTTP/1.1 200 OK\r\n";
 
 std::string Many(const std::string& piece, size_t total_bytes) {
   std::string out;
@@ -1095,12 +1088,10 @@ TEST_F(HttpNetworkTransactionTest, DeadlineHoldsAgainstSynchronousReads) {
   HttpNetworkSessionParams params;
   params.request_timeout = absl::Milliseconds(300);
   HttpNetworkSession session(params, &resolver_, &factory, &verifier_);
-  HttpNetworkTransaction trans(&session);
-  HttpRequestInfo request;
-  request.url = *Url::Parse("http://www.example.test/page");
-  TestCompletionCallback cb;
   TimeTicks start = TimeTicks::Now();
-  ASSERT_EQ(OK, cb.GetResult(trans.Start(request, cb.callback())));
+  StartedRequest request(&session);
+  ASSERT_EQ(OK, request.WaitForHeaders());
+  HttpNetworkTransaction& trans = request.trans;
   int64_t total = 0;
   int rv = ReadUntilDone(&trans, 4096, absl::Seconds(3), &total);
   absl::Duration elapsed = TimeTicks::Now() - start;
@@ -1115,7 +1106,7 @@ TEST_F(HttpNetworkTransactionTest, DeadlineHoldsAgainstSynchronousReads) {
       << trans.error_detail();
   // Once timed out, it stays timed out.
   auto buf = std::make_shared<IOBuffer>(16);
-  EXPECT_EQ(ERR_TIMED_OUT, trans.Read(buf, 16, cb.callback()));
+  EXPECT_EQ(ERR_TIMED_OUT, trans.Read(buf, 16, request.cb.callback()));
 }
 
 // The parser hands out what it has and never reads ahead of the caller: a
@@ -1128,11 +1119,9 @@ TEST_F(HttpNetworkTransactionTest, BodyStreamsWithoutReadingAhead) {
     HttpNetworkSessionParams params;
     params.request_timeout = absl::ZeroDuration();
     HttpNetworkSession session(params, &resolver_, &factory, &verifier_);
-    HttpNetworkTransaction trans(&session);
-    HttpRequestInfo request;
-    request.url = *Url::Parse("http://www.example.test/page");
-    TestCompletionCallback cb;
-    ASSERT_EQ(OK, cb.GetResult(trans.Start(request, cb.callback())));
+    StartedRequest request(&session);
+    ASSERT_EQ(OK, request.WaitForHeaders());
+    HttpNetworkTransaction& trans = request.trans;
     int64_t headers_read = factory.last->bytes_read;
     EXPECT_LE(headers_read, 16 * 1024);
     constexpr int kReads = 5000;
@@ -1140,7 +1129,7 @@ TEST_F(HttpNetworkTransactionTest, BodyStreamsWithoutReadingAhead) {
     int64_t total = 0;
     for (int i = 0; i < kReads; ++i) {
       auto buf = std::make_shared<IOBuffer>(kLen);
-      int rv = trans.Read(buf, kLen, cb.callback());
+      int rv = trans.Read(buf, kLen, request.cb.callback());
       ASSERT_GT(rv, 0) << ErrorToString(rv);
       ASSERT_LE(rv, kLen);
       total += rv;
@@ -1158,23 +1147,16 @@ TEST_F(HttpNetworkTransactionTest, BodyStreamsWithoutReadingAhead) {
 TEST_F(HttpNetworkTransactionTest, TimeoutAfterHeadersSaysTheBodyStalled) {
   HttpNetworkSessionParams params;
   params.request_timeout = absl::Milliseconds(100);
-  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
-  MockRead reads[] = {
-      MockRead(ASYNC,
-               absl::StrCat(kOk, "Content-Length: 100\r\n\r\n0123456789")),
-      kStall};
-  MockWrite writes[] = {MockWrite(SYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  HttpNetworkTransaction trans(&session);
-  HttpRequestInfo request;
-  request.url = *Url::Parse("http://www.example.test/page");
-  TestCompletionCallback cb;
-  ASSERT_EQ(OK, cb.GetResult(trans.Start(request, cb.callback())));
+  AddGet({MockRead(ASYNC, absl::StrCat(kOk, "Content-Length: 100\r\n\r\n",
+                                       "0123456789")),
+          kStall});
+  StartedRequest request(NewSession(params));
+  ASSERT_EQ(OK, request.WaitForHeaders());
   int64_t total = 0;
-  EXPECT_EQ(ERR_TIMED_OUT, ReadUntilDone(&trans, 64, absl::Seconds(3), &total));
+  EXPECT_EQ(ERR_TIMED_OUT,
+            ReadUntilDone(&request.trans, 64, absl::Seconds(3), &total));
   EXPECT_EQ(total, 10);
-  const std::string& detail = trans.error_detail();
+  const std::string& detail = request.trans.error_detail();
   EXPECT_EQ(detail.find("no response"), std::string::npos) << detail;
   EXPECT_NE(detail.find("body stalled"), std::string::npos) << detail;
   EXPECT_NE(detail.find("10 of 100"), std::string::npos) << detail;
@@ -1247,14 +1229,12 @@ TEST_F(HttpNetworkTransactionTest, DeadlineHoldsAgainstAnEndlessServer) {
   params.request_timeout = absl::Milliseconds(300);
   HttpNetworkSession session(params, &resolver_,
                              GetDefaultClientSocketFactory(), &verifier_);
-  HttpNetworkTransaction trans(&session);
-  HttpRequestInfo request;
-  request.url = *Url::Parse(
-      absl::StrCat("http://www.example.test:", server.port(), "/endless"));
-  TestCompletionCallback cb;
   TimeTicks start = TimeTicks::Now();
-  ASSERT_EQ(OK, cb.GetResult(trans.Start(request, cb.callback())))
-      << trans.error_detail();
+  StartedRequest request(
+      &session,
+      absl::StrCat("http://www.example.test:", server.port(), "/endless"));
+  HttpNetworkTransaction& trans = request.trans;
+  ASSERT_EQ(OK, request.WaitForHeaders()) << trans.error_detail();
   int64_t total = 0;
   int rv = ReadUntilDone(&trans, 1024, absl::Seconds(3), &total);
   absl::Duration elapsed = TimeTicks::Now() - start;
@@ -1269,57 +1249,17 @@ TEST_F(HttpNetworkTransactionTest, DeadlineHoldsAgainstAnEndlessServer) {
 // The per-group connection limit (HttpNetworkSessionParams::
 // max_sockets_per_group) ----------------------------------------------------
 
-// One GET of http://www.example.test/page started on |session|.
-struct StartedRequest {
-  explicit StartedRequest(HttpNetworkSession* session) : trans(session) {
-    HttpRequestInfo request;
-    request.url = *Url::Parse("http://www.example.test/page");
-    rv = trans.Start(request, cb.callback());
-  }
-  // Waits for the headers, then reads the body to its end.
-  std::string Finish(int* error) {
-    *error = cb.GetResult(rv);
-    std::string body;
-    while (*error == OK) {
-      auto buf = std::make_shared<IOBuffer>(64);
-      TestCompletionCallback read_cb;
-      int n = read_cb.GetResult(trans.Read(buf, 64, read_cb.callback()));
-      if (n < 0) *error = n;
-      if (n <= 0) break;
-      body.append(buf->data(), n);
-    }
-    return body;
-  }
-  HttpNetworkTransaction trans;
-  TestCompletionCallback cb;
-  int rv;
-};
-
-std::string Response(const std::string& body) {
-  return absl::StrCat("HTTP/1.1 200 OK\r\nContent-Length: ", body.size(),
-                      "\r\n\r\n", body);
-}
-
 TEST_F(HttpNetworkTransactionTest, SeventhRequestWaitsForAFreedConnection) {
   ASSERT_EQ(HttpNetworkSessionParams().max_sockets_per_group, 6u);
   // Six connections; the first answers twice, the 7th request's answer
   // coming on the connection the first request released.
-  std::vector<std::unique_ptr<StaticSocketDataProvider>> data;
-  const std::vector<MockWrite> two_gets = {MockWrite(ASYNC, kGet),
-                                           MockWrite(ASYNC, kGet)};
-  const std::vector<MockWrite> one_get = {MockWrite(ASYNC, kGet)};
-  std::vector<std::vector<MockRead>> reads;
-  reads.push_back({MockRead(ASYNC, Response("r1")),
-                   MockRead(ASYNC, Response("r7")),
-                   MockRead(SYNC, ERR_IO_PENDING)});
+  std::vector<StaticSocketDataProvider*> data;
+  data.push_back(AddSocket({MockRead(ASYNC, Response("r1")),
+                            MockRead(ASYNC, Response("r7")), kStall},
+                           {MockWrite(ASYNC, kGet), MockWrite(ASYNC, kGet)}));
   for (int i = 2; i <= 6; ++i) {
-    reads.push_back({MockRead(ASYNC, Response(absl::StrCat("r", i))),
-                     MockRead(SYNC, ERR_IO_PENDING)});
-  }
-  for (size_t i = 0; i < reads.size(); ++i) {
-    data.push_back(std::make_unique<StaticSocketDataProvider>(
-        reads[i], i == 0 ? two_gets : one_get));
-    factory_.AddSocketDataProvider(data.back().get());
+    data.push_back(AddGet(
+        {MockRead(ASYNC, Response(absl::StrCat("r", i))), kStall}, ASYNC));
   }
   const std::string key = "http://www.example.test:80";
   std::vector<std::unique_ptr<StartedRequest>> requests;
@@ -1330,23 +1270,18 @@ TEST_F(HttpNetworkTransactionTest, SeventhRequestWaitsForAFreedConnection) {
   EXPECT_EQ(session_.waiting_request_count(key), 1u);
   EXPECT_EQ(requests[6]->rv, ERR_IO_PENDING);
 
-  int error;
-  EXPECT_EQ(requests[0]->Finish(&error), "r1");
-  EXPECT_EQ(error, OK);
+  EXPECT_EQ(requests[0]->FinishOrError(), "r1");
   // The first connection went straight to the waiting request.
   EXPECT_EQ(session_.waiting_request_count(key), 0u);
   EXPECT_EQ(session_.idle_socket_count(), 0u);
-  EXPECT_EQ(requests[6]->Finish(&error), "r7");
-  EXPECT_EQ(error, OK);
+  EXPECT_EQ(requests[6]->FinishOrError(), "r7");
   const LoadTiming& t7 = requests[6]->trans.load_timing();
   EXPECT_TRUE(t7.socket_reused);
-  EXPECT_EQ(t7.dns_source, "reused");
+  EXPECT_EQ(t7.dns_source, DnsSource::kReused);
   EXPECT_EQ(factory_.sockets_created(), 6u);
   EXPECT_TRUE(data[0]->AllWriteDataConsumed());
-  for (int i = 1; i < 6; ++i) {
-    EXPECT_EQ(requests[i]->Finish(&error), absl::StrCat("r", i + 1));
-    EXPECT_EQ(error, OK);
-  }
+  for (int i = 1; i < 6; ++i)
+    EXPECT_EQ(requests[i]->FinishOrError(), absl::StrCat("r", i + 1));
   // Every connection is idle now, none held.
   EXPECT_EQ(session_.active_socket_count(key), 0u);
   EXPECT_EQ(session_.idle_socket_count(), 6u);
@@ -1355,81 +1290,39 @@ TEST_F(HttpNetworkTransactionTest, SeventhRequestWaitsForAFreedConnection) {
 TEST_F(HttpNetworkTransactionTest, CancelledWaitingRequestLeavesTheQueue) {
   HttpNetworkSessionParams params = ShortDeadline();
   params.max_sockets_per_group = 1;
-  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
-  MockRead reads[] = {MockRead(ASYNC, Response("first")),
-                      MockRead(ASYNC, Response("third")),
-                      MockRead(SYNC, ERR_IO_PENDING)};
-  MockWrite writes[] = {MockWrite(ASYNC, kGet), MockWrite(ASYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  HttpNetworkSession* session = NewSession(params);
+  StaticSocketDataProvider* data =
+      AddSocket({MockRead(ASYNC, Response("first")),
+                 MockRead(ASYNC, Response("third")), kStall},
+                {MockWrite(ASYNC, kGet), MockWrite(ASYNC, kGet)});
   const std::string key = "http://www.example.test:80";
-  auto first = std::make_unique<StartedRequest>(&session);
-  auto second = std::make_unique<StartedRequest>(&session);
-  auto third = std::make_unique<StartedRequest>(&session);
-  EXPECT_EQ(session.waiting_request_count(key), 2u);
+  auto first = std::make_unique<StartedRequest>(session);
+  auto second = std::make_unique<StartedRequest>(session);
+  auto third = std::make_unique<StartedRequest>(session);
+  EXPECT_EQ(session->waiting_request_count(key), 2u);
   second.reset();  // cancelled while waiting
-  EXPECT_EQ(session.waiting_request_count(key), 1u);
-  int error;
-  EXPECT_EQ(first->Finish(&error), "first");
-  EXPECT_EQ(error, OK);
-  EXPECT_EQ(third->Finish(&error), "third");
-  EXPECT_EQ(error, OK);
+  EXPECT_EQ(session->waiting_request_count(key), 1u);
+  EXPECT_EQ(first->FinishOrError(), "first");
+  EXPECT_EQ(third->FinishOrError(), "third");
   EXPECT_TRUE(third->trans.load_timing().socket_reused);
   EXPECT_EQ(factory_.sockets_created(), 1u);
-  EXPECT_TRUE(data.AllWriteDataConsumed());
+  EXPECT_TRUE(data->AllWriteDataConsumed());
   first.reset();
   third.reset();
-  EXPECT_EQ(session.active_socket_count(key), 0u);
-  EXPECT_EQ(session.waiting_request_count(key), 0u);
-}
-
-// With one connection per group, the first request's connection ends
-// unusable (|first| scripts how); the waiting second request gets the freed
-// slot and connects anew.
-void ExpectWaiterConnectsAnew(HostResolver* resolver,
-                              MockClientSocketFactory* factory,
-                              CertVerifier* verifier,
-                              StaticSocketDataProvider* first_data,
-                              int first_error, const std::string& first_body) {
-  HttpNetworkSessionParams params;
-  params.request_timeout = absl::Seconds(2);
-  params.max_sockets_per_group = 1;
-  HttpNetworkSession session(params, resolver, factory, verifier);
-  MockRead reads[] = {MockRead(ASYNC, Response("new")),
-                      MockRead(SYNC, ERR_IO_PENDING)};
-  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
-  StaticSocketDataProvider fresh(reads, writes);
-  factory->AddSocketDataProvider(first_data);
-  factory->AddSocketDataProvider(&fresh);
-  StartedRequest first(&session);
-  StartedRequest second(&session);
-  EXPECT_EQ(factory->sockets_created(), 1u);
-  int error;
-  EXPECT_EQ(first.Finish(&error), first_body);
-  EXPECT_EQ(error, first_error);
-  EXPECT_EQ(second.Finish(&error), "new");
-  EXPECT_EQ(error, OK);
-  EXPECT_FALSE(second.trans.load_timing().socket_reused);
-  EXPECT_EQ(factory->sockets_created(), 2u);
-  EXPECT_TRUE(fresh.AllWriteDataConsumed());
+  EXPECT_EQ(session->active_socket_count(key), 0u);
+  EXPECT_EQ(session->waiting_request_count(key), 0u);
 }
 
 TEST_F(HttpNetworkTransactionTest, FailedConnectionFreesItsSlot) {
-  StaticSocketDataProvider refused({}, {});
-  refused.set_connect_data(MockConnect(ASYNC, ERR_CONNECTION_REFUSED));
-  ExpectWaiterConnectsAnew(&resolver_, &factory_, &verifier_, &refused,
-                           ERR_CONNECTION_REFUSED, "");
+  AddFailedConnect(ERR_CONNECTION_REFUSED);
+  ExpectWaiterConnectsAnew(ERR_CONNECTION_REFUSED, "");
 }
 
 TEST_F(HttpNetworkTransactionTest, ClosedConnectionFreesItsSlot) {
   // A close-delimited body: its connection cannot be reused, so the
   // waiting request gets the slot (a new connection), not the socket.
-  MockRead reads[] = {MockRead(ASYNC, "HTTP/1.1 200 OK\r\n\r\nbye"),
-                      MockRead(ASYNC, OK)};
-  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
-  StaticSocketDataProvider closing(reads, writes);
-  ExpectWaiterConnectsAnew(&resolver_, &factory_, &verifier_, &closing, OK,
-                           "bye");
+  AddGet({MockRead(ASYNC, absl::StrCat(kOk, "\r\nbye")), kEof}, ASYNC);
+  ExpectWaiterConnectsAnew(OK, "bye");
 }
 
 // A preconnect's slot (TryReserveSocketSlot): only when the group has room
@@ -1438,29 +1331,26 @@ TEST_F(HttpNetworkTransactionTest, ClosedConnectionFreesItsSlot) {
 TEST_F(HttpNetworkTransactionTest, PreconnectSlotsCountAgainstTheLimit) {
   HttpNetworkSessionParams params = ShortDeadline();
   params.max_sockets_per_group = 1;
-  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
+  HttpNetworkSession* session = NewSession(params);
   const std::string key = "http://www.example.test:80";
-  auto reserved = session.TryReserveSocketSlot(key);
+  auto reserved = session->TryReserveSocketSlot(key);
   ASSERT_TRUE(reserved);
-  EXPECT_EQ(session.active_socket_count(key), 1u);
-  EXPECT_FALSE(session.TryReserveSocketSlot(key));  // the group is full
-  // A request now waits for the preconnect's connection.
-  MockRead reads[] = {MockRead(ASYNC, Response("warm")),
-                      MockRead(SYNC, ERR_IO_PENDING)};
-  MockWrite writes[] = {MockWrite(ASYNC, kGet)};
-  StaticSocketDataProvider data(reads, writes);
+  EXPECT_EQ(session->active_socket_count(key), 1u);
+  EXPECT_FALSE(session->TryReserveSocketSlot(key));  // the group is full
+  // A request now waits for the preconnect's connection (connected here,
+  // not through the factory).
+  StaticSocketDataProvider data({MockRead(ASYNC, Response("warm")), kStall},
+                                {MockWrite(ASYNC, kGet)});
   auto socket = std::make_unique<MockTCPClientSocket>(
       &data, IPEndPoint(IPAddress::IPv4Localhost(), 80));
   TestCompletionCallback connect_cb;
   ASSERT_EQ(OK, connect_cb.GetResult(socket->Connect(connect_cb.callback())));
-  StartedRequest request(&session);
-  EXPECT_EQ(session.waiting_request_count(key), 1u);
-  EXPECT_FALSE(session.TryReserveSocketSlot(key));  // full, and a waiter
-  session.ReleaseSocketSlot(std::move(reserved), std::move(socket),
-                            /*preconnected=*/true);
-  int error;
-  EXPECT_EQ(request.Finish(&error), "warm");
-  EXPECT_EQ(error, OK);
+  StartedRequest request(session);
+  EXPECT_EQ(session->waiting_request_count(key), 1u);
+  EXPECT_FALSE(session->TryReserveSocketSlot(key));  // full, and a waiter
+  session->ReleaseSocketSlot(std::move(reserved), std::move(socket),
+                             /*preconnected=*/true);
+  EXPECT_EQ(request.FinishOrError(), "warm");
   EXPECT_TRUE(request.trans.load_timing().socket_preconnected);
   EXPECT_EQ(factory_.sockets_created(), 0u);
 }
@@ -1468,24 +1358,14 @@ TEST_F(HttpNetworkTransactionTest, PreconnectSlotsCountAgainstTheLimit) {
 TEST_F(HttpNetworkTransactionTest, ZeroMeansNoConnectionLimit) {
   HttpNetworkSessionParams params = ShortDeadline();
   params.max_sockets_per_group = 0;
-  HttpNetworkSession session(params, &resolver_, &factory_, &verifier_);
-  std::vector<std::unique_ptr<StaticSocketDataProvider>> data;
-  const std::vector<MockRead> reads = {MockRead(ASYNC, Response("x")),
-                                       MockRead(SYNC, ERR_IO_PENDING)};
-  const std::vector<MockWrite> writes = {MockWrite(ASYNC, kGet)};
-  for (int i = 0; i < 8; ++i) {
-    data.push_back(std::make_unique<StaticSocketDataProvider>(reads, writes));
-    factory_.AddSocketDataProvider(data.back().get());
-  }
+  HttpNetworkSession* session = NewSession(params);
+  for (int i = 0; i < 8; ++i)
+    AddGet({MockRead(ASYNC, Response("x")), kStall}, ASYNC);
   std::vector<std::unique_ptr<StartedRequest>> requests;
   for (int i = 0; i < 8; ++i)
-    requests.push_back(std::make_unique<StartedRequest>(&session));
+    requests.push_back(std::make_unique<StartedRequest>(session));
   EXPECT_EQ(factory_.sockets_created(), 8u);
-  int error;
-  for (auto& r : requests) {
-    EXPECT_EQ(r->Finish(&error), "x");
-    EXPECT_EQ(error, OK);
-  }
+  for (auto& r : requests) EXPECT_EQ(r->FinishOrError(), "x");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/base/check.h"
+#include "net/http/http_proxy_connect_job.h"
 #include "net/snap_start/snap_start_client_context.h"
 
 namespace net {
@@ -15,9 +16,23 @@ SSLConnectJob::SSLConnectJob(HostResolver* resolver,
                              SSLConnectJobParams params)
     : factory_(factory),
       params_(std::move(params)),
-      clock_(params_.transport.clock),
-      transport_(resolver, factory, params_.host, params_.port,
-                 params_.connect_timeout, std::move(params_.transport)) {}
+      clock_(params_.transport.clock) {
+  if (params_.proxy) {
+    HttpProxyConnectJobParams tunnel;
+    tunnel.proxy = *params_.proxy;
+    tunnel.host = params_.host;
+    tunnel.port = params_.port;
+    tunnel.tunnel = true;
+    tunnel.connect_timeout = params_.connect_timeout;
+    tunnel.transport = std::move(params_.transport);
+    transport_ = std::make_unique<HttpProxyConnectJob>(resolver, factory,
+                                                       std::move(tunnel));
+  } else {
+    transport_ = std::make_unique<TransportConnectJob>(
+        resolver, factory, params_.host, params_.port, params_.connect_timeout,
+        std::move(params_.transport));
+  }
+}
 
 SSLConnectJob::~SSLConnectJob() {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
@@ -26,7 +41,7 @@ SSLConnectJob::~SSLConnectJob() {
 ConnectJob::Phase SSLConnectJob::phase() const {
   if (done_) return Phase::kDone;
   if (in_handshake_) return Phase::kSSLHandshake;
-  return transport_.phase();
+  return transport_->phase();
 }
 
 int SSLConnectJob::Connect(CompletionOnceCallback callback) {
@@ -40,7 +55,7 @@ int SSLConnectJob::Connect(CompletionOnceCallback callback) {
 void SSLConnectJob::ResumeAfterHostResolved() {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   // The transport job answers through the callback Connect gave it.
-  transport_.ResumeAfterHostResolved();
+  transport_->ResumeAfterHostResolved();
 }
 
 void SSLConnectJob::OnIOComplete(int result) {
@@ -82,7 +97,7 @@ ConnectTiming SSLConnectJob::timing() const {
   // The transport step's stamps, read live (the OnHostResolved hook reads
   // them from inside it); its connect_end is the TCP connection's, not this
   // job's.
-  ConnectTiming timing = transport_.timing();
+  ConnectTiming timing = transport_->timing();
   timing.ssl_start = ssl_start_;
   timing.connect_end = connect_end_;
   return timing;
@@ -90,14 +105,14 @@ ConnectTiming SSLConnectJob::timing() const {
 
 int SSLConnectJob::DoTransportConnect() {
   next_state_ = STATE_TRANSPORT_CONNECT_COMPLETE;
-  return transport_.Connect([weak = weak_factory_.GetWeakPtr()](int rv) {
+  return transport_->Connect([weak = weak_factory_.GetWeakPtr()](int rv) {
     if (weak) weak->OnIOComplete(rv);
   });
 }
 
 int SSLConnectJob::DoTransportConnectComplete(int result) {
   if (result != OK) {
-    error_detail_ = transport_.error_detail();
+    error_detail_ = transport_->error_detail();
     return result;
   }
   next_state_ = STATE_SSL_CONNECT;
@@ -146,11 +161,11 @@ int SSLConnectJob::DoSSLConnect() {
                choice_.chosen == "snap_start")) {
     used_snap_start_core_ = true;
     socket_ = factory_->CreateSnapStartClientSocket(
-        transport_.TakeSocket(), params_.host, params_.port, snap);
+        transport_->TakeSocket(), params_.host, params_.port, snap);
   } else {
     socket_ = factory_->CreateSSLClientSocket(
-        transport_.TakeSocket(), params_.host, params_.port, params_.ssl_config,
-        params_.ssl_context);
+        transport_->TakeSocket(), params_.host, params_.port,
+        params_.ssl_config, params_.ssl_context);
   }
   if (!socket_) {
     error_detail_ = "the socket factory made no TLS socket";

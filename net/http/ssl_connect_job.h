@@ -1,6 +1,7 @@
 // SSLConnectJob: the one way any caller gets a connected, handshaken TLS
-// socket — resolve, TCP to each address in turn (a TransportConnectJob),
-// then the TLS handshake over BoringSSL or, for a server the Snap Start
+// socket — resolve, TCP to each address in turn (a TransportConnectJob; or,
+// through an HTTP proxy, an HttpProxyConnectJob's CONNECT tunnel), then the
+// TLS handshake over BoringSSL or, for a server the Snap Start
 // context knows, over the Snap Start core (whose attempt sends the first
 // request with the ClientHello). Early data (0-RTT) and origin-bound
 // certificates are the SSLConfig's and the TLS context's business; the job
@@ -34,6 +35,7 @@
 #include "net/base/event_loop.h"
 #include "net/base/thread_checker.h"
 #include "net/base/weak_ptr.h"
+#include "net/proxy/proxy_config.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/connect_job.h"
 #include "net/socket/transport_connect_job.h"
@@ -66,6 +68,11 @@ struct SSLConnectJobParams {
   // The resolve and TCP step's options: clock, pre-resolved addresses (a
   // retry), the OnHostResolved hook (SPDY IP pooling).
   TransportConnectJob::Options transport;
+  // Through an HTTP proxy: the resolve and TCP step is then the proxy's
+  // (|transport| applies to it: addresses and the hook are the proxy's),
+  // followed by a CONNECT tunnel to host:port (HttpProxyConnectJob); the
+  // handshake runs through the tunnel unchanged. Unset: direct.
+  std::optional<ProxyServer> proxy;
 };
 
 class SSLConnectJob : public ConnectJob {
@@ -84,12 +91,13 @@ class SSLConnectJob : public ConnectJob {
   }
   Phase phase() const override;
   ConnectTiming timing() const override;
+  // The lookup of the transport step: the origin's, or the proxy's.
   const HostResolveResult& resolve_result() const override {
-    return transport_.resolve_result();
+    return transport_->resolve_result();
   }
-  size_t address_index() const override { return transport_.address_index(); }
-  // The transport step's detail, or the TLS socket's own after a failed
-  // handshake.
+  size_t address_index() const override { return transport_->address_index(); }
+  // The transport (or tunnel) step's detail, or the TLS socket's own after
+  // a failed handshake.
   const std::string& error_detail() const override { return error_detail_; }
 
   const SSLInfo* ssl_info() const override {
@@ -123,7 +131,8 @@ class SSLConnectJob : public ConnectJob {
   ClientSocketFactory* const factory_;
   SSLConnectJobParams params_;
   const TickClock* const clock_;
-  TransportConnectJob transport_;
+  // TransportConnectJob, or HttpProxyConnectJob through a proxy.
+  std::unique_ptr<ConnectJob> transport_;
   State next_state_ = STATE_NONE;
   bool in_handshake_ = false;
   bool done_ = false;

@@ -43,7 +43,7 @@ class FakeResolver : public HostResolver {
               std::unique_ptr<Request>* out) override {
     ++calls;
     auto answer = [this, result] {
-      result->source = "network";
+      result->source = DnsSource::kNetwork;
       result->addresses = addresses;
       if (error != OK) result->detail = "scripted failure";
       return error;
@@ -116,7 +116,7 @@ TEST_F(SSLConnectJobTest, ResolvesConnectsAndHandshakesThroughTheFactory) {
   const ConnectTiming timing = job.timing();
   EXPECT_FALSE(timing.dns_start.is_null());
   EXPECT_LE(timing.dns_start, timing.dns_end);
-  EXPECT_EQ("network", timing.dns_source);
+  EXPECT_EQ(DnsSource::kNetwork, timing.dns_source);
   EXPECT_LE(timing.dns_end, timing.connect_start);
   EXPECT_LE(timing.connect_start, timing.ssl_start);
   EXPECT_LE(timing.ssl_start, timing.connect_end);

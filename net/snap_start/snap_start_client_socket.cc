@@ -264,7 +264,7 @@ int SnapStartClientSocket::Write(std::shared_ptr<IOBuffer> buf, int len,
 
 void SnapStartClientSocket::SetOutcome(SnapStartOutcome outcome) {
   outcome_ = outcome;
-  ssl_info_.snap_start = SnapStartOutcomeToString(outcome);
+  ssl_info_.snap_start = outcome;
   ssl_info_.awaiting_server_response = outcome == SnapStartOutcome::kAttempted;
 }
 

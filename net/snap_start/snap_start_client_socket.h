@@ -65,9 +65,7 @@ class SnapStartClientSocket : public Tls12SocketBase {
   int Write(std::shared_ptr<IOBuffer> buf, int len,
             CompletionOnceCallback callback) override;
 
-  // For the trace; ssl_info().snap_start is SnapStartOutcomeToString of
-  // snap_start_outcome(): "learned" / "attempted" / "accepted" /
-  // "recovered" / "rejected".
+  // For the trace; ssl_info().snap_start is snap_start_outcome().
   const SSLInfo& ssl_info() const { return ssl_info_; }
   const SSLInfo* GetSSLInfo() const override { return &ssl_info_; }
   SnapStartOutcome snap_start_outcome() const { return outcome_; }

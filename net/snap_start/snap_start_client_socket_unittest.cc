@@ -166,7 +166,7 @@ TEST_F(SnapStartClientSocketTest, UnbuildableAttemptIsRejectedSafely) {
   EXPECT_EQ(client_->Write(request, 5, [](int) { FAIL(); }),
             ERR_SNAP_START_REJECTED);
   EXPECT_EQ(wire_->TakeWritten(), "");
-  EXPECT_EQ(client_->ssl_info().snap_start, "rejected");
+  EXPECT_EQ(client_->ssl_info().snap_start, SnapStartOutcome::kRejected);
   EXPECT_EQ(context_->GetInfo(key), nullptr);
   EXPECT_EQ(client_->Write(request, 5, [](int) { FAIL(); }),
             ERR_SNAP_START_REJECTED);

@@ -58,22 +58,4 @@ absl::StatusOr<ServerHello> PredictServerHello(
   return hello;
 }
 
-const char* SnapStartOutcomeToString(SnapStartOutcome outcome) {
-  switch (outcome) {
-    case SnapStartOutcome::kNone:
-      return "";
-    case SnapStartOutcome::kLearned:
-      return "learned";
-    case SnapStartOutcome::kAttempted:
-      return "attempted";
-    case SnapStartOutcome::kAccepted:
-      return "accepted";
-    case SnapStartOutcome::kRecovered:
-      return "recovered";
-    case SnapStartOutcome::kRejected:
-      return "rejected";
-  }
-  return "";
-}
-
 }  // namespace net

@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "net/snap_start/tls12_messages.h"
+#include "net/ssl/ssl_info.h"
 
 namespace net {
 
@@ -51,20 +52,6 @@ ServerFlight BuildServerFlight(const ServerHello& hello,
 absl::StatusOr<ServerHello> PredictServerHello(
     absl::string_view template_body, absl::string_view suggested_random,
     absl::string_view session_id, bool resuming);
-
-// SnapStartOutcome is what Snap Start did on one connection.
-enum class SnapStartOutcome {
-  kNone,       // no Snap Start extension involved
-  kLearned,    // a normal handshake that offered the empty extension
-  kAttempted,  // client: the attempt is ready or sent, outcome not known yet
-  kAccepted,   // the attempt was accepted: no extra round trip
-  kRecovered,  // the server answered with a normal handshake
-  kRejected,   // client: an alert or a close answered the attempt
-};
-
-// SnapStartOutcomeToString is the trace's name for |outcome|: "", "learned",
-// "attempted", "accepted", "recovered" or "rejected" (SSLInfo::snap_start).
-const char* SnapStartOutcomeToString(SnapStartOutcome outcome);
 
 }  // namespace net
 

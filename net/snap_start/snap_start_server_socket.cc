@@ -95,7 +95,7 @@ int SnapStartServerSocket::DoHandshakeLoop(int result) {
 void SnapStartServerSocket::SetOutcome(SnapStartOutcome outcome,
                                        std::string detail) {
   outcome_ = outcome;
-  ssl_info_.snap_start = SnapStartOutcomeToString(outcome);
+  ssl_info_.snap_start = outcome;
   ssl_info_.snap_start_detail = std::move(detail);
 }
 

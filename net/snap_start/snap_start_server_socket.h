@@ -48,8 +48,8 @@ class SnapStartServerSocket : public Tls12SocketBase {
     return Handshake(std::move(callback));
   }
 
-  // For the log: ssl_info().snap_start is "" (no extension), "learned"
-  // (empty extension: orbit announced), "accepted" or "recovered", with the
+  // For the log: ssl_info().snap_start is kNone (no extension), kLearned
+  // (empty extension: orbit announced), kAccepted or kRecovered, with the
   // reason in snap_start_detail.
   const SSLInfo& ssl_info() const { return ssl_info_; }
   const SSLInfo* GetSSLInfo() const override { return &ssl_info_; }

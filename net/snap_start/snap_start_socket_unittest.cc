@@ -22,16 +22,13 @@
 #include "net/socket/tcp_server_socket.h"
 #include "net/ssl/ssl_client_socket.h"
 #include "net/ssl/ssl_server_socket.h"
+#include "net/ssl/tls_loopback_test_util.h"
 
 namespace net {
 namespace {
 
-constexpr char kHost[] = "www.example.test";
+constexpr const char* kHost = kLoopbackHost;
 const Orbit kOrbit = {0xaa, 0xbb, 0xcc, 0xdd, 0x01, 0x02, 0x03, 0x04};
-
-std::string Fixture(const char* name) {
-  return std::string("cert/testdata/") + name;
-}
 
 // The system clock shifted by an offset the test moves.
 class ShiftedClock : public WallClock {
@@ -46,109 +43,51 @@ class ShiftedClock : public WallClock {
 
 SnapStartServerConfig ServerConfig(std::optional<Orbit> orbit = kOrbit) {
   SnapStartServerConfig config;
-  config.cert_chain_file = Fixture("good_leaf_chain.pem");
-  config.key_file = Fixture("good_leaf.key");
+  config.cert_chain_file = TestCertFile("good_leaf_chain.pem");
+  config.key_file = TestCertFile("good_leaf.key");
   config.orbit = orbit;
   return config;
 }
 
-// Accepts connections into either the core (SnapStartServerSocket) or
-// BoringSSL (SSLServerSocket), handshakes, and echoes.
+// A Snap Start core server (SnapStartServerSocket) on loopback that
+// handshakes and echoes (LoopbackEchoServer); its clock is the test's to
+// move. The interop tests use BoringSSL's LoopbackTlsServer instead.
 class EchoServer {
  public:
-  explicit EchoServer(const SnapStartServerConfig& config) {
-    // Created one window in the past: no startup period in tests.
-    clock_.set_offset(-config.window - absl::Seconds(1));
-    auto context = SnapStartServerContext::Create(config, &clock_);
-    clock_.set_offset(absl::ZeroDuration());
-    EXPECT_TRUE(context.ok()) << context.status();
-    core_ = std::move(*context);
-    Listen();
-  }
-  explicit EchoServer(const SSLServerConfig& config) {
-    auto context = SSLServerContext::Create(config);
-    EXPECT_TRUE(context.ok()) << context.status();
-    boringssl_ = std::move(*context);
-    Listen();
-  }
-  const IPEndPoint& address() const { return address_; }
+  explicit EchoServer(const SnapStartServerConfig& config)
+      : core_(CreateContext(config, &clock_)),
+        echo_([this](std::unique_ptr<StreamSocket> tcp) {
+          return std::make_unique<SnapStartServerSocket>(
+              std::move(tcp), std::string(), core_.get());
+        }) {}
+  const IPEndPoint& address() const { return echo_.address(); }
   SnapStartServerContext* core() { return core_.get(); }
   ShiftedClock& clock() { return clock_; }
-  SnapStartServerSocket* last_core_socket() const {
-    return core_sockets_.empty() ? nullptr : core_sockets_.back();
-  }
-  int handshake_errors() const { return handshake_errors_; }
+  SnapStartServerSocket* last_core_socket() const { return echo_.last(); }
 
  private:
-  void Listen() {
-    EXPECT_EQ(OK,
-              listener_.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 64));
-    listener_.GetLocalAddress(&address_);
-    Accept();
-  }
-  void Accept() {
-    for (;;) {
-      int rv = listener_.Accept(&accepted_, [this](int rv) {
-        if (rv == OK) OnAccepted();
-        Accept();
-      });
-      if (rv != OK) return;
-      OnAccepted();
-    }
-  }
-  void OnAccepted() {
-    std::unique_ptr<StreamSocket> socket;
-    if (core_) {
-      auto core = std::make_unique<SnapStartServerSocket>(
-          std::move(accepted_), std::string(), core_.get());
-      core_sockets_.push_back(core.get());
-      socket = std::move(core);
-    } else {
-      socket = std::make_unique<SSLServerSocket>(std::move(accepted_),
-                                                 boringssl_.get());
-    }
-    StreamSocket* raw = socket.get();
-    connections_.push_back(std::move(socket));
-    int rv = raw->Connect([this, raw](int rv) { OnHandshake(raw, rv); });
-    if (rv != ERR_IO_PENDING) OnHandshake(raw, rv);
-  }
-  void OnHandshake(StreamSocket* socket, int rv) {
-    if (rv != OK) {
-      ++handshake_errors_;
-      return;
-    }
-    Echo(socket);
-  }
-  void Echo(StreamSocket* socket) {
-    auto buf = std::make_shared<IOBuffer>(4096);
-    int rv = socket->Read(buf, 4096, [this, socket, buf](int rv) {
-      if (rv > 0) Reply(socket, buf, rv);
-    });
-    if (rv > 0) Reply(socket, buf, rv);
-  }
-  void Reply(StreamSocket* socket, std::shared_ptr<IOBuffer> buf, int len) {
-    int rv = socket->Write(buf, len, [this, socket](int rv) {
-      if (rv > 0) Echo(socket);
-    });
-    if (rv > 0) Echo(socket);
+  static std::unique_ptr<SnapStartServerContext> CreateContext(
+      const SnapStartServerConfig& config, ShiftedClock* clock) {
+    // Created one window in the past: no startup period in tests.
+    clock->set_offset(-config.window - absl::Seconds(1));
+    auto context = SnapStartServerContext::Create(config, clock);
+    clock->set_offset(absl::ZeroDuration());
+    EXPECT_TRUE(context.ok()) << context.status();
+    return context.ok() ? std::move(*context) : nullptr;
   }
 
+  // Declared in the order they are needed: the context reads the clock,
+  // the connections use the context.
   ShiftedClock clock_;
   std::unique_ptr<SnapStartServerContext> core_;
-  std::unique_ptr<SSLServerContext> boringssl_;
-  TCPServerSocket listener_;
-  IPEndPoint address_;
-  std::unique_ptr<StreamSocket> accepted_;
-  std::vector<std::unique_ptr<StreamSocket>> connections_;
-  std::vector<SnapStartServerSocket*> core_sockets_;
-  int handshake_errors_ = 0;
+  LoopbackEchoServer<SnapStartServerSocket> echo_;
 };
 
 class SnapStartSocketTest : public ::testing::Test {
  protected:
   SnapStartSocketTest() {
     auto verifier =
-        BasicCertVerifier::Create({Fixture("good_root.pem")}, false);
+        BasicCertVerifier::Create({TestCertFile("good_root.pem")}, false);
     EXPECT_TRUE(verifier.ok());
     verifier_ = std::move(*verifier);
     context_ = MakeContext(SnapStartClientOptions());
@@ -161,18 +100,11 @@ class SnapStartSocketTest : public ::testing::Test {
     return std::move(*context);
   }
 
-  std::unique_ptr<StreamSocket> Tcp(const IPEndPoint& address) {
-    auto tcp = std::make_unique<TCPClientSocket>(address, absl::Seconds(5));
-    TestCompletionCallback cb;
-    EXPECT_EQ(OK, cb.GetResult(tcp->Connect(cb.callback())));
-    return tcp;
-  }
-
   int Connect(const IPEndPoint& address,
               std::unique_ptr<SnapStartClientSocket>* out,
               SnapStartClientContext* context = nullptr) {
     *out = std::make_unique<SnapStartClientSocket>(
-        Tcp(address), kHost, address.port(),
+        ConnectLoopbackTcp(address), kHost, address.port(),
         context ? context : context_.get());
     TestCompletionCallback cb;
     return cb.GetResult((*out)->Connect(cb.callback()));
@@ -212,7 +144,7 @@ class SnapStartSocketTest : public ::testing::Test {
   // content type and first handshake type (0 if none), or -1 on close.
   std::pair<int, int> RawExchange(const IPEndPoint& address,
                                   const std::string& bytes) {
-    auto tcp = Tcp(address);
+    auto tcp = ConnectLoopbackTcp(address);
     TestCompletionCallback cb;
     auto out = std::make_shared<IOBuffer>(bytes);
     EXPECT_EQ(static_cast<int>(bytes.size()),
@@ -239,7 +171,7 @@ TEST_F(SnapStartSocketTest, LearnsOrbitThenAcceptsFullAndTicketForms) {
 
   std::unique_ptr<SnapStartClientSocket> first;
   ASSERT_EQ(OK, Connect(server.address(), &first)) << first->error_detail();
-  EXPECT_EQ(first->ssl_info().snap_start, "learned");
+  EXPECT_EQ(first->ssl_info().snap_start, SnapStartOutcome::kLearned);
   EXPECT_EQ(first->snap_start_outcome(), SnapStartOutcome::kLearned);
   EXPECT_TRUE(first->extended_master_secret());
   EXPECT_EQ(first->ssl_info().version, "TLSv1.2");
@@ -254,18 +186,19 @@ TEST_F(SnapStartSocketTest, LearnsOrbitThenAcceptsFullAndTicketForms) {
   // ClientHello.
   std::unique_ptr<SnapStartClientSocket> resumed;
   ASSERT_EQ(OK, Connect(server.address(), &resumed));
-  EXPECT_EQ(resumed->ssl_info().snap_start, "attempted");
+  EXPECT_EQ(resumed->ssl_info().snap_start, SnapStartOutcome::kAttempted);
   EXPECT_EQ(RoundTrip(resumed.get(), "GET /ticket"), "GET /ticket");
-  EXPECT_EQ(resumed->ssl_info().snap_start, "accepted");
+  EXPECT_EQ(resumed->ssl_info().snap_start, SnapStartOutcome::kAccepted);
   EXPECT_TRUE(resumed->ssl_info().resumed);
-  EXPECT_EQ(server.last_core_socket()->ssl_info().snap_start, "accepted");
+  EXPECT_EQ(server.last_core_socket()->ssl_info().snap_start,
+            SnapStartOutcome::kAccepted);
 
   // Full form: no ticket, the premaster travels in the ClientHello.
   context_->RemoveSession(key);
   std::unique_ptr<SnapStartClientSocket> full;
   ASSERT_EQ(OK, Connect(server.address(), &full));
   EXPECT_EQ(RoundTrip(full.get(), "GET /full"), "GET /full");
-  EXPECT_EQ(full->ssl_info().snap_start, "accepted");
+  EXPECT_EQ(full->ssl_info().snap_start, SnapStartOutcome::kAccepted);
   EXPECT_FALSE(full->ssl_info().resumed);
   // The full form carries the extended master secret too: the session hash
   // is the transcript over the predicted flight (README).
@@ -284,7 +217,7 @@ TEST_F(SnapStartSocketTest, CapturedClientHelloReplayIsNeverAccepted) {
   std::unique_ptr<SnapStartClientSocket> socket;
   ASSERT_EQ(OK, Connect(server.address(), &socket));
   ASSERT_EQ(RoundTrip(socket.get(), "GET /secret"), "GET /secret");
-  ASSERT_EQ(socket->ssl_info().snap_start, "accepted");
+  ASSERT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kAccepted);
   const std::string capture = socket->sent_client_hello();
   for (int i = 0; i < 3; ++i) {
     auto [content, handshake] = RawExchange(server.address(), capture);
@@ -308,8 +241,9 @@ TEST_F(SnapStartSocketTest, WrongOrbitAndMispredictionRecoverAndServe) {
   context_->PutInfo(key, info);
   ASSERT_EQ(OK, Connect(server.address(), &socket));
   EXPECT_EQ(RoundTrip(socket.get(), "GET /mispredicted"), "GET /mispredicted");
-  EXPECT_EQ(socket->ssl_info().snap_start, "recovered");
-  EXPECT_EQ(server.last_core_socket()->ssl_info().snap_start, "recovered");
+  EXPECT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kRecovered);
+  EXPECT_EQ(server.last_core_socket()->ssl_info().snap_start,
+            SnapStartOutcome::kRecovered);
   EXPECT_NE(server.last_core_socket()->ssl_info().snap_start_detail.find(
                 "misprediction"),
             std::string::npos);
@@ -322,7 +256,7 @@ TEST_F(SnapStartSocketTest, WrongOrbitAndMispredictionRecoverAndServe) {
   context_->PutInfo(other_key, moved);
   ASSERT_EQ(OK, Connect(other.address(), &socket));
   EXPECT_EQ(RoundTrip(socket.get(), "GET /moved"), "GET /moved");
-  EXPECT_EQ(socket->ssl_info().snap_start, "recovered");
+  EXPECT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kRecovered);
   EXPECT_EQ(other.last_core_socket()->ssl_info().snap_start_detail,
             "wrong_orbit");
   // Recovery taught the client the new orbit.
@@ -397,7 +331,8 @@ TEST_F(SnapStartSocketTest, TicketResumptionWithoutSnapStart) {
 
 TEST_F(SnapStartSocketTest, ProbeLearnsBundleAndLeavesNoSession) {
   EchoServer server(ServerConfig());
-  auto probe = std::make_unique<SnapStartProbe>(Tcp(server.address()), kHost);
+  auto probe = std::make_unique<SnapStartProbe>(
+      ConnectLoopbackTcp(server.address()), kHost);
   TestCompletionCallback cb;
   ASSERT_EQ(OK, cb.GetResult(probe->Run(cb.callback())))
       << probe->error_detail();
@@ -417,7 +352,7 @@ TEST_F(SnapStartSocketTest, ProbeLearnsBundleAndLeavesNoSession) {
   std::unique_ptr<SnapStartClientSocket> socket;
   ASSERT_EQ(OK, Connect(server.address(), &socket));
   EXPECT_EQ(RoundTrip(socket.get(), "GET /probed"), "GET /probed");
-  EXPECT_EQ(socket->ssl_info().snap_start, "accepted");
+  EXPECT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kAccepted);
   // The server has seen the probe's alert by now (it ran meanwhile).
   EXPECT_EQ(server.core()->counters().handshakes_failed, 1u);  // the probe
 }
@@ -425,13 +360,14 @@ TEST_F(SnapStartSocketTest, ProbeLearnsBundleAndLeavesNoSession) {
 TEST_F(SnapStartSocketTest, UntrustedPredictedChainIsNotUsed) {
   EchoServer server(ServerConfig());
   const std::string key = absl::StrCat(kHost, ":", server.address().port());
-  auto probe = std::make_unique<SnapStartProbe>(Tcp(server.address()), kHost);
+  auto probe = std::make_unique<SnapStartProbe>(
+      ConnectLoopbackTcp(server.address()), kHost);
   TestCompletionCallback cb;
   ASSERT_EQ(OK, cb.GetResult(probe->Run(cb.callback())));
   // A client that trusts a different root refuses the probed bundle: it does
   // a normal handshake, which then fails verification.
   auto verifier =
-      BasicCertVerifier::Create({Fixture("untrusted_root.pem")}, false);
+      BasicCertVerifier::Create({TestCertFile("untrusted_root.pem")}, false);
   ASSERT_TRUE(verifier.ok());
   auto context =
       SnapStartClientContext::Create(verifier->get(), SnapStartClientOptions());
@@ -449,19 +385,17 @@ TEST_F(SnapStartSocketTest, ServerWithoutOrbitIsAPlainTls12Peer) {
   EchoServer server(ServerConfig(std::nullopt));
   std::unique_ptr<SnapStartClientSocket> socket;
   ASSERT_EQ(OK, Connect(server.address(), &socket));
-  EXPECT_EQ(socket->ssl_info().snap_start, "learned");
+  EXPECT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kLearned);
   EXPECT_EQ(socket->ssl_info().snap_start_detail,
             "server does not support Snap Start");
   EXPECT_EQ(RoundTrip(socket.get(), "plain"), "plain");
 }
 
 TEST_F(SnapStartSocketTest, OurClientAgainstBoringSslServer) {
-  SSLServerConfig config;
-  config.cert_chain_file = Fixture("good_leaf_chain.pem");
-  config.key_file = Fixture("good_leaf.key");
+  SSLServerConfig config = LoopbackServerConfig();
   config.version_max = TLS1_2_VERSION;
   config.cipher_list = "AES128-GCM-SHA256";
-  EchoServer server(config);
+  LoopbackTlsServer server(config);
   for (int i = 0; i < 2; ++i) {
     std::unique_ptr<SnapStartClientSocket> socket;
     ASSERT_EQ(OK, Connect(server.address(), &socket)) << socket->error_detail();
@@ -483,8 +417,8 @@ TEST_F(SnapStartSocketTest, BoringSslClientAgainstOurServer) {
   config.cipher_list = "AES128-GCM-SHA256";
   for (int i = 0; i < 2; ++i) {
     auto socket = std::make_unique<SSLClientSocket>(
-        Tcp(server.address()), kHost, server.address().port(), config,
-        &ssl_context);
+        ConnectLoopbackTcp(server.address()), kHost, server.address().port(),
+        config, &ssl_context);
     TestCompletionCallback cb;
     ASSERT_EQ(OK, cb.GetResult(socket->Connect(cb.callback())))
         << socket->error_detail();
@@ -511,13 +445,13 @@ TEST_F(SnapStartSocketTest, AttemptThatCannotBeBuiltIsRejectedNotACrash) {
   const std::string key = LearnWithoutSession(&server);
   std::unique_ptr<SnapStartClientSocket> socket;
   SnapStartInfo info = *context_->GetInfo(key);
-  info.chain_der = ReadPemChain(Fixture("good_ecdsa_leaf_chain.pem"));
+  info.chain_der = ReadPemChain(TestCertFile("good_ecdsa_leaf_chain.pem"));
   ASSERT_FALSE(info.chain_der.empty());
   info.verified = true;
   context_->PutInfo(key, info);
 
   ASSERT_EQ(OK, Connect(server.address(), &socket));
-  EXPECT_EQ(socket->ssl_info().snap_start, "attempted");
+  EXPECT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kAttempted);
   TestCompletionCallback cb;
   auto request = std::make_shared<IOBuffer>(std::string("GET /"));
   EXPECT_EQ(ERR_SNAP_START_REJECTED, socket->Write(request, 5, cb.callback()));
@@ -534,7 +468,7 @@ TEST_F(SnapStartSocketTest, AttemptThatCannotBeBuiltIsRejectedNotACrash) {
 
   // What the transaction does next: a new connection, a normal handshake.
   ASSERT_EQ(OK, Connect(server.address(), &socket));
-  EXPECT_EQ(socket->ssl_info().snap_start, "learned");
+  EXPECT_EQ(socket->ssl_info().snap_start, SnapStartOutcome::kLearned);
   EXPECT_EQ(RoundTrip(socket.get(), "GET /again"), "GET /again");
 }
 

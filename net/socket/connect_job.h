@@ -32,7 +32,7 @@ struct ConnectTiming {
   // a cached lookup costs nothing on the critical path, as W3C reports it).
   TimeTicks dns_end;
   // The resolver's source of the answer ("network", "cache", ...).
-  std::string dns_source;
+  DnsSource dns_source = DnsSource::kNone;
   // The first TCP attempt.
   TimeTicks connect_start;
   // The address of the latest TCP attempt ("ip:port").
@@ -52,6 +52,8 @@ class ConnectJob {
     // The owner's OnHostResolved hook asked the job to wait.
     kHostResolved,
     kTransportConnect,
+    // Through an HTTP proxy: the CONNECT request and the proxy's reply.
+    kProxyTunnel,
     kSSLHandshake,
     kDone,
   };

@@ -18,15 +18,27 @@ void SetNoDelay(int fd) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-// The kernel's view of a connection: its TCP state, and whether the SYN-ACK
-// acknowledged data sent in the SYN. False if TCP_INFO cannot be read.
-bool ReadTcpInfo(int fd, uint8_t* state, bool* syn_data_acked) {
+// The kernel's view of a connection: its TCP state, whether the SYN-ACK
+// acknowledged data sent in the SYN, and its smoothed RTT (right after the
+// handshake: the SYN-to-SYN-ACK sample; zero before any). False if TCP_INFO
+// cannot be read.
+bool ReadTcpInfo(int fd, uint8_t* state, bool* syn_data_acked,
+                 absl::Duration* rtt) {
   tcp_info info{};
   socklen_t len = sizeof(info);
   if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return false;
   *state = info.tcpi_state;
   *syn_data_acked = (info.tcpi_options & TCPI_OPT_SYN_DATA) != 0;
+  *rtt = absl::Microseconds(info.tcpi_rtt);
   return true;
+}
+
+// The handshake's RTT of an established connection (zero if unknown).
+absl::Duration HandshakeRtt(int fd) {
+  uint8_t state = 0;
+  bool acked = false;
+  absl::Duration rtt;
+  return ReadTcpInfo(fd, &state, &acked, &rtt) ? rtt : absl::ZeroDuration();
 }
 
 }  // namespace
@@ -48,7 +60,8 @@ std::unique_ptr<TCPClientSocket> TCPClientSocket::AdoptConnected(
   // in the receive queue).
   uint8_t state = 0;
   bool syn_data = false;
-  if (ReadTcpInfo(fd, &state, &syn_data) && syn_data) {
+  absl::Duration rtt;
+  if (ReadTcpInfo(fd, &state, &syn_data, &rtt) && syn_data) {
     socket->tfo_.outcome = TcpFastOpenOutcome::kAccepted;
     int queued = 0;
     if (ioctl(fd, FIONREAD, &queued) == 0) socket->tfo_.syn_data_bytes = queued;
@@ -93,6 +106,7 @@ int TCPClientSocket::Connect(CompletionOnceCallback callback) {
     // With Fast Open the kernel deferred the SYN to the first write (it has
     // a cookie for the server, or may go without one).
     syn_deferred_ = fast_open;
+    if (!fast_open) tfo_.handshake_rtt = HandshakeRtt(fd_);
     return OK;
   }
   if (errno != EINPROGRESS) {
@@ -120,6 +134,7 @@ void TCPClientSocket::OnConnectComplete(int result) {
   connect_callback_ = nullptr;
   if (result == OK) {
     connected_ = true;
+    tfo_.handshake_rtt = HandshakeRtt(fd_);
     UpdateWatch();
   } else {
     Disconnect();
@@ -220,11 +235,14 @@ void TCPClientSocket::SendSynData() {
   UpdateWatch();
 }
 
-void TCPClientSocket::OnFastOpenEstablished(bool syn_data_acked) {
+void TCPClientSocket::OnFastOpenEstablished(bool syn_data_acked,
+                                            absl::Duration rtt) {
   syn_sent_ = false;
   connect_timer_.Stop();
   fallback_timer_.Stop();
-  if (fallback_fd_ >= 0) {
+  tfo_.handshake_rtt = rtt;
+  const bool raced = fallback_fd_ >= 0;
+  if (raced) {
     fallback_watch_.StopWatching();
     close(fallback_fd_);
     fallback_fd_ = -1;
@@ -237,6 +255,13 @@ void TCPClientSocket::OnFastOpenEstablished(bool syn_data_acked) {
       tfo_.detail =
           "the SYN-ACK did not acknowledge the SYN's data (the server takes "
           "none without a cookie, or has Fast Open off): sent again";
+    }
+    // A race that was not needed (the delay was shorter than this SYN-ACK
+    // took): worth seeing when the delay comes from a too-small RTT.
+    if (raced) {
+      absl::StrAppend(&tfo_.detail, tfo_.detail.empty() ? "" : "; ",
+                      "a connection without Fast Open raced it after ",
+                      FallbackDelayText(), ", but this SYN-ACK came first");
     }
   }
   syn_data_.clear();
@@ -283,11 +308,18 @@ void TCPClientSocket::OnFallbackWritable() {
   connect_timer_.Stop();
   fallback_timer_.Stop();
   tfo_.outcome = TcpFastOpenOutcome::kFallback;
+  tfo_.handshake_rtt = HandshakeRtt(fd_);
   tfo_.detail = absl::StrCat(
-      "no SYN-ACK ", absl::FormatDuration(options_.fast_open_fallback_delay),
-      " after a SYN with data (a path that drops them?): a connection without "
-      "Fast Open carried the data");
+      "raced after ", FallbackDelayText(),
+      ": no SYN-ACK to the SYN with data by then (a path that drops them?), "
+      "and the connection without Fast Open carried the data");
   OnFdWritable(fd_);
+}
+
+std::string TCPClientSocket::FallbackDelayText() const {
+  const std::string delay = FormatMs(options_.fast_open_fallback_delay);
+  if (options_.fast_open_fallback_basis.empty()) return delay;
+  return absl::StrCat(delay, " (", options_.fast_open_fallback_basis, ")");
 }
 
 int TCPClientSocket::SendUnsent() {
@@ -375,8 +407,10 @@ void TCPClientSocket::OnFdWritable(int fd) {
     }
     uint8_t state = 0;
     bool acked = false;
-    if (!ReadTcpInfo(fd_, &state, &acked) || state == TCP_SYN_SENT) return;
-    OnFastOpenEstablished(acked);
+    absl::Duration rtt;
+    if (!ReadTcpInfo(fd_, &state, &acked, &rtt) || state == TCP_SYN_SENT)
+      return;
+    OnFastOpenEstablished(acked, rtt);
   }
   if (!unsent_.empty()) {
     int rv = SendUnsent();

@@ -14,6 +14,8 @@
 // SYN without data. With a fallback delay, a SYN with
 // data that gets no answer in time is raced by a connection without Fast
 // Open, which then carries the same bytes (a path that drops such SYNs).
+// Each connection reads TCP_INFO once when its handshake completes: the
+// Fast Open outcome and the handshake's RTT (TcpFastOpenInfo).
 // Errors of the deferred connect (refused, timed out) arrive through the
 // pending Read or Write, or the next one.
 
@@ -71,7 +73,9 @@ class TCPClientSocket : public StreamSocket, public FdWatcher {
   void SendSynData();
   // The SYN-ACK came (and acknowledged the SYN's data, or not): Fast Open's
   // outcome.
-  void OnFastOpenEstablished(bool syn_data_acked);
+  void OnFastOpenEstablished(bool syn_data_acked, absl::Duration rtt);
+  // "115 ms (1.1 x RTT 100 ms + 5 ms)": the race's delay and its basis.
+  std::string FallbackDelayText() const;
   void StartFallback();
   void OnFallbackWritable();
   // Sends what is left of unsent_; OK when it is all out.

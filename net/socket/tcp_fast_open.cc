@@ -1,6 +1,37 @@
 #include "net/socket/tcp_fast_open.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
 namespace net {
+namespace {
+
+// "a" of "a:443", "[::1]" of "[::1]:443"; a key without a port is a host.
+std::string HostOfKey(const std::string& key) {
+  const size_t colon = key.rfind(':');
+  if (colon == std::string::npos || key.find(']', colon) != std::string::npos)
+    return key;
+  return key.substr(0, colon);
+}
+
+}  // namespace
+
+std::string FormatMs(absl::Duration d) {
+  const double ms = absl::ToDoubleMilliseconds(d);
+  const bool whole = ms >= 10 || ms == static_cast<int64_t>(ms);
+  return absl::StrFormat("%.*f ms", whole ? 0 : ms < 1 ? 3 : 1, ms);
+}
+
+absl::Duration ConnectionRttSample(const TcpFastOpenInfo& info,
+                                   absl::Duration handshake) {
+  if (info.handshake_rtt > absl::ZeroDuration()) return info.handshake_rtt;
+  if (info.mode == TcpFastOpenMode::kOff && handshake > absl::ZeroDuration())
+    return handshake;
+  return absl::ZeroDuration();
+}
 
 const char* TcpFastOpenOutcomeToString(TcpFastOpenOutcome outcome) {
   switch (outcome) {
@@ -30,6 +61,32 @@ const char* TcpFastOpenModeToString(TcpFastOpenMode mode) {
       return "no_cookie";
   }
   return "off";
+}
+
+std::pair<absl::Duration, std::string> TcpFastOpenHints::FallbackDelay(
+    absl::Duration configured, std::optional<absl::Duration> rtt) {
+  if (configured <= absl::ZeroDuration()) return {absl::ZeroDuration(), ""};
+  if (!rtt) {
+    return {configured, absl::StrCat("the configured delay: no RTT known for "
+                                     "this server")};
+  }
+  // Whole microseconds: 1.1 x 40 ms is 44 ms, not a nanosecond more.
+  const absl::Duration from_rtt =
+      absl::Microseconds(
+          std::llround(absl::ToDoubleMicroseconds(*rtt) * kRttFactor)) +
+      kRttMargin;
+  if (from_rtt >= configured) {
+    return {configured, absl::StrCat("the configured delay; ", kRttFactor,
+                                     " x RTT ", FormatMs(*rtt), " + ",
+                                     FormatMs(kRttMargin), " is more")};
+  }
+  if (from_rtt < kMinFallbackDelay) {
+    return {std::min(kMinFallbackDelay, configured),
+            absl::StrCat("the floor; ", kRttFactor, " x RTT ", FormatMs(*rtt),
+                         " + ", FormatMs(kRttMargin), " is less")};
+  }
+  return {from_rtt, absl::StrCat(kRttFactor, " x RTT ", FormatMs(*rtt), " + ",
+                                 FormatMs(kRttMargin))};
 }
 
 TcpFastOpenHints::TcpFastOpenHints(bool enabled, absl::Duration fallback_delay,
@@ -66,7 +123,9 @@ TcpConnectOptions TcpFastOpenHints::OptionsFor(const std::string& key,
     if (e.no_cookie && !recent(e.no_cookie_failed))
       options.fast_open = TcpFastOpenMode::kNoCookie;
   }
-  options.fast_open_fallback_delay = fallback_delay_;
+  auto [delay, basis] = FallbackDelay(fallback_delay_, RttFor(HostOfKey(key)));
+  options.fast_open_fallback_delay = delay;
+  options.fast_open_fallback_basis = std::move(basis);
   return options;
 }
 
@@ -78,6 +137,39 @@ void TcpFastOpenHints::NoteOutcome(const std::string& key,
              info.mode == TcpFastOpenMode::kNoCookie) {
     Slot(key).no_cookie_failed = clock_->NowTicks();
   }
+}
+
+void TcpFastOpenHints::NoteRtt(const std::string& host, absl::Duration rtt) {
+  if (!enabled_ || rtt <= absl::ZeroDuration()) return;
+  const TimeTicks now = clock_->NowTicks();
+  auto it = rtts_.find(host);
+  if (it == rtts_.end()) {
+    if (rtts_.size() >= kMaxEntries) rtts_.erase(rtts_.begin());
+    rtts_[host] = RttEntry{rtt, now, now};
+    return;
+  }
+  RttEntry& e = it->second;
+  // A smaller sample is the new minimum; a minimum past its window gives
+  // way to whatever the path measures now.
+  if (rtt <= e.min_rtt || now - e.min_at >= kRttWindow) {
+    e.min_rtt = rtt;
+    e.min_at = now;
+  }
+  e.last_sample = now;
+}
+
+void TcpFastOpenHints::OnServerRttSample(const std::string& host,
+                                         absl::Duration rtt) {
+  NoteRtt(host, rtt);
+}
+
+std::optional<absl::Duration> TcpFastOpenHints::RttFor(
+    const std::string& host) const {
+  auto it = rtts_.find(host);
+  if (it == rtts_.end()) return std::nullopt;
+  if (clock_->NowTicks() - it->second.last_sample >= kRttMemory)
+    return std::nullopt;
+  return it->second.min_rtt;
 }
 
 }  // namespace net

@@ -41,6 +41,10 @@ class TCPServerSocket : public FdWatcher {
   void OnFdReadable(int fd) override;
   void OnFdWritable(int fd) override {}
 
+  // The listening descriptor (-1 before Listen), for tests that attach a
+  // socket filter to it.
+  int fd_for_testing() const { return fd_; }
+
  private:
   int DoAccept(std::unique_ptr<StreamSocket>* socket);
 

@@ -24,7 +24,16 @@ TransportConnectJob::TransportConnectJob(HostResolver* resolver,
       host_(std::move(host)),
       port_(port),
       connect_timeout_(connect_timeout),
-      options_(std::move(options)) {}
+      options_(std::move(options)) {
+  if (options_.connect_to) {
+    auto [to_host, to_port] = options_.connect_to->Apply(host_, port_);
+    if (to_host != host_ || to_port != port_) {
+      via_ = absl::StrCat(" (connect-to for ", host_, ":", port_, ")");
+      host_ = std::move(to_host);
+      port_ = to_port;
+    }
+  }
+}
 
 TransportConnectJob::~TransportConnectJob() {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
@@ -120,7 +129,7 @@ int TransportConnectJob::DoResolveHostComplete(int result) {
     result = ERR_NAME_NOT_RESOLVED;
   if (result != OK) {
     error_detail_ =
-        absl::StrCat("resolving ", host_, ": ",
+        absl::StrCat("resolving ", host_, via_, ": ",
                      resolved_.detail.empty() ? ErrorToShortString(result)
                                               : resolved_.detail);
     return result;
@@ -166,7 +175,7 @@ int TransportConnectJob::DoConnectComplete(int result) {
     next_state_ = STATE_CONNECT;
     return OK;
   }
-  error_detail_ = absl::StrCat("connecting to ", host_, ":", port_, ": ",
+  error_detail_ = absl::StrCat("connecting to ", host_, ":", port_, via_, ": ",
                                ErrorToShortString(result));
   return result;
 }

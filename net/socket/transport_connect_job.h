@@ -25,6 +25,7 @@
 #include "net/base/tick_clock.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/connect_job.h"
+#include "net/socket/connect_to.h"
 #include "net/socket/stream_socket.h"
 
 namespace net {
@@ -51,6 +52,9 @@ class TransportConnectJob : public ConnectJob {
     OnHostResolvedCallback on_host_resolved;
     // How each TCP attempt connects (TCP Fast Open).
     TcpConnectOptions tcp;
+    // curl's --connect-to: the job resolves and connects to the rules'
+    // destination for host:port instead (not owned; null: none).
+    const ConnectToRules* connect_to = nullptr;
   };
 
   TransportConnectJob(HostResolver* resolver, ClientSocketFactory* factory,
@@ -74,7 +78,8 @@ class TransportConnectJob : public ConnectJob {
   const HostResolveResult& resolve_result() const override { return resolved_; }
   size_t address_index() const override { return address_index_; }
   // "resolving HOST: ..." or "connecting to HOST:PORT: ERR_..." (the last
-  // address's error).
+  // address's error), with " (connect-to for HOST:PORT)" when a rule
+  // redirected the job.
   const std::string& error_detail() const override { return error_detail_; }
   const SSLInfo* ssl_info() const override { return nullptr; }
 
@@ -98,8 +103,11 @@ class TransportConnectJob : public ConnectJob {
 
   HostResolver* const resolver_;
   ClientSocketFactory* const factory_;
-  const std::string host_;
-  const uint16_t port_;
+  // Where the job connects: the request's host:port, or a connect-to
+  // rule's destination for it; |via_| names the rule's origin in errors.
+  std::string host_;
+  uint16_t port_;
+  std::string via_;
   const absl::Duration connect_timeout_;
   Options options_;
   State next_state_ = STATE_NONE;

@@ -65,6 +65,13 @@ std::string ReadAll(SpdyStream* stream, int* error = nullptr) {
   }
 }
 
+// SETTINGS with one entry, |id| = |value|.
+SpdySettingsIR OneSetting(SpdySettingsId id, uint32_t value) {
+  SpdySettingsIR settings;
+  settings.entries = {{0, static_cast<uint32_t>(id), value}};
+  return settings;
+}
+
 class SpdySessionTest : public testing::Test {
  protected:
   // Makes a session over a socket pair whose other end is peer_.
@@ -91,6 +98,17 @@ class SpdySessionTest : public testing::Test {
     params.client_cert = cert;
     std::unique_ptr<SpdyStream> stream;
     EXPECT_EQ(OK, session_->CreateStream(params, &stream));
+    return stream;
+  }
+
+  // A new stream (NewStream) whose GET of |path| went out: SendRequest was
+  // pending, then succeeded.
+  std::unique_ptr<SpdyStream> SentStream(const std::string& path = "/") {
+    auto stream = NewStream();
+    TestCompletionCallback send;
+    int rv = stream->SendRequest(Request(path), "", send.callback());
+    EXPECT_EQ(ERR_IO_PENDING, rv);
+    EXPECT_EQ(OK, send.GetResult(rv));
     return stream;
   }
 
@@ -373,10 +391,7 @@ TEST_F(SpdySessionTest, OneMegabyteDownloadThroughFlowControl) {
 // control error.
 TEST_F(SpdySessionTest, UnreadStreamBuffersOneWindowThenFlowControlError) {
   MakeSession();
-  auto stream = NewStream();
-  TestCompletionCallback send;
-  stream->SendRequest(Request("/"), "", send.callback());
-  EXPECT_EQ(OK, send.WaitForResult());
+  auto stream = SentStream();
   peer_->Send(Reply(1));
   for (int i = 0; i < 4; ++i) peer_->Send(Data(1, Body(16384), false));
   RunUntilIdle();
@@ -401,9 +416,8 @@ TEST_F(SpdySessionTest, UnreadStreamBuffersOneWindowThenFlowControlError) {
 // WINDOW_UPDATE overflowing 2^31-1 resets the stream.
 TEST_F(SpdySessionTest, InitialWindowSizeSettings) {
   MakeSession();
-  SpdySettingsIR settings;
-  settings.entries = {
-      {0, static_cast<uint32_t>(SpdySettingsId::kInitialWindowSize), 1000}};
+  SpdySettingsIR settings =
+      OneSetting(SpdySettingsId::kInitialWindowSize, 1000);
   peer_->Send(settings);
   ASSERT_TRUE(
       RunUntil([&] { return session_->peer_initial_window() == 1000; }));
@@ -475,10 +489,8 @@ TEST_F(SpdySessionTest, UnansweredPingClosesSession) {
   SpdySessionParams params;
   params.ping_timeout = absl::Milliseconds(30);
   MakeSession(params);
-  auto stream = NewStream();
-  TestCompletionCallback send, ping;
-  stream->SendRequest(Request("/"), "", send.callback());
-  EXPECT_EQ(OK, send.WaitForResult());
+  auto stream = SentStream();
+  TestCompletionCallback ping;
   ASSERT_EQ(ERR_IO_PENDING, session_->Ping(ping.callback()));
   EXPECT_EQ(ERR_SPDY_PING_FAILED, ping.WaitForResult());
   TestCompletionCallback headers;
@@ -502,10 +514,7 @@ TEST_F(SpdySessionTest, RstStreamStatusesMapToErrors) {
       {SpdyRstStreamStatus::kFrameTooLarge, ERR_SPDY_FRAME_SIZE_ERROR},
   };
   for (const Case& c : cases) {
-    auto stream = NewStream();
-    TestCompletionCallback send;
-    stream->SendRequest(Request("/"), "", send.callback());
-    EXPECT_EQ(OK, send.WaitForResult());
+    auto stream = SentStream();
     SpdyRstStreamIR rst;
     rst.stream_id = stream->stream_id();
     rst.status = c.status;
@@ -528,10 +537,8 @@ TEST_F(SpdySessionTest, RstStreamStatusesMapToErrors) {
 // callback, and its late data is ignored.
 TEST_F(SpdySessionTest, DestroyingAStreamCancelsIt) {
   MakeSession();
-  auto stream = NewStream();
-  TestCompletionCallback send, headers;
-  stream->SendRequest(Request("/"), "", send.callback());
-  EXPECT_EQ(OK, send.WaitForResult());
+  auto stream = SentStream();
+  TestCompletionCallback headers;
   ASSERT_EQ(ERR_IO_PENDING, stream->ReadResponseHeaders(headers.callback()));
   stream.reset();
   ASSERT_TRUE(
@@ -547,10 +554,7 @@ TEST_F(SpdySessionTest, DestroyingAStreamCancelsIt) {
   EXPECT_TRUE(session_->IsAvailable());
   EXPECT_EQ(0u, session_->active_streams());
   // A stream destroyed while waiting for a slot just leaves the queue.
-  SpdySettingsIR settings;
-  settings.entries = {
-      {0, static_cast<uint32_t>(SpdySettingsId::kMaxConcurrentStreams), 0}};
-  peer_->Send(settings);
+  peer_->Send(OneSetting(SpdySettingsId::kMaxConcurrentStreams, 0));
   ASSERT_TRUE(
       RunUntil([&] { return session_->max_concurrent_streams() == 0; }));
   auto waiting = NewStream();
@@ -628,10 +632,7 @@ TEST_F(SpdySessionTest, GoAwayWithErrorThenCloseIsANamedError) {
 // retryable; open ones get ERR_CONNECTION_CLOSED.
 TEST_F(SpdySessionTest, ConnectionClosedFailsStreams) {
   MakeSession();
-  SpdySettingsIR settings;
-  settings.entries = {
-      {0, static_cast<uint32_t>(SpdySettingsId::kMaxConcurrentStreams), 1}};
-  peer_->Send(settings);
+  peer_->Send(OneSetting(SpdySettingsId::kMaxConcurrentStreams, 1));
   ASSERT_TRUE(
       RunUntil([&] { return session_->max_concurrent_streams() == 1; }));
   auto open = NewStream();
@@ -651,10 +652,7 @@ TEST_F(SpdySessionTest, ConnectionClosedFailsStreams) {
 
 TEST_F(SpdySessionTest, ServerPushIsRefusedWithoutHarm) {
   MakeSession();
-  auto stream = NewStream();
-  TestCompletionCallback send;
-  stream->SendRequest(Request("/page"), "", send.callback());
-  EXPECT_EQ(OK, send.WaitForResult());
+  auto stream = SentStream("/page");
   peer_->Send(Reply(1));
   SpdySynStreamIR push;
   push.stream_id = 2;
@@ -691,10 +689,7 @@ TEST_F(SpdySessionTest, IdleSessionSendsGoAwayAndCloses) {
   SpdySessionParams params;
   params.idle_timeout = absl::Milliseconds(20);
   MakeSession(params);
-  auto stream = NewStream();
-  TestCompletionCallback send;
-  stream->SendRequest(Request("/"), "", send.callback());
-  EXPECT_EQ(OK, send.WaitForResult());
+  auto stream = SentStream();
   peer_->Send(Reply(1, /*fin=*/true));
   TestCompletionCallback headers;
   EXPECT_EQ(OK,
@@ -713,10 +708,7 @@ TEST_F(SpdySessionTest, IdleSessionSendsGoAwayAndCloses) {
 
 TEST_F(SpdySessionTest, FramingErrorSendsGoAwayProtocolError) {
   MakeSession();
-  auto stream = NewStream();
-  TestCompletionCallback send;
-  stream->SendRequest(Request("/"), "", send.callback());
-  EXPECT_EQ(OK, send.WaitForResult());
+  auto stream = SentStream();
   // A control frame of version 2.
   peer_->SendRaw(HexDecode("80 02 00 06 00 00 00 04 00 00 00 01"));
   TestCompletionCallback headers;
@@ -733,19 +725,13 @@ TEST_F(SpdySessionTest, FramingErrorSendsGoAwayProtocolError) {
 TEST_F(SpdySessionTest, StreamProtocolErrors) {
   MakeSession();
   // DATA before SYN_REPLY.
-  auto a = NewStream();
-  TestCompletionCallback sa;
-  a->SendRequest(Request("/a"), "", sa.callback());
-  EXPECT_EQ(OK, sa.WaitForResult());
+  auto a = SentStream("/a");
   peer_->Send(Data(1, "early", false));
   TestCompletionCallback ha;
   EXPECT_EQ(ERR_SPDY_PROTOCOL_ERROR,
             ha.GetResult(a->ReadResponseHeaders(ha.callback())));
   // A SYN_REPLY without :status.
-  auto b = NewStream();
-  TestCompletionCallback sb;
-  b->SendRequest(Request("/b"), "", sb.callback());
-  EXPECT_EQ(OK, sb.WaitForResult());
+  auto b = SentStream("/b");
   SpdySynReplyIR bad;
   bad.stream_id = 3;
   bad.headers = {{":version", "HTTP/1.1"}};
@@ -754,10 +740,7 @@ TEST_F(SpdySessionTest, StreamProtocolErrors) {
   EXPECT_EQ(ERR_SPDY_PROTOCOL_ERROR,
             hb.GetResult(b->ReadResponseHeaders(hb.callback())));
   // A duplicate SYN_REPLY.
-  auto c = NewStream();
-  TestCompletionCallback sc;
-  c->SendRequest(Request("/c"), "", sc.callback());
-  EXPECT_EQ(OK, sc.WaitForResult());
+  auto c = SentStream("/c");
   peer_->Send(Reply(5));
   peer_->Send(Reply(5));
   RunUntilIdle();
@@ -802,10 +785,8 @@ TEST_F(SpdySessionTest, ControlQueueIsBounded) {
 // callbacks still run; the streams can then be destroyed safely.
 TEST_F(SpdySessionTest, DestroyingTheSessionAbortsStreams) {
   MakeSession();
-  auto stream = NewStream();
-  TestCompletionCallback send, headers;
-  stream->SendRequest(Request("/"), "", send.callback());
-  EXPECT_EQ(OK, send.WaitForResult());
+  auto stream = SentStream();
+  TestCompletionCallback headers;
   ASSERT_EQ(ERR_IO_PENDING, stream->ReadResponseHeaders(headers.callback()));
   session_.reset();
   EXPECT_EQ(ERR_ABORTED, headers.WaitForResult());
@@ -815,10 +796,7 @@ TEST_F(SpdySessionTest, DestroyingTheSessionAbortsStreams) {
 
 TEST_F(SpdySessionTest, HeadersFrameAddsHeadersAndFin) {
   MakeSession();
-  auto stream = NewStream();
-  TestCompletionCallback send;
-  stream->SendRequest(Request("/"), "", send.callback());
-  EXPECT_EQ(OK, send.WaitForResult());
+  auto stream = SentStream();
   peer_->Send(Reply(1));
   peer_->Send(Data(1, "body", false));
   SpdyHeadersIR trailers;
@@ -838,10 +816,8 @@ TEST_F(SpdySessionTest, HeadersFramesCannotGrowAStreamsHeadersWithoutBound) {
   SpdySessionParams params;
   params.limits.max_header_block_bytes = 4096;
   MakeSession(params);
-  auto stream = NewStream();
-  TestCompletionCallback send, headers;
-  stream->SendRequest(Request("/"), "", send.callback());
-  EXPECT_EQ(OK, send.WaitForResult());
+  auto stream = SentStream();
+  TestCompletionCallback headers;
   peer_->Send(Reply(1));
   EXPECT_EQ(OK,
             headers.GetResult(stream->ReadResponseHeaders(headers.callback())));
@@ -975,11 +951,7 @@ TEST_F(SpdyCredentialSessionTest, PooledOriginGetsItsOwnSlotAndProof) {
 
   // The server shrinks the vector to nothing: a new certificate cannot be
   // sent.
-  SpdySettingsIR settings;
-  settings.entries = {
-      {0, static_cast<uint32_t>(SpdySettingsId::kClientCertificateVectorSize),
-       0}};
-  peer_->Send(settings);
+  peer_->Send(OneSetting(SpdySettingsId::kClientCertificateVectorSize, 0));
   ASSERT_TRUE(
       RunUntil([&] { return session_->credential_state().num_slots() == 0; }));
   ClientCert cert_d = MakeCert(KeyAlgorithm::kEd25519);

@@ -38,7 +38,7 @@ class EarlyDataTest : public LoopbackTlsTest {
     std::unique_ptr<SSLClientSocket> socket;
     ASSERT_EQ(OK, ConnectTLS(server->address(), EarlyDataConfig(), &socket));
     EXPECT_FALSE(socket->ssl_info().resumed);
-    EXPECT_EQ(socket->ssl_info().early_data, "not_offered");
+    EXPECT_EQ(socket->ssl_info().early_data, EarlyDataState::kNotOffered);
     EXPECT_EQ(socket->ssl_info().early_data_reason, "no_session_offered");
     EXPECT_FALSE(socket->ssl_info().awaiting_server_response);
     EXPECT_EQ(RoundTrip(socket.get(), "first"), "first");
@@ -71,11 +71,11 @@ TEST_F(EarlyDataTest, ResumptionSendsRequestInEarlyDataAndServerAccepts) {
   ASSERT_EQ(OK, ConnectTLS(server.address(), EarlyDataConfig(), &socket));
   // Connect completed after the ClientHello alone: the facts wait for the
   // server's answer.
-  EXPECT_EQ(socket->ssl_info().early_data, "offered");
+  EXPECT_EQ(socket->ssl_info().early_data, EarlyDataState::kOffered);
   EXPECT_TRUE(socket->ssl_info().awaiting_server_response);
   EXPECT_EQ(RoundTrip(socket.get(), "GET / in 0-RTT"), "GET / in 0-RTT");
   const SSLInfo& info = socket->ssl_info();
-  EXPECT_EQ(info.early_data, "accepted");
+  EXPECT_EQ(info.early_data, EarlyDataState::kAccepted);
   EXPECT_EQ(info.early_data_reason, "accepted");
   EXPECT_FALSE(info.awaiting_server_response);
   EXPECT_TRUE(info.resumed);
@@ -85,7 +85,7 @@ TEST_F(EarlyDataTest, ResumptionSendsRequestInEarlyDataAndServerAccepts) {
 
   ASSERT_EQ(server.connections().size(), 2u);
   const auto& second = *server.connections()[1];
-  EXPECT_EQ(second.socket->ssl_info().early_data, "accepted");
+  EXPECT_EQ(second.socket->ssl_info().early_data, EarlyDataState::kAccepted);
   EXPECT_TRUE(second.read_early_data);
   EXPECT_EQ(second.received, "GET / in 0-RTT");
   EXPECT_EQ(server.context()->early_data_anti_replay()->admitted(), 1u);
@@ -100,7 +100,7 @@ TEST_F(EarlyDataTest, OffByDefaultAndWithoutServerSupport) {
     ASSERT_EQ(OK, ConnectTLS(server.address(), SSLConfig(), &socket));
     EXPECT_EQ(RoundTrip(socket.get(), "x"), "x");
     EXPECT_TRUE(socket->ssl_info().resumed);
-    EXPECT_EQ(socket->ssl_info().early_data, "not_offered");
+    EXPECT_EQ(socket->ssl_info().early_data, EarlyDataState::kNotOffered);
     EXPECT_EQ(socket->ssl_info().early_data_reason, "disabled");
   }
   {
@@ -112,10 +112,10 @@ TEST_F(EarlyDataTest, OffByDefaultAndWithoutServerSupport) {
     EXPECT_FALSE(socket->ssl_info().awaiting_server_response);
     EXPECT_EQ(RoundTrip(socket.get(), "x"), "x");
     EXPECT_TRUE(socket->ssl_info().resumed);
-    EXPECT_EQ(socket->ssl_info().early_data, "not_offered");
+    EXPECT_EQ(socket->ssl_info().early_data, EarlyDataState::kNotOffered);
     EXPECT_EQ(socket->ssl_info().early_data_reason, "unsupported_for_session");
     EXPECT_EQ(server.connections()[1]->socket->ssl_info().early_data,
-              "not_offered");
+              EarlyDataState::kNotOffered);
   }
 }
 
@@ -126,10 +126,10 @@ TEST_F(EarlyDataTest, ServerRejectsEarlyData) {
 
   std::unique_ptr<SSLClientSocket> socket;
   ASSERT_EQ(OK, ConnectTLS(server.address(), EarlyDataConfig(), &socket));
-  EXPECT_EQ(socket->ssl_info().early_data, "offered");
+  EXPECT_EQ(socket->ssl_info().early_data, EarlyDataState::kOffered);
   // The write goes out as early data; the read learns of the rejection.
   EXPECT_EQ(RoundTrip(socket.get(), "GET /"), "ERR_EARLY_DATA_REJECTED");
-  EXPECT_EQ(socket->ssl_info().early_data, "rejected");
+  EXPECT_EQ(socket->ssl_info().early_data, EarlyDataState::kRejected);
   EXPECT_FALSE(socket->ssl_info().awaiting_server_response);
   EXPECT_FALSE(socket->ssl_info().early_data_reason.empty());
 
@@ -140,7 +140,7 @@ TEST_F(EarlyDataTest, ServerRejectsEarlyData) {
   ASSERT_EQ(server.connections().size(), 2u);
   const auto& second = *server.connections()[1];
   EXPECT_NE(second.handshake_result, OK);
-  EXPECT_EQ(second.socket->ssl_info().early_data, "rejected");
+  EXPECT_EQ(second.socket->ssl_info().early_data, EarlyDataState::kRejected);
   EXPECT_EQ(second.socket->ssl_info().early_data_reason,
             "rejected_by_server_configuration");
   // BoringSSL skipped the rejected early data: the server never saw it.
@@ -163,7 +163,7 @@ TEST_F(EarlyDataTest, StrikeRegisterRejectsAReplayedTicket) {
   std::unique_ptr<SSLClientSocket> first;
   ASSERT_EQ(OK, ConnectTLS(server.address(), EarlyDataConfig(), &first));
   EXPECT_EQ(RoundTrip(first.get(), "one"), "one");
-  EXPECT_EQ(first->ssl_info().early_data, "accepted");
+  EXPECT_EQ(first->ssl_info().early_data, EarlyDataState::kAccepted);
 
   // The same ticket again (as a replaying attacker would send it, or a
   // client that reuses tickets): 0-RTT rejected, nothing read early.
@@ -171,13 +171,13 @@ TEST_F(EarlyDataTest, StrikeRegisterRejectsAReplayedTicket) {
   context_->session_cache()->Insert(SessionKey(server), std::move(copy));
   std::unique_ptr<SSLClientSocket> second;
   ASSERT_EQ(OK, ConnectTLS(server.address(), EarlyDataConfig(), &second));
-  EXPECT_EQ(second->ssl_info().early_data, "offered");
+  EXPECT_EQ(second->ssl_info().early_data, EarlyDataState::kOffered);
   EXPECT_EQ(RoundTrip(second.get(), "two"), "ERR_EARLY_DATA_REJECTED");
   second.reset();
   RunPending();
   ASSERT_EQ(server.connections().size(), 3u);
   const SSLInfo& server_info = server.connections()[2]->socket->ssl_info();
-  EXPECT_EQ(server_info.early_data, "rejected");
+  EXPECT_EQ(server_info.early_data, EarlyDataState::kRejected);
   EXPECT_EQ(server_info.early_data_reason, "replayed_ticket");
   EXPECT_EQ(server.connections()[2]->received, "");
   EXPECT_EQ(server.context()->early_data_anti_replay()->replayed(), 1u);
@@ -195,8 +195,8 @@ TEST_F(EarlyDataTest, ClientSendsEarlyDataOncePerTicket) {
   ASSERT_EQ(OK, ConnectTLS(server.address(), EarlyDataConfig(), &second));
   EXPECT_EQ(RoundTrip(first.get(), "one"), "one");
   EXPECT_EQ(RoundTrip(second.get(), "two"), "two");
-  EXPECT_EQ(first->ssl_info().early_data, "accepted");
-  EXPECT_EQ(second->ssl_info().early_data, "not_offered");
+  EXPECT_EQ(first->ssl_info().early_data, EarlyDataState::kAccepted);
+  EXPECT_EQ(second->ssl_info().early_data, EarlyDataState::kNotOffered);
   EXPECT_EQ(second->ssl_info().early_data_reason,
             "ticket_already_used_for_early_data");
   EXPECT_TRUE(second->ssl_info().resumed);

@@ -337,7 +337,7 @@ void SSLClientSocket::FinishHandshake() {
   if (ssl_info_.resumed) ssl_info_.cert_verify = CertVerifyResult{OK};
   if (early_data_pending_) {
     // Final once the server's answer has been read (OnEarlyDataResolved).
-    ssl_info_.early_data = "offered";
+    ssl_info_.early_data = EarlyDataState::kOffered;
     ssl_info_.awaiting_server_response = true;
   } else {
     FillEarlyDataInfo();
@@ -353,9 +353,10 @@ void SSLClientSocket::FinishHandshake() {
 }
 
 void SSLClientSocket::FillEarlyDataInfo() {
-  ssl_info_.early_data = SSL_early_data_accepted(ssl()) ? "accepted"
-                         : early_data_offered_          ? "rejected"
-                                                        : "not_offered";
+  ssl_info_.early_data = SSL_early_data_accepted(ssl())
+                             ? EarlyDataState::kAccepted
+                         : early_data_offered_ ? EarlyDataState::kRejected
+                                               : EarlyDataState::kNotOffered;
   if (!early_data_reason_.empty()) {
     ssl_info_.early_data_reason = early_data_reason_;
   } else if (const char* reason = SSL_early_data_reason_string(

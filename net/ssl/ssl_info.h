@@ -32,6 +32,31 @@ struct CertCompressionInfo {
   int64_t uncompressed_bytes = 0;
 };
 
+// SnapStartOutcome is what Snap Start (net/snap_start) did on one
+// connection.
+enum class SnapStartOutcome {
+  kNone,       // no Snap Start extension involved
+  kLearned,    // a normal handshake that offered the empty extension
+  kAttempted,  // client: the attempt is ready or sent, outcome not known yet
+  kAccepted,   // the attempt was accepted: no extra round trip
+  kRecovered,  // the server answered with a normal handshake
+  kRejected,   // client: an alert or a close answered the attempt
+};
+
+// The trace's name for |outcome|: "", "learned", "attempted", "accepted",
+// "recovered" or "rejected".
+const char* SnapStartOutcomeToString(SnapStartOutcome outcome);
+
+// TLS 1.3 early data (0-RTT) on one connection: not offered (early data
+// off, a request that is not idempotent, no 0-RTT-capable ticket, ...),
+// offered (client: while the handshake is still in early data; server: the
+// ClientHello offered it, not yet decided), accepted or rejected.
+enum class EarlyDataState { kNotOffered, kOffered, kAccepted, kRejected };
+
+// The trace's name for |state|: "not_offered", "offered", "accepted" or
+// "rejected".
+const char* EarlyDataStateToString(EarlyDataState state);
+
 // HandshakeChoice: which TLS handshake a connection chose among those it
 // could run (SSLConnectJob), by cost — the round trips from connectStart to
 // the response's first byte, TCP's own included (one less when TCP Fast
@@ -62,19 +87,14 @@ struct SSLInfo {
   CertVerifyResult cert_verify;  // client only; default when resumed
   // Client side: the OBC presented (source kNone if none was asked for).
   ObcFacts obc;
-  // Snap Start (net/snap_start): "" when not used, else "learned" (a normal
-  // handshake that offered the extension), "attempted", "accepted",
-  // "recovered" or "rejected"; the detail says why.
-  std::string snap_start;
+  // Snap Start (net/snap_start); the detail says why.
+  SnapStartOutcome snap_start = SnapStartOutcome::kNone;
   std::string snap_start_detail;
-  // TLS 1.3 early data (0-RTT): "not_offered" (early data off, a request
-  // that is not idempotent, no 0-RTT-capable ticket, ...), "offered" (client:
-  // while the handshake is still in early data; server: the ClientHello
-  // offered it, not yet decided), "accepted" or "rejected". The reason is
-  // BoringSSL's (SSL_early_data_reason_string: "accepted", "disabled",
+  // TLS 1.3 early data (0-RTT). The reason is BoringSSL's
+  // (SSL_early_data_reason_string: "accepted", "disabled",
   // "unsupported_for_session", "peer_declined", ...) or ours ("replayed
   // ticket", "POST is not idempotent", ...).
-  std::string early_data = "not_offered";
+  EarlyDataState early_data = EarlyDataState::kNotOffered;
   std::string early_data_reason;
   CertCompressionInfo cert_compression;
   // Connect() completed before the server answered (a Snap Start attempt,

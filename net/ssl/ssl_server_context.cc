@@ -194,7 +194,7 @@ ssl_select_cert_result_t SSLServerContext::OnClientHello(
     return ssl_select_cert_success;  // No early data offered.
   }
   SSLInfo* info = AttachedSSLInfo(ssl);
-  if (info) info->early_data = "offered";
+  if (info) info->early_data = EarlyDataState::kOffered;
   std::string refused;
   if (self->config_.early_data == SSLServerConfig::EarlyData::kReject) {
     refused = "rejected_by_server_configuration";

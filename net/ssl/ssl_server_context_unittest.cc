@@ -7,79 +7,21 @@
 
 #include <ctime>
 
-#include "cert/basic_cert_verifier.h"
-#include "gtest/gtest.h"
-#include "net/base/event_loop.h"
-#include "net/base/test_completion_callback.h"
-#include "net/socket/tcp_client_socket.h"
-#include "net/socket/tcp_server_socket.h"
-#include "net/ssl/ssl_client_socket.h"
-#include "net/ssl/ssl_server_socket.h"
+#include "net/ssl/tls_loopback_test_util.h"
 
 namespace net {
 namespace {
 
-std::string Fixture(const char* name) {
-  return std::string("cert/testdata/") + name;
-}
-
-// Accepts TLS connections and keeps them (for their sessions).
-class Server {
- public:
-  explicit Server(const SSLServerConfig& config) {
-    auto context = SSLServerContext::Create(config);
-    EXPECT_TRUE(context.ok()) << context.status();
-    context_ = std::move(*context);
-    EXPECT_EQ(OK,
-              listener_.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 16));
-    listener_.GetLocalAddress(&address_);
-    Accept();
-  }
-  SSLServerContext* context() { return context_.get(); }
-  const IPEndPoint& address() const { return address_; }
-  SSLServerSocket* last() { return connections_.back().get(); }
-
- private:
-  void Accept() {
-    for (;;) {
-      int rv = listener_.Accept(&accepted_, [this](int rv) {
-        if (rv == OK) OnAccepted();
-        Accept();
-      });
-      if (rv != OK) return;
-      OnAccepted();
-    }
-  }
-  void OnAccepted() {
-    connections_.push_back(std::make_unique<SSLServerSocket>(
-        std::move(accepted_), context_.get()));
-    connections_.back()->Handshake([](int) {});
-  }
-
-  std::unique_ptr<SSLServerContext> context_;
-  TCPServerSocket listener_;
-  IPEndPoint address_;
-  std::unique_ptr<StreamSocket> accepted_;
-  std::vector<std::unique_ptr<SSLServerSocket>> connections_;
-};
-
 SSLServerConfig ServerConfig(const char* spec) {
-  SSLServerConfig config;
-  config.cert_chain_file = Fixture("good_leaf_chain.pem");
-  config.key_file = Fixture("good_leaf.key");
+  SSLServerConfig config = LoopbackServerConfig();
   config.tickets = false;
   config.version_max = TLS1_2_VERSION;
   if (spec) config.external_session_cache = *ParseSessionCacheSpec(spec);
   return config;
 }
 
-class ExternalSessionCacheTest : public ::testing::Test {
+class ExternalSessionCacheTest : public LoopbackTlsTest {
  protected:
-  ExternalSessionCacheTest() {
-    verifier_ = std::move(
-        *BasicCertVerifier::Create({Fixture("good_root.pem")}, false));
-  }
-
   // A client with its own session cache (one per simulated device).
   std::unique_ptr<SSLClientContext> NewClient() {
     return std::make_unique<SSLClientContext>(verifier_.get());
@@ -87,36 +29,31 @@ class ExternalSessionCacheTest : public ::testing::Test {
 
   // Connects |client| to |server| and returns whether the handshake resumed
   // (after letting the server finish its side).
-  bool Connect(Server& server, SSLClientContext* client,
+  bool Connect(LoopbackTlsServer& server, SSLClientContext* client,
                uint16_t version_max = TLS1_2_VERSION) {
-    auto tcp =
-        std::make_unique<TCPClientSocket>(server.address(), absl::Seconds(5));
-    TestCompletionCallback cb;
-    EXPECT_EQ(OK, cb.GetResult(tcp->Connect(cb.callback())));
     SSLConfig config;
     config.version_max = version_max;
     // Without False Start the TLS 1.2 handshake ends with the server's
     // Finished, so the client has its session when Connect returns.
     config.false_start_enabled = false;
-    SSLClientSocket socket(std::move(tcp), "www.example.test",
-                           server.address().port(), config, client);
-    EXPECT_EQ(OK, cb.GetResult(socket.Connect(cb.callback())))
-        << socket.error_detail();
+    std::unique_ptr<SSLClientSocket> socket;
+    EXPECT_EQ(OK, ConnectTLS(server.address(), kLoopbackHost, config, &socket,
+                             client))
+        << (socket ? socket->error_detail() : "TCP connect failed");
+    if (!socket) return false;
     // The client's last flight lets the server finish its side.
     auto out = std::make_shared<IOBuffer>(std::string("x"));
-    EXPECT_EQ(1, cb.GetResult(socket.Write(out, 1, cb.callback())));
+    TestCompletionCallback cb;
+    EXPECT_EQ(1, cb.GetResult(socket->Write(out, 1, cb.callback())));
     loop_.RunUntilIdle();
     for (int i = 0; i < 100 && !server.last()->session(); ++i)
       loop_.RunUntilIdle();
-    return socket.ssl_info().resumed;
+    return socket->ssl_info().resumed;
   }
-
-  EventLoop loop_;
-  std::unique_ptr<BasicCertVerifier> verifier_;
 };
 
 TEST_F(ExternalSessionCacheTest, ResumesThroughTheExternalCache) {
-  Server server(ServerConfig("lru:8"));
+  LoopbackTlsServer server(ServerConfig("lru:8"));
   auto client = NewClient();
   EXPECT_FALSE(Connect(server, client.get()));
   EXPECT_TRUE(Connect(server, client.get()));
@@ -131,7 +68,7 @@ TEST_F(ExternalSessionCacheTest, ResumesThroughTheExternalCache) {
 }
 
 TEST_F(ExternalSessionCacheTest, EvictedSessionMeansAFullHandshake) {
-  Server server(ServerConfig("fifo:1"));
+  LoopbackTlsServer server(ServerConfig("fifo:1"));
   auto a = NewClient();
   auto b = NewClient();
   EXPECT_FALSE(Connect(server, a.get()));
@@ -141,7 +78,7 @@ TEST_F(ExternalSessionCacheTest, EvictedSessionMeansAFullHandshake) {
 }
 
 TEST_F(ExternalSessionCacheTest, PredAdmitsByAnnouncedNextConnect) {
-  Server server(ServerConfig("pred:1"));
+  LoopbackTlsServer server(ServerConfig("pred:1"));
   SSLServerContext* context = server.context();
   auto a = NewClient();
   auto b = NewClient();
@@ -169,7 +106,7 @@ TEST_F(ExternalSessionCacheTest, Tls13AndTicketsBypassTheCache) {
   // TLS 1.3 sessions have no ID: without tickets nothing resumes.
   SSLServerConfig config = ServerConfig("lru:8");
   config.version_max = TLS1_3_VERSION;
-  Server no_tickets(config);
+  LoopbackTlsServer no_tickets(config);
   auto client = NewClient();
   EXPECT_FALSE(Connect(no_tickets, client.get(), TLS1_3_VERSION));
   EXPECT_FALSE(Connect(no_tickets, client.get(), TLS1_3_VERSION));
@@ -179,7 +116,7 @@ TEST_F(ExternalSessionCacheTest, Tls13AndTicketsBypassTheCache) {
   // With tickets, TLS 1.2 resumes by ticket and leaves the cache empty too.
   config = ServerConfig("lru:8");
   config.tickets = true;
-  Server tickets(config);
+  LoopbackTlsServer tickets(config);
   auto other = NewClient();
   EXPECT_FALSE(Connect(tickets, other.get()));
   EXPECT_TRUE(Connect(tickets, other.get()));
@@ -187,7 +124,7 @@ TEST_F(ExternalSessionCacheTest, Tls13AndTicketsBypassTheCache) {
 }
 
 TEST_F(ExternalSessionCacheTest, ExpiredSessionIsDropped) {
-  Server server(ServerConfig("lru:8"));
+  LoopbackTlsServer server(ServerConfig("lru:8"));
   auto client = NewClient();
   EXPECT_FALSE(Connect(server, client.get()));
   // Age the cached session past its lifetime.

@@ -79,13 +79,13 @@ void SSLServerSocket::FillEarlyDataInfo() {
   // connection, so that is usually learnt from a failed handshake.
   const ssl_early_data_reason_t reason = SSL_get_early_data_reason(ssl());
   if (SSL_in_early_data(ssl()) || SSL_early_data_accepted(ssl())) {
-    ssl_info_.early_data = "accepted";
-  } else if (ssl_info_.early_data == "offered" &&
+    ssl_info_.early_data = EarlyDataState::kAccepted;
+  } else if (ssl_info_.early_data == EarlyDataState::kOffered &&
              reason != ssl_early_data_unknown) {
-    ssl_info_.early_data = "rejected";
+    ssl_info_.early_data = EarlyDataState::kRejected;
   }
   if (ssl_info_.early_data_reason.empty() &&
-      ssl_info_.early_data != "not_offered") {
+      ssl_info_.early_data != EarlyDataState::kNotOffered) {
     if (const char* name = SSL_early_data_reason_string(reason))
       ssl_info_.early_data_reason = name;
   }

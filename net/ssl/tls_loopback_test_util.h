@@ -1,13 +1,20 @@
-// Test helpers: an SSLServerSocket echo server on loopback that records
-// what each connection saw (handshake facts, bytes, whether they arrived as
-// early data), and a fixture that connects SSLClientSockets to it. For the
-// early data and certificate compression tests.
+// Test helpers for TLS over real loopback TCP in one event loop:
+// LoopbackEchoServer (accepts, wraps each connection in a server socket of
+// the test's choice, handshakes, echoes, and records what each connection
+// saw), LoopbackTlsServer (that with BoringSSL's SSLServerSocket), and the
+// LoopbackTlsTest fixture that connects SSLClientSockets to it. Shared by
+// the net/ssl socket, early data, certificate compression and external
+// session cache tests and by net/snap_start's socket tests.
 
 #ifndef NET_SSL_TLS_LOOPBACK_TEST_UTIL_H_
 #define NET_SSL_TLS_LOOPBACK_TEST_UTIL_H_
 
+#include <openssl/ssl.h>
+
+#include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cert/basic_cert_verifier.h"
@@ -20,6 +27,9 @@
 #include "net/ssl/ssl_server_socket.h"
 
 namespace net {
+
+// The name cert/testdata's leaf chains are issued for.
+inline constexpr char kLoopbackHost[] = "www.example.test";
 
 inline std::string TestCertFile(const std::string& name) {
   return "cert/testdata/" + name;
@@ -36,29 +46,57 @@ inline SSLServerConfig LoopbackServerConfig(
   return config;
 }
 
-class LoopbackTlsServer {
+// A TCP connection to |address| (EXPECTs that it connects; on failure the
+// socket is returned unconnected and the test has already failed).
+inline std::unique_ptr<StreamSocket> ConnectLoopbackTcp(
+    const IPEndPoint& address) {
+  auto tcp = std::make_unique<TCPClientSocket>(address, absl::Seconds(5));
+  TestCompletionCallback cb;
+  EXPECT_EQ(OK, cb.GetResult(tcp->Connect(cb.callback())));
+  return tcp;
+}
+
+// LoopbackEchoServer listens on an ephemeral loopback port. |wrap| turns
+// each accepted TCP connection into a ServerSocket (a StreamSocket whose
+// Connect runs the server handshake: SSLServerSocket, the Snap Start core);
+// after the handshake the server echoes, writing back each chunk it read
+// before reading on. It keeps every connection, with what it saw, until it
+// is destroyed; what |wrap| uses must outlive it.
+template <typename ServerSocket>
+class LoopbackEchoServer {
  public:
   struct Connection {
-    std::unique_ptr<SSLServerSocket> socket;
+    std::unique_ptr<ServerSocket> socket;
     int handshake_result = ERR_IO_PENDING;
     std::string received;          // application data, in order
-    bool read_early_data = false;  // some of it was 0-RTT early data
+    bool read_early_data = false;  // some of it was TLS 1.3 early data
   };
+  using WrapFn = std::function<std::unique_ptr<ServerSocket>(
+      std::unique_ptr<StreamSocket>)>;
 
-  explicit LoopbackTlsServer(const SSLServerConfig& config) {
-    auto context = SSLServerContext::Create(config);
-    EXPECT_TRUE(context.ok()) << context.status();
-    if (context.ok()) context_ = std::move(*context);
+  explicit LoopbackEchoServer(WrapFn wrap) : wrap_(std::move(wrap)) {
     EXPECT_EQ(OK,
-              listener_.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 16));
+              listener_.Listen(IPEndPoint(IPAddress::IPv4Localhost(), 0), 64));
     listener_.GetLocalAddress(&address_);
     Accept();
   }
 
   const IPEndPoint& address() const { return address_; }
-  SSLServerContext* context() { return context_.get(); }
   const std::vector<std::unique_ptr<Connection>>& connections() const {
     return connections_;
+  }
+  // The newest connection's socket, or null before the first.
+  ServerSocket* last() const {
+    return connections_.empty() ? nullptr : connections_.back()->socket.get();
+  }
+  // Connections whose handshake failed.
+  int handshake_errors() const {
+    int n = 0;
+    for (const auto& c : connections_) {
+      if (c->handshake_result != OK && c->handshake_result != ERR_IO_PENDING)
+        ++n;
+    }
+    return n;
   }
 
  private:
@@ -74,43 +112,100 @@ class LoopbackTlsServer {
   }
   void OnAccepted() {
     auto connection = std::make_unique<Connection>();
-    connection->socket =
-        std::make_unique<SSLServerSocket>(std::move(accepted_), context_.get());
+    connection->socket = wrap_(std::move(accepted_));
     Connection* c = connection.get();
     connections_.push_back(std::move(connection));
-    int rv = c->socket->Handshake([this, c](int rv) { OnHandshake(c, rv); });
+    int rv = c->socket->Connect([this, c](int rv) { OnHandshake(c, rv); });
     if (rv != ERR_IO_PENDING) OnHandshake(c, rv);
   }
   void OnHandshake(Connection* c, int rv) {
     c->handshake_result = rv;
-    if (rv == OK) Read(c);
+    if (rv == OK) Echo(c);
   }
-  void Read(Connection* c) {
+  void Echo(Connection* c) {
     for (;;) {
       auto buf = std::make_shared<IOBuffer>(4096);
       int rv = c->socket->Read(buf, 4096, [this, c, buf](int rv) {
-        if (OnRead(c, buf, rv)) Read(c);
+        if (OnRead(c, buf, rv)) Echo(c);
       });
       if (rv == ERR_IO_PENDING || !OnRead(c, buf, rv)) return;
     }
   }
-  // Echoes what arrived; false when the connection is done.
+  // Records and writes back what arrived; true when the echo may read on
+  // now (false at the end of the stream, or when the write's callback will).
   bool OnRead(Connection* c, const std::shared_ptr<IOBuffer>& buf, int rv) {
     if (rv <= 0) return false;
-    if (c->socket->in_early_data()) c->read_early_data = true;
+    if constexpr (std::is_same_v<ServerSocket, SSLServerSocket>) {
+      if (c->socket->in_early_data()) c->read_early_data = true;
+    }
     c->received.append(buf->data(), rv);
-    auto out = std::make_shared<IOBuffer>(std::string(buf->data(), rv));
-    c->socket->Write(out, rv, [](int) {});
-    return true;
+    int w = c->socket->Write(buf, rv, [this, c](int w) {
+      if (w > 0) Echo(c);
+    });
+    return w > 0;
   }
 
-  std::unique_ptr<SSLServerContext> context_;
+  WrapFn wrap_;
   TCPServerSocket listener_;
   IPEndPoint address_;
   std::unique_ptr<StreamSocket> accepted_;
   std::vector<std::unique_ptr<Connection>> connections_;
 };
 
+// LoopbackTlsServer: a LoopbackEchoServer of SSLServerSockets sharing one
+// SSLServerContext made from |config|.
+class LoopbackTlsServer {
+ public:
+  using Connection = LoopbackEchoServer<SSLServerSocket>::Connection;
+
+  explicit LoopbackTlsServer(const SSLServerConfig& config)
+      : context_(CreateContext(config)),
+        echo_([this](std::unique_ptr<StreamSocket> tcp) {
+          return std::make_unique<SSLServerSocket>(std::move(tcp),
+                                                   context_.get());
+        }) {}
+
+  const IPEndPoint& address() const { return echo_.address(); }
+  SSLServerContext* context() { return context_.get(); }
+  const std::vector<std::unique_ptr<Connection>>& connections() const {
+    return echo_.connections();
+  }
+  SSLServerSocket* last() const { return echo_.last(); }
+  // Handshakes that completed, full or resumed.
+  int full_handshakes() const { return CountHandshakes(false); }
+  int resumed_handshakes() const { return CountHandshakes(true); }
+
+  // Sends a CertificateRequest in every handshake and accepts any client
+  // certificate, or none (OBC semantics, as tools/testserver does).
+  void RequestClientCertificates() {
+    SSL_CTX_set_custom_verify(
+        context_->ssl_ctx(), SSL_VERIFY_PEER,
+        [](SSL*, uint8_t*) -> ssl_verify_result_t { return ssl_verify_ok; });
+  }
+
+ private:
+  static std::unique_ptr<SSLServerContext> CreateContext(
+      const SSLServerConfig& config) {
+    auto context = SSLServerContext::Create(config);
+    EXPECT_TRUE(context.ok()) << context.status();
+    return context.ok() ? std::move(*context) : nullptr;
+  }
+  int CountHandshakes(bool resumed) const {
+    int n = 0;
+    for (const auto& c : connections()) {
+      if (c->handshake_result == OK && c->socket->ssl_info().resumed == resumed)
+        ++n;
+    }
+    return n;
+  }
+
+  // Declared before echo_: its connections use the context.
+  std::unique_ptr<SSLServerContext> context_;
+  LoopbackEchoServer<SSLServerSocket> echo_;
+};
+
+// LoopbackTlsTest: an event loop and an SSLClientContext that trusts
+// cert/testdata's good_root.pem.
 class LoopbackTlsTest : public ::testing::Test {
  protected:
   LoopbackTlsTest() {
@@ -121,18 +216,25 @@ class LoopbackTlsTest : public ::testing::Test {
     context_ = std::make_unique<SSLClientContext>(verifier_.get());
   }
 
-  // Connects TCP then TLS to www.example.test at |address|; returns the TLS
-  // result (|out| is set either way once TCP connected).
-  int ConnectTLS(const IPEndPoint& address, const SSLConfig& config,
-                 std::unique_ptr<SSLClientSocket>* out) {
+  // Connects TCP then TLS to |host| at |address| with |context| (default:
+  // the fixture's); returns the TLS result (|out| is set either way once TCP
+  // connected).
+  int ConnectTLS(const IPEndPoint& address, const std::string& host,
+                 const SSLConfig& config, std::unique_ptr<SSLClientSocket>* out,
+                 SSLClientContext* context = nullptr) {
     auto tcp = std::make_unique<TCPClientSocket>(address, absl::Seconds(5));
     TestCompletionCallback cb;
     int rv = cb.GetResult(tcp->Connect(cb.callback()));
     if (rv != OK) return rv;
-    *out = std::make_unique<SSLClientSocket>(std::move(tcp), "www.example.test",
-                                             address.port(), config,
-                                             context_.get());
+    *out = std::make_unique<SSLClientSocket>(
+        std::move(tcp), host, address.port(), config,
+        context ? context : context_.get());
     return cb.GetResult((*out)->Connect(cb.callback()));
+  }
+  // The same to www.example.test.
+  int ConnectTLS(const IPEndPoint& address, const SSLConfig& config,
+                 std::unique_ptr<SSLClientSocket>* out) {
+    return ConnectTLS(address, kLoopbackHost, config, out);
   }
 
   // Writes |message| and reads until as many bytes came back: the echo, or
@@ -154,11 +256,15 @@ class LoopbackTlsTest : public ::testing::Test {
     return got;
   }
 
-  // Runs the event loop briefly so the server side catches up.
+  // Runs the event loop for 20 ms so the server side catches up.
   void RunPending() {
     OneShotTimer timer;
     timer.Start(absl::Milliseconds(20), [this] { loop_.Quit(); });
     loop_.Run();
+  }
+  // Runs the event loop in 20 ms steps until |done| or 5 s passed.
+  void RunUntil(const std::function<bool()>& done) {
+    for (int i = 0; i < 250 && !done(); ++i) RunPending();
   }
 
   EventLoop loop_;

@@ -31,7 +31,7 @@ void AnnotateCertBundle(
   trace.prevalidated = facts.prevalidated;
   trace.age = absl::Now() - facts.fetched_at;
   SSLInfo& ssl = timing->ssl;
-  const bool snap_from_bundle = ssl.snap_start == "accepted" &&
+  const bool snap_from_bundle = ssl.snap_start == SnapStartOutcome::kAccepted &&
                                 facts.has_orbit &&
                                 facts.snap_start_info_from_bundle;
   if (snap_from_bundle && ssl.cert_verify.verified_chain_der.empty()) {
@@ -42,14 +42,13 @@ void AnnotateCertBundle(
     CertVerifyResult result;
     if (lookup_prevalidated(&result)) ssl.cert_verify = std::move(result);
   }
-  const bool same_leaf = !ssl.cert_verify.verified_chain_der.empty() &&
-                         !facts.chain_der.empty() &&
-                         ssl.cert_verify.verified_chain_der[0] ==
-                             facts.chain_der[0];
+  const bool same_leaf =
+      !ssl.cert_verify.verified_chain_der.empty() && !facts.chain_der.empty() &&
+      ssl.cert_verify.verified_chain_der[0] == facts.chain_der[0];
   const bool prevalidated_answer =
       ssl.cert_verify.revocation_source == RevocationSource::kPrevalidated;
-  trace.used = same_leaf && (prevalidated_answer || snap_from_bundle ||
-                             !facts.prevalidated);
+  trace.used = same_leaf &&
+               (prevalidated_answer || snap_from_bundle || !facts.prevalidated);
   if (!trace.used) {
     trace.not_used_because =
         ssl.resumed  ? "the session was resumed"

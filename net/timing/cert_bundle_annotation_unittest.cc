@@ -86,7 +86,7 @@ TEST(CertBundleAnnotationTest, SnapStartFromTheBundleTakesThePrevalidation) {
   facts.has_orbit = true;
   facts.snap_start_info_from_bundle = true;
   LoadTiming timing;
-  timing.ssl.snap_start = "accepted";
+  timing.ssl.snap_start = SnapStartOutcome::kAccepted;
   int lookups = 0;
   AnnotateCertBundle(
       facts,
@@ -105,7 +105,7 @@ TEST(CertBundleAnnotationTest, SnapStartFromTheBundleTakesThePrevalidation) {
   // Without the prevalidator's answer nothing is verified, and the bundle
   // did not serve.
   LoadTiming without;
-  without.ssl.snap_start = "accepted";
+  without.ssl.snap_start = SnapStartOutcome::kAccepted;
   AnnotateCertBundle(
       facts, [](CertVerifyResult*) { return false; }, &without);
   EXPECT_TRUE(without.ssl.cert_verify.verified_chain_der.empty());

@@ -263,12 +263,12 @@ void SetSince(Json* object, absl::string_view key, TimeTicks origin,
 }
 
 void AddStackFacts(const LoadTiming& t, Json* entry) {
-  entry->Set("_dnsSource", Json::Str(t.dns_source));
+  entry->Set("_dnsSource", Json::Str(DnsSourceToString(t.dns_source)));
   entry->Set("_socketReused", Json::Bool(t.socket_reused));
   if (t.spdy.used) {
     Json& spdy = entry->Set("_spdy", Json::Object());
     spdy.Set("streamId", Json::Int(t.spdy.stream_id));
-    spdy.Set("session", Json::Str(t.spdy.session));
+    spdy.Set("session", Json::Str(SessionUseToString(t.spdy.session)));
     spdy.Set("sessionId", Json::Str(t.spdy.session_id));
     spdy.Set("credentialSlot", Json::Int(t.spdy.credential_slot));
     spdy.Set("credentialSent", Json::Bool(t.spdy.credential_sent));
@@ -276,7 +276,7 @@ void AddStackFacts(const LoadTiming& t, Json* entry) {
   if (t.h2.used) {
     Json& h2 = entry->Set("_h2", Json::Object());
     h2.Set("streamId", Json::Int(t.h2.stream_id));
-    h2.Set("session", Json::Str(t.h2.session));
+    h2.Set("session", Json::Str(SessionUseToString(t.h2.session)));
     h2.Set("sessionId", Json::Str(t.h2.session_id));
     Json& settings = h2.Set("settings", Json::Object());
     for (const auto& [name, value] : t.h2.server_settings)
@@ -324,9 +324,9 @@ void AddStackFacts(const LoadTiming& t, Json* entry) {
     if (!c.detail.empty()) check.Set("detail", Json::Str(c.detail));
   }
 
-  if (!s.snap_start.empty()) {
+  if (s.snap_start != SnapStartOutcome::kNone) {
     Json& snap = entry->Set("_snapStart", Json::Object());
-    snap.Set("state", Json::Str(s.snap_start));
+    snap.Set("state", Json::Str(SnapStartOutcomeToString(s.snap_start)));
     snap.Set("detail", Json::Str(s.snap_start_detail));
   }
 

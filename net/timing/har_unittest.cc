@@ -51,6 +51,31 @@ TEST(PhasesTest, ReusedConnectionHasNoDnsOrConnect) {
   EXPECT_EQ(Sum(p), absl::Milliseconds(5));
 }
 
+TEST(PhasesTest, CurlPointsAreCumulativeOverThePhases) {
+  CurlPoints c = ComputeCurlPoints(ComputeRequestPhases(HttpsTiming()), true);
+  EXPECT_EQ(c.namelookup, At(41));
+  EXPECT_EQ(c.connect, At(141));
+  EXPECT_EQ(c.appconnect, At(341));
+  EXPECT_EQ(c.pretransfer, At(341.5));
+  EXPECT_EQ(c.starttransfer, At(441));
+  EXPECT_EQ(c.total, At(442));
+  // A reused connection: no lookup and no connect, at the start.
+  const LoadTiming reused = ReusedConnectionTiming();
+  c = ComputeCurlPoints(ComputeRequestPhases(reused), true);
+  EXPECT_EQ(c.namelookup, reused.start);
+  EXPECT_EQ(c.connect, reused.start);
+  EXPECT_EQ(c.appconnect, reused.start);
+  EXPECT_EQ(c.pretransfer, At(3));
+  EXPECT_EQ(c.starttransfer, At(4));
+  // Plain HTTP has no appconnect.
+  LoadTiming http = HttpsTiming();
+  http.https = false;
+  http.ssl_start = TimeTicks();
+  c = ComputeCurlPoints(ComputeRequestPhases(http), false);
+  EXPECT_TRUE(c.appconnect.is_null());
+  EXPECT_EQ(c.connect, At(341));
+}
+
 TEST(PhasesTest, FailureDuringTlsEndsThere) {
   LoadTiming t = HttpsTiming();
   t.connect_end = t.request_start = t.response_start = t.response_end =
@@ -110,7 +135,7 @@ TEST(HarTest, Http2Facts) {
   t.ssl.alpn = "h2";
   t.h2.used = true;
   t.h2.stream_id = 3;
-  t.h2.session = "reused";
+  t.h2.session = SessionUse::kReused;
   t.h2.session_id = "https://a.test via 127.0.0.1:5000";
   t.h2.server_settings = {{"MAX_CONCURRENT_STREAMS", 128},
                           {"INITIAL_WINDOW_SIZE", 65536}};
@@ -219,8 +244,8 @@ TEST(HarTest, FailedRequest) {
 
 TEST(HarTest, StackFactsAsCustomFields) {
   LoadTiming t = HttpsTiming();
-  t.dns_source = "prefetch";
-  t.ssl.snap_start = "accepted";
+  t.dns_source = DnsSource::kPrefetch;
+  t.ssl.snap_start = SnapStartOutcome::kAccepted;
   t.cert_bundle.present = true;
   t.cert_bundle.used = true;
   t.cert_bundle.source = "dns";

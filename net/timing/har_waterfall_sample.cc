@@ -22,33 +22,35 @@
 #include "net/base/net_errors.h"
 #include "net/timing/har.h"
 #include "net/timing/load_timing.h"
+#include "net/timing/load_timing_test_util.h"
 #include "net/timing/waterfall.h"
 
 namespace net {
 namespace {
 
-TimeTicks At(double ms) {
-  return TimeTicks::FromMicroseconds(1'000'000 +
-                                     static_cast<int64_t>(ms * 1000));
+// An OCSP check of the leaf that said good, from |start| to |end| ms.
+RevocationCheck GoodLeafOcsp(RevocationSource source, double start,
+                             double end) {
+  RevocationCheck check;
+  check.depth = 0;
+  check.method = "ocsp";
+  check.source = source;
+  check.outcome = RevocationOutcome::kGood;
+  check.start = At(start);
+  check.end = At(end);
+  return check;
 }
 
 void Run(std::vector<LoadTiming>* timings,
          std::vector<HarEntryExtras>* extras) {
   // 1. Plain HTTP, cold, redirected to https on another host.
-  LoadTiming t1;
-  t1.url = "http://example.test/old?q=1&r=a%20b#top";
-  t1.start = At(100);
-  t1.fetch_start = At(100.2);
-  t1.dns_start = At(100.3);
-  t1.dns_end = At(140.5);
-  t1.connect_start = At(140.6);
-  t1.connect_end = At(240.9);
-  t1.request_start = At(241.0);
-  t1.response_start = At(341.2);
-  t1.response_end = At(341.5);
-  t1.status_code = 301;
-  t1.dns_source = "network";
-  t1.remote_address = "127.0.0.10:80";
+  LoadTiming t1 = LoadTimingBuilder("http://example.test/old?q=1&r=a%20b#top")
+                      .Start(100, 100.2)
+                      .Dns(100.3, 140.5, DnsSource::kNetwork)
+                      .Connect(140.6, 240.9)
+                      .Exchange(241.0, 341.2, 341.5, 301)
+                      .From("127.0.0.10:80")
+                      .Build();
   t1.header_bytes = 96;
   timings->push_back(t1);
   HarEntryExtras x1;
@@ -64,38 +66,24 @@ void Run(std::vector<LoadTiming>* timings,
   extras->push_back(x1);
 
   // 2. Prefetched DNS and bundle, Snap Start.
-  LoadTiming t2;
-  t2.url = "https://www.example.test/";
-  t2.https = true;
-  t2.start = At(342.0);
-  t2.fetch_start = At(342.1);
-  t2.dns_start = At(342.2);
-  t2.dns_end = At(342.2);
-  t2.connect_start = At(342.3);
-  t2.ssl_start = At(442.5);
-  t2.connect_end = At(443.1);
-  t2.request_start = At(443.2);
-  t2.response_start = At(543.4);
-  t2.response_end = At(543.6);
-  t2.status_code = 302;
-  t2.dns_source = "prefetch";
-  t2.remote_address = "127.0.0.11:443";
+  LoadTiming t2 = LoadTimingBuilder("https://www.example.test/")
+                      .Start(342.0, 342.1)
+                      .Dns(342.2, 342.2, DnsSource::kPrefetch)
+                      .Connect(342.3, 443.1)
+                      .Tls(442.5)
+                      .Exchange(443.2, 543.4, 543.6, 302)
+                      .From("127.0.0.11:443")
+                      .Build();
   t2.ssl.version = "TLSv1.2";
   t2.ssl.cipher = "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256";
   t2.ssl.group = "X25519";
-  t2.ssl.snap_start = "accepted";
+  t2.ssl.snap_start = SnapStartOutcome::kAccepted;
   t2.ssl.snap_start_detail = "orbit and server random predicted";
   t2.ssl.cert_verify.error = 0;
   t2.ssl.cert_verify.revocation_source = RevocationSource::kPrevalidated;
   t2.ssl.cert_verify.revocation_outcome = RevocationOutcome::kGood;
-  RevocationCheck prevalidated;
-  prevalidated.depth = 0;
-  prevalidated.method = "ocsp";
-  prevalidated.source = RevocationSource::kPrevalidated;
-  prevalidated.outcome = RevocationOutcome::kGood;
-  prevalidated.start = At(41);
-  prevalidated.end = At(88);
-  t2.ssl.cert_verify.revocation_checks.push_back(prevalidated);
+  t2.ssl.cert_verify.revocation_checks.push_back(
+      GoodLeafOcsp(RevocationSource::kPrevalidated, 41, 88));
   t2.cert_bundle.present = true;
   t2.cert_bundle.used = true;
   t2.cert_bundle.source = "dns";
@@ -122,18 +110,13 @@ void Run(std::vector<LoadTiming>* timings,
   extras->push_back(x2);
 
   // 3. The same connection, reused; an OBC.
-  LoadTiming t3;
-  t3.url = "https://www.example.test/final";
-  t3.https = true;
+  LoadTiming t3 = LoadTimingBuilder("https://www.example.test/final")
+                      .Start(544.0, 544.1)
+                      .Exchange(544.3, 644.5, 660.0, 200)
+                      .From("127.0.0.11:443")
+                      .Build();
   t3.socket_reused = true;
-  t3.start = At(544.0);
-  t3.fetch_start = At(544.1);
-  t3.request_start = At(544.3);
-  t3.response_start = At(644.5);
-  t3.response_end = At(660.0);
-  t3.status_code = 200;
-  t3.dns_source = "reused";
-  t3.remote_address = "127.0.0.11:443";
+  t3.dns_source = DnsSource::kReused;
   t3.ssl = t2.ssl;
   t3.ssl.obc.source = ObcSource::kPooledKey;
   t3.ssl.obc.algorithm = KeyAlgorithm::kEcdsaP256;
@@ -158,23 +141,16 @@ void Run(std::vector<LoadTiming>* timings,
 
   // 4. A full TLS 1.2 handshake with OCSP on the critical path; a URL
   // with characters that need escaping in JSON and XML.
-  LoadTiming t4;
-  t4.url =
-      "https://cdn.example.test/app.js?a=1&b=<x>&c=\"q\"&d='\xC3\xA9'&e=\xFF";
-  t4.https = true;
-  t4.start = At(661.0);
-  t4.fetch_start = At(661.0);
-  t4.dns_start = At(661.1);
-  t4.dns_end = At(661.2);
-  t4.connect_start = At(661.3);
-  t4.ssl_start = At(761.5);
-  t4.connect_end = At(1253.0);
-  t4.request_start = At(1253.1);
-  t4.response_start = At(1353.3);
-  t4.response_end = At(1380.0);
-  t4.status_code = 200;
-  t4.dns_source = "cache";
-  t4.remote_address = "[::1]:443";
+  LoadTiming t4 = LoadTimingBuilder(
+                      "https://cdn.example.test/"
+                      "app.js?a=1&b=<x>&c=\"q\"&d='\xC3\xA9'&e=\xFF")
+                      .Start(661.0, 661.0)
+                      .Dns(661.1, 661.2, DnsSource::kCache)
+                      .Connect(661.3, 1253.0)
+                      .Tls(761.5)
+                      .Exchange(1253.1, 1353.3, 1380.0, 200)
+                      .From("[::1]:443")
+                      .Build();
   t4.ssl.version = "TLSv1.2";
   t4.ssl.cipher = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256";
   t4.ssl.false_start = true;
@@ -183,14 +159,8 @@ void Run(std::vector<LoadTiming>* timings,
   t4.ssl.cert_verify.revocation_source = RevocationSource::kFresh;
   t4.ssl.cert_verify.revocation_outcome = RevocationOutcome::kGood;
   t4.ssl.cert_verify.revocation_duration = absl::Milliseconds(291);
-  RevocationCheck fresh;
-  fresh.depth = 0;
-  fresh.method = "ocsp";
-  fresh.source = RevocationSource::kFresh;
-  fresh.outcome = RevocationOutcome::kGood;
-  fresh.start = At(861.8);
-  fresh.end = At(1152.8);
-  t4.ssl.cert_verify.revocation_checks.push_back(fresh);
+  t4.ssl.cert_verify.revocation_checks.push_back(
+      GoodLeafOcsp(RevocationSource::kFresh, 861.8, 1152.8));
   t4.body_bytes = 48213;
   timings->push_back(t4);
   HarEntryExtras x4;
@@ -201,16 +171,11 @@ void Run(std::vector<LoadTiming>* timings,
   extras->push_back(x4);
 
   // 5. Name not resolved.
-  LoadTiming t5;
-  t5.url = "https://missing.example.test/";
-  t5.https = true;
-  t5.start = At(1381.0);
-  t5.fetch_start = At(1381.0);
-  t5.dns_start = At(1381.1);
-  t5.failed_at = At(1421.3);
-  t5.net_error = ERR_NAME_NOT_RESOLVED;
-  t5.dns_source = "network";
-  timings->push_back(t5);
+  timings->push_back(LoadTimingBuilder("https://missing.example.test/")
+                         .Start(1381.0, 1381.0)
+                         .DnsStart(1381.1, DnsSource::kNetwork)
+                         .Failed(1421.3, ERR_NAME_NOT_RESOLVED)
+                         .Build());
   extras->push_back(HarEntryExtras());
 }
 

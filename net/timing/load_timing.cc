@@ -46,6 +46,20 @@ std::vector<Point> OrderedPoints(const LoadTiming& t) {
 
 }  // namespace
 
+const char* SessionUseToString(SessionUse use) {
+  switch (use) {
+    case SessionUse::kNone:
+      return "";
+    case SessionUse::kNew:
+      return "new";
+    case SessionUse::kReused:
+      return "reused";
+    case SessionUse::kPooled:
+      return "pooled";
+  }
+  return "";
+}
+
 std::string JsonEscape(const std::string& s) {
   std::string out;
   for (unsigned char c : s) {
@@ -117,9 +131,11 @@ std::string LoadTimingToJson(const LoadTiming& t) {
   absl::StrAppend(&json, ",\"status\":", t.status_code);
   absl::StrAppend(&json, ",\"error\":\"", ErrorToShortString(t.net_error),
                   "\"");
-  absl::StrAppend(&json, ",\"dns\":{\"source\":\"", t.dns_source, "\"}");
+  absl::StrAppend(&json, ",\"dns\":{\"source\":\"",
+                  DnsSourceToString(t.dns_source), "\"}");
   absl::StrAppend(&json, ",\"remoteAddress\":\"", JsonEscape(t.remote_address),
                   "\"");
+  absl::StrAppend(&json, ",\"proxy\":\"", JsonEscape(t.proxy), "\"");
   absl::StrAppend(
       &json, ",\"socketReused\":", t.socket_reused ? "true" : "false",
       ",\"socketPreconnected\":", t.socket_preconnected ? "true" : "false");
@@ -138,15 +154,17 @@ std::string LoadTimingToJson(const LoadTiming& t) {
   if (t.spdy.used) {
     absl::StrAppend(
         &json, ",\"spdy\":{\"streamId\":", t.spdy.stream_id, ",\"session\":\"",
-        t.spdy.session, "\",\"sessionId\":\"", JsonEscape(t.spdy.session_id),
+        SessionUseToString(t.spdy.session), "\",\"sessionId\":\"",
+        JsonEscape(t.spdy.session_id),
         "\",\"credentialSlot\":", t.spdy.credential_slot,
         ",\"credentialSent\":", t.spdy.credential_sent ? "true" : "false",
         ",\"retry\":\"", JsonEscape(t.spdy.retry), "\"}");
   }
   if (t.h2.used) {
     absl::StrAppend(&json, ",\"h2\":{\"streamId\":", t.h2.stream_id,
-                    ",\"session\":\"", t.h2.session, "\",\"sessionId\":\"",
-                    JsonEscape(t.h2.session_id), "\",\"settings\":{");
+                    ",\"session\":\"", SessionUseToString(t.h2.session),
+                    "\",\"sessionId\":\"", JsonEscape(t.h2.session_id),
+                    "\",\"settings\":{");
     for (size_t i = 0; i < t.h2.server_settings.size(); ++i) {
       absl::StrAppend(&json, i ? "," : "", "\"",
                       JsonEscape(t.h2.server_settings[i].first),
@@ -165,9 +183,10 @@ std::string LoadTimingToJson(const LoadTiming& t) {
         ",\"falseStart\":", s.false_start ? "true" : "false",
         ",\"waitedForSession\":", s.waited_for_session ? "true" : "false",
         ",\"sessionWaitMs\":", Ms(s.session_wait),
-        s.snap_start.empty()
+        s.snap_start == SnapStartOutcome::kNone
             ? std::string()
-            : absl::StrCat(",\"snapStart\":\"", s.snap_start,
+            : absl::StrCat(",\"snapStart\":\"",
+                           SnapStartOutcomeToString(s.snap_start),
                            "\",\"snapStartDetail\":\"",
                            JsonEscape(s.snap_start_detail), "\""),
         t.handshake_choice.chosen.empty()
@@ -179,8 +198,9 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                       ? std::string("null")
                       : absl::StrCat("\"", t.handshake_choice.runner_up, "\""),
                   ",\"runnerUpRtts\":", t.handshake_choice.runner_up_rtts, "}"),
-        ",\"earlyData\":\"", s.early_data, "\",\"earlyDataReason\":\"",
-        JsonEscape(s.early_data_reason), "\",\"certCompression\":",
+        ",\"earlyData\":\"", EarlyDataStateToString(s.early_data),
+        "\",\"earlyDataReason\":\"", JsonEscape(s.early_data_reason),
+        "\",\"certCompression\":",
         s.cert_compression.algorithm.empty()
             ? std::string("null")
             : absl::StrCat("{\"algorithm\":\"", s.cert_compression.algorithm,
@@ -203,8 +223,11 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                     t.cert_bundle.used ? "prefetch"
                     : s.resumed        ? "session"
                                        : "handshake",
-                    "\",\"verifyResult\":\"", ErrorToShortString(v.error),
-                    "\",\"verifyMs\":", Ms(v.verify_duration),
+                    "\",\"verifyResult\":\"", ErrorToShortString(v.error), "\"",
+                    v.detail.empty() ? "" : ",\"verifyDetail\":\"",
+                    v.detail.empty() ? std::string()
+                                     : absl::StrCat(JsonEscape(v.detail), "\""),
+                    ",\"verifyMs\":", Ms(v.verify_duration),
                     ",\"revocation\":{\"source\":\"",
                     RevocationSourceToString(v.revocation_source),
                     "\",\"outcome\":\"",
@@ -297,7 +320,7 @@ std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings) {
                        "\",\"status\":", t.status_code, ",\"error\":\"",
                        ErrorToShortString(t.net_error), "\""));
     event(tid, "dns", t.dns_start, t.dns_end,
-          absl::StrCat("\"source\":\"", t.dns_source, "\""));
+          absl::StrCat("\"source\":\"", DnsSourceToString(t.dns_source), "\""));
     // A phase cut short by a failure ends where the request failed.
     auto end_or_failed = [&](TimeTicks v) {
       return v.is_null() ? t.failed_at : v;
@@ -306,16 +329,18 @@ std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings) {
           end_or_failed(t.ssl_start.is_null() ? t.connect_end : t.ssl_start),
           "");
     if (t.https) {
-      event(
-          tid, "tls_handshake", t.ssl_start, end_or_failed(t.connect_end),
-          absl::StrCat(
-              "\"version\":\"", t.ssl.version,
-              "\",\"resumed\":", t.ssl.resumed ? "true" : "false",
-              ",\"falseStart\":", t.ssl.false_start ? "true" : "false",
-              ",\"earlyData\":\"", t.ssl.early_data, "\"",
-              t.ssl.snap_start.empty()
-                  ? std::string()
-                  : absl::StrCat(",\"snapStart\":\"", t.ssl.snap_start, "\"")));
+      event(tid, "tls_handshake", t.ssl_start, end_or_failed(t.connect_end),
+            absl::StrCat(
+                "\"version\":\"", t.ssl.version,
+                "\",\"resumed\":", t.ssl.resumed ? "true" : "false",
+                ",\"falseStart\":", t.ssl.false_start ? "true" : "false",
+                ",\"earlyData\":\"", EarlyDataStateToString(t.ssl.early_data),
+                "\"",
+                t.ssl.snap_start == SnapStartOutcome::kNone
+                    ? std::string()
+                    : absl::StrCat(",\"snapStart\":\"",
+                                   SnapStartOutcomeToString(t.ssl.snap_start),
+                                   "\"")));
     }
     event(tid, "request_sent_to_first_byte", t.request_start, t.response_start,
           "");

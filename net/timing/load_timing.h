@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "dns/dns_source.h"
 #include "net/base/tick_clock.h"
 #include "net/socket/tcp_fast_open.h"
 #include "net/ssl/ssl_info.h"
@@ -45,14 +46,19 @@ struct CertBundleTrace {
   std::string not_used_because;
 };
 
+// How a request got the multiplexed session (SPDY/3, HTTP/2) it went on:
+// this request's connection made it (new), an open session to the origin
+// (reused), or IP pooling: a session made for another origin whose
+// certificate covers this one (pooled).
+enum class SessionUse { kNone, kNew, kReused, kPooled };
+// The trace's word: "", "new", "reused" or "pooled".
+const char* SessionUseToString(SessionUse use);
+
 // SPDY facts of a request that went over a SPDY/3 session (issue 13).
 struct SpdyTrace {
   bool used = false;
   uint32_t stream_id = 0;
-  // "new" (this request's connection made the session), "reused" (an open
-  // session to the origin) or "pooled" (IP pooling: a session made for
-  // another origin whose certificate covers this one).
-  std::string session;
+  SessionUse session = SessionUse::kNone;
   // Which session: its origin and local address ("https://a:443 via
   // 127.0.0.1:41234"), the same for every request it carried.
   std::string session_id;
@@ -69,9 +75,9 @@ struct SpdyTrace {
 struct Http2Trace {
   bool used = false;
   uint32_t stream_id = 0;
-  // "new" (this request's connection made the session) or "reused" (an
-  // open session to the origin carried it).
-  std::string session;
+  // kNew (this request's connection made the session) or kReused (an open
+  // session to the origin carried it).
+  SessionUse session = SessionUse::kNone;
   // Which session: its origin and local address, the same for every request
   // it carried.
   std::string session_id;
@@ -105,9 +111,12 @@ struct LoadTiming {
   std::string method = "GET";
   int status_code = 0;
   int net_error = 0;  // OK or the failure
-  std::string
-      dns_source;  // network, cache, prefetch, override, literal, reused
+  DnsSource dns_source = DnsSource::kNone;
+  // The transport peer ("ip:port"): the proxy's, through a proxy.
   std::string remote_address;
+  // The HTTP proxy the request went through ("http://host:port", never its
+  // credentials), or "direct".
+  std::string proxy = "direct";
   bool socket_reused = false;
   // The connection was opened and handshaked ahead of the request
   // (preconnect) and this request is its first user.

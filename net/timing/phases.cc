@@ -64,6 +64,27 @@ RequestPhases ComputeRequestPhases(const LoadTiming& t) {
   return p;
 }
 
+CurlPoints ComputeCurlPoints(const RequestPhases& p, bool https) {
+  CurlPoints c;
+  if (p.start.is_null()) return c;
+  auto end_or = [](const PhaseInterval& phase, TimeTicks previous) {
+    return phase.present ? phase.end : previous;
+  };
+  // No lookup: done when the connect began, or (a reused connection)
+  // before anything happened, as curl's near-zero times there.
+  c.namelookup = p.dns.present       ? p.dns.end
+                 : p.connect.present ? p.connect.begin
+                                     : p.start;
+  c.connect = p.connect.present ? (p.ssl.present ? p.ssl.begin : p.connect.end)
+                                : c.namelookup;
+  const TimeTicks secured = end_or(p.connect, c.connect);
+  if (https) c.appconnect = secured;
+  c.pretransfer = end_or(p.send, secured);
+  c.starttransfer = end_or(p.wait, c.pretransfer);
+  c.total = p.end;
+  return c;
+}
+
 std::string ToValidUtf8(absl::string_view s) {
   std::string out;
   out.reserve(s.size());

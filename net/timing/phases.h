@@ -56,6 +56,21 @@ struct RequestPhases {
 // ssl sum to total() exactly (in microseconds).
 RequestPhases ComputeRequestPhases(const LoadTiming& t);
 
+// CurlPoints: curl's -w time points (time_namelookup, time_connect, ...)
+// cut from the same phases, so fetch's -w, its --compare table, HAR and the
+// waterfall agree. Cumulative: a phase that did not happen ends where the
+// previous one did; a reused connection's lookup and connect are at the
+// start. appconnect is null for plain HTTP (curl prints 0 there).
+struct CurlPoints {
+  TimeTicks namelookup;     // the lookup done
+  TimeTicks connect;        // TCP connected (TLS begins)
+  TimeTicks appconnect;     // TLS done (https only)
+  TimeTicks pretransfer;    // the request about to go
+  TimeTicks starttransfer;  // the first response byte
+  TimeTicks total;          // the end (responseEnd, or the failure)
+};
+CurlPoints ComputeCurlPoints(const RequestPhases& p, bool https);
+
 // ToValidUtf8 returns |s| with every byte that does not belong to a valid
 // UTF-8 sequence replaced by U+FFFD (JSON and XML output must be UTF-8).
 std::string ToValidUtf8(absl::string_view s);

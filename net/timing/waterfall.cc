@@ -156,7 +156,9 @@ std::string LoadTimingsToWaterfallSvg(const std::vector<LoadTiming>& timings) {
       add(p.blocked, p.blocked.begin, p.blocked.end, kWaterfallColorStalled,
           "Stalled", kThin);
       add(p.dns, p.dns.begin, p.dns.end, kWaterfallColorDns,
-          absl::StrCat("DNS lookup (", t.dns_source, ")").c_str(), kThin);
+          absl::StrCat("DNS lookup (", DnsSourceToString(t.dns_source), ")")
+              .c_str(),
+          kThin);
       add(p.connect, p.connect.begin,
           p.ssl.present ? p.ssl.begin : p.connect.end, kWaterfallColorConnect,
           "Initial connection (TCP)", kThin);
@@ -243,7 +245,7 @@ std::string LoadTimingsToWaterfallSvg(const std::vector<LoadTiming>& timings) {
     }
 
     // A DNS prefetch: the record says only that the answer came from it.
-    if (t.dns_source == "prefetch" &&
+    if (t.dns_source == DnsSource::kPrefetch &&
         dns_prefetched.insert(HostOf(t.url)).second && !p.start.is_null()) {
       Row job;
       job.off_path = true;

@@ -133,7 +133,7 @@ TEST(WaterfallTest, PrefetchJobsOnTheirOwnRowsOnce) {
   LoadTiming a = HttpsTiming();
   a.start = At(100);
   a.fetch_start = a.dns_start = a.dns_end = At(100);
-  a.dns_source = "prefetch";
+  a.dns_source = DnsSource::kPrefetch;
   a.cert_bundle.present = true;
   a.cert_bundle.used = true;
   a.cert_bundle.source = "well-known";

@@ -28,7 +28,7 @@ class FakeResolver : public HostResolver {
   int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
               CompletionOnceCallback callback,
               std::unique_ptr<Request>* out) override {
-    result->source = "network";
+    result->source = DnsSource::kNetwork;
     result->addresses = {IPAddress::IPv4Localhost()};
     return OK;
   }
@@ -198,6 +198,28 @@ class URLRequestTest : public ::testing::Test {
     request->Start();
     loop_.RunUntilIdle();
   }
+  // Create, then Run.
+  std::unique_ptr<URLRequest> CreateAndRun(const std::string& url,
+                                           URLRequest::Options options = {}) {
+    std::unique_ptr<URLRequest> request = Create(url, options);
+    Run(request.get());
+    return request;
+  }
+
+  // Scripts the next connection: |writes| expected, |reads| answered. The
+  // fixture keeps the script; the reference is for checks.
+  StaticSocketDataProvider& AddSocket(std::vector<MockWrite> writes,
+                                      std::vector<MockRead> reads) {
+    scripts_.push_back(
+        std::make_unique<StaticSocketDataProvider>(reads, writes));
+    factory_.AddSocketDataProvider(scripts_.back().get());
+    return *scripts_.back();
+  }
+  // The next connection: one GET of http://a.test/ answered by |reads|.
+  StaticSocketDataProvider& AddGetRoot(std::vector<MockRead> reads) {
+    return AddSocket({MockWrite(ASYNC, Req("GET", "a.test", "/"))},
+                     std::move(reads));
+  }
 
   static void ExpectConsumed(const StaticSocketDataProvider& data) {
     EXPECT_TRUE(data.AllReadDataConsumed());
@@ -209,6 +231,8 @@ class URLRequestTest : public ::testing::Test {
   FakeResolver resolver_;
   MockClientSocketFactory factory_;
   AcceptAllVerifier verifier_;
+  // Declared before the session: its idle sockets read the scripts.
+  std::vector<std::unique_ptr<StaticSocketDataProvider>> scripts_;
   HttpNetworkSession session_;
   CookieJar jar_;
   CountingNetworkDelegate network_delegate_;
@@ -217,10 +241,9 @@ class URLRequestTest : public ::testing::Test {
 };
 
 TEST_F(URLRequestTest, PlainGet) {
-  MockWrite writes[] = {MockWrite(SYNC, Req("GET", "a.test", "/x"))};
-  MockRead reads[] = {MockRead(ASYNC, Ok("hello world"))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  StaticSocketDataProvider& data =
+      AddSocket({MockWrite(SYNC, Req("GET", "a.test", "/x"))},
+                {MockRead(ASYNC, Ok("hello world"))});
   auto request = Create("http://a.test/x");
   request->Start();
   // Never from inside Start(), even when the socket answers at once.
@@ -249,26 +272,24 @@ TEST_F(URLRequestTest, PlainGet) {
 // A chain of every redirect status on one kept-alive connection, relative
 // and absolute Locations; the trace keeps one entry per hop.
 TEST_F(URLRequestTest, RedirectChainOnOneConnection) {
-  MockWrite writes[] = {
-      MockWrite(ASYNC, Req("GET", "a.test", "/1")),
-      MockWrite(ASYNC, Req("GET", "a.test", "/2")),
-      MockWrite(ASYNC, Req("GET", "a.test", "/dir/3")),
-      MockWrite(ASYNC, Req("GET", "a.test", "/dir/4?q")),
-      MockWrite(ASYNC, Req("GET", "a.test", "/dir/5")),
-      MockWrite(ASYNC, Req("GET", "a.test", "/end")),
-  };
-  MockRead reads[] = {
-      MockRead(ASYNC, Redirect(301, "/2")),
-      MockRead(ASYNC, Redirect(302, "http://a.test/dir/3")),
-      MockRead(ASYNC, Redirect(303, "4?q")),
-      MockRead(ASYNC, Redirect(307, "5")),
-      MockRead(SYNC, Redirect(308, "//a.test/end#frag")),
-      MockRead(ASYNC, Ok("done")),
-  };
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  auto request = Create("http://a.test/1");
-  Run(request.get());
+  StaticSocketDataProvider& data = AddSocket(
+      {
+          MockWrite(ASYNC, Req("GET", "a.test", "/1")),
+          MockWrite(ASYNC, Req("GET", "a.test", "/2")),
+          MockWrite(ASYNC, Req("GET", "a.test", "/dir/3")),
+          MockWrite(ASYNC, Req("GET", "a.test", "/dir/4?q")),
+          MockWrite(ASYNC, Req("GET", "a.test", "/dir/5")),
+          MockWrite(ASYNC, Req("GET", "a.test", "/end")),
+      },
+      {
+          MockRead(ASYNC, Redirect(301, "/2")),
+          MockRead(ASYNC, Redirect(302, "http://a.test/dir/3")),
+          MockRead(ASYNC, Redirect(303, "4?q")),
+          MockRead(ASYNC, Redirect(307, "5")),
+          MockRead(SYNC, Redirect(308, "//a.test/end#frag")),
+          MockRead(ASYNC, Ok("done")),
+      });
+  auto request = CreateAndRun("http://a.test/1");
   EXPECT_EQ(delegate_.result, OK) << request->error_detail();
   EXPECT_EQ(delegate_.body, "done");
   ASSERT_EQ(delegate_.redirects.size(), 5u);
@@ -317,7 +338,7 @@ TEST_P(URLRequestMethodTest, RedirectMethodRules) {
   const std::string body = "a=1&b=2";
   const std::string body_headers =
       "Content-Type: application/x-www-form-urlencoded\r\n";
-  MockWrite writes[] = {
+  const std::vector<MockWrite> writes = {
       MockWrite(ASYNC, Req(c.method, "a.test", "/form",
                            absl::StrCat("X-Keep: 1\r\n", body_headers,
                                         "Content-Length: 7\r\n"),
@@ -334,13 +355,11 @@ TEST_P(URLRequestMethodTest, RedirectMethodRules) {
                                           : ""))),
   };
   const bool head = std::string(c.next_method) == "HEAD";
-  MockRead reads[] = {
-      MockRead(ASYNC, Redirect(c.status, "/next")),
-      MockRead(ASYNC, head ? "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n"
-                           : Ok("ok")),
-  };
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  StaticSocketDataProvider& data = AddSocket(
+      writes,
+      {MockRead(ASYNC, Redirect(c.status, "/next")),
+       MockRead(ASYNC, head ? "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n"
+                            : Ok("ok"))});
   auto request = Create("http://a.test/form");
   request->set_method(c.method);
   request->set_upload_body(body);
@@ -369,15 +388,13 @@ INSTANTIATE_TEST_SUITE_P(
                       MethodCase{308, "DELETE", "DELETE", true}));
 
 TEST_F(URLRequestTest, HeadStaysHeadOn303) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("HEAD", "a.test", "/")),
-                        MockWrite(ASYNC, Req("HEAD", "a.test", "/other"))};
-  MockRead reads[] = {
-      MockRead(ASYNC,
-               "HTTP/1.1 303 See Other\r\nLocation: /other\r\n"
-               "Content-Length: 100\r\n\r\n"),
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n")};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  StaticSocketDataProvider& data = AddSocket(
+      {MockWrite(ASYNC, Req("HEAD", "a.test", "/")),
+       MockWrite(ASYNC, Req("HEAD", "a.test", "/other"))},
+      {MockRead(ASYNC,
+                "HTTP/1.1 303 See Other\r\nLocation: /other\r\n"
+                "Content-Length: 100\r\n\r\n"),
+       MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n")});
   auto request = Create("http://a.test/");
   request->set_method("HEAD");
   Run(request.get());
@@ -389,17 +406,14 @@ TEST_F(URLRequestTest, HeadStaysHeadOn303) {
 // A redirect to another origin gets its own connection, and neither the
 // caller's Authorization nor its Cookie header goes with it.
 TEST_F(URLRequestTest, CrossOriginRedirectDropsCredentials) {
-  MockWrite writes1[] = {
-      MockWrite(ASYNC, Req("GET", "a.test", "/",
-                           "Authorization: Bearer secret\r\nCookie: mine=1\r\n"
-                           "X-Other: 1\r\n"))};
-  MockRead reads1[] = {MockRead(ASYNC, Redirect(302, "http://b.test/"))};
-  MockWrite writes2[] = {
-      MockWrite(ASYNC, Req("GET", "b.test", "/", "X-Other: 1\r\n"))};
-  MockRead reads2[] = {MockRead(ASYNC, Ok("b"))};
-  StaticSocketDataProvider data1(reads1, writes1), data2(reads2, writes2);
-  factory_.AddSocketDataProvider(&data1);
-  factory_.AddSocketDataProvider(&data2);
+  StaticSocketDataProvider& data1 = AddSocket(
+      {MockWrite(ASYNC, Req("GET", "a.test", "/",
+                            "Authorization: Bearer secret\r\nCookie: mine=1\r\n"
+                            "X-Other: 1\r\n"))},
+      {MockRead(ASYNC, Redirect(302, "http://b.test/"))});
+  StaticSocketDataProvider& data2 =
+      AddSocket({MockWrite(ASYNC, Req("GET", "b.test", "/", "X-Other: 1\r\n"))},
+                {MockRead(ASYNC, Ok("b"))});
   auto request = Create("http://a.test/");
   request->SetExtraRequestHeaders({{"Authorization", "Bearer secret"},
                                    {"Cookie", "mine=1"},
@@ -416,6 +430,11 @@ TEST_F(URLRequestTest, CrossOriginRedirectDropsCredentials) {
 
 TEST_F(URLRequestTest, DefaultLimitIsTwentyRedirects) {
   for (int redirects : {20, 21}) {
+    // Each case on a connection of its own: the previous case's script is
+    // used up. (With scripts on the stack, the pooled connection used to
+    // read the next case's script through a dangling pointer to the same
+    // stack slot.)
+    session_.CloseIdleSockets();
     std::vector<MockWrite> writes;
     std::vector<MockRead> reads;
     for (int i = 0; i <= redirects; ++i) {
@@ -429,11 +448,9 @@ TEST_F(URLRequestTest, DefaultLimitIsTwentyRedirects) {
       writes.pop_back();
       reads.pop_back();
     }
-    StaticSocketDataProvider data(reads, writes);
-    factory_.AddSocketDataProvider(&data);
+    StaticSocketDataProvider& data = AddSocket(writes, reads);
     delegate_ = TestDelegate();
-    auto request = Create("http://a.test/0");
-    Run(request.get());
+    auto request = CreateAndRun("http://a.test/0");
     if (redirects == 20) {
       EXPECT_EQ(delegate_.result, OK);
       EXPECT_EQ(request->redirect_count(), 20);
@@ -450,16 +467,14 @@ TEST_F(URLRequestTest, DefaultLimitIsTwentyRedirects) {
 }
 
 TEST_F(URLRequestTest, MaxRedirectsOption) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/loop")),
-                        MockWrite(ASYNC, Req("GET", "a.test", "/loop"))};
-  MockRead reads[] = {MockRead(ASYNC, Redirect(302, "/loop")),
-                      MockRead(ASYNC, Redirect(302, "/loop"))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  StaticSocketDataProvider& data =
+      AddSocket({MockWrite(ASYNC, Req("GET", "a.test", "/loop")),
+                 MockWrite(ASYNC, Req("GET", "a.test", "/loop"))},
+                {MockRead(ASYNC, Redirect(302, "/loop")),
+                 MockRead(ASYNC, Redirect(302, "/loop"))});
   URLRequest::Options options;
   options.max_redirects = 1;
-  auto request = Create("http://a.test/loop", options);
-  Run(request.get());
+  auto request = CreateAndRun("http://a.test/loop", options);
   EXPECT_EQ(delegate_.result, ERR_TOO_MANY_REDIRECTS);
   EXPECT_EQ(delegate_.redirects.size(), 1u);
   EXPECT_EQ(network_delegate_.completed,
@@ -476,13 +491,9 @@ TEST_F(URLRequestTest, UnsafeAndInvalidRedirectsAreRefused) {
                {"file:///etc/passwd", ERR_UNSAFE_REDIRECT},
                {"http://", ERR_INVALID_REDIRECT}};
   for (const auto& c : cases) {
-    MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-    MockRead reads[] = {MockRead(ASYNC, Redirect(302, c.location))};
-    StaticSocketDataProvider data(reads, writes);
-    factory_.AddSocketDataProvider(&data);
+    AddGetRoot({MockRead(ASYNC, Redirect(302, c.location))});
     delegate_ = TestDelegate();
-    auto request = Create("http://a.test/");
-    Run(request.get());
+    auto request = CreateAndRun("http://a.test/");
     EXPECT_EQ(delegate_.response_started, std::vector<int>{c.error})
         << c.location;
     EXPECT_TRUE(delegate_.redirects.empty());
@@ -494,16 +505,14 @@ TEST_F(URLRequestTest, UnsafeAndInvalidRedirectsAreRefused) {
 // follow_redirects off (curl without -L): the redirect is the response, its
 // body readable, redirect_info() says where it pointed.
 TEST_F(URLRequestTest, RedirectNotFollowed) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/a")),
-                        MockWrite(ASYNC, Req("GET", "a.test", "/b"))};
-  MockRead reads[] = {MockRead(ASYNC, Redirect(301, "/b")),
-                      MockRead(ASYNC, Redirect(302, "ftp://a.test/"))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  StaticSocketDataProvider& data =
+      AddSocket({MockWrite(ASYNC, Req("GET", "a.test", "/a")),
+                 MockWrite(ASYNC, Req("GET", "a.test", "/b"))},
+                {MockRead(ASYNC, Redirect(301, "/b")),
+                 MockRead(ASYNC, Redirect(302, "ftp://a.test/"))});
   URLRequest::Options options;
   options.follow_redirects = false;
-  auto request = Create("http://a.test/a", options);
-  Run(request.get());
+  auto request = CreateAndRun("http://a.test/a", options);
   EXPECT_EQ(delegate_.result, OK);
   EXPECT_EQ(delegate_.body, "moved");
   EXPECT_TRUE(delegate_.redirects.empty());
@@ -512,23 +521,19 @@ TEST_F(URLRequestTest, RedirectNotFollowed) {
   EXPECT_EQ(request->response_headers()->status_code(), 301);
   // A Location that is no http(s) URL is no redirect_info, and no error.
   delegate_ = TestDelegate();
-  auto second = Create("http://a.test/b", options);
-  Run(second.get());
+  auto second = CreateAndRun("http://a.test/b", options);
   EXPECT_EQ(delegate_.result, OK);
   EXPECT_FALSE(second->redirect_info());
   ExpectConsumed(data);
 }
 
 TEST_F(URLRequestTest, DeferredRedirectFollowed) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/a")),
-                        MockWrite(ASYNC, Req("GET", "a.test", "/b"))};
-  MockRead reads[] = {MockRead(ASYNC, Redirect(307, "/b")),
-                      MockRead(ASYNC, Ok("there"))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  StaticSocketDataProvider& data = AddSocket(
+      {MockWrite(ASYNC, Req("GET", "a.test", "/a")),
+       MockWrite(ASYNC, Req("GET", "a.test", "/b"))},
+      {MockRead(ASYNC, Redirect(307, "/b")), MockRead(ASYNC, Ok("there"))});
   delegate_.defer_redirects = true;
-  auto request = Create("http://a.test/a");
-  Run(request.get());
+  auto request = CreateAndRun("http://a.test/a");
   ASSERT_EQ(delegate_.redirects.size(), 1u);
   EXPECT_EQ(delegate_.redirects[0].new_url.spec(), "http://a.test/b");
   EXPECT_TRUE(delegate_.response_started.empty());
@@ -557,12 +562,10 @@ TEST_F(URLRequestTest, FollowFromInsideOnReceivedRedirect) {
       request->FollowDeferredRedirect();
     }
   };
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/a")),
-                        MockWrite(ASYNC, Req("GET", "a.test", "/b"))};
-  MockRead reads[] = {MockRead(ASYNC, Redirect(302, "/b")),
-                      MockRead(ASYNC, Ok("followed"))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  StaticSocketDataProvider& data = AddSocket(
+      {MockWrite(ASYNC, Req("GET", "a.test", "/a")),
+       MockWrite(ASYNC, Req("GET", "a.test", "/b"))},
+      {MockRead(ASYNC, Redirect(302, "/b")), MockRead(ASYNC, Ok("followed"))});
   FollowingDelegate delegate;
   URLRequest request(&context_, *Url::Parse("http://a.test/a"), &delegate,
                      URLRequest::Options());
@@ -574,13 +577,10 @@ TEST_F(URLRequestTest, FollowFromInsideOnReceivedRedirect) {
 }
 
 TEST_F(URLRequestTest, DeferredRedirectCancelled) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/a"))};
-  MockRead reads[] = {MockRead(ASYNC, Redirect(302, "/b"))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  AddSocket({MockWrite(ASYNC, Req("GET", "a.test", "/a"))},
+            {MockRead(ASYNC, Redirect(302, "/b"))});
   delegate_.defer_redirects = true;
-  auto request = Create("http://a.test/a");
-  Run(request.get());
+  auto request = CreateAndRun("http://a.test/a");
   ASSERT_EQ(delegate_.redirects.size(), 1u);
   const int calls = delegate_.calls;
   request->Cancel();
@@ -597,28 +597,23 @@ TEST_F(URLRequestTest, DeferredRedirectCancelled) {
 // Cookies: set on a redirect hop, sent on the next hop to the same host and
 // to a sibling the Domain covers, not to another site.
 TEST_F(URLRequestTest, CookiesAcrossRedirects) {
-  MockWrite writes1[] = {
-      MockWrite(ASYNC, Req("GET", "www.example.test", "/login")),
-      MockWrite(ASYNC, Req("GET", "www.example.test", "/home",
-                           "Cookie: host=1; site=2\r\n"))};
-  MockRead reads1[] = {
-      MockRead(ASYNC, Redirect(302, "/home",
-                               "Set-Cookie: host=1\r\n"
-                               "Set-Cookie: site=2; Domain=example.test\r\n"
-                               "Set-Cookie: sec=3; Secure\r\n")),
-      MockRead(ASYNC, Redirect(302, "http://api.example.test/"))};
-  MockWrite writes2[] = {MockWrite(
-      ASYNC, Req("GET", "api.example.test", "/", "Cookie: site=2\r\n"))};
-  MockRead reads2[] = {MockRead(ASYNC, Redirect(302, "http://other.test/"))};
-  MockWrite writes3[] = {MockWrite(ASYNC, Req("GET", "other.test", "/"))};
-  MockRead reads3[] = {MockRead(ASYNC, Ok("elsewhere"))};
-  StaticSocketDataProvider data1(reads1, writes1), data2(reads2, writes2),
-      data3(reads3, writes3);
-  factory_.AddSocketDataProvider(&data1);
-  factory_.AddSocketDataProvider(&data2);
-  factory_.AddSocketDataProvider(&data3);
-  auto request = Create("http://www.example.test/login");
-  Run(request.get());
+  StaticSocketDataProvider& data1 = AddSocket(
+      {MockWrite(ASYNC, Req("GET", "www.example.test", "/login")),
+       MockWrite(ASYNC, Req("GET", "www.example.test", "/home",
+                            "Cookie: host=1; site=2\r\n"))},
+      {MockRead(ASYNC, Redirect(302, "/home",
+                                "Set-Cookie: host=1\r\n"
+                                "Set-Cookie: site=2; Domain=example.test\r\n"
+                                "Set-Cookie: sec=3; Secure\r\n")),
+       MockRead(ASYNC, Redirect(302, "http://api.example.test/"))});
+  StaticSocketDataProvider& data2 = AddSocket(
+      {MockWrite(ASYNC,
+                 Req("GET", "api.example.test", "/", "Cookie: site=2\r\n"))},
+      {MockRead(ASYNC, Redirect(302, "http://other.test/"))});
+  StaticSocketDataProvider& data3 =
+      AddSocket({MockWrite(ASYNC, Req("GET", "other.test", "/"))},
+                {MockRead(ASYNC, Ok("elsewhere"))});
+  auto request = CreateAndRun("http://www.example.test/login");
   EXPECT_EQ(delegate_.result, OK);
   ASSERT_EQ(request->hops().size(), 3u);
   EXPECT_EQ(request->hops()[0].cookie_header, "");
@@ -638,46 +633,36 @@ TEST_F(URLRequestTest, CookiesAcrossRedirects) {
 TEST_F(URLRequestTest, CallersCookieHeaderWins) {
   ASSERT_TRUE(
       jar_.SetCookie(*Url::Parse("http://a.test/"), "jar=1", absl::Now()).ok());
-  MockWrite writes[] = {
-      MockWrite(ASYNC, Req("GET", "a.test", "/", "Cookie: mine=2\r\n")),
-      MockWrite(ASYNC, Req("GET", "a.test", "/", "Cookie: jar=1; new=3\r\n"))};
-  MockRead reads[] = {MockRead(ASYNC, Ok("1", "Set-Cookie: new=3\r\n")),
-                      MockRead(ASYNC, Ok("2"))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  StaticSocketDataProvider& data = AddSocket(
+      {MockWrite(ASYNC, Req("GET", "a.test", "/", "Cookie: mine=2\r\n")),
+       MockWrite(ASYNC, Req("GET", "a.test", "/", "Cookie: jar=1; new=3\r\n"))},
+      {MockRead(ASYNC, Ok("1", "Set-Cookie: new=3\r\n")),
+       MockRead(ASYNC, Ok("2"))});
   auto first = Create("http://a.test/");
   first->AddExtraRequestHeader("Cookie", "mine=2");
   Run(first.get());
   EXPECT_EQ(first->cookie_header_sent(), "");
-  auto second = Create("http://a.test/");
-  Run(second.get());
+  auto second = CreateAndRun("http://a.test/");
   EXPECT_EQ(second->cookie_header_sent(), "jar=1; new=3");
   ExpectConsumed(data);
 }
 
 TEST_F(URLRequestTest, NoJarNoCookies) {
   context_.cookie_jar = nullptr;
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-  MockRead reads[] = {MockRead(ASYNC, Ok("x", "Set-Cookie: a=1\r\n"))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  auto request = Create("http://a.test/");
-  Run(request.get());
+  StaticSocketDataProvider& data =
+      AddGetRoot({MockRead(ASYNC, Ok("x", "Set-Cookie: a=1\r\n"))});
+  auto request = CreateAndRun("http://a.test/");
   EXPECT_EQ(delegate_.result, OK);
   EXPECT_EQ(jar_.size(), 0u);
   ExpectConsumed(data);
 }
 
 TEST_F(URLRequestTest, BodyLimitByContentLength) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-  MockRead reads[] = {
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n")};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  AddGetRoot(
+      {MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n")});
   URLRequest::Options options;
   options.max_body_bytes = 10;
-  auto request = Create("http://a.test/", options);
-  Run(request.get());
+  auto request = CreateAndRun("http://a.test/", options);
   EXPECT_EQ(delegate_.response_started, std::vector<int>{ERR_FILE_TOO_BIG});
   EXPECT_NE(request->error_detail().find("10-byte limit"), std::string::npos);
   // The head is there to look at.
@@ -686,19 +671,20 @@ TEST_F(URLRequestTest, BodyLimitByContentLength) {
 
 TEST_F(URLRequestTest, BodyLimitWhileReading) {
   for (int limit : {10, 9}) {
-    MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-    MockRead reads[] = {MockRead(ASYNC,
-                                 "HTTP/1.1 200 OK\r\nTransfer-Encoding: "
-                                 "chunked\r\n\r\n5\r\n12345\r\n"),
-                        MockRead(ASYNC, "5\r\n67890\r\n0\r\n\r\n")};
-    StaticSocketDataProvider data(reads, writes);
-    factory_.AddSocketDataProvider(&data);
+    // Each case on a connection of its own: the previous case's script is
+    // used up. (With scripts on the stack, the pooled connection used to
+    // read the next case's script through a dangling pointer to the same
+    // stack slot.)
+    session_.CloseIdleSockets();
+    AddGetRoot({MockRead(ASYNC,
+                         "HTTP/1.1 200 OK\r\nTransfer-Encoding: "
+                         "chunked\r\n\r\n5\r\n12345\r\n"),
+                MockRead(ASYNC, "5\r\n67890\r\n0\r\n\r\n")});
     URLRequest::Options options;
     options.max_body_bytes = limit;
     delegate_ = TestDelegate();
     delegate_.read_size = 5;
-    auto request = Create("http://a.test/", options);
-    Run(request.get());
+    auto request = CreateAndRun("http://a.test/", options);
     if (limit == 10) {
       EXPECT_EQ(delegate_.result, OK);
       EXPECT_EQ(delegate_.body, "1234567890");
@@ -720,30 +706,43 @@ struct EncodingCase {
 
 class URLRequestDecodingTest
     : public URLRequestTest,
-      public ::testing::WithParamInterface<EncodingCase> {};
+      public ::testing::WithParamInterface<EncodingCase> {
+ protected:
+  // The head of a 200 response whose |length|-byte body is in the coding
+  // under test.
+  static std::string EncodedHead(size_t length) {
+    return absl::StrCat(
+        "HTTP/1.1 200 OK\r\nContent-Encoding: ", GetParam().header,
+        "\r\nContent-Length: ", length, "\r\n\r\n");
+  }
+  // The next connection: a GET of http://a.test/ that asks for every coding
+  // we decode, answered by |reads|.
+  StaticSocketDataProvider& AddDecodingGet(std::vector<MockRead> reads) {
+    return AddSocket(
+        {MockWrite(ASYNC, Req("GET", "a.test", "/",
+                              "Accept-Encoding: gzip, deflate, br\r\n"))},
+        std::move(reads));
+  }
+  // Options with decode_content on.
+  static URLRequest::Options Decoding() {
+    URLRequest::Options options;
+    options.decode_content = true;
+    return options;
+  }
+};
 
 TEST_P(URLRequestDecodingTest, DecodesWhenAsked) {
   std::string text;
   for (int i = 0; i < 3000; ++i) absl::StrAppend(&text, "row ", i, "\n");
   const std::string encoded = GetParam().encode(text);
-  const std::string head =
-      absl::StrCat("HTTP/1.1 200 OK\r\nContent-Encoding: ", GetParam().header,
-                   "\r\nContent-Length: ", encoded.size(), "\r\n\r\n");
-  MockWrite writes[] = {MockWrite(
-      ASYNC,
-      Req("GET", "a.test", "/", "Accept-Encoding: gzip, deflate, br\r\n"))};
   // The body in three pieces.
   const size_t third = encoded.size() / 3;
-  MockRead reads[] = {MockRead(ASYNC, head + encoded.substr(0, 10)),
-                      MockRead(SYNC, encoded.substr(10, third)),
-                      MockRead(ASYNC, encoded.substr(10 + third))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  URLRequest::Options options;
-  options.decode_content = true;
+  StaticSocketDataProvider& data = AddDecodingGet(
+      {MockRead(ASYNC, EncodedHead(encoded.size()) + encoded.substr(0, 10)),
+       MockRead(SYNC, encoded.substr(10, third)),
+       MockRead(ASYNC, encoded.substr(10 + third))});
   delegate_.read_size = 1000;
-  auto request = Create("http://a.test/", options);
-  Run(request.get());
+  auto request = CreateAndRun("http://a.test/", Decoding());
   EXPECT_EQ(delegate_.result, OK);
   EXPECT_EQ(delegate_.body, text);
   EXPECT_EQ(request->body_bytes_read(), static_cast<int64_t>(text.size()));
@@ -757,19 +756,8 @@ TEST_P(URLRequestDecodingTest, TruncatedStreamFails) {
   for (size_t i = 0; i < text.size(); i += 7) text[i] = 'a' + i % 26;
   std::string encoded = GetParam().encode(text);
   encoded.resize(encoded.size() / 2);
-  MockWrite writes[] = {MockWrite(
-      ASYNC,
-      Req("GET", "a.test", "/", "Accept-Encoding: gzip, deflate, br\r\n"))};
-  MockRead reads[] = {MockRead(
-      ASYNC, absl::StrCat(
-                 "HTTP/1.1 200 OK\r\nContent-Encoding: ", GetParam().header,
-                 "\r\nContent-Length: ", encoded.size(), "\r\n\r\n", encoded))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  URLRequest::Options options;
-  options.decode_content = true;
-  auto request = Create("http://a.test/", options);
-  Run(request.get());
+  AddDecodingGet({MockRead(ASYNC, EncodedHead(encoded.size()) + encoded)});
+  auto request = CreateAndRun("http://a.test/", Decoding());
   EXPECT_EQ(delegate_.result, ERR_CONTENT_DECODING_FAILED);
   EXPECT_EQ(request->status(), ERR_CONTENT_DECODING_FAILED);
   EXPECT_FALSE(request->error_detail().empty());
@@ -780,21 +768,11 @@ TEST_P(URLRequestDecodingTest, TruncatedStreamFails) {
 TEST_P(URLRequestDecodingTest, BombStopsAtTheLimit) {
   const std::string bomb = GetParam().encode(std::string(32 << 20, '\0'));
   ASSERT_LT(bomb.size(), 64u << 10);
-  MockWrite writes[] = {MockWrite(
-      ASYNC,
-      Req("GET", "a.test", "/", "Accept-Encoding: gzip, deflate, br\r\n"))};
-  MockRead reads[] = {MockRead(
-      ASYNC,
-      absl::StrCat("HTTP/1.1 200 OK\r\nContent-Encoding: ", GetParam().header,
-                   "\r\nContent-Length: ", bomb.size(), "\r\n\r\n", bomb))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  URLRequest::Options options;
-  options.decode_content = true;
+  AddDecodingGet({MockRead(ASYNC, EncodedHead(bomb.size()) + bomb)});
+  URLRequest::Options options = Decoding();
   options.max_body_bytes = 1 << 20;
   delegate_.read_size = 64 << 10;
-  auto request = Create("http://a.test/", options);
-  Run(request.get());
+  auto request = CreateAndRun("http://a.test/", options);
   EXPECT_EQ(delegate_.result, ERR_FILE_TOO_BIG);
   EXPECT_LE(delegate_.body.size(), 1u << 20);
   EXPECT_GE(delegate_.body.size(), (1u << 20) - (64u << 10));
@@ -822,13 +800,9 @@ INSTANTIATE_TEST_SUITE_P(
 // Without decode_content: no Accept-Encoding, and the body as it came.
 TEST_F(URLRequestTest, RawBodyUnlessAsked) {
   const std::string encoded = Gzip("compressed");
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-  MockRead reads[] = {
-      MockRead(ASYNC, Ok(encoded, "Content-Encoding: gzip\r\n"))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  auto request = Create("http://a.test/");
-  Run(request.get());
+  StaticSocketDataProvider& data =
+      AddGetRoot({MockRead(ASYNC, Ok(encoded, "Content-Encoding: gzip\r\n"))});
+  auto request = CreateAndRun("http://a.test/");
   EXPECT_EQ(delegate_.result, OK);
   EXPECT_EQ(delegate_.body, encoded);
   ExpectConsumed(data);
@@ -837,17 +811,14 @@ TEST_F(URLRequestTest, RawBodyUnlessAsked) {
 // An unknown coding is handed on as it came (as Chromium does); an empty
 // body (HEAD) with a Content-Encoding is an empty body.
 TEST_F(URLRequestTest, UnknownCodingAndEmptyBodies) {
-  MockWrite writes[] = {
-      MockWrite(ASYNC, Req("GET", "a.test", "/", "Accept-Encoding: zstd\r\n")),
-      MockWrite(ASYNC, Req("HEAD", "a.test", "/",
-                           "Accept-Encoding: gzip, deflate, br\r\n"))};
-  MockRead reads[] = {
-      MockRead(ASYNC, Ok("zstd bytes", "Content-Encoding: zstd\r\n")),
-      MockRead(ASYNC,
-               "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n"
-               "Content-Length: 40\r\n\r\n")};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  StaticSocketDataProvider& data = AddSocket(
+      {MockWrite(ASYNC, Req("GET", "a.test", "/", "Accept-Encoding: zstd\r\n")),
+       MockWrite(ASYNC, Req("HEAD", "a.test", "/",
+                            "Accept-Encoding: gzip, deflate, br\r\n"))},
+      {MockRead(ASYNC, Ok("zstd bytes", "Content-Encoding: zstd\r\n")),
+       MockRead(ASYNC,
+                "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n"
+                "Content-Length: 40\r\n\r\n")});
   URLRequest::Options options;
   options.decode_content = true;
   auto request = Create("http://a.test/", options);
@@ -867,12 +838,8 @@ TEST_F(URLRequestTest, UnknownCodingAndEmptyBodies) {
 // Cancel in each phase: no delegate call afterwards, ERR_ABORTED, and what
 // happened so far stays readable.
 TEST_F(URLRequestTest, CancelBeforeTheResponse) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-  MockRead reads[] = {MockRead(ASYNC, ERR_IO_PENDING)};  // never answers
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  auto request = Create("http://a.test/");
-  Run(request.get());
+  AddGetRoot({MockRead(ASYNC, ERR_IO_PENDING)});  // never answers
+  auto request = CreateAndRun("http://a.test/");
   EXPECT_EQ(delegate_.calls, 0);
   request->Cancel();
   loop_.RunUntilIdle();
@@ -896,13 +863,9 @@ TEST_F(URLRequestTest, CancelBeforeStartRuns) {
 }
 
 TEST_F(URLRequestTest, CancelInOnReceivedRedirect) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-  MockRead reads[] = {MockRead(ASYNC, Redirect(302, "/b"))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  AddGetRoot({MockRead(ASYNC, Redirect(302, "/b"))});
   delegate_.cancel_in_redirect = true;
-  auto request = Create("http://a.test/");
-  Run(request.get());
+  auto request = CreateAndRun("http://a.test/");
   EXPECT_EQ(delegate_.calls, 1);
   EXPECT_EQ(request->status(), ERR_ABORTED);
   EXPECT_TRUE(request->hops().empty());
@@ -910,16 +873,11 @@ TEST_F(URLRequestTest, CancelInOnReceivedRedirect) {
 }
 
 TEST_F(URLRequestTest, CancelWhileDrainingARedirectBody) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-  MockRead reads[] = {
-      MockRead(ASYNC,
-               "HTTP/1.1 302 Found\r\nLocation: /b\r\nContent-Length: "
-               "100\r\n\r\nonly part"),
-      MockRead(ASYNC, ERR_IO_PENDING)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  auto request = Create("http://a.test/");
-  Run(request.get());
+  AddGetRoot({MockRead(ASYNC,
+                       "HTTP/1.1 302 Found\r\nLocation: /b\r\nContent-Length: "
+                       "100\r\n\r\nonly part"),
+              MockRead(ASYNC, ERR_IO_PENDING)});
+  auto request = CreateAndRun("http://a.test/");
   EXPECT_EQ(delegate_.calls, 1);  // the redirect; then the drain waits
   request->Cancel();
   loop_.RunUntilIdle();
@@ -930,16 +888,11 @@ TEST_F(URLRequestTest, CancelWhileDrainingARedirectBody) {
 
 // A redirect body that breaks its framing fails the load (curl does too).
 TEST_F(URLRequestTest, BrokenRedirectBodyFails) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-  MockRead reads[] = {
-      MockRead(ASYNC,
-               "HTTP/1.1 302 Found\r\nLocation: /b\r\nContent-Length: "
-               "100\r\n\r\nonly part"),
-      MockRead(ASYNC, OK)};  // EOF
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  auto request = Create("http://a.test/");
-  Run(request.get());
+  AddGetRoot({MockRead(ASYNC,
+                       "HTTP/1.1 302 Found\r\nLocation: /b\r\nContent-Length: "
+                       "100\r\n\r\nonly part"),
+              MockRead(ASYNC, OK)});  // EOF
+  auto request = CreateAndRun("http://a.test/");
   EXPECT_EQ(delegate_.response_started,
             std::vector<int>{ERR_CONTENT_LENGTH_MISMATCH});
 }
@@ -948,19 +901,15 @@ TEST_F(URLRequestTest, BrokenRedirectBodyFails) {
 // hop gets a new one.
 TEST_F(URLRequestTest, LongRedirectBodyIsNotDrained) {
   const std::string big(URLRequest::kMaxRedirectBodyDrain + 100000, 'r');
-  MockWrite writes1[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-  MockRead reads1[] = {
-      MockRead(ASYNC, absl::StrCat("HTTP/1.1 302 Found\r\nLocation: /b\r\n"
-                                   "Content-Length: ",
-                                   big.size(), "\r\n\r\n")),
-      MockRead(ASYNC, big)};
-  MockWrite writes2[] = {MockWrite(ASYNC, Req("GET", "a.test", "/b"))};
-  MockRead reads2[] = {MockRead(ASYNC, Ok("b"))};
-  StaticSocketDataProvider data1(reads1, writes1), data2(reads2, writes2);
-  factory_.AddSocketDataProvider(&data1);
-  factory_.AddSocketDataProvider(&data2);
-  auto request = Create("http://a.test/");
-  Run(request.get());
+  AddGetRoot(
+      {MockRead(ASYNC, absl::StrCat("HTTP/1.1 302 Found\r\nLocation: /b\r\n"
+                                    "Content-Length: ",
+                                    big.size(), "\r\n\r\n")),
+       MockRead(ASYNC, big)});
+  StaticSocketDataProvider& data2 =
+      AddSocket({MockWrite(ASYNC, Req("GET", "a.test", "/b"))},
+                {MockRead(ASYNC, Ok("b"))});
+  auto request = CreateAndRun("http://a.test/");
   EXPECT_EQ(delegate_.result, OK);
   EXPECT_EQ(delegate_.body, "b");
   EXPECT_EQ(factory_.sockets_created(), 2u);
@@ -968,13 +917,9 @@ TEST_F(URLRequestTest, LongRedirectBodyIsNotDrained) {
 }
 
 TEST_F(URLRequestTest, CancelInOnResponseStarted) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-  MockRead reads[] = {MockRead(ASYNC, Ok("body"))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  AddGetRoot({MockRead(ASYNC, Ok("body"))});
   delegate_.cancel_in_response_started = true;
-  auto request = Create("http://a.test/");
-  Run(request.get());
+  auto request = CreateAndRun("http://a.test/");
   EXPECT_EQ(delegate_.calls, 1);
   EXPECT_EQ(request->status(), ERR_ABORTED);
   EXPECT_EQ(request->response_headers()->status_code(), 200);
@@ -982,15 +927,10 @@ TEST_F(URLRequestTest, CancelInOnResponseStarted) {
 }
 
 TEST_F(URLRequestTest, CancelDuringARead) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-  MockRead reads[] = {
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n"),
-      MockRead(ASYNC, "0123456789"), MockRead(ASYNC, ERR_IO_PENDING)};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  AddGetRoot({MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n"),
+              MockRead(ASYNC, "0123456789"), MockRead(ASYNC, ERR_IO_PENDING)});
   delegate_.read_size = 10;
-  auto request = Create("http://a.test/");
-  Run(request.get());
+  auto request = CreateAndRun("http://a.test/");
   EXPECT_EQ(delegate_.body, "0123456789");
   EXPECT_EQ(delegate_.result, 1);  // a read is pending
   const int calls = delegate_.calls;
@@ -1002,16 +942,11 @@ TEST_F(URLRequestTest, CancelDuringARead) {
 }
 
 TEST_F(URLRequestTest, CancelFromOnReadCompleted) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-  MockRead reads[] = {
-      MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n"),
-      MockRead(ASYNC, "0123456789"), MockRead(ASYNC, "0123456789")};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  AddGetRoot({MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n"),
+              MockRead(ASYNC, "0123456789"), MockRead(ASYNC, "0123456789")});
   delegate_.read_size = 10;
   delegate_.cancel_after_async_reads = 1;
-  auto request = Create("http://a.test/");
-  Run(request.get());
+  auto request = CreateAndRun("http://a.test/");
   EXPECT_EQ(delegate_.async_reads, 1);
   EXPECT_EQ(request->status(), ERR_ABORTED);
   // The socket is not reused: its body was not read to the end.
@@ -1019,12 +954,8 @@ TEST_F(URLRequestTest, CancelFromOnReadCompleted) {
 }
 
 TEST_F(URLRequestTest, CancelAfterTheEndIsANoOp) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-  MockRead reads[] = {MockRead(ASYNC, Ok("body"))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
-  auto request = Create("http://a.test/");
-  Run(request.get());
+  AddGetRoot({MockRead(ASYNC, Ok("body"))});
+  auto request = CreateAndRun("http://a.test/");
   ASSERT_EQ(delegate_.result, OK);
   request->Cancel();
   EXPECT_EQ(request->status(), OK);
@@ -1032,10 +963,7 @@ TEST_F(URLRequestTest, CancelAfterTheEndIsANoOp) {
 }
 
 TEST_F(URLRequestTest, DeleteFromOnResponseStarted) {
-  MockWrite writes[] = {MockWrite(ASYNC, Req("GET", "a.test", "/"))};
-  MockRead reads[] = {MockRead(ASYNC, Ok("body"))};
-  StaticSocketDataProvider data(reads, writes);
-  factory_.AddSocketDataProvider(&data);
+  AddGetRoot({MockRead(ASYNC, Ok("body"))});
   auto request = Create("http://a.test/");
   delegate_.delete_in_response_started = true;
   delegate_.owner = &request;
@@ -1045,11 +973,9 @@ TEST_F(URLRequestTest, DeleteFromOnResponseStarted) {
 }
 
 TEST_F(URLRequestTest, ConnectionErrorIsReported) {
-  StaticSocketDataProvider data({}, {});
-  data.set_connect_data(MockConnect(ASYNC, ERR_CONNECTION_REFUSED));
-  factory_.AddSocketDataProvider(&data);
-  auto request = Create("http://a.test/");
-  Run(request.get());
+  AddSocket({}, {}).set_connect_data(
+      MockConnect(ASYNC, ERR_CONNECTION_REFUSED));
+  auto request = CreateAndRun("http://a.test/");
   EXPECT_EQ(delegate_.response_started,
             std::vector<int>{ERR_CONNECTION_REFUSED});
   EXPECT_EQ(request->status(), ERR_CONNECTION_REFUSED);

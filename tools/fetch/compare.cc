@@ -6,43 +6,40 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "net/timing/phases.h"
+#include "tools/fetch/exit_codes.h"
+#include "tools/fetch/messages.h"
 
 namespace net {
 namespace {
 
+// The rows, from the phases HAR and the waterfall show too
+// (net/timing/phases.h): milliseconds, or -1 when the phase did not happen.
 struct Phase {
   const char* name;
-  // Milliseconds of this phase in |t|, or -1 when it did not happen.
-  double (*ms)(const LoadTiming& t);
+  double (*ms)(const RequestPhases& p);
 };
 
-double Span(TimeTicks from, TimeTicks to) {
-  if (from.is_null() || to.is_null()) return -1;
-  return absl::ToDoubleMilliseconds(to - from);
+double Ms(const PhaseInterval& phase) {
+  return phase.present ? absl::ToDoubleMilliseconds(phase.duration()) : -1;
 }
 
 const Phase kPhases[] = {
-    {"dns", [](const LoadTiming& t) { return Span(t.dns_start, t.dns_end); }},
+    {"dns", [](const RequestPhases& p) { return Ms(p.dns); }},
     {"tcp",
-     [](const LoadTiming& t) {
-       return Span(t.connect_start, t.https && !t.ssl_start.is_null()
-                                        ? t.ssl_start
-                                        : t.connect_end);
+     [](const RequestPhases& p) {
+       return p.connect.present ? absl::ToDoubleMilliseconds(
+                                      p.connect.duration() - p.ssl.duration())
+                                : -1.0;
      }},
-    {"tls",
-     [](const LoadTiming& t) {
-       return t.https ? Span(t.ssl_start, t.connect_end) : -1.0;
-     }},
+    {"tls", [](const RequestPhases& p) { return Ms(p.ssl); }},
     {"request_to_first_byte",
-     [](const LoadTiming& t) {
-       return Span(t.request_start, t.response_start);
-     }},
-    {"download",
-     [](const LoadTiming& t) {
-       return Span(t.response_start, t.response_end);
-     }},
+     [](const RequestPhases& p) { return Ms(p.wait); }},
+    {"download", [](const RequestPhases& p) { return Ms(p.receive); }},
     {"total",
-     [](const LoadTiming& t) { return Span(t.start, t.response_end); }},
+     [](const RequestPhases& p) {
+       return p.failed ? -1.0 : absl::ToDoubleMilliseconds(p.total());
+     }},
 };
 
 struct Stats {
@@ -113,10 +110,10 @@ int RunCompare(const FetchOptions& options,
   std::vector<std::vector<std::string>> sides;
   for (const std::string& flags : options.compare) {
     absl::StatusOr<std::vector<std::string>> split = SplitFlags(flags);
-    if (!split.ok()) {
-      std::cerr << "fetch: --compare: " << split.status().message() << "\n";
-      return 2;
-    }
+    if (!split.ok())
+      return ReportError(options,
+                         absl::StrCat("--compare: ", split.status().message()),
+                         kExitUsage);
     std::vector<std::string> side = *split;
     side.insert(side.end(), common.begin(), common.end());
     // The bodies are not the point; errors still print.
@@ -124,11 +121,11 @@ int RunCompare(const FetchOptions& options,
     for (size_t u = 0; u < options.urls.size(); ++u)
       side.insert(side.end(), {"-o", "/dev/null"});
     absl::StatusOr<FetchOptions> parsed = ParseFetchOptions(side);
-    if (!parsed.ok()) {
-      std::cerr << "fetch: --compare '" << flags
-                << "': " << parsed.status().message() << "\n";
-      return 2;
-    }
+    if (!parsed.ok())
+      return ReportError(
+          options,
+          absl::StrCat("--compare '", flags, "': ", parsed.status().message()),
+          kExitUsage);
     sides.push_back(side);
   }
   std::vector<LoadTiming> results[2];
@@ -154,7 +151,8 @@ int RunCompare(const FetchOptions& options,
     Stats stats[2];
     for (int side = 0; side < 2; ++side) {
       std::vector<double> values;
-      for (const LoadTiming& t : results[side]) values.push_back(phase.ms(t));
+      for (const LoadTiming& t : results[side])
+        values.push_back(phase.ms(ComputeRequestPhases(t)));
       stats[side] = Summarize(values);
     }
     if (stats[0].n == 0 && stats[1].n == 0) continue;
@@ -183,10 +181,10 @@ int RunCompare(const FetchOptions& options,
   if (!options.compare_out.empty()) {
     std::ofstream file(options.compare_out);
     file << csv;
-    if (!file) {
-      std::cerr << "fetch: cannot write " << options.compare_out << "\n";
-      return 23;
-    }
+    if (!file)
+      return ReportError(options,
+                         absl::StrCat("cannot write ", options.compare_out),
+                         kExitWriteError);
   }
   return failures[0] + failures[1] == 0 ? 0 : 1;
 }

@@ -8,7 +8,6 @@ namespace net {
 namespace {
 
 constexpr int kExitOther = 1;
-constexpr int kExitBadUrl = 3;
 constexpr int kExitDns = 6;
 constexpr int kExitConnect = 7;
 constexpr int kExitMalformedHttp = 8;
@@ -18,6 +17,7 @@ constexpr int kExitTimeout = 28;
 constexpr int kExitTls = 35;
 constexpr int kExitTooManyRedirects = 47;
 constexpr int kExitEmptyResponse = 52;
+constexpr int kExitProxyTunnel = 56;
 constexpr int kExitObc = 58;
 constexpr int kExitCertificate = 60;
 constexpr int kExitFileTooBig = 63;
@@ -40,6 +40,7 @@ const FetchExitCode kFetchExitCodes[] = {
     {kExitTls, "TLS or Snap Start error"},
     {kExitTooManyRedirects, "too many redirects"},
     {kExitEmptyResponse, "empty response"},
+    {kExitProxyTunnel, "the proxy refused the tunnel (CONNECT)"},
     {kExitObc, "origin-bound certificate error"},
     {kExitCertificate, "certificate error (also a prefetched bundle's)"},
     {kExitFileTooBig, "maximum file size exceeded"},
@@ -66,6 +67,11 @@ int ExitCodeForError(int error) {
       return kExitPartialBody;
     case ERR_TOO_MANY_REDIRECTS:
       return kExitTooManyRedirects;
+    // curl's CURLE_RECV_ERROR for a CONNECT answered with anything but 2xx
+    // (a 407 included).
+    case ERR_TUNNEL_CONNECTION_FAILED:
+    case ERR_PROXY_AUTH_REQUESTED:
+      return kExitProxyTunnel;
     default:
       break;
   }

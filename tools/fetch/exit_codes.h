@@ -29,6 +29,7 @@ extern const size_t kFetchExitCodeCount;
 
 // Codes fetch sets itself rather than from a net error.
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitBadUrl = 3;
 inline constexpr int kExitHttpError = 22;  // --fail and a status >= 400
 inline constexpr int kExitWriteError = 23;
 

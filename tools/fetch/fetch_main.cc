@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,15 @@
 #include "net/timing/load_timing.h"
 #include "net/url_request/url_request.h"
 #include "tools/fetch/compare.h"
+#include "tools/fetch/cookie_file.h"
+#include "tools/fetch/curl_flags.h"
+#include "tools/fetch/exit_codes.h"
 #include "tools/fetch/fetch_options.h"
 #include "tools/fetch/fetch_params.h"
+#include "tools/fetch/messages.h"
 #include "tools/fetch/output_files.h"
+#include "tools/fetch/prefetch_steps.h"
+#include "tools/fetch/retry.h"
 #include "tools/fetch/snap_start_probes.h"
 #include "tools/fetch/trace_files.h"
 #include "tools/fetch/transfer.h"
@@ -38,7 +45,9 @@ namespace {
 class FetchRunner {
  public:
   explicit FetchRunner(const FetchOptions& options)
-      : options_(options), prefetch_log_(&std::cerr) {}
+      : options_(options),
+        prefetch_log_(&std::cerr),
+        header_dump_(options.dump_header_file) {}
 
   // Compare mode: also hand each transfer's final trace entry to |sink|.
   void set_completed_sink(std::vector<LoadTiming>* sink) { completed_ = sink; }
@@ -47,50 +56,52 @@ class FetchRunner {
     bool needs_verifier = false;
     for (const std::string& u : options_.urls) {
       absl::StatusOr<Url> url = Url::Parse(u);
-      if (!url.ok()) {
-        std::cerr << "fetch: " << url.status().message() << "\n";
-        return 3;
-      }
+      if (!url.ok()) return Error(url.status().message(), kExitBadUrl);
       needs_verifier |= url->SchemeIsCryptographic();
       urls_.push_back(*url);
     }
     absl::StatusOr<NetworkContextParams> params =
         MakeNetworkContextParams(options_, urls_);
-    if (!params.ok()) {
-      std::cerr << "fetch: " << params.status().message() << "\n";
-      return 2;
-    }
+    if (!params.ok()) return Error(params.status().message(), kExitUsage);
     absl::StatusOr<std::unique_ptr<NetworkContext>> context =
         NetworkContext::Create(*std::move(params));
-    if (!context.ok()) {
-      std::cerr << "fetch: " << context.status().message() << "\n";
-      return 2;
-    }
+    if (!context.ok()) return Error(context.status().message(), kExitUsage);
     context_ = *std::move(context);
-    if (needs_verifier && !context_->cert_verifier()) {
-      std::cerr
-          << "fetch: trust anchors: " << context_->trust_error()
-          << " (give --trust-anchor FILE, --system-trust or --world FILE)\n";
-      return 2;
-    }
+    if (needs_verifier && !context_->cert_verifier() && !options_.insecure)
+      return Error(absl::StrCat("trust anchors: ", context_->trust_error(),
+                                " (give --cacert FILE, --system-trust, "
+                                "--world FILE or -k)"),
+                   kExitUsage);
+    absl::Status cookies = LoadCookies();
+    if (!cookies.ok()) return Error(cookies.message(), kExitUsage);
     prefetch_log_.verbose = options_.verbose;
     context_->dns_prefetcher()->AddObserver(&prefetch_log_);
-    if (options_.obc_warm) Wait(context_->WaitForObcKeys(QuitCallback()));
+    // The run is one thread blocking on one event loop, run until what it
+    // waits for quits it.
+    if (options_.obc_warm && context_->WaitForObcKeys([this](int) {
+          loop_.Quit();
+        }) == ERR_IO_PENDING)
+      loop_.Run();
     if (options_.snap_start_probe)
-      return RunSnapStartProbes(context_.get(), &loop_, urls_);
-    if (absl::optional<std::string> error = outputs_.Init(options_, urls_)) {
-      Error(*error);
-      return 23;
-    }
+      return RunSnapStartProbes(context_.get(), &loop_, urls_, Quiet());
+    if (absl::optional<std::string> error = outputs_.Init(options_, urls_))
+      return Error(*error, kExitWriteError);
 
     // Startup list (the profile's most visited hosts), then explicit hosts.
     std::vector<std::string> startup = context_->StartupHosts(kStartupHosts);
     startup.insert(startup.end(), options_.prefetch_hosts.begin(),
                    options_.prefetch_hosts.end());
-    RunPrefetch(startup, "startup/--prefetch");
-    for (const std::string& host : options_.prevalidate_hosts) {
-      if (!Prevalidate(host)) return 2;
-    }
+    if (options_.preconnect && startup.empty() && !options_.prefetch_links)
+      Warn(
+          "--preconnect does nothing here: no host to prefetch (give "
+          "--prefetch HOST, --prefetch-links, or a --profile that has one)");
+    PrefetchAndWait(context_.get(), &loop_, startup, "startup/--prefetch",
+                    options_.verbose);
+    if (!options_.prevalidate_hosts.empty() && !context_->prevalidator())
+      return Error("--prevalidate needs trust anchors", kExitUsage);
+    for (const std::string& host : options_.prevalidate_hosts)
+      PrevalidateAndWait(context_.get(), &loop_, host, urls_, options_.verbose,
+                         Quiet());
 
     int exit_code = 0;
     printed_.assign(urls_.size(), false);
@@ -115,13 +126,18 @@ class FetchRunner {
         }
       }
       for (const std::vector<size_t>& batch : batches) {
-        RunBatch(batch, round == 0 && options_.prefetch_links);
+        RunWithRetries(batch, round == 0 && options_.prefetch_links);
         for (const std::unique_ptr<Transfer>& fetch : current_) {
           int code = ReportTransfer(options_, *fetch, round,
                                     outputs_.Name(fetch->url_index));
           if (exit_code == 0) exit_code = code;
           if (!options_.write_out.empty()) {
-            const std::string out = WriteOutFor(options_, *fetch);
+            std::vector<std::string> unknown;
+            const std::string out = WriteOutFor(options_, *fetch, &unknown);
+            for (const std::string& name : unknown) {
+              if (warned_variables_.insert(name).second)
+                Error("unknown --write-out variable: '" + name + "'", 0);
+            }
             fwrite(out.data(), 1, out.size(), stdout);
             fflush(stdout);
           }
@@ -140,12 +156,18 @@ class FetchRunner {
           const Url& page = urls_[batch[0]];
           std::vector<std::string> hosts = context_->PrefetchLinks(
               current_[0]->link_body, page, [this] { loop_.Quit(); });
-          WaitForPrefetch(hosts, "links of " + page.spec());
+          WaitForPrefetch(context_.get(), &loop_, hosts,
+                          "links of " + page.spec(), options_.verbose);
         }
         current_.clear();
       }
     }
-    if (!outputs_.CloseAll() && exit_code == 0) exit_code = 23;
+    if (!outputs_.CloseAll() && exit_code == 0) exit_code = kExitWriteError;
+    if (!options_.cookie_jar_file.empty() && context_->cookie_jar()) {
+      absl::Status saved =
+          SaveCookieFile(options_.cookie_jar_file, *context_->cookie_jar());
+      if (!saved.ok()) exit_code = Error(saved.message(), kExitWriteError);
+    }
     // The context finishes what visits started off the critical path
     // (learning a Snap Start orbit), writes the OBCs, saves the profile.
     absl::Status shut_down;
@@ -155,10 +177,11 @@ class FetchRunner {
     });
     loop_.Run();
     if (!shut_down.ok()) {
-      std::cerr << "fetch: " << shut_down.message() << "\n";
-      if (exit_code == 0) exit_code = 23;
+      int code = Error(shut_down.message(), kExitWriteError);
+      if (exit_code == 0) exit_code = code;
     }
-    if (!WriteTraceFiles(options_, all_timings_, all_extras_)) return 23;
+    if (!WriteTraceFiles(options_, all_timings_, all_extras_))
+      return kExitWriteError;
     return exit_code;
   }
 
@@ -171,84 +194,70 @@ class FetchRunner {
   // loop, so timers and the other transfers run while a body streams in.
   static constexpr int kReadsPerTurn = 16;
 
-  // The run is one thread blocking on one event loop: Wait runs the loop
-  // until a pending operation's QuitCallback() fires.
-  CompletionOnceCallback QuitCallback() {
-    return [this](int rv) {
-      wait_result_ = rv;
-      loop_.Quit();
-    };
+  // The one error path (messages.h).
+  int Error(absl::string_view message, int code) {
+    return ReportError(options_, message, code);
   }
-  int Wait(int rv) {
-    if (rv != ERR_IO_PENDING) return rv;
-    loop_.Run();
-    return wait_result_;
+  void Warn(absl::string_view message) { ReportWarning(options_, message); }
+  bool Quiet() const { return options_.silent && !options_.show_error; }
+
+  // -b FILE (curl turns its cookie engine on) and -c FILE need the jar.
+  absl::Status LoadCookies() {
+    if (options_.cookie_files.empty() && options_.cookie_jar_file.empty())
+      return absl::OkStatus();
+    if (!context_->cookie_jar())
+      return absl::InvalidArgumentError("-b FILE and -c need cookies on");
+    std::vector<std::string> refused;
+    absl::Status status = LoadCookieFiles(options_.cookie_files,
+                                          context_->cookie_jar(), &refused);
+    for (const std::string& r : refused) Warn("cookie file: " + r);
+    return status;
   }
 
-  // --prevalidate HOST: the context learns HOST's chain with a probe
-  // handshake, then verifies it and checks revocation off the critical
-  // path. False on a usage error; a failed prevalidation only means the
-  // fetch checks on its own.
-  bool Prevalidate(const std::string& host) {
-    if (!context_->prevalidator()) {
-      std::cerr << "fetch: --prevalidate needs trust anchors\n";
-      return false;
+  // A batch, again while a lone transfer ends in curl's transient outcomes
+  // (--retry); as curl, each attempt's body is written.
+  void RunWithRetries(const std::vector<size_t>& batch, bool keep_links) {
+    const TimeTicks start = TimeTicks::Now();
+    for (int attempt = 0;; ++attempt) {
+      RunBatch(batch, keep_links);
+      if (current_.size() != 1) return;
+      const Transfer& f = *current_[0];
+      const HttpResponseHeaders* h = f.request->response_headers();
+      std::string why;
+      std::optional<absl::Duration> delay =
+          RetryDelay(options_, f.result, f.timing.status_code,
+                     h ? h->GetHeader("retry-after").value_or("") : "", attempt,
+                     TimeTicks::Now() - start, &why);
+      if (!delay) return;
+      Warn(absl::StrCat("Problem : ", why, ". Will retry in ",
+                        absl::ToInt64Seconds(*delay), " seconds. ",
+                        options_.retry - attempt, " retries left."));
+      loop_.PostDelayedTask(*delay, [this] { loop_.Quit(); });
+      loop_.Run();
+      current_.clear();
+      printed_[batch[0]] = false;
     }
-    uint16_t port = 443;
-    for (const Url& u : urls_) {
-      if (u.host() == host && u.SchemeIsCryptographic()) port = u.port();
-    }
-    std::unique_ptr<NetworkContext::Request> request;
-    std::string detail;
-    TimeTicks start = TimeTicks::Now();
-    int rv = Wait(context_->PrevalidateHost(host, port, QuitCallback(),
-                                            &request, &detail));
-    if (options_.verbose || rv != OK) {
-      std::cerr << "* prevalidated " << host << ": " << ErrorToShortString(rv)
-                << " in "
-                << absl::ToDoubleMilliseconds(TimeTicks::Now() - start) << " ms"
-                << (detail.empty() ? "" : ": ") << detail << "\n";
-    }
-    return true;
-  }
-
-  // Prefetches |hosts| and waits until every lookup has finished.
-  void RunPrefetch(const std::vector<std::string>& hosts,
-                   const std::string& why) {
-    if (hosts.empty()) return;
-    context_->Prefetch(hosts, [this] { loop_.Quit(); });
-    WaitForPrefetch(hosts, why);
-  }
-  // Runs the loop until the prefetch of |hosts| (started, its callback
-  // quitting the loop) is done; says what it did when verbose.
-  void WaitForPrefetch(const std::vector<std::string>& hosts,
-                       const std::string& why) {
-    if (hosts.empty()) return;
-    if (options_.verbose)
-      std::cerr << "* prefetching " << hosts.size() << " host(s): " << why
-                << "\n";
-    loop_.Run();
-    if (options_.verbose) PrintBundleRecords(std::cerr, context_.get(), hosts);
-  }
-
-  // Error messages go to stderr unless -s (and not -S).
-  void Error(const std::string& message) {
-    if (options_.silent && !options_.show_error) return;
-    std::cerr << "fetch: " << message << "\n";
   }
 
   void OnResponseStarted(Transfer* f, int rv) {
     if (rv != OK) return Done(f, rv);
     const HttpResponseHeaders* h = f->request->response_headers();
+    const int status = h->status_code();
+    // Nothing of a response --fail fails on (curl writes none).
+    const bool withheld = options_.fail_on_http_error && status >= 400;
     // The first final response of a URL to arrive is the one printed.
-    if (!printed_[f->url_index]) {
+    if (!printed_[f->url_index] && !withheld) {
       printed_[f->url_index] = true;
       f->printing = true;
-      if (options_.head && !outputs_.Write(f->url_index, h->raw()))
+      const std::string heads = ResponseHeads(*f->request);
+      if (((options_.head || options_.include_headers) &&
+           !outputs_.Write(f->url_index, heads)) ||
+          !header_dump_.Write(heads))
         return Done(f, ERR_FAILED, /*write_error=*/true);
     }
     f->progress = std::make_unique<ProgressMeter>(
-        f->printing && !options_.silent, h->content_length());
+        f->printing && !options_.silent && !options_.no_progress_meter,
+        h->content_length());
     f->buf = std::make_shared<IOBuffer>(kReadSize);
     ReadBody(f);
   }
@@ -332,12 +341,13 @@ class FetchRunner {
   std::unique_ptr<NetworkContext> context_;
   PrefetchLog prefetch_log_;
   OutputFiles outputs_;
+  HeaderDump header_dump_;
+  std::set<std::string> warned_variables_;  // -w's unknown names, told once
   std::vector<std::unique_ptr<Transfer>> current_;
   int batch_ = 0;  // which batch current_ holds
   std::vector<bool> printed_;
   bool keep_links_ = false;
   int pending_ = 0;
-  int wait_result_ = OK;
   std::vector<LoadTiming>* completed_ = nullptr;
   std::vector<LoadTiming> all_timings_;
   std::vector<HarEntryExtras> all_extras_;  // parallel to all_timings_, --har
@@ -354,12 +364,19 @@ int main(int argc, char** argv) {
       std::cout << net::kFetchUsage;
       return 0;
     }
+    if (a == "--version" || a == "-V") {
+      std::cout << net::FetchVersion();
+      return 0;
+    }
   }
   absl::StatusOr<net::FetchOptions> options = net::ParseFetchOptions(args);
   if (!options.ok()) {
+    // As curl: two lines, whatever -s says; the hint only for a flag.
     std::cerr << "fetch: " << options.status().message() << "\n"
-              << net::kFetchUsage;
-    return 2;
+              << (absl::IsInvalidArgument(options.status())
+                      ? "fetch: try 'fetch --help' for more information\n"
+                      : "");
+    return net::kExitUsage;
   }
   if (!options->compare.empty()) {
     return net::RunCompare(

@@ -10,10 +10,14 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cert/x509_util.h"
+#include "tools/fetch/curl_flags.h"
+#include "tools/fetch/world_client.h"
 
 namespace net {
 
-const char kFetchUsage[] = R"(usage: fetch [flags] URL...
+const char kFetchUsage[] =
+    R"(usage: fetch [flags] URL...      (a URL without a scheme is http://, as curl)
+       fetch --version
        fetch --compare 'FLAGS A' 'FLAGS B' [--runs N] [--compare-out FILE.csv] [flags] URL
 A curl-like client for the netstack networking stack. Defaults in [brackets].
 
@@ -35,7 +39,11 @@ Output
                           %{cert_source} %{cert_bundle_source} %{revocation_source}
                           %{obc_source} %{tls_version} %{early_data} %{tcp_fast_open}
                           %{cert_compression}; \n and \t escapes
-  --fail                  exit 22 on an HTTP status >= 400
+  -f, --fail              exit 22 on an HTTP status >= 400, writing no body
+  -i, --include           write the response head(s) before the body
+  -D, --dump-header FILE  write the response head(s) to FILE (- = stdout)
+  --no-progress-meter     no progress bar (shown on a terminal's stderr for bodies that
+                          take over a second, unless -s)
   --trace-json FILE       one Resource Timing JSON object per request (- = stdout)
   --trace-events FILE     Chrome trace-event JSON (open in Perfetto)
   --har FILE              HAR 1.2 of every request (redirect hops included): timings that
@@ -51,6 +59,19 @@ Request
                           repeated -d are joined with '&'; @FILE reads FILE without
                           CR/LF
   --data-binary DATA      as -d, but @FILE is sent as it is
+  -A, --user-agent NAME   the User-Agent header
+  -u, --user USER:PASS    HTTP Basic authentication (not sent to another host on a
+                          redirect)
+  -b, --cookie DATA|FILE  NAME=VALUE[; ...] sent as the Cookie header, or cookies read
+                          from a Netscape cookie file (as curl writes them)
+  -c, --cookie-jar FILE   write every cookie to FILE at the end (Netscape format)
+  --compressed            ask for gzip, deflate and br and decode the body
+  --retry N               retry a transient failure (a timeout; HTTP 408, 429, 500, 502,
+                          503, 504) up to N times, waiting 1 s doubling to 10 min or
+                          the response's Retry-After [0]
+  --retry-delay SEC       wait SEC between retries instead
+  --retry-max-time SEC    retry only within SEC of the first attempt [no limit]
+  --retry-connrefused     retry a refused connection too
   -H 'Name: value'        extra request header (repeatable)
   -L, --location          follow 301/302/303/307/308 (a POST becomes a GET on 301-303;
                           307/308 keep method and body); one trace entry per hop
@@ -62,7 +83,15 @@ Request
 
 Connection
   --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT (repeatable)
+  --connect-to H1:P1:H2:P2  connect to H2:P2 for requests to H1:P1 (repeatable; any part
+                          may be empty: any host or port, or unchanged); TLS and Host keep
+                          the URL's name
   --connect-timeout SEC   TCP connect timeout [10]
+  -m, --max-time SEC      as --max-time
+  --http1.1               offer only http/1.1 in ALPN
+  -x, --proxy URL         an HTTP proxy (http://[user:pass@]host[:port]) [the
+                          environment's http_proxy, HTTPS_PROXY, ALL_PROXY]
+  --noproxy LIST          hosts reached directly (as NO_PROXY)
   --repeat N              fetch N times in this process (new connections: shows
                           resumption) [1]
   --repeat-interval SEC   wait SEC between repetitions (e.g. to outlive a DNS TTL) [0]
@@ -75,7 +104,7 @@ Connection
                           open or being opened, as Chromium's per-group limit; 0 = no
                           limit. SPDY sessions do not count [6]
   --world FILE            use a tools/world world.json (trust anchors, DNS or resolve
-                          entries, URL rewrites, bundle CDNs; URL optional)
+                          entries, connect-to rules, bundle CDNs; URL optional)
 
 DNS and prefetching
   --dns-server ADDR:PORT  resolve with c-ares through this server (repeatable)
@@ -136,7 +165,8 @@ TLS
                           a CREDENTIAL frame). All URLs (and --parallel copies) start at
                           once. -v and the trace's spdy say which session and stream
                           carried each request and the credential slot [off]
-  --cert-compression LIST certificate compression (RFC 8879, TLS 1.3) offered: brotli,
+  --cert-compression LIST
+                          certificate compression (RFC 8879, TLS 1.3) offered: brotli,
                           zlib, both in preference order (brotli,zlib), or off. The
                           trace's tls.certCompression gives the server's Certificate
                           message size before and after [brotli,zlib]
@@ -157,9 +187,14 @@ TLS
                           suite and Snap Start orbit as JSON (unverified)
 
 Certificates
-  --trust-anchor FILE     PEM trust anchors (repeatable); replaces the system store, as
-                          curl's --cacert [the system store: SSL_CERT_FILE, SSL_CERT_DIR,
-                          else /etc/ssl/certs]
+  -k, --insecure          go on whatever the server's certificate says (the trace's
+                          cert detail names what was ignored); prefetched bundles are
+                          still verified
+  --capath DIR            every file in DIR as --cacert
+  --cacert FILE           PEM trust anchors (repeatable); replaces the system store, as
+                          curl's [the system store: SSL_CERT_FILE, SSL_CERT_DIR, else
+                          /etc/ssl/certs]
+  --trust-anchor FILE     the same as --cacert
   --system-trust          also trust the system store alongside --trust-anchor
   --revocation off|soft|hard  revocation checking (OCSP, then CRL) of every chain element
                           in parallel; soft proceeds when status is unavailable; off
@@ -198,7 +233,8 @@ Exit codes: 0 ok, 1 other, 2 bad usage or config, 3 bad URL,
   6 DNS error (name not resolved), 7 connection error (refused, reset, unreachable),
   8 malformed HTTP response, 16 SPDY error, 18 partial body, 22 HTTP error (--fail),
   23 write error, 28 timeout, 35 TLS or Snap Start error, 47 too many redirects,
-  52 empty response, 58 origin-bound certificate error,
+  52 empty response, 56 the proxy refused the tunnel (CONNECT),
+  58 origin-bound certificate error,
   60 certificate error (also a prefetched bundle's), 63 maximum file size exceeded.
   They follow the error's range (net/base/net_error_list.h): connection 7, certificate
   60, HTTP 8, DNS 6, TLS 35, SPDY 16, prefetch 60, Snap Start 35, OBC 58, generic 1.
@@ -219,93 +255,11 @@ absl::StatusOr<uint16_t> ParseTlsVersion(absl::string_view flag,
 
 }  // namespace
 
-absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) return text.status();
-  google::protobuf::Struct root;
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = true;
-  auto status =
-      google::protobuf::util::JsonStringToMessage(*text, &root, options);
-  if (!status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not valid JSON: ", status.message().as_string()));
-  }
-  WorldFile world;
-  const auto& fields = root.fields();
-  auto string_field = [&](const char* name) -> std::string {
-    auto it = fields.find(name);
-    if (it == fields.end() ||
-        it->second.kind_case() != google::protobuf::Value::kStringValue)
-      return "";
-    return it->second.string_value();
-  };
-  world.trust_anchors = string_field("trust_anchors");
-  auto rewrites = fields.find("url_rewrites");
-  if (rewrites != fields.end() &&
-      rewrites->second.kind_case() == google::protobuf::Value::kStructValue) {
-    for (const auto& [from, to] : rewrites->second.struct_value().fields()) {
-      if (to.kind_case() == google::protobuf::Value::kStringValue)
-        world.url_rewrites[from] = to.string_value();
-    }
-  }
-  auto dns = fields.find("dns");
-  if (dns != fields.end() &&
-      dns->second.kind_case() == google::protobuf::Value::kStructValue) {
-    auto server = dns->second.struct_value().fields().find("server");
-    if (server != dns->second.struct_value().fields().end() &&
-        server->second.kind_case() == google::protobuf::Value::kStringValue)
-      world.dns_server = server->second.string_value();
-  }
-  world.default_url = string_field("default_url");
-  auto cdns = fields.find("bundle_cdns");
-  if (cdns != fields.end() &&
-      cdns->second.kind_case() == google::protobuf::Value::kListValue) {
-    for (const auto& v : cdns->second.list_value().values()) {
-      if (v.kind_case() == google::protobuf::Value::kStringValue)
-        world.bundle_cdns.push_back(v.string_value());
-    }
-  }
-  auto it = fields.find("resolve");
-  if (it != fields.end() &&
-      it->second.kind_case() == google::protobuf::Value::kListValue) {
-    for (const auto& v : it->second.list_value().values()) {
-      if (v.kind_case() == google::protobuf::Value::kStringValue)
-        world.resolve.push_back(v.string_value());
-    }
-  }
-  auto origins = fields.find("origins");
-  if (origins != fields.end() &&
-      origins->second.kind_case() == google::protobuf::Value::kStructValue) {
-    for (const auto& [name, origin] : origins->second.struct_value().fields()) {
-      if (origin.kind_case() != google::protobuf::Value::kStructValue) continue;
-      const auto& f = origin.struct_value().fields();
-      auto num = [&](const char* key) {
-        auto i = f.find(key);
-        return i != f.end() && i->second.kind_case() ==
-                                   google::protobuf::Value::kNumberValue
-                   ? i->second.number_value()
-                   : 0.0;
-      };
-      auto str = [&](const char* key) {
-        auto i = f.find(key);
-        return i != f.end() && i->second.kind_case() ==
-                                   google::protobuf::Value::kStringValue
-                   ? i->second.string_value()
-                   : std::string();
-      };
-      if (str("scheme") == "https" && !str("host").empty() && num("port") > 0)
-        world.https_ports.emplace(str("host"),
-                                  static_cast<uint16_t>(num("port")));
-    }
-  }
-  if (world.trust_anchors.empty())
-    return absl::InvalidArgumentError(absl::StrCat(path, ": no trust_anchors"));
-  return world;
-}
-
 absl::StatusOr<FetchOptions> ParseFetchOptions(
-    const std::vector<std::string>& args) {
+    const std::vector<std::string>& argv) {
+  absl::StatusOr<std::vector<std::string>> expanded = ExpandShortFlags(argv);
+  if (!expanded.ok()) return expanded.status();
+  const std::vector<std::string>& args = *expanded;
   FetchOptions o;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& flag = args[i];
@@ -330,7 +284,9 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       return absl::OkStatus();
     };
     absl::Status status;
-    if (flag == "-o" || flag == "--output") {
+    if (std::optional<absl::Status> curl = ParseCurlFlag(args, &i, &o)) {
+      status = *curl;
+    } else if (flag == "-o" || flag == "--output") {
       auto v = value();
       if (!v.ok()) return v.status();
       o.output_files.push_back(*v);
@@ -385,8 +341,6 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       o.head = true;
     } else if (flag == "-v" || flag == "--verbose") {
       o.verbose = true;
-    } else if (flag == "--fail") {
-      o.fail_on_http_error = true;
     } else if (flag == "-H") {
       auto v = value();
       if (!v.ok()) return v.status();
@@ -407,6 +361,12 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       auto entry = ResolveOverride::Parse(*v);
       if (!entry.ok()) return entry.status();
       o.resolve.push_back(*entry);
+    } else if (flag == "--connect-to") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      auto rule = ConnectToRule::Parse(*v);
+      if (!rule.ok()) return rule.status();
+      o.connect_to.push_back(*rule);
     } else if (flag == "--trust-anchor") {
       auto v = value();
       if (!v.ok()) return v.status();
@@ -592,7 +552,7 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
     } else if (!flag.empty() && flag[0] == '-') {
       return FlagError(flag, "unknown flag");
     } else {
-      o.urls.push_back(flag);
+      o.urls.push_back(WithDefaultScheme(flag));
     }
     if (!status.ok()) return status;
   }
@@ -601,8 +561,12 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
   if (!o.world_file.empty()) {
     absl::StatusOr<WorldFile> world = LoadWorldFile(o.world_file);
     if (!world.ok()) return world.status();
+    absl::Status running = CheckWorldRunning(*world);
+    if (!running.ok()) return running;
     o.trust_anchors.push_back(world->trust_anchors);
-    o.url_rewrites = world->url_rewrites;
+    // Explicit --connect-to rules come first, and the first match wins.
+    o.connect_to.insert(o.connect_to.end(), world->connect_to.begin(),
+                        world->connect_to.end());
     bool world_dns =
         o.use_world_dns && !world->dns_server.empty() && o.dns_servers.empty();
     if (world_dns) {

@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
 #include "net/base/ip_endpoint.h"
+#include "net/socket/connect_to.h"
 
 namespace net {
 
@@ -98,7 +99,8 @@ struct FetchOptions {
   bool private_profile = false;     // --private: nothing touches disk
   std::string revocation = "soft";  // --revocation off|soft|hard
   std::vector<std::string> prevalidate_hosts;  // --prevalidate HOST,...
-  std::map<std::string, std::string> url_rewrites;
+  // --connect-to HOST1:PORT1:HOST2:PORT2, then the world's rules.
+  std::vector<ConnectToRule> connect_to;
   // Origin-bound certificates: off, ecdsa, rsa1024, rsa2048; scope mode.
   std::string obc = "off";
   std::string obc_scope = "origin";
@@ -124,6 +126,33 @@ struct FetchOptions {
   absl::Duration max_time = absl::Seconds(60);
   // --max-filesize: the largest body accepted; -1 = no limit.
   int64_t max_filesize = -1;
+
+  // curl's flags (tools/fetch/curl_flags.cc).
+  bool include_headers = false;  // -i: the response head before the body
+  bool insecure = false;         // -k: no certificate verification
+  std::string user_agent;        // -A ("": the stack's)
+  std::string user;              // -u USER:PASSWORD (Basic)
+  // -b NAME=VALUE;...: sent as the Cookie header; -b FILE: cookies read
+  // from a Netscape cookie file (or a file of Set-Cookie headers).
+  std::vector<std::string> cookie_strings;
+  std::vector<std::string> cookie_files;
+  std::string cookie_jar_file;   // -c FILE: every cookie written at the end
+  std::string dump_header_file;  // -D FILE: response heads (- = stdout)
+  bool compressed = false;       // --compressed: Accept-Encoding, decoded
+  // --retry N (curl's transient errors: a timeout, 408, 429, 500, 502,
+  // 503, 504; with --retry-connrefused a refused connection too), waiting
+  // --retry-delay (0: one second, doubling up to ten minutes, or the
+  // response's Retry-After), within --retry-max-time (0: no limit).
+  int retry = 0;
+  absl::Duration retry_delay = absl::ZeroDuration();
+  absl::Duration retry_max_time = absl::ZeroDuration();
+  bool retry_connrefused = false;
+  bool http1_1_only = false;       // --http1.1: ALPN offers http/1.1 only
+  bool no_progress_meter = false;  // --no-progress-meter
+  // -x/--proxy URL and --noproxy LIST (nullopt: not given; then the
+  // environment's http_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY, as curl).
+  std::optional<std::string> proxy;
+  std::optional<std::string> no_proxy;
 };
 
 // ParseFetchOptions parses argv (without argv[0]). A world file's trust
@@ -131,20 +160,6 @@ struct FetchOptions {
 // say which flag is wrong.
 [[nodiscard]] absl::StatusOr<FetchOptions> ParseFetchOptions(
     const std::vector<std::string>& args);
-
-// WorldFile is what fetch reads from tools/world's world.json.
-struct WorldFile {
-  std::string trust_anchors;
-  // URL prefixes embedded in certificates -> reachable ones (OCSP, CRL).
-  std::map<std::string, std::string> url_rewrites;
-  std::string dns_server;  // "addr:port", empty if the world has none
-  std::vector<std::string> resolve;
-  std::string default_url;
-  // Certificate-bundle CDNs, and each https origin's host -> port.
-  std::vector<std::string> bundle_cdns;
-  std::map<std::string, uint16_t> https_ports;
-};
-[[nodiscard]] absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path);
 
 extern const char kFetchUsage[];
 

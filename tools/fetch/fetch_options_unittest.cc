@@ -66,12 +66,20 @@ TEST(FetchOptionsTest, ReadsTheWorldFile) {
   std::string path = ::testing::TempDir() + "/world.json";
   std::ofstream(path) << R"({"dir":"/x","trust_anchors":"/x/pki/root.pem",
       "resolve":["www.example.test:4443:127.0.0.11"],"default_url":"https://www.example.test:4443/",
+      "connect_to":["ocsp.example.test:8888::41000"],
       "origins":{"www":{"port":4443}}})";
-  auto o = ParseFetchOptions({"--world", path});
+  auto o = ParseFetchOptions(
+      {"--connect-to", "ocsp.example.test:8888::42000", "--world", path});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->trust_anchors.back(), "/x/pki/root.pem");
   EXPECT_EQ(o->resolve[0].port, 4443);
   EXPECT_EQ(o->urls[0], "https://www.example.test:4443/");
+  // The command line's rule first: it wins (the first match applies).
+  ASSERT_EQ(o->connect_to.size(), 2u);
+  EXPECT_EQ(ConnectToRules(o->connect_to).Apply("ocsp.example.test", 8888),
+            (std::pair<std::string, uint16_t>("ocsp.example.test", 42000)));
+  EXPECT_FALSE(
+      ParseFetchOptions({"--connect-to", "a:1:b", "https://a.test/"}).ok());
 
   std::ofstream(path) << "{not json";
   EXPECT_FALSE(ParseFetchOptions({"--world", path}).ok());
@@ -105,6 +113,88 @@ TEST(FetchOptionsTest, CurlConventions) {
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->compare.size(), 2u);
   EXPECT_EQ(o->compare_runs, 4);
+}
+
+TEST(FetchOptionsTest, CombinedShortFlagsAsCurl) {
+  auto o = ParseFetchOptions({"-fsSL", "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->fail_on_http_error && o->silent && o->show_error &&
+              o->follow_redirects);
+  // A valued letter ends the group: the rest, or the next argument.
+  o = ParseFetchOptions({"-sofile.out", "-Lw", "%{http_code}", "a.test/x"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->output_files, std::vector<std::string>{"file.out"});
+  EXPECT_EQ(o->write_out, "%{http_code}");
+  EXPECT_EQ(o->urls[0], "http://a.test/x");  // a bare host is http://
+  // A value is never expanded.
+  o = ParseFetchOptions({"-H", "-x: y", "-A", "-fsSL", "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->headers[0].first, "-x");
+  EXPECT_EQ(o->user_agent, "-fsSL");
+  auto bad = ParseFetchOptions({"-sQ", "https://a.test/"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("-Q"), std::string::npos);
+}
+
+TEST(FetchOptionsTest, CurlFlags) {
+  auto o = ParseFetchOptions({"-i",
+                              "-k",
+                              "-m",
+                              "7",
+                              "-A",
+                              "agent/1",
+                              "-u",
+                              "me:pw",
+                              "-b",
+                              "a=1; b=2",
+                              "-b",
+                              "jar.txt",
+                              "-c",
+                              "out.txt",
+                              "-D",
+                              "-",
+                              "--cacert",
+                              "root.pem",
+                              "--compressed",
+                              "--retry",
+                              "2",
+                              "--retry-delay",
+                              "0",
+                              "--http1.1",
+                              "--no-progress-meter",
+                              "-x",
+                              "http://proxy.test:3128",
+                              "--noproxy",
+                              "a.test",
+                              "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_TRUE(o->include_headers && o->insecure && o->compressed &&
+              o->http1_1_only && o->no_progress_meter);
+  EXPECT_EQ(o->max_time, absl::Seconds(7));
+  EXPECT_EQ(o->user_agent, "agent/1");
+  EXPECT_EQ(o->user, "me:pw");
+  EXPECT_EQ(o->cookie_strings, std::vector<std::string>{"a=1; b=2"});
+  EXPECT_EQ(o->cookie_files, std::vector<std::string>{"jar.txt"});
+  EXPECT_EQ(o->cookie_jar_file, "out.txt");
+  EXPECT_EQ(o->dump_header_file, "-");
+  EXPECT_EQ(o->trust_anchors, std::vector<std::string>{"root.pem"});
+  EXPECT_FALSE(o->system_trust_store);  // --cacert replaces it, as curl
+  EXPECT_EQ(o->retry, 2);
+  EXPECT_EQ(*o->proxy, "http://proxy.test:3128");
+  EXPECT_EQ(*o->no_proxy, "a.test");
+  // -x "" is given (no proxy at all, as curl), unlike no -x.
+  o = ParseFetchOptions({"-x", "", "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->proxy, std::optional<std::string>(""));
+  EXPECT_FALSE(o->no_proxy.has_value());
+  for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{
+           {"-u", "nopassword", "https://a.test/"},
+           {"--retry", "-1", "https://a.test/"},
+           {"-m", "0", "https://a.test/"},
+           {"--capath", "/nonexistent", "https://a.test/"},
+           {"-A", "a\r\nX-Injected: 1", "https://a.test/"}}) {
+    EXPECT_FALSE(ParseFetchOptions(bad).ok()) << bad[0] << " " << bad[1];
+  }
 }
 
 TEST(FetchOptionsTest, EarlyDataAndCertCompression) {

@@ -1,10 +1,12 @@
 #include "tools/fetch/fetch_params.h"
 
+#include <cstdlib>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "cert/obc/obc_types.h"
 #include "cert/revocation_checker.h"
+#include "net/proxy/proxy_config.h"
 #include "net/ssl/cert_compression.h"
 #include "prefetch/bundle_source.h"
 
@@ -30,8 +32,17 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
   params.session.ssl_config.cipher_list = options.ciphers;
   params.session.ssl_config.early_data_enabled = options.early_data;
   params.session.tcp_fast_open = options.tcp_fast_open;
-  if (options.spdy)
+  if (options.spdy && !options.http1_1_only)
     params.session.ssl_config.alpn_protos = {"spdy/3", "http/1.1"};
+  if (options.http1_1_only)
+    params.session.ssl_config.alpn_protos = {"http/1.1"};
+  params.ignore_certificate_errors = options.insecure;
+  // -x/--proxy, --noproxy and the environment, with curl's precedence.
+  absl::StatusOr<ProxyConfig> proxy = ProxyConfig::FromCurlOptions(
+      options.proxy, options.no_proxy,
+      [](const char* name) -> const char* { return getenv(name); });
+  if (!proxy.ok()) return proxy.status();
+  params.proxy = *std::move(proxy);
   absl::StatusOr<std::vector<CertCompressionAlgorithm>> cert_compression =
       ParseCertCompressionList(options.cert_compression);
   if (!cert_compression.ok()) return cert_compression.status();
@@ -42,7 +53,7 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
     return absl::InvalidArgumentError(
         absl::StrCat("--revocation: unknown mode ", options.revocation));
   params.revocation = *mode;
-  params.url_rewrites = options.url_rewrites;
+  params.session.connect_to = ConnectToRules(options.connect_to);
   if (options.obc != "off") {
     std::optional<KeyAlgorithm> algorithm = ParseKeyAlgorithm(options.obc);
     std::optional<ScopeMode> scope = ParseScopeMode(options.obc_scope);

@@ -69,6 +69,18 @@ bool OutputFiles::CloseAll() {
   return ok;
 }
 
+HeaderDump::~HeaderDump() {
+  if (file_ && file_ != stdout) fclose(file_);
+}
+
+bool HeaderDump::Write(absl::string_view heads) {
+  if (path_.empty()) return true;
+  if (!file_) file_ = path_ == "-" ? stdout : fopen(path_.c_str(), "wb");
+  if (!file_) return false;
+  return fwrite(heads.data(), 1, heads.size(), file_) == heads.size() &&
+         fflush(file_) == 0;
+}
+
 ProgressMeter::ProgressMeter(bool enabled, int64_t content_length)
     : enabled_(enabled && isatty(STDERR_FILENO)),
       content_length_(content_length),

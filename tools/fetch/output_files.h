@@ -50,6 +50,22 @@ class OutputFiles {
   std::vector<int> in_flight_;
 };
 
+// HeaderDump: -D FILE, every response head of the run appended in order
+// ("-": stdout), the file made on the first write.
+class HeaderDump {
+ public:
+  explicit HeaderDump(std::string path) : path_(std::move(path)) {}
+  ~HeaderDump();
+  HeaderDump(const HeaderDump&) = delete;
+  HeaderDump& operator=(const HeaderDump&) = delete;
+  // False on a write error (or when the file cannot be made).
+  bool Write(absl::string_view heads);
+
+ private:
+  const std::string path_;
+  FILE* file_ = nullptr;
+};
+
 // ProgressMeter: curl's -# look on a terminal's stderr for bodies that take
 // over a second; silent otherwise (and with -s).
 class ProgressMeter {

@@ -12,7 +12,7 @@
 namespace net {
 
 int RunSnapStartProbes(NetworkContext* context, EventLoop* loop,
-                       const std::vector<Url>& urls) {
+                       const std::vector<Url>& urls, bool quiet) {
   int wait_result = OK;
   auto quit = [&](int rv) {
     wait_result = rv;
@@ -49,8 +49,9 @@ int RunSnapStartProbes(NetworkContext* context, EventLoop* loop,
                         "\"");
     } else {
       absl::StrAppend(&json, ",\"detail\":\"", JsonEscape(detail), "\"");
-      std::cerr << "fetch: probe " << url.spec() << ": "
-                << ErrorToShortString(r) << " " << detail << "\n";
+      if (!quiet)
+        std::cerr << "fetch: probe " << url.spec() << ": "
+                  << ErrorToShortString(r) << " " << detail << "\n";
       exit_code = 35;
     }
     std::cout << json << "}\n";

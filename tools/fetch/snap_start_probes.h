@@ -15,10 +15,10 @@
 namespace net {
 
 // RunSnapStartProbes probes each of |urls| in turn, running |loop| while a
-// step waits; prints to stdout (errors also to stderr). Returns fetch's
-// exit code: 0 if every probe succeeded, else 35.
+// step waits; prints to stdout (errors also to stderr, unless |quiet|).
+// Returns fetch's exit code: 0 if every probe succeeded, else 35.
 int RunSnapStartProbes(NetworkContext* context, EventLoop* loop,
-                       const std::vector<Url>& urls);
+                       const std::vector<Url>& urls, bool quiet);
 
 }  // namespace net
 

@@ -3,18 +3,18 @@
 #include <fstream>
 #include <iostream>
 
+#include "absl/strings/str_cat.h"
 #include "net/timing/waterfall.h"
+#include "tools/fetch/messages.h"
 
 namespace net {
 namespace {
 
-// Error messages go to stderr unless -s (and not -S).
 bool WriteFile(const FetchOptions& options, const std::string& path,
                const std::string& text) {
   std::ofstream file(path);
   file << text;
-  if (!file && !(options.silent && !options.show_error))
-    std::cerr << "fetch: cannot write " << path << "\n";
+  if (!file) ReportError(options, absl::StrCat("cannot write ", path), 0);
   return static_cast<bool>(file);
 }
 
@@ -56,23 +56,14 @@ bool WriteTraceFiles(const FetchOptions& options,
     for (const LoadTiming& t : timings) lines += LoadTimingToJson(t) + "\n";
     if (options.trace_json_file == "-") {
       std::cout << lines << std::flush;
-    } else {
-      std::ofstream file(options.trace_json_file);
-      file << lines;
-      if (!file) {
-        std::cerr << "fetch: cannot write " << options.trace_json_file << "\n";
-        return false;
-      }
-    }
-  }
-  if (!options.trace_events_file.empty()) {
-    std::ofstream file(options.trace_events_file);
-    file << LoadTimingsToTraceEvents(timings) << "\n";
-    if (!file) {
-      std::cerr << "fetch: cannot write " << options.trace_events_file << "\n";
+    } else if (!WriteFile(options, options.trace_json_file, lines)) {
       return false;
     }
   }
+  if (!options.trace_events_file.empty() &&
+      !WriteFile(options, options.trace_events_file,
+                 LoadTimingsToTraceEvents(timings) + "\n"))
+    return false;
   return true;
 }
 

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <iostream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "tools/fetch/exit_codes.h"
+#include "tools/fetch/messages.h"
 #include "tools/fetch/trace_files.h"
 #include "tools/fetch/verbose_log.h"
 #include "tools/fetch/write_out.h"
@@ -18,6 +21,7 @@ URLRequest::Options RequestOptionsFor(const FetchOptions& options) {
   request_options.max_redirects = options.max_redirs;
   request_options.max_body_bytes = options.max_filesize;
   request_options.navigation = true;
+  request_options.decode_content = options.compressed;
   return request_options;
 }
 
@@ -34,6 +38,20 @@ void ConfigureRequest(const FetchOptions& options, URLRequest* request) {
         }))
       headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
   }
+  auto has = [&](const char* name) {
+    return std::any_of(headers.begin(), headers.end(), [&](const auto& h) {
+      return absl::EqualsIgnoreCase(h.first, name);
+    });
+  };
+  // curl's -A, -u and -b NAME=VALUE; an explicit -H of the same name wins.
+  if (!options.user_agent.empty() && !has("user-agent"))
+    headers.emplace_back("User-Agent", options.user_agent);
+  if (!options.user.empty() && !has("authorization"))
+    headers.emplace_back(
+        "Authorization",
+        absl::StrCat("Basic ", absl::Base64Escape(options.user)));
+  if (!options.cookie_strings.empty() && !has("cookie"))
+    headers.emplace_back("Cookie", absl::StrJoin(options.cookie_strings, "; "));
   request->SetExtraRequestHeaders(std::move(headers));
 }
 
@@ -78,37 +96,44 @@ int ReportTransfer(const FetchOptions& options, const Transfer& transfer,
     VerboseTransfer verbose;
     verbose.timing = &t;
     verbose.round = round;
-    verbose.cookie_sent = transfer.request->cookie_header_sent();
+    verbose.request_headers = transfer.request->request_headers();
+    if (!verbose.request_headers.empty())
+      verbose.request_line =
+          absl::StrCat(t.method, " ", transfer.request->url().PathForRequest(),
+                       " ", t.ssl.alpn == "spdy/3" ? "SPDY/3" : "HTTP/1.1");
     verbose.response_head = transfer.headers;
     verbose.rejected_cookies = transfer.request->rejected_cookies();
     PrintVerboseTransfer(std::cerr, verbose);
   }
-  // Error messages go to stderr unless -s (and not -S).
-  const bool quiet = options.silent && !options.show_error;
-  if (transfer.write_error) {
-    if (!quiet)
-      std::cerr << "fetch: " << t.url << ": cannot write " << output << "\n";
-    return 23;
-  }
-  if (transfer.result < 0) {
-    if (!quiet)
-      std::cerr << "fetch: " << t.url << ": "
-                << ErrorToShortString(transfer.result) << " ("
-                << transfer.result << ")"
-                << (transfer.error_detail.empty() ? "" : ": ")
-                << transfer.error_detail << "\n";
-    return ExitCodeForError(transfer.result);
-  }
-  if (options.fail_on_http_error && t.status_code >= 400) {
-    if (!quiet)
-      std::cerr << "fetch: " << t.url << ": HTTP status " << t.status_code
-                << "\n";
-    return 22;
-  }
+  if (transfer.write_error)
+    return ReportError(options, absl::StrCat(t.url, ": cannot write ", output),
+                       kExitWriteError);
+  if (transfer.result < 0)
+    return ReportError(
+        options,
+        absl::StrCat(t.url, ": ", ErrorToShortString(transfer.result), " (",
+                     transfer.result, ")",
+                     transfer.error_detail.empty() ? "" : ": ",
+                     transfer.error_detail),
+        ExitCodeForError(transfer.result));
+  if (options.fail_on_http_error && t.status_code >= 400)
+    return ReportError(options,
+                       absl::StrCat(t.url, ": HTTP status ", t.status_code),
+                       kExitHttpError);
   return 0;
 }
 
-std::string WriteOutFor(const FetchOptions& options, const Transfer& transfer) {
+std::string ResponseHeads(const URLRequest& request) {
+  std::string heads;
+  for (const URLRequestHop& hop : request.hops())
+    heads += hop.response_headers.raw();
+  if (const HttpResponseHeaders* h = request.response_headers())
+    heads += h->raw();
+  return heads;
+}
+
+std::string WriteOutFor(const FetchOptions& options, const Transfer& transfer,
+                        std::vector<std::string>* unknown) {
   WriteOutTransfer out;
   out.timing = &transfer.timing;
   out.hops = &transfer.hops;
@@ -116,7 +141,7 @@ std::string WriteOutFor(const FetchOptions& options, const Transfer& transfer) {
   out.redirect_url = transfer.redirect_url;
   out.result = transfer.result;
   out.error_detail = transfer.error_detail;
-  return FormatWriteOut(options.write_out, out);
+  return FormatWriteOut(options.write_out, out, unknown);
 }
 
 }  // namespace net

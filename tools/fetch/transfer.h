@@ -73,8 +73,14 @@ struct Transfer : public URLRequest::Delegate {
 int ReportTransfer(const FetchOptions& options, const Transfer& transfer,
                    int round, const std::string& output);
 
+// ResponseHeads: every response head of |request| so far, redirects first
+// (what -i and -D print, as curl with -L).
+std::string ResponseHeads(const URLRequest& request);
+
 // WriteOutFor is -w's text for |transfer|.
-std::string WriteOutFor(const FetchOptions& options, const Transfer& transfer);
+// Variables it does not know go to |*unknown|.
+std::string WriteOutFor(const FetchOptions& options, const Transfer& transfer,
+                        std::vector<std::string>* unknown);
 
 }  // namespace net
 

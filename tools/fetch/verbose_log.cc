@@ -13,7 +13,7 @@ void PrefetchLog::OnHostPrefetched(const std::string& host, int result,
   if (!verbose) return;
   *out_ << "* prefetched " << host << ": "
         << (result == OK ? "OK" : ErrorToShortString(result)) << " ("
-        << answer.source << ")\n";
+        << DnsSourceToString(answer.source) << ")\n";
 }
 
 void PrintBundleRecords(std::ostream& out, NetworkContext* context,
@@ -40,17 +40,25 @@ void PrintBundleRecords(std::ostream& out, NetworkContext* context,
 void PrintVerboseTransfer(std::ostream& out, const VerboseTransfer& transfer) {
   const LoadTiming& t = *transfer.timing;
   out << "* " << t.url << " (round " << transfer.round + 1 << ")\n";
+  // "Connected" only once the connection is made (curl's "Connected to"),
+  // else the address that was tried.
   if (!t.remote_address.empty())
-    out << "* " << (t.socket_reused ? "Reusing" : "Connected to") << " "
-        << t.remote_address << " (dns: " << t.dns_source << ")\n";
+    out << "* "
+        << (t.socket_reused              ? "Reusing"
+            : !t.connect_end.is_null()   ? "Connected to"
+            : !t.connect_start.is_null() ? "Failed to connect to"
+                                         : "Trying")
+        << " " << t.remote_address
+        << " (dns: " << DnsSourceToString(t.dns_source) << ")\n";
   if (t.https && !t.ssl.version.empty()) {
     out << "* TLS " << t.ssl.version << " " << t.ssl.cipher
         << (t.ssl.group.empty() ? "" : " " + t.ssl.group)
         << " alpn=" << (t.ssl.alpn.empty() ? "-" : t.ssl.alpn)
         << (t.ssl.resumed ? " resumed" : " full-handshake")
         << (t.ssl.false_start ? " false-start" : "")
-        << (t.ssl.early_data != "not_offered"
-                ? " early-data=" + t.ssl.early_data
+        << (t.ssl.early_data != EarlyDataState::kNotOffered
+                ? std::string(" early-data=") +
+                      EarlyDataStateToString(t.ssl.early_data)
                 : "")
         << (t.ssl.waited_for_session ? " (waited for a coalesced session)" : "")
         << "\n";
@@ -62,13 +70,17 @@ void PrintVerboseTransfer(std::ostream& out, const VerboseTransfer& transfer) {
   }
   if (t.spdy.used) {
     out << "* SPDY stream " << t.spdy.stream_id << " on session "
-        << t.spdy.session_id << " (" << t.spdy.session << "), credential slot "
-        << t.spdy.credential_slot
+        << t.spdy.session_id << " (" << SessionUseToString(t.spdy.session)
+        << "), credential slot " << t.spdy.credential_slot
         << (t.spdy.credential_sent ? " (CREDENTIAL sent)" : "") << "\n";
     if (!t.spdy.retry.empty()) out << "* SPDY retry: " << t.spdy.retry << "\n";
   }
-  if (!transfer.cookie_sent.empty())
-    out << "> Cookie: " << transfer.cookie_sent << "\n";
+  if (!transfer.request_line.empty()) {
+    out << "> " << transfer.request_line << "\n";
+    for (const auto& [name, value] : transfer.request_headers)
+      out << "> " << name << ": " << value << "\n";
+    out << ">\n";
+  }
   if (!transfer.response_head.empty())
     out << "< " << absl::StrReplaceAll(transfer.response_head, {{"\n", "\n< "}})
         << "\n";

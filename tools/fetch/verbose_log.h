@@ -8,6 +8,7 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dns/dns_prefetcher.h"
@@ -38,8 +39,11 @@ void PrintBundleRecords(std::ostream& out, NetworkContext* context,
 struct VerboseTransfer {
   const LoadTiming* timing = nullptr;  // the final hop's; not owned
   int round = 0;                       // from 0
-  std::string cookie_sent;             // the jar's Cookie header
-  std::string response_head;           // raw, "" if none
+  // The final request as sent: "GET /path HTTP/1.1", then its headers
+  // (empty when no request went out).
+  std::string request_line;
+  std::vector<std::pair<std::string, std::string>> request_headers;
+  std::string response_head;  // raw, "" if none
   std::vector<std::string> rejected_cookies;
 };
 void PrintVerboseTransfer(std::ostream& out, const VerboseTransfer& transfer);

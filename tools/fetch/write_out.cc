@@ -1,10 +1,13 @@
 #include "tools/fetch/write_out.h"
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cert/cert_verifier.h"
 #include "cert/obc/obc_types.h"
 #include "net/socket/tcp_fast_open.h"
+#include "net/timing/phases.h"
 #include "tools/fetch/exit_codes.h"
 
 namespace net {
@@ -26,20 +29,19 @@ std::vector<std::pair<std::string, std::string>> WriteOutVariables(
   const std::string remote_ip = t.remote_address.substr(0, colon);
   const std::string remote_port =
       colon == std::string::npos ? "" : t.remote_address.substr(colon + 1);
-  const TimeTicks tcp_done =
-      t.https && !t.ssl_start.is_null() ? t.ssl_start : t.connect_end;
+  // curl's points, cut from the same phases as HAR and the waterfall.
+  const CurlPoints c = ComputeCurlPoints(ComputeRequestPhases(t), t.https);
   const int result = transfer.result;
   return {
       {"http_code", absl::StrFormat("%03d", t.status_code)},
       {"response_code", absl::StrFormat("%03d", t.status_code)},
-      {"time_namelookup", secs(t.dns_end)},
-      {"time_connect", secs(tcp_done)},
-      {"time_appconnect", t.https ? secs(t.connect_end) : "0.000000"},
-      {"time_pretransfer", secs(t.request_start)},
-      {"time_starttransfer", secs(t.response_start)},
+      {"time_namelookup", secs(c.namelookup)},
+      {"time_connect", secs(c.connect)},
+      {"time_appconnect", secs(c.appconnect)},
+      {"time_pretransfer", secs(c.pretransfer)},
+      {"time_starttransfer", secs(c.starttransfer)},
       {"time_redirect", hops.empty() ? "0.000000" : secs(t.start)},
-      {"time_total",
-       secs(!t.response_end.is_null() ? t.response_end : t.failed_at)},
+      {"time_total", secs(c.total)},
       {"size_download", absl::StrCat(t.body_bytes)},
       {"size_header", absl::StrCat(t.header_bytes)},
       {"num_connects", absl::StrCat(connects)},
@@ -53,7 +55,9 @@ std::vector<std::pair<std::string, std::string>> WriteOutVariables(
       {"errormsg", result < 0 ? transfer.error_detail : ""},
       {"exitcode", absl::StrCat(result < 0 ? ExitCodeForError(result) : 0)},
       // This stack's own.
-      {"snap_start", t.ssl.snap_start.empty() ? "none" : t.ssl.snap_start},
+      {"snap_start", t.ssl.snap_start == SnapStartOutcome::kNone
+                         ? "none"
+                         : SnapStartOutcomeToString(t.ssl.snap_start)},
       {"cert_source", !t.https             ? "none"
                       : t.cert_bundle.used ? "prefetch"
                       : t.ssl.resumed      ? "session"
@@ -65,7 +69,8 @@ std::vector<std::pair<std::string, std::string>> WriteOutVariables(
                : "none"},
       {"obc_source", ObcSourceToString(t.ssl.obc.source)},
       {"tls_version", t.ssl.version},
-      {"early_data", t.https ? t.ssl.early_data : "none"},
+      {"early_data",
+       t.https ? EarlyDataStateToString(t.ssl.early_data) : "none"},
       {"tcp_fast_open", TcpFastOpenOutcomeToString(t.tcp_fast_open.outcome)},
       {"cert_compression", t.ssl.cert_compression.algorithm.empty()
                                ? "none"
@@ -73,8 +78,30 @@ std::vector<std::pair<std::string, std::string>> WriteOutVariables(
   };
 }
 
+namespace {
+
+bool IsNumeric(absl::string_view name) {
+  return absl::StartsWith(name, "time_") || absl::StartsWith(name, "size_") ||
+         absl::StartsWith(name, "num_") || name == "http_code" ||
+         name == "response_code" || name == "remote_port" ||
+         name == "ssl_verify_result" || name == "exitcode";
+}
+
+// A numeric variable's value as a JSON number ("200", "0.012345"; "" and
+// "000" as 0).
+std::string JsonNumber(const std::string& value) {
+  double d;
+  if (!absl::SimpleAtod(value, &d)) return "0";
+  int64_t i;
+  if (absl::SimpleAtoi(value, &i)) return absl::StrCat(i);
+  return value;
+}
+
+}  // namespace
+
 std::string FormatWriteOut(const std::string& format,
-                           const WriteOutTransfer& transfer) {
+                           const WriteOutTransfer& transfer,
+                           std::vector<std::string>* unknown) {
   const std::vector<std::pair<std::string, std::string>> vars =
       WriteOutVariables(transfer);
   std::string out;
@@ -90,14 +117,23 @@ std::string FormatWriteOut(const std::string& format,
         std::string name = format.substr(i + 2, end - i - 2);
         if (name == "json") {
           out += "{";
-          for (size_t v = 0; v < vars.size(); ++v)
-            absl::StrAppend(&out, v ? "," : "", "\"", vars[v].first, "\":\"",
-                            JsonEscape(vars[v].second), "\"");
+          for (size_t v = 0; v < vars.size(); ++v) {
+            const auto& [var, value] = vars[v];
+            absl::StrAppend(&out, v ? "," : "", "\"", var, "\":",
+                            IsNumeric(var)
+                                ? JsonNumber(value)
+                                : absl::StrCat("\"", JsonEscape(value), "\""));
+          }
           out += "}";
         } else {
+          bool known = false;
           for (const auto& [var, value] : vars) {
-            if (var == name) out += value;
+            if (var == name) {
+              out += value;
+              known = true;
+            }
           }
+          if (!known && unknown) unknown->push_back(name);
         }
         i = end;
         continue;

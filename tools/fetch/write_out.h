@@ -34,9 +34,12 @@ std::vector<std::pair<std::string, std::string>> WriteOutVariables(
     const WriteOutTransfer& transfer);
 
 // FormatWriteOut expands |format| for |transfer|. Unknown variables expand
-// to nothing, as in curl.
+// to nothing, as in curl, and are added to |*unknown| (when given) for the
+// caller to warn about once. In %{json} the numeric variables (codes,
+// times, sizes, counts, the port) are JSON numbers, as curl's.
 std::string FormatWriteOut(const std::string& format,
-                           const WriteOutTransfer& transfer);
+                           const WriteOutTransfer& transfer,
+                           std::vector<std::string>* unknown = nullptr);
 
 }  // namespace net
 

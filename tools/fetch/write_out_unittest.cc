@@ -66,16 +66,25 @@ TEST(WriteOutTest, CurlVariables) {
 
 TEST(WriteOutTest, EscapesPercentAndUnknownVariables) {
   Fixture f;
-  EXPECT_EQ(FormatWriteOut("a\\tb\\rc %% %{nope}|%{http_code", f.transfer),
-            "a\tb\rc % |%{http_code");
+  std::vector<std::string> unknown;
+  EXPECT_EQ(
+      FormatWriteOut("a\\tb\\rc %% %{nope}|%{http_code", f.transfer, &unknown),
+      "a\tb\rc % |%{http_code");
+  EXPECT_EQ(unknown, std::vector<std::string>{"nope"});
 }
 
 TEST(WriteOutTest, JsonHasEveryVariable) {
   Fixture f;
   const std::string json = FormatWriteOut("%{json}", f.transfer);
   for (const auto& [name, value] : WriteOutVariables(f.transfer)) {
-    EXPECT_NE(json.find("\"" + name + "\":\""), std::string::npos) << name;
+    EXPECT_NE(json.find("\"" + name + "\":"), std::string::npos) << name;
   }
+  // Numbers as numbers, as curl's %{json}; strings quoted.
+  EXPECT_NE(json.find("\"http_code\":200,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"remote_port\":8443,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"time_total\":0."), std::string::npos) << json;
+  EXPECT_NE(json.find("\"tls_version\":\"TLSv1.3\""), std::string::npos)
+      << json;
   EXPECT_EQ(json.front(), '{');
   EXPECT_EQ(json.back(), '}');
 }

@@ -65,6 +65,8 @@ constexpr char kUsage[] = R"(usage: testserver [flags]
                             client offers; the connection log line gives cert_compression
                             {algorithm, compressed_bytes, uncompressed_bytes}
   --docroot DIR             serve files from DIR
+  --serve-file PATH=FILE    answer the request path PATH (exact) with FILE's bytes, before
+                            the docroot (repeatable); FILE is read at each request
   --response-size N         generated body size when no docroot (default 1024)
   --delay-ms N              wait N ms before each response
   --request-client-cert     send a CertificateRequest (TLS 1.2 and 1.3) and accept any
@@ -261,6 +263,13 @@ int main(int argc, char** argv) {
       config.ssl.cert_compression = *algorithms;
     } else if (flag == "--docroot") {
       config.docroot = value();
+    } else if (flag == "--serve-file") {
+      const std::string spec = value();
+      const size_t eq = spec.find('=');
+      if (eq == std::string::npos || eq == 0 || spec[0] != '/' ||
+          eq + 1 == spec.size())
+        BadFlag("--serve-file wants /PATH=FILE");
+      config.files[spec.substr(0, eq)] = spec.substr(eq + 1);
     } else if (flag == "--response-size") {
       config.response_size = number();
     } else if (flag == "--delay-ms") {

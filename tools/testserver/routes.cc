@@ -96,6 +96,17 @@ RouteResponse ServeDocroot(const std::string& docroot,
   return {200, ContentTypeFor(file), body.str()};
 }
 
+std::optional<RouteResponse> ServeNamedFile(
+    const std::map<std::string, std::string>& files, const std::string& path) {
+  auto it = files.find(path);
+  if (it == files.end()) return std::nullopt;
+  std::ifstream in(it->second, std::ios::binary);
+  if (!in) return RouteResponse{404, "text/plain", "not found\n"};
+  std::ostringstream body;
+  body << in.rdbuf();
+  return RouteResponse{200, ContentTypeFor(it->second), body.str()};
+}
+
 ObcResult RouteChannelBound(const ChannelBoundCookies& cookies,
                             const ObcRequest& request) {
   ObcResult result;

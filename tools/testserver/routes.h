@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -48,6 +49,12 @@ struct RouteResponse {
 // (non-empty): 403 for any path containing "..", a directory's index.html,
 // 404 for what cannot be opened, else the whole file.
 RouteResponse ServeDocroot(const std::string& docroot, const std::string& path);
+
+// ServeNamedFile answers |path| when --serve-file named it: the file's
+// bytes (read at each request, so it may be written after start-up), 404
+// when it cannot be opened; nullopt for a path not named.
+std::optional<RouteResponse> ServeNamedFile(
+    const std::map<std::string, std::string>& files, const std::string& path);
 
 // Channel-bound cookies (channel_bound_cookie.h) for one request.
 struct ObcRequest {

@@ -61,6 +61,24 @@ TEST(RoutesTest, Docroot) {
   EXPECT_EQ("forbidden\n", r.body);
 }
 
+TEST(RoutesTest, NamedFiles) {
+  const std::string file = ::testing::TempDir() + "/routes_named.bin";
+  std::remove(file.c_str());
+  const std::map<std::string, std::string> files = {
+      {"/.well-known/cert-bundle", file}};
+  EXPECT_FALSE(ServeNamedFile(files, "/other").has_value());
+  EXPECT_FALSE(ServeNamedFile(files, "/.well-known/cert-bundle/x").has_value());
+  // Named but not written yet (the world writes bundles after start-up).
+  auto r = ServeNamedFile(files, "/.well-known/cert-bundle");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(404, r->status);
+  std::ofstream(file, std::ios::binary) << std::string("CB\0\1", 4);
+  r = ServeNamedFile(files, "/.well-known/cert-bundle");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(200, r->status);
+  EXPECT_EQ(std::string("CB\0\1", 4), r->body);
+}
+
 TEST(RoutesTest, ChannelBoundCookies) {
   ChannelBoundCookies cookies;
   std::string spki(32, 'a'), other(32, 'b');

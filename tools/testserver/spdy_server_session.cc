@@ -418,6 +418,11 @@ void SpdyServerSession::HandleRequest(Stream* s) {
     MaybeFinishGoingAway();
     return;
   }
+  if (std::optional<RouteResponse> named =
+          ServeNamedFile(server_->config().files, path)) {
+    Respond(s, named->status, named->content_type, std::move(named->body));
+    return;
+  }
   const std::string& docroot = server_->config().docroot;
   if (!docroot.empty()) {
     RouteResponse file = ServeDocroot(docroot, path);

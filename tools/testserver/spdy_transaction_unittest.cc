@@ -35,7 +35,7 @@ class LoopbackResolver : public HostResolver {
   int Resolve(const std::string& host, uint16_t, HostResolveResult* result,
               CompletionOnceCallback, std::unique_ptr<Request>*) override {
     if (host == "unresolvable.test") return ERR_NAME_NOT_RESOLVED;
-    result->source = "override";
+    result->source = DnsSource::kOverride;
     result->addresses = {IPAddress::IPv4Localhost()};
     return OK;
   }
@@ -78,8 +78,7 @@ struct Fetched {
 
 class SpdyTransactionTest : public ::testing::Test {
  protected:
-  void StartServer(bool spdy,
-                   SpdyServerConfig spdy_config = SpdyServerConfig(),
+  void StartServer(bool spdy, SpdyServerConfig spdy_config = SpdyServerConfig(),
                    bool client_obcs = true) {
     TestServerConfig config;
     config.https_listen.push_back(*IPEndPoint::Parse("127.0.0.1:0"));
@@ -156,7 +155,7 @@ TEST_F(SpdyTransactionTest, ConcurrentRequestsShareOneSession) {
     EXPECT_TRUE(t.spdy.used);
     EXPECT_EQ("spdy/3", t.ssl.alpn);
     EXPECT_EQ(0, t.spdy.credential_slot);
-    fresh += t.spdy.session == "new";
+    fresh += t.spdy.session == SessionUse::kNew;
     ids.push_back(t.spdy.stream_id);
     sessions.insert(t.spdy.session_id);
     ASSERT_NE(nullptr, f->trans->response_headers());
@@ -177,8 +176,8 @@ TEST_F(SpdyTransactionTest, SecondOriginIsPooledWithItsOwnCredential) {
   for (auto& f : fetched) ASSERT_EQ(OK, f->result) << f->trans->error_detail();
   const LoadTiming& a = fetched[0]->trans->load_timing();
   const LoadTiming& b = fetched[1]->trans->load_timing();
-  EXPECT_EQ("new", a.spdy.session);
-  EXPECT_EQ("pooled", b.spdy.session);
+  EXPECT_EQ(SessionUse::kNew, a.spdy.session);
+  EXPECT_EQ(SessionUse::kPooled, b.spdy.session);
   EXPECT_EQ(a.spdy.session_id, b.spdy.session_id);
   EXPECT_EQ(0, a.spdy.credential_slot);
   EXPECT_GT(b.spdy.credential_slot, 0);
@@ -211,7 +210,7 @@ TEST_F(SpdyTransactionTest, PooledOriginWithoutASlotIsRetriedDirect) {
   auto second = FetchAll({UrlFor("localhost", "/size/10")});
   ASSERT_EQ(OK, second[0]->result) << second[0]->trans->error_detail();
   const LoadTiming& t = second[0]->trans->load_timing();
-  EXPECT_EQ("new", t.spdy.session);
+  EXPECT_EQ(SessionUse::kNew, t.spdy.session);
   EXPECT_NE(first[0]->trans->load_timing().spdy.session_id, t.spdy.session_id);
   EXPECT_EQ("ERR_SPDY_CREDENTIAL_UNAVAILABLE: retried on a direct connection",
             t.spdy.retry);
@@ -220,7 +219,7 @@ TEST_F(SpdyTransactionTest, PooledOriginWithoutASlotIsRetriedDirect) {
   // Later requests for it find its own session.
   auto third = FetchAll({UrlFor("localhost", "/size/10")});
   ASSERT_EQ(OK, third[0]->result);
-  EXPECT_EQ("reused", third[0]->trans->load_timing().spdy.session);
+  EXPECT_EQ(SessionUse::kReused, third[0]->trans->load_timing().spdy.session);
   EXPECT_EQ(t.spdy.session_id, third[0]->trans->load_timing().spdy.session_id);
 }
 
@@ -240,7 +239,7 @@ TEST_F(SpdyTransactionTest, InvalidCredentialsFromTheServerIsRetriedDirect) {
   const LoadTiming& t = second[0]->trans->load_timing();
   EXPECT_EQ("ERR_SPDY_INVALID_CREDENTIALS: retried on a direct connection",
             t.spdy.retry);
-  EXPECT_EQ("new", t.spdy.session);
+  EXPECT_EQ(SessionUse::kNew, t.spdy.session);
   EXPECT_NE(first[0]->trans->load_timing().spdy.session_id, t.spdy.session_id);
   EXPECT_EQ(2u, session_->spdy_session_pool()->session_count());
 }
@@ -270,7 +269,7 @@ TEST_F(SpdyTransactionTest, StreamRefusedByGoAwayIsRetriedOnANewSession) {
   const LoadTiming& b = fetched[1]->trans->load_timing();
   EXPECT_EQ(1u, a.spdy.stream_id);
   EXPECT_EQ("refused stream (GOAWAY): retried on a new session", b.spdy.retry);
-  EXPECT_EQ("new", b.spdy.session);
+  EXPECT_EQ(SessionUse::kNew, b.spdy.session);
   EXPECT_NE(a.spdy.session_id, b.spdy.session_id);
   EXPECT_EQ("10",
             fetched[1]->trans->response_headers()->GetHeader("content-length"));

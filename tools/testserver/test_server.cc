@@ -155,10 +155,10 @@ class TestServer::Connection {
     std::string out =
         absl::StrCat(",\"stack\":\"", snap_ ? "snap_start" : "boringssl", "\"");
     const SSLInfo& i = info();
-    if (!i.snap_start.empty()) {
-      absl::StrAppend(&out, ",\"snap_start\":\"", i.snap_start,
-                      "\",\"snap_start_detail\":\"",
-                      JsonEscape(i.snap_start_detail), "\"");
+    if (i.snap_start != SnapStartOutcome::kNone) {
+      absl::StrAppend(
+          &out, ",\"snap_start\":\"", SnapStartOutcomeToString(i.snap_start),
+          "\",\"snap_start_detail\":\"", JsonEscape(i.snap_start_detail), "\"");
     }
     return out;
   }
@@ -169,9 +169,9 @@ class TestServer::Connection {
   std::string EarlyDataLogFields() const {
     if (!ssl_) return "";
     const SSLInfo& i = info();
-    return absl::StrCat(",\"early_data\":\"", i.early_data,
-                        "\",\"early_data_reason\":\"",
-                        JsonEscape(i.early_data_reason), "\"");
+    return absl::StrCat(
+        ",\"early_data\":\"", EarlyDataStateToString(i.early_data),
+        "\",\"early_data_reason\":\"", JsonEscape(i.early_data_reason), "\"");
   }
 
   void OnHandshake(int rv) {
@@ -248,7 +248,7 @@ class TestServer::Connection {
                           Ms(handshake_end() - handshake_start())),
           ",\"app_data_with_finished\":",
           (ssl_ ? ssl_->app_data_with_finished()
-                : info.snap_start == "accepted")
+                : info.snap_start == SnapStartOutcome::kAccepted)
               ? "true"
               : "false",
           SnapStartLogFields());
@@ -499,8 +499,8 @@ class TestServer::Connection {
       if (tls_) {
         const SSLInfo& info = this->info();
         json = absl::StrCat(
-            "{\"snap_start\":\"", info.snap_start, "\",\"version\":\"",
-            info.version, "\",\"cipher\":\"", info.cipher,
+            "{\"snap_start\":\"", SnapStartOutcomeToString(info.snap_start),
+            "\",\"version\":\"", info.version, "\",\"cipher\":\"", info.cipher,
             "\",\"resumed\":", info.resumed ? "true" : "false", ",\"alpn\":\"",
             info.alpn, "\",\"early_data\":\"", info.early_data,
             "\",\"request_in_early_data\":",
@@ -512,6 +512,12 @@ class TestServer::Connection {
       }
       Respond(200, "OK", "application/json", json, keep_alive, method, raw_path,
               head_only);
+      return;
+    }
+    if (std::optional<RouteResponse> named =
+            ServeNamedFile(server_->config().files, path)) {
+      Respond(named->status, ReasonPhrase(named->status), named->content_type,
+              named->body, keep_alive, method, raw_path, head_only);
       return;
     }
     const std::string& docroot = server_->config().docroot;

@@ -57,6 +57,7 @@
 #define TOOLS_TESTSERVER_TEST_SERVER_H_
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -90,6 +91,9 @@ struct TestServerConfig {
   FastOpen http_tcp_fast_open = FastOpen::kOff;
   SSLServerConfig ssl;
   std::string docroot;
+  // --serve-file PATH=FILE: exact request paths answered from files, before
+  // the docroot (a well-known file per origin on a shared docroot).
+  std::map<std::string, std::string> files;
   int64_t response_size = 1024;
   absl::Duration delay = absl::ZeroDuration();
   std::string log_file;  // empty: log to stderr only

@@ -91,7 +91,7 @@ class BundlesMixin:
                 continue  # slow is not started without netem
             relay = self.args.rtt_ms if key == "slow" else None
             if self.packet:
-                relay = None  # on slow's address: slow's path
+                continue  # served by the origin's own test server on port 80
             plan.append(("well-known-" + key, key, relay))
         for cdn in BUNDLE_CDNS:
             relay = (self.args.cdn_rtt_ms if cdn == "cdn3" and self.netem and
@@ -247,7 +247,7 @@ class BundlesMixin:
                     txt_of[key] = strings
                     sources["dns"] = dict(self.write_txt_record(host, strings), form="bundle")
             if http:
-                wk = L["well-known-" + key]
+                wk = L.get("well-known-" + key) or self.origin_well_known_listener(key)
                 write_bytes(self.path("bundles", "well-known", host,
                                        BUNDLE_WELL_KNOWN_PATH.lstrip("/")),
                              self.certbundle_make(host, port, o["cert_chain"], orbit,
@@ -347,24 +347,46 @@ class BundlesMixin:
                 ", ".join(sorted({s for o in origins.values() for s in o["sources"]})),
                 len(cases)))
 
+    def origin_well_known_file(self, key):
+        """Packet world: (path, file) the origin's test server serves its bundle from, on its
+        port 80; None elsewhere (nginx serves the well-known paths)."""
+        if not self.packet or key not in BUNDLE_ORIGINS:
+            return None
+        host = key + "." + pki.DOMAIN
+        return (BUNDLE_WELL_KNOWN_PATH,
+                self.path("bundles", "well-known", host, BUNDLE_WELL_KNOWN_PATH.lstrip("/")))
+
+    def origin_well_known_listener(self, key):
+        """The packet world's well-known listener of origin `key`: its test server's port 80."""
+        o = self.origins[key]
+        return {"rtt_ms": o.get("rtt_ms", 0), "address": o["address"],
+                "port": self.origin_http_ports[key], "process": "testserver-" + key}
+
     def bundle_cdn_list(self):
         return [c["base"] for c in self.bundles["cdns"].values()] if self.bundles else []
 
-    def bundle_rewrites(self):
-        """url_rewrites for the bundle URLs: each CDN's host (when its port is not 80) and each
-        origin's well-known directory (never on port 80: that is the testserver's, or free)."""
-        rewrites = {}
+    def bundle_connect_to(self):
+        """curl --connect-to rules for the bundle URLs (http://HOST/..., port 80): each CDN and
+        each well-known listener not on port 80. With --fixed-ports in the relay world port 80
+        of www and slow is their plain-HTTP origin's, so their well-known paths (on 8080)
+        get no rule: a client there cannot use the well-known source (noted)."""
+        rules = []
         if not self.bundles:
-            return rewrites
+            return rules
         for c in self.bundles["cdns"].values():
             if c["port"] != HTTP_FIXED_PORT:
-                rewrites["http://%s/" % c["host"]] = "http://%s:%d/" % (c["host"], c["port"])
+                rules.append("%s:%d::%d" % (c["host"], HTTP_FIXED_PORT, c["port"]))
         for o in self.bundles["origins"].values():
             wk = o["sources"].get("well-known")
-            if wk and wk["port"] != HTTP_FIXED_PORT:
-                rewrites["http://%s/.well-known/" % o["host"]] = \
-                    "http://%s:%d/.well-known/" % (o["host"], wk["port"])
-        return rewrites
+            if not wk or wk["port"] == HTTP_FIXED_PORT:
+                continue
+            if self.fixed:
+                self.note("%s's well-known bundle is on port %d (port 80 is its plain-HTTP "
+                          "origin's): clients reach it only with that port" % (
+                              o["host"], wk["port"]))
+                continue
+            rules.append("%s:%d::%d" % (o["host"], HTTP_FIXED_PORT, wk["port"]))
+        return rules
 
     def bundle_endpoints(self):
         """(host, port, address) of every bundle listener clients connect to (for world.json's

@@ -36,6 +36,8 @@ ADDR = {
     "stapled": "127.0.0.26",
     "revoked-stapled": "127.0.0.27",
     "stapled-other": "127.0.0.28",
+    # SPDY/3 (a testserver with --spdy; `fetch --spdy` there uses spdy/3).
+    "spdy": "127.0.0.29",
 }
 
 # The packet-level world (--link packet) puts each origin on 198.18.0.N, N the last byte of
@@ -83,7 +85,11 @@ SNAP_START_ORBITS = {"www": "0102030405060708", "slow": "1112131415161718",
 FAST_OPEN_ORIGINS = {"slow": "no-cookie", "slow12": "no-cookie", "tls12": "no-cookie",
                      "www": "no-cookie"}
 
+# Test-server origins that speak SPDY/3 (testserver --spdy: ALPN spdy/3 before http/1.1, so
+# `fetch --spdy` gets a SPDY/3 session there and any other client HTTP/1.1).
+SPDY_ORIGINS = {"spdy"}
+
 # The order origins are listed in (world.json, the demo page).
 ORIGIN_ORDER = ["www", "www_http", "nginx", "ecdsa", "static", "slow", "slow_http", "tls12",
-                "slow12",
+                "slow12", "spdy",
                 "expired", "wrongname", "untrusted", "revoked"] + list(STAPLING_ORIGINS)

@@ -9,7 +9,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pki  # noqa: E402
-from hosts import ADDR, FAST_OPEN_ORIGINS, SNAP_START_ORBITS  # noqa: E402
+from hosts import ADDR, FAST_OPEN_ORIGINS, SNAP_START_ORBITS, SPDY_ORIGINS  # noqa: E402
 from peers import Peer, match_listener, parse_listening, wait_ready_lines  # noqa: E402
 
 
@@ -43,7 +43,7 @@ class OriginsMixin:
 
 
     def testserver_peer(self, name, fixture, listens, http_listens=(), tls_max="1.3",
-                        fast_open=None):
+                        fast_open=None, well_known=None, spdy=False):
         chain, key = self.host_files(fixture)
         argv = [self.testserver]
         for a, p in listens:
@@ -61,6 +61,13 @@ class OriginsMixin:
             # go to the core; the strike register persists next to the logs.
             argv += ["--snap-start-orbit", SNAP_START_ORBITS[fixture],
                      "--snap-start-state", self.path("logs", name + ".strikes")]
+        if well_known:
+            # The origin's own certificate bundle on its well-known path (packet world: port
+            # 80 is this server's), written later by the bundle step.
+            argv += ["--serve-file", "%s=%s" % well_known]
+        if spdy:
+            # SPDY/3: ALPN spdy/3 offered before http/1.1; the same routes over streams.
+            argv += ["--spdy"]
         if fast_open:
             # TCP Fast Open (packet world, whose server namespace has net.ipv4.tcp_fastopen=3):
             # HTTPS as the origin says (no-cookie: it takes SYN data from anyone, and its
@@ -71,7 +78,7 @@ class OriginsMixin:
         return Peer(name, "testserver", argv, out_path=self.path("logs", name + ".out"),
                     log_path=self.path("logs", name + ".log"))
 
-    # testservers: www (HTTPS + HTTP), the slow origin's backend, tls12, the four fixtures.
+    # testservers: www (HTTPS + HTTP), the slow origin's backend, tls12, spdy, the four fixtures.
     def start_testservers(self):
         https, http = self.https_port(), self.http_port()
         plan = [
@@ -80,6 +87,7 @@ class OriginsMixin:
             # Behind netem; always an ephemeral port on the slow origin's address.
             ("slow", "slow", (ADDR["slow"], 0), None, "1.3"),
             ("tls12", "tls12", (ADDR["tls12"], https), None, "1.2"),
+            ("spdy", "spdy", (ADDR["spdy"], https), None, "1.3"),
             ("expired", "expired", (ADDR["expired"], https), None, "1.3"),
             ("wrongname", "wrongname", (ADDR["wrongname"], https), None, "1.3"),
             ("untrusted", "untrusted", (ADDR["untrusted"], https), None, "1.3"),
@@ -91,6 +99,8 @@ class OriginsMixin:
             # whose path has --rtt-ms.
             plan[1] = ("slow", "slow", (ADDR["slow"], https), (ADDR["slow"], http), "1.3")
             plan.append(("slow12", "tls12", (ADDR["slow12"], https), None, "1.2"))
+            # tls12's port 80 only serves its bundle's well-known path (no tls12_http origin).
+            plan[2] = ("tls12", "tls12", (ADDR["tls12"], https), (ADDR["tls12"], http), "1.2")
             self.path_rtt(ADDR["slow"], self.args.rtt_ms)
             self.path_rtt(ADDR["slow12"], self.args.rtt_ms)
         elif not self.netem:
@@ -100,12 +110,15 @@ class OriginsMixin:
             fast_open = FAST_OPEN_ORIGINS.get(origin, "cookie") if self.packet else None
             peer = self.testserver_peer("testserver-" + origin, fixture, [listen],
                                         [http_listen] if http_listen else [], tls_max,
-                                        fast_open=fast_open)
+                                        fast_open=fast_open,
+                                        well_known=self.origin_well_known_file(origin),
+                                        spdy=origin in SPDY_ORIGINS)
             self.peers.append(peer)
             peers.append((peer, origin, fixture, listen, http_listen, tls_max))
             peer.start()
         ready = wait_ready_lines([p[0] for p in peers], self.args.timeout)
         self.backends = {}
+        self.origin_http_ports = {}
         for peer, origin, fixture, listen, http_listen, tls_max in peers:
             reported = parse_listening(ready[peer.name], ("https", "http"))
             port = match_listener(reported, "https", listen[0], listen[1], peer)
@@ -119,12 +132,17 @@ class OriginsMixin:
             # the relay world names the server behind the relay).
             extra = {"backend": {"address": listen[0], "port": port, "process": peer.name,
                                  "origin": None}} if rtt else {}
+            if origin in SPDY_ORIGINS:
+                extra["alpn"] = ["spdy/3", "http/1.1"]  # what the server offers, in order
             self.add_origin(origin, host, "https", listen[0], port, "testserver", peer.name,
                             tls_max=tls_max, expect=expect, fixture=fixture, rtt_ms=rtt,
                             tcp_fast_open=fast_open, **extra)
             self.backends[origin] = (listen[0], port)
             if http_listen:
                 hport = match_listener(reported, "http", http_listen[0], http_listen[1], peer)
+                self.origin_http_ports[origin] = hport
+                if origin not in ("www", "slow"):
+                    continue  # a well-known path only
                 if rtt:
                     extra = {"backend": dict(extra["backend"], port=hport)}
                 self.add_origin(origin + "_http", host, "http", http_listen[0], hport,

@@ -76,6 +76,8 @@ HOSTS = {
     # for another certificate (www's) on the same leaf.
     "stapled": dict(names=["stapled.example.test", "stapled-other.example.test"], key="ec",
                     expect="ok"),
+    # The SPDY/3 origin (a testserver with --spdy: ALPN spdy/3, then http/1.1).
+    "spdy": dict(names=["spdy.example.test"], key="rsa", expect="ok"),
     # A wildcard leaf: every host under pages.example.test (the SPDY page-load experiment's two
     # host names on one address, tools/experiments/spdy_page_load.py).
     "wildcard": dict(names=["*.pages.example.test"], key="rsa", expect="ok"),

@@ -66,6 +66,20 @@ class Stop(Exception):
 
 # -- the world ------------------------------------------------------------------------------------
 
+def connect_to_rule(embedded_url, served_url):
+    """The curl --connect-to rule (HOST:PORT::PORT2) that sends the host:port of embedded_url
+    (http://host[:port]/...) to the port of served_url on the same host."""
+    def host_port(url):
+        rest = url.split("://", 1)[1].split("/", 1)[0]
+        host, _, port = rest.partition(":")
+        return host, int(port) if port else 80
+    host, port = host_port(embedded_url)
+    served_host, served_port = host_port(served_url)
+    if served_host != host:
+        raise WorldError("connect-to across hosts: %s -> %s" % (embedded_url, served_url))
+    return "%s:%d::%d" % (host, port, served_port)
+
+
 def _resolve_binary(value, flag):
     if value is None:
         return None
@@ -234,8 +248,8 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
         if self.testserver:
             self.start_testservers()
         else:
-            self.skip(("www", "slow", "tls12", "slow12", "expired", "wrongname", "untrusted",
-                       "revoked"), "no --testserver given")
+            self.skip(("www", "slow", "tls12", "slow12", "spdy", "expired", "wrongname",
+                       "untrusted", "revoked"), "no --testserver given")
 
         if self.testserver and self.packet:
             pass  # slow and slow12 are test servers of their own behind a slow path
@@ -350,6 +364,7 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
                 "slow_http": "plain HTTP behind netem (%d ms RTT): the baseline" % self.args.rtt_ms,
                 "tls12": "the test server limited to TLS 1.2",
                 "slow12": "TLS 1.2 behind netem (%d ms RTT)" % self.args.rtt_ms,
+                "spdy": "the test server speaking SPDY/3 (ALPN spdy/3; fetch --spdy)",
                 "expired": "fails: expired certificate",
                 "wrongname": "fails: certificate for other.example.test",
                 "untrusted": "fails: certificate from an unknown root",
@@ -416,14 +431,16 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
             "revoked_host": "revoked." + pki.DOMAIN,
         }
         # The leaves embed default-port URLs (pki.OCSP_URL, pki.CRL_URL, pki.CA_ISSUERS_URL),
-        # right only with --fixed-ports: map their prefixes to where the world serves them.
-        rewrites = {}
+        # right as they are with fixed ports (the packet world): elsewhere curl --connect-to
+        # rules send their host:port where the world serves them (the URL, and so the Host
+        # header and what is fetched, stay as the certificate says).
+        connect_to = []
         if self.ocsp and self.ocsp["url"] != pki.OCSP_URL:
-            rewrites[pki.OCSP_URL] = self.ocsp["url"]
+            connect_to.append(connect_to_rule(pki.OCSP_URL, self.ocsp["url"]))
         static_prefix = "http://static.%s/" % pki.DOMAIN
         if static and static["url"] != static_prefix:
-            rewrites[static_prefix] = static["url"]
-        rewrites.update(self.bundle_rewrites())
+            connect_to.append(connect_to_rule(static_prefix, static["url"]))
+        connect_to += self.bundle_connect_to()
         doc = {
             "dir": self.dir,
             "trust_anchors": p["root"],
@@ -440,7 +457,7 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
             "dns": self.dns,
             "ocsp": self.ocsp,
             "crl": crl,
-            "url_rewrites": rewrites,
+            "connect_to": connect_to,
             "bundle_cdns": self.bundle_cdn_list(),
             "bundle_cases": self.bundle_cases,
             "bundles": self.bundles,

@@ -7,11 +7,14 @@ with curl through the world's DNS (issue 20 items 3 and 5):
     the DNS path costs its RTT, a TCP connect to a slowed origin costs one RTT from the
     kernel's own SYN, plain HTTP 2 RTT and TLS 1.3 3 RTT to the first byte (curl);
   - origins are on 198.18.0.N, ports 443 and 80, and world.json's link block says so;
+    `https://www.example.test/` works as written (no port, no --resolve) for curl and fetch;
+  - spdy.example.test speaks SPDY/3: `fetch --spdy` gets ALPN spdy/3 and one session for
+    several requests; curl there gets HTTP/1.1;
   - `exec` against a stopped world says so; stopping the world leaves no namespace, link or
     process behind.
 
 Runs as root in a private network namespace of its own (re-executes under unshare -n).
-Usage: world_packet_test.py WORLD TESTSERVER NETEM CERTBUNDLE
+Usage: world_packet_test.py WORLD TESTSERVER NETEM CERTBUNDLE FETCH
 """
 
 import json
@@ -28,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # netem's test peers: the snapshot of namespaces, links and processes.
 sys.path.insert(0, os.path.join(HERE, "..", "netem", "testing"))
 import netem_peers as peers  # noqa: E402
-WORLD = TESTSERVER = NETEM = CERTBUNDLE = None
+WORLD = TESTSERVER = NETEM = CERTBUNDLE = FETCH = None
 RTT_MS, DNS_RTT_MS = 100, 40
 
 
@@ -100,6 +103,69 @@ class PacketWorldTest(unittest.TestCase):
         dns, connect, ttfb = self.curl("https://www.example.test/")
         self.assertLess(connect - dns, 5)
 
+    def test_bundle_and_revocation_urls_work_as_written(self):
+        # Standard ports: no connect-to rule is needed, and each Snap Start origin's bundle
+        # is on its own well-known path (its test server's port 80, tls12's included).
+        self.assertEqual(self.world["connect_to"], [])
+        for key, origin in self.world["bundles"]["origins"].items():
+            wk = origin["sources"]["well-known"]
+            self.assertEqual((wk["port"], wk["process"]), (80, "testserver-" + key), key)
+            with open(os.path.join(self.world["dir"], "bundles", "well-known", origin["host"],
+                                   ".well-known", "cert-bundle"), "rb") as f:
+                want = f.read()
+            r = subprocess.run([sys.executable, os.path.join(HERE, "world.py"), "exec",
+                                "--world", self.world_json, "--", "curl", "-sS", "--fail",
+                                wk["url"]], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertGreater(len(want), 100, key)
+            self.assertEqual(r.stdout, want, key)
+        self.assertNotIn("tls12_http", self.world["origins"])
+
+    def fetch(self, *args):
+        """fetch as the client host with the world's trust anchor and DNS (fetch --world);
+        returns (exit code, [trace objects], stderr)."""
+        r = self.exec_(FETCH, "--world", self.world_json, "--max-time", "20", "-o", "/dev/null",
+                       "--trace-json", "-", *args)
+        traces = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+        return r.returncode, traces, r.stderr
+
+    def test_front_page_as_written(self):
+        # The README's first URL, as written: standard port, names through the world's DNS.
+        self.assertEqual(self.world["origins"]["www"]["url"], "https://www.example.test/")
+        self.assertEqual(self.world["default_url"], "https://www.example.test/")
+        r = self.exec_("curl", "-sS", "--cacert", self.world["trust_anchors"],
+                       "https://www.example.test/")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("<h1>www.example.test</h1>", r.stdout)
+        rc, traces, err = self.fetch("https://www.example.test/")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(traces[0]["status"], 200)
+        self.assertEqual(traces[0]["remoteAddress"], "198.18.0.11:443")
+
+    def test_spdy_origin_speaks_spdy3(self):
+        o = self.world["origins"]["spdy"]
+        self.assertEqual((o["url"], o["address"], o["port"]),
+                         ("https://spdy.example.test/", "198.18.0.29", 443))
+        # Three requests with --spdy: ALPN spdy/3, one session, three streams.
+        rc, traces, err = self.fetch("--spdy", "-o", "/dev/null", "-o", "/dev/null",
+                                     o["url"], o["url"] + "size/1000", o["url"] + "size/2000")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(traces), 3, traces)
+        for t in traces:
+            self.assertEqual(t["status"], 200, t)
+            self.assertEqual(t["tls"]["alpn"], "spdy/3", t)
+        self.assertEqual(len({t["spdy"]["sessionId"] for t in traces}), 1, traces)
+        self.assertEqual(len({t["spdy"]["streamId"] for t in traces}), 3, traces)
+        # Without --spdy (and for curl) the same origin is HTTP/1.1.
+        rc, traces, err = self.fetch(o["url"])
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(traces[0]["tls"]["alpn"], "http/1.1")
+        self.assertNotIn("spdy", traces[0])
+        r = self.exec_("curl", "-sS", "-o", "/dev/null", "-w", "%{http_version}",
+                       "--cacert", self.world["trust_anchors"], o["url"])
+        self.assertEqual((r.returncode, r.stdout), (0, "1.1"), r.stderr)
+
     def test_sysctls_and_initcwnd_only_in_the_world(self):
         r = self.exec_("sh", "-c", "cat /proc/sys/net/ipv4/tcp_fastopen; ip route")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -132,17 +198,17 @@ class PacketWorldTest(unittest.TestCase):
 
 
 def main():
-    global WORLD, TESTSERVER, NETEM, CERTBUNDLE
-    if len(sys.argv) < 5:
+    global WORLD, TESTSERVER, NETEM, CERTBUNDLE, FETCH
+    if len(sys.argv) < 6:
         sys.exit(__doc__)
-    WORLD, TESTSERVER, NETEM, CERTBUNDLE = (os.path.abspath(a) for a in sys.argv[1:5])
+    WORLD, TESTSERVER, NETEM, CERTBUNDLE, FETCH = (os.path.abspath(a) for a in sys.argv[1:6])
     if os.environ.get("WORLD_PACKET_TEST_PRIVATE") != "1":
         env = dict(os.environ, WORLD_PACKET_TEST_PRIVATE="1")
         argv = [sys.executable, os.path.abspath(sys.argv[0]), WORLD, TESTSERVER, NETEM,
-                CERTBUNDLE] + sys.argv[5:]
+                CERTBUNDLE, FETCH] + sys.argv[6:]
         os.execvpe("unshare", ["unshare", "-n", "sh", "-c",
                                "ip link set lo up && exec \"$0\" \"$@\""] + argv, env)
-    unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[5:])
+    unittest.main(argv=[sys.argv[0], "-v"] + sys.argv[6:])
 
 
 if __name__ == "__main__":

@@ -275,10 +275,14 @@ def ocsp_requests_logged(world):
 
 
 def rewrite_url(world, url):
-    """What a client does with a URL from a certificate: apply world.json's url_rewrites."""
-    for prefix, real in world["url_rewrites"].items():
-        if url.startswith(prefix):
-            return real + url[len(prefix):]
+    """Where a client connects for a URL from a certificate: world.json's connect_to rules
+    (curl --connect-to HOST:PORT::PORT2) applied to its host and port, as a URL."""
+    m = re.match(r"(http://)([^:/]+)(?::(\d+))?(/.*)$", url)
+    host, port = m.group(2), int(m.group(3) or 80)
+    for rule in world["connect_to"]:
+        h1, p1, h2, p2 = rule.split(":")
+        if (not h1 or h1 == host) and (not p1 or int(p1) == port):
+            return "%s%s:%d%s" % (m.group(1), h2 or host, int(p2) if p2 else port, m.group(4))
     return url
 
 
@@ -319,7 +323,8 @@ class NginxWorldTest(unittest.TestCase):
         self.assertTrue(os.path.isfile(w["trust_anchors"]))
         self.assertEqual(sorted(w["origins"]), ["ecdsa", "nginx", "revoked-stapled", "stapled",
                                                 "stapled-other", "static"])
-        for key in ("www", "slow", "tls12", "slow12", "expired", "wrongname", "untrusted"):
+        for key in ("www", "slow", "tls12", "slow12", "spdy", "expired", "wrongname",
+                    "untrusted"):
             self.assertIn(key, w["skipped"])
         n = self.origin("nginx")
         self.assertEqual(n["address"], "127.0.0.12")
@@ -349,9 +354,9 @@ class NginxWorldTest(unittest.TestCase):
         static = self.origin("static")["url"]
         self.assertEqual(w["crl"]["url"], static + "intermediate.crl")
         self.assertEqual(w["crl"]["embedded_url"], "http://static.example.test/intermediate.crl")
-        self.assertEqual(w["url_rewrites"], {
-            "http://ocsp.example.test:8888/": o["url"],
-            "http://static.example.test/": static})
+        self.assertEqual(w["connect_to"], [
+            world_py.connect_to_rule("http://ocsp.example.test:8888/", o["url"]),
+            world_py.connect_to_rule("http://static.example.test/", static)])
         # No certbundle (and no testserver): no bundles, and world.json says so.
         self.assertEqual(w["skipped"]["bundles"], "no --certbundle given")
         self.assertEqual((w["bundles"], w["bundle_cdns"], w["bundle_cases"]), (None, [], {}))
@@ -495,7 +500,7 @@ class NginxWorldTest(unittest.TestCase):
                    [h["leaf"]])
 
     def test_good_leaves_verify(self):
-        for fixture in ("www", "nginx", "slow", "static", "ecdsa", "tls12", "stapled"):
+        for fixture in ("www", "nginx", "slow", "static", "ecdsa", "tls12", "stapled", "spdy"):
             rc, out, err = self.verify(fixture)
             self.assertEqual(rc, 0, fixture + out + err)
             self.assertIn(": OK", out)
@@ -578,7 +583,7 @@ class NginxWorldTest(unittest.TestCase):
                          "crlDistributionPoints"], check=True)
         return ocsp.strip(), re.search(r"URI:(\S+)", ext).group(1)
 
-    def test_revocation_urls_through_url_rewrites(self):
+    def test_revocation_urls_through_connect_to(self):
         for fixture, status in (("www", "good"), ("revoked", "revoked")):
             ocsp_url, crl_url = self.leaf_urls(fixture)
             self.assertEqual(ocsp_url, "http://ocsp.example.test:8888/")
@@ -659,6 +664,9 @@ crls = sys.argv[1] + ".crls.pem"  # curl checks the whole chain: both CRLs
 open(crls, "w").write(open(w["crl"]["root_pem"]).read() + open(w["crl"]["pem"]).read())
 report["revoked_crl"] = curl("--crlfile", crls, w["origins"]["revoked"]["url"])
 report["www_crl"] = curl("--crlfile", crls, w["origins"]["www"]["url"])
+for key in ("spdy", "www"):  # the running servers' command lines
+    pid = w["pids"][w["origins"][key]["process"]]
+    report[key + "_cmdline"] = open("/proc/%d/cmdline" % pid).read().split("\0")
 json.dump(report, open(sys.argv[1], "w"))
 sys.exit(42)
 """
@@ -679,11 +687,11 @@ sys.exit(42)
             rep = json.load(f)
         self.assertEqual(rep["origins"], sorted(["www", "www_http", "nginx", "ecdsa", "static",
                                                  "slow", "slow_http", "tls12", "slow12",
-                                                 "expired", "wrongname", "untrusted",
+                                                 "spdy", "expired", "wrongname", "untrusted",
                                                  "revoked", "stapled", "revoked-stapled",
                                                  "stapled-other"]))
         self.assertEqual(rep["skipped"], [] if KNOTD else ["dns"])
-        for key in ("www", "www_http", "slow", "slow_http", "tls12", "slow12"):
+        for key in ("www", "www_http", "slow", "slow_http", "tls12", "slow12", "spdy"):
             rc_, body, e = rep[key]
             self.assertEqual(rc_, 0, "%s: %s" % (key, e))
             self.assertIn("<h1>www.example.test</h1>", body)
@@ -717,6 +725,15 @@ sys.exit(42)
         self.assertEqual(w["default_url"], w["origins"]["www"]["url"])
         self.assertEqual(w["origins"]["revoked"]["address"], "127.0.0.22")
         self.assertEqual(w["origins"]["revoked"]["expect"], "revoked")
+        # The SPDY/3 origin: its own address and certificate, the test server with --spdy
+        # (world_packet_test fetches it over spdy/3 with the real one).
+        spdy = w["origins"]["spdy"]
+        self.assertEqual((spdy["host"], spdy["address"]), ("spdy.example.test", "127.0.0.29"))
+        self.assertEqual(spdy["alpn"], ["spdy/3", "http/1.1"])
+        self.assertEqual(spdy["server"], "testserver")
+        self.assertIn("--spdy", rep["spdy_cmdline"])
+        self.assertNotIn("--spdy", rep["www_cmdline"])
+        self.assertIn("spdy.example.test", rep["www"][1])  # the demo page links it
         if KNOTD:  # DNS with its default relay (40 ms)
             self.assertEqual(w["dns"]["rtt_ms"], 40)
             self.assertIn("dns_netem", w["pids"])
@@ -771,7 +788,8 @@ class OcspWorldTest(unittest.TestCase):
             self.assertTrue(pid_alive(w["pids"][name]), name)
             self.assertTrue(os.path.isfile(w["logs"][name]), name)
         # No static origin (no nginx): only the OCSP URL is rewritten, the CRL has no URL.
-        self.assertEqual(w["url_rewrites"], {"http://ocsp.example.test:8888/": o["url"]})
+        self.assertEqual(w["connect_to"],
+                         [world_py.connect_to_rule("http://ocsp.example.test:8888/", o["url"])])
         self.assertIsNone(w["crl"]["url"])
         self.assertEqual(w["resolve"], ["ocsp.example.test:%d:127.0.0.21" % o["port"]])
         # The start-up queries (direct: www, revoked; through the relay: www) are in its log.
@@ -904,7 +922,8 @@ class DnsWorldTest(unittest.TestCase):
                     "expired": "127.0.0.17", "wrongname": "127.0.0.18",
                     "untrusted": "127.0.0.19", "ecdsa": "127.0.0.20", "ocsp": "127.0.0.21",
                     "revoked": "127.0.0.22", "stapled": "127.0.0.26",
-                    "revoked-stapled": "127.0.0.27", "stapled-other": "127.0.0.28"}
+                    "revoked-stapled": "127.0.0.27", "stapled-other": "127.0.0.28",
+                    "spdy": "127.0.0.29"}
         for host, addr in expected.items():
             self.assertEqual(d["records"][host + ".example.test"], addr)
         for name in ("dns_knot", "dns_netem"):
@@ -1169,8 +1188,7 @@ class BundleWorldTest(unittest.TestCase):
             self.assertEqual(o["sources"]["truncated"]["port"], origin["port"])
             wk = o["sources"]["well-known"]
             self.assertEqual(wk["url"], "http://%s/.well-known/cert-bundle" % o["host"])
-            self.assertEqual(w["url_rewrites"]["http://%s/.well-known/" % o["host"]],
-                             "http://%s:%d/.well-known/" % (o["host"], wk["port"]))
+            self.assertIn("%s:80::%d" % (o["host"], wk["port"]), w["connect_to"])
             self.assertIn("%s:%d:%s" % (o["host"], wk["port"], wk["address"]), w["resolve"])
             self.assertEqual(o["sources"]["cdn"]["urls"],
                              ["http://cdn%d.example.test/bundles/%s.crt" % (i, o["host"])
@@ -1187,8 +1205,7 @@ class BundleWorldTest(unittest.TestCase):
             self.assertEqual((c["host"], c["address"]), (host, addr))
             self.assertEqual(w["hosts"][host], addr)
             self.assertEqual(w["dns"]["records"][host], addr)
-            self.assertEqual(w["url_rewrites"]["http://%s/" % host],
-                             "http://%s:%d/" % (host, c["port"]))
+            self.assertIn("%s:80::%d" % (host, c["port"]), w["connect_to"])
             self.assertIn("%s:%d:%s" % (host, c["port"], addr), w["resolve"])
         self.assertEqual([b["cdns"][c]["serves"] for c in ("cdn1", "cdn2", "cdn3")],
                          ["files", "404", "files"])
@@ -1591,10 +1608,9 @@ class NamespaceTest(unittest.TestCase):
         self.assertNotEqual(w["ocsp"]["direct"], "127.0.0.21:8888")
         self.assertEqual(w["crl"]["url"], "http://static.example.test/intermediate.crl")
         # The embedded URLs and the CDNs' are right as they are; only the well-known paths
-        # move (port 80 of www and slow is taken by their plain-HTTP origins).
-        self.assertEqual(w["url_rewrites"], {
-            "http://%s.example.test/.well-known/" % h:
-                "http://%s.example.test:8080/.well-known/" % h for h in ("www", "slow", "tls12")})
+        # move (port 80 of www and slow is taken by their plain-HTTP origins), and no rule
+        # can send them there without taking the plain-HTTP origins' traffic too.
+        self.assertEqual(w["connect_to"], [])
         self.assertEqual(w["bundle_cdns"], ["http://cdn%d.example.test/bundles" % i
                                             for i in (1, 2, 3)])
         self.assertEqual(w["bundles"]["origins"]["www"]["port"], 443)
