@@ -29,7 +29,7 @@ class FakeResolver : public HostResolver {
  public:
   int Resolve(const std::string&, uint16_t, HostResolveResult* result,
               CompletionOnceCallback, std::unique_ptr<Request>*) override {
-    result->source = "network";
+    result->source = DnsSource::kNetwork;
     result->addresses = {IPAddress::IPv4Localhost()};
     return OK;
   }
