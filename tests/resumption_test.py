@@ -5,7 +5,11 @@ with no cached session makes exactly one full handshake and five resumptions (TL
 
 The --parallel checks go through the netem origins (`slow`, `slow12`), where every connection
 has a round trip, and on bare loopback, where the leader's handshake may finish before the other
-connections even start theirs (loopback_parallel6_one_full)."""
+connections even start theirs (loopback_parallel6_one_full).
+
+Every --parallel run offers HTTP/1.1 only (--http1.1): these checks are about six HTTP/1.1
+connections. With h2 offered (the default), parallel requests to an origin wait for the first
+connection's ALPN, so that an h2 server gets one session (net/http/README.md)."""
 
 import os
 
@@ -23,7 +27,7 @@ def _parallel6(ctx, origin, tls_max, version, extra=()):
     process = o["backend"]["process"] if o.get("backend") else o["process"]
     tail = e2e.LogTail(ctx.log_path(process))
     # Coalescing is opt-in (it saves the server handshakes, never time): these checks ask.
-    args = ["--parallel", "6", "-o", os.devnull, "--max-time", "20", "--coalesce-handshakes"]
+    args = ["--http1.1", "--parallel", "6", "-o", os.devnull, "--max-time", "20", "--coalesce-handshakes"]
     if tls_max:
         args += ["--tls-max", tls_max]
     r = ctx.fetch(*args, *extra, ctx.url(origin, "size/2000"), trace=True).expect_ok()
@@ -78,7 +82,7 @@ def parallel6_no_coalesce_six_full(ctx):
 
 def parallel6_repeat2_then_all_resumed(ctx):
     tail = e2e.LogTail(ctx.log_path(ctx.origin("slow")["backend"]["process"]))
-    r = ctx.fetch("--parallel", "6", "--repeat", "2", "--coalesce-handshakes", "-o", os.devnull,
+    r = ctx.fetch("--http1.1", "--parallel", "6", "--repeat", "2", "--coalesce-handshakes", "-o", os.devnull,
                   ctx.url("slow", "size/10"), trace=True).expect_ok()
     expect_eq(len(r.trace), 12, "trace objects")
     expect_eq([t["tls"]["resumed"] for t in r.trace[6:]], [True] * 6, "round 2 tls.resumed")
@@ -94,7 +98,7 @@ def parallel6_server_without_sessions(ctx):
                             name="testserver-nosession-" + v) as srv:
             tail = e2e.LogTail(srv.log)
             r = ctx.fetch("--resolve", "www.example.test:%d:127.0.0.1" % srv.port,
-                          "--trust-anchor", ctx.root_pem, "--tls-max", v, "--parallel", "6",
+                          "--trust-anchor", ctx.root_pem, "--tls-max", v, "--http1.1", "--parallel", "6",
                           "--coalesce-handshakes",
                           "--max-time", "10", "-o", os.devnull,
                           "https://www.example.test:%d/size/10" % srv.port,
@@ -139,7 +143,7 @@ def loopback_parallel6_one_full(ctx):
     for v in ("1.3", "1.2"):
         for i in range(runs):
             tail = e2e.LogTail(ctx.log_path("testserver-www"))
-            ctx.fetch("--tls-max", v, "--parallel", "6", "--coalesce-handshakes", "-o", os.devnull,
+            ctx.fetch("--tls-max", v, "--http1.1", "--parallel", "6", "--coalesce-handshakes", "-o", os.devnull,
                       ctx.url("www", "size/10")).expect_ok()
             hs = _handshakes(tail.events("connection", settle=0.05))
             if hs != ["full"] + ["resumed"] * 5:

@@ -106,6 +106,7 @@ void SnapStartClientContext::MarkVerified(const std::string& key,
   auto it = infos_.find(key);
   if (it != infos_.end() && SameInfo(it->second, checked)) {
     it->second.verified = true;
+    it->second.verify_result = checked.verify_result;
   }
 }
 

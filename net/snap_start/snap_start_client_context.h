@@ -38,6 +38,9 @@ struct SnapStartInfo {
   // Verified in this process (learned from a verified handshake, or
   // re-verified since loading).
   bool verified = false;
+  // That verification (the verified chain, revocation), which a later
+  // connection relying on |verified| reports as its own. Not persisted.
+  CertVerifyResult verify_result;
 };
 
 struct Tls12ClientSession {

@@ -73,6 +73,9 @@ int SnapStartClientSocket::Connect(CompletionOnceCallback callback) {
   if (info_ && context_->options().attempt && context_->options().tickets &&
       Usable(*info_, &why)) {
     if (info_->verified) {
+      // An earlier connection verified this chain: its answer is this
+      // connection's too (the trace's cert object says what it was).
+      ssl_info_.cert_verify = info_->verify_result;
       phase_ = SnapPhase::kReady;
       SetOutcome(SnapStartOutcome::kAttempted);
       return OK;
@@ -291,6 +294,7 @@ int SnapStartClientSocket::DoVerifyPredictedComplete(int result) {
   verify_request_.reset();
   if (result == OK) {
     info_->verified = true;
+    info_->verify_result = ssl_info_.cert_verify;
     context_->MarkVerified(key_, *info_);
     phase_ = SnapPhase::kReady;
     SetOutcome(SnapStartOutcome::kAttempted);
@@ -716,6 +720,7 @@ void SnapStartClientSocket::FinishHandshake() {
     info.orbit = server_info->orbit;
     info.server_hello = server_hello_body_;
     info.verified = true;
+    info.verify_result = ssl_info_.cert_verify;
     context_->PutInfo(key_, std::move(info));
     if (learned) {
       ssl_info_.snap_start_detail =

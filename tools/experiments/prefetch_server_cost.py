@@ -374,7 +374,9 @@ def measure(args, world_json, profiles_dir, name, url, flags, checks, counter, p
     tail = ["--world", world_json, "--profile", profile, "-o", "/dev/null",
             "--max-time", "60"] + flags
     if parallel > 1:
-        tail += ["--parallel", str(parallel), "--no-coalesce"]
+        # HTTP/1.1 only: with h2 offered, parallel requests wait for the first
+        # connection's ALPN (and then resume its session).
+        tail += ["--parallel", str(parallel), "--no-coalesce", "--http1.1"]
     tail.append(url)
     try:
         traces, _, _, cmd = exp_common.run_fetch(args.fetch, tail, name)

@@ -232,10 +232,12 @@ def page_urls(port, n):
 
 
 def mode_flags(mode):
+    # HTTP/1.1 only (--http1.1): with h2 offered, parallel requests wait for the
+    # first connection's ALPN, which is the coalescing wait again.
     if mode == "http1":
-        return ["--coalesce-handshakes"]  # opt-in since issue 22 (it saves no time)
+        return ["--coalesce-handshakes", "--http1.1"]  # opt-in since issue 22
     if mode == "http1_no_coalesce":
-        return ["--no-coalesce"]
+        return ["--no-coalesce", "--http1.1"]
     if mode == "spdy":
         return ["--spdy"]
     raise ValueError(mode)

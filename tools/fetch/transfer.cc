@@ -98,9 +98,11 @@ int ReportTransfer(const FetchOptions& options, const Transfer& transfer,
     verbose.round = round;
     verbose.request_headers = transfer.request->request_headers();
     if (!verbose.request_headers.empty())
-      verbose.request_line =
-          absl::StrCat(t.method, " ", transfer.request->url().PathForRequest(),
-                       " ", t.ssl.alpn == "spdy/3" ? "SPDY/3" : "HTTP/1.1");
+      verbose.request_line = absl::StrCat(
+          t.method, " ", transfer.request->url().PathForRequest(), " ",
+          t.ssl.alpn == "spdy/3" ? "SPDY/3"
+          : t.ssl.alpn == "h2"   ? "HTTP/2"
+                                 : "HTTP/1.1");
     verbose.response_head = transfer.headers;
     verbose.rejected_cookies = transfer.request->rejected_cookies();
     PrintVerboseTransfer(std::cerr, verbose);

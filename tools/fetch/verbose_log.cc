@@ -75,6 +75,11 @@ void PrintVerboseTransfer(std::ostream& out, const VerboseTransfer& transfer) {
         << (t.spdy.credential_sent ? " (CREDENTIAL sent)" : "") << "\n";
     if (!t.spdy.retry.empty()) out << "* SPDY retry: " << t.spdy.retry << "\n";
   }
+  if (t.h2.used) {
+    out << "* HTTP/2 stream " << t.h2.stream_id << " on session "
+        << t.h2.session_id << " (" << SessionUseToString(t.h2.session) << ")\n";
+    if (!t.h2.retry.empty()) out << "* HTTP/2 retry: " << t.h2.retry << "\n";
+  }
   if (!transfer.request_line.empty()) {
     out << "> " << transfer.request_line << "\n";
     for (const auto& [name, value] : transfer.request_headers)
