@@ -199,10 +199,17 @@ def leftovers(before, after):
         found.append("links differ:\n%s\n---\n%s" % (before[1], after[1]))
     for p in sorted(after[2] - before[2]):
         try:
+            with open("/proc/%s/stat" % p) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
             with open("/proc/%s/cmdline" % p) as f:
-                found.append("process left: %s %s" % (p, f.read().replace("\0", " ")))
-        except OSError:
-            pass  # gone meanwhile
+                cmdline = f.read().replace("\0", " ")
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        # An exited process not yet reaped (a zombie: no command line) runs nothing; the
+        # machine-wide list may also hold one of another program's.
+        if state == "Z" or not cmdline:
+            continue
+        found.append("process left: %s %s" % (p, cmdline))
     return found
 
 
