@@ -304,6 +304,11 @@ absl::StatusOr<ProxyBypassRules::Rule> ProxyBypassRules::ParseRule(
       if (absl::StartsWith(host, ".")) host.remove_prefix(1);
       if (absl::EndsWith(host, ".")) host.remove_suffix(1);
       if (host.empty()) return invalid("empty host");
+      // One leading and one trailing dot are curl's; "..example.com" or
+      // "example.com.." has an empty label (and would print as a rule that
+      // reparses to another: the fuzzer's find).
+      if (absl::StartsWith(host, ".") || absl::EndsWith(host, "."))
+        return invalid("empty label");
       if (host == "*") return invalid("'*' must be the whole list");
       if (host.find('*') != absl::string_view::npos) {
         // curl takes "*.example.com" literally: it never matches. Refused
@@ -312,8 +317,16 @@ absl::StatusOr<ProxyBypassRules::Rule> ProxyBypassRules::ParseRule(
             "no wildcards but a lone '*' (write '.example.com' for a domain "
             "and every host under it)");
       }
+      // curl compares names as written: no percent-decoding.
+      if (host.find('%') != absl::string_view::npos)
+        return invalid("'%' in a host name");
       absl::StatusOr<std::string> canonical = CanonicalHost(host);
       if (!canonical.ok()) return invalid(canonical.status().message());
+      // What the canonical form may not hold: the list's own syntax (IDNA
+      // maps a fullwidth comma to ','), or it would print as another list.
+      if (canonical->find_first_of(",; \t*/%[]") != std::string::npos ||
+          absl::StartsWith(*canonical, "."))
+        return invalid("not a host name");
       if (std::optional<IPAddress> address = IPAddress::Parse(*canonical)) {
         rule.address = address;
         rule.prefix_bits = address->IsIPv4() ? 32 : 128;
@@ -321,6 +334,12 @@ absl::StatusOr<ProxyBypassRules::Rule> ProxyBypassRules::ParseRule(
         rule.name = *std::move(canonical);
         if (absl::EndsWith(rule.name, "."))
           rule.name.pop_back();  // The URL parser keeps a trailing dot.
+        // Labels IDNA emptied (soft hyphens map to nothing) leave "a..":
+        // an empty label, which would print as a rule that reparses to
+        // another.
+        if (rule.name.empty() || absl::EndsWith(rule.name, ".") ||
+            absl::StrContains(rule.name, ".."))
+          return invalid("empty label");
       }
       return rule;
     }

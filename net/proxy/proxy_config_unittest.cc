@@ -243,6 +243,15 @@ TEST(ProxyBypassRulesTest, RefusesMalformed) {
            "gg::1",
            ".",
            "..",
+           "..&",  // the fuzzer's: printed as ".&", reparsed as "&"
+           "..example.com",
+           "A...",      // printed as "a.", reparsed as "a"
+           "%2coommO",  // decoded to ",coommo": two entries once printed
+           "\xc2\xa7\xc2\xad.\xc2\xad.\xc2\xad",  // soft hyphens: labels IDNA
+                                                  // empties
+           "a\xef\xbc\x8c"
+           "b.example",  // a fullwidth comma, ',' after IDNA
+           "example.com..",
            "exa%mple.com",
            "a/b/c",
        }) {
