@@ -43,36 +43,24 @@ absl::StatusOr<std::vector<std::string>> FilesIn(const std::string& dir) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> ExpandShortFlags(
-    const std::vector<std::string>& args) {
+bool IsShortFlagGroup(const std::string& arg) {
+  return arg.size() > 2 && arg[0] == '-' && arg[1] != '-';
+}
+
+absl::StatusOr<std::vector<std::string>> ExpandShortFlagGroup(
+    const std::string& group) {
   std::vector<std::string> out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a.size() <= 2 || a[0] != '-' || a[1] == '-') {
-      out.push_back(a);
-      // A valued flag's value is never expanded ("-H -x" sends "-x").
-      if (a.size() == 2 && a[0] == '-' &&
-          std::string(kValuedShort).find(a[1]) != std::string::npos &&
-          i + 1 < args.size())
-        out.push_back(args[++i]);
-      continue;
+  for (size_t c = 1; c < group.size(); ++c) {
+    const char letter = group[c];
+    out.push_back(std::string("-") + letter);
+    if (std::string(kValuedShort).find(letter) != std::string::npos) {
+      // The rest is its value; none left: the next argument is.
+      if (c + 1 < group.size()) out.push_back(group.substr(c + 1));
+      return out;
     }
-    for (size_t c = 1; c < a.size(); ++c) {
-      const char letter = a[c];
-      if (std::string(kValuedShort).find(letter) != std::string::npos) {
-        out.push_back(std::string("-") + letter);
-        if (c + 1 < a.size()) {
-          out.push_back(a.substr(c + 1));
-        } else if (i + 1 < args.size()) {
-          out.push_back(args[++i]);
-        }
-        break;
-      }
-      if (std::string(kBooleanShort).find(letter) == std::string::npos)
-        return FlagError(
-            a, absl::StrCat("unknown flag -", std::string(1, letter)));
-      out.push_back(std::string("-") + letter);
-    }
+    if (std::string(kBooleanShort).find(letter) == std::string::npos)
+      return FlagError(group,
+                       absl::StrCat("unknown flag -", std::string(1, letter)));
   }
   return out;
 }

@@ -17,13 +17,14 @@
 
 namespace net {
 
-// Splits combined short flags as curl does: "-fsSL" is -f -s -S -L; a
-// short flag that takes a value ends the group and takes the rest, or the
-// next argument ("-ofile", "-so file"). Long flags, "-" alone, URLs and
-// values are left alone. An unknown letter in a group is an error naming
-// it.
-[[nodiscard]] absl::StatusOr<std::vector<std::string>> ExpandShortFlags(
-    const std::vector<std::string>& args);
+// Combined short flags as curl reads them: "-fsSL" is -f -s -S -L; a short
+// flag that takes a value ends the group and takes the rest ("-ofile"), or
+// the next argument ("-so file"). The parser expands a group where it meets
+// one as a flag, so a flag's value ("-A -fsSL", "--user-agent -fsSL") is
+// never expanded. An unknown letter is an error naming it.
+bool IsShortFlagGroup(const std::string& arg);
+[[nodiscard]] absl::StatusOr<std::vector<std::string>> ExpandShortFlagGroup(
+    const std::string& group);
 
 // ParseCurlFlag handles args[*i] when it is one of the curl flags above
 // (advancing *i past its value) and returns its status; nullopt when the

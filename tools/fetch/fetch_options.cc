@@ -257,11 +257,17 @@ absl::StatusOr<uint16_t> ParseTlsVersion(absl::string_view flag,
 
 absl::StatusOr<FetchOptions> ParseFetchOptions(
     const std::vector<std::string>& argv) {
-  absl::StatusOr<std::vector<std::string>> expanded = ExpandShortFlags(argv);
-  if (!expanded.ok()) return expanded.status();
-  const std::vector<std::string>& args = *expanded;
+  std::vector<std::string> args = argv;
   FetchOptions o;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (IsShortFlagGroup(args[i])) {
+      // "-fsSL" where a flag stands: its flags in its place.
+      absl::StatusOr<std::vector<std::string>> group =
+          ExpandShortFlagGroup(args[i]);
+      if (!group.ok()) return group.status();
+      args.erase(args.begin() + i);
+      args.insert(args.begin() + i, group->begin(), group->end());
+    }
     const std::string& flag = args[i];
     auto value = [&]() -> absl::StatusOr<std::string> {
       if (i + 1 >= args.size()) return FlagError(flag, "needs a value");

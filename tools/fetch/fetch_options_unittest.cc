@@ -131,6 +131,11 @@ TEST(FetchOptionsTest, CombinedShortFlagsAsCurl) {
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(o->headers[0].first, "-x");
   EXPECT_EQ(o->user_agent, "-fsSL");
+  o = ParseFetchOptions({"--user-agent", "-fsSL", "-o", "-sS", "a.test"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->user_agent, "-fsSL");
+  EXPECT_EQ(o->output_files, std::vector<std::string>{"-sS"});
+  EXPECT_FALSE(o->silent);
   auto bad = ParseFetchOptions({"-sQ", "https://a.test/"});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("-Q"), std::string::npos);
