@@ -45,6 +45,11 @@ std::string DirOf(const std::string& path) {
 }  // namespace
 
 absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
+  return ReadFileToString(path, std::string().max_size());
+}
+
+absl::StatusOr<std::string> ReadFileToString(const std::string& path,
+                                             size_t max_bytes) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT)
@@ -63,6 +68,11 @@ absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
       return status;
     }
     if (n == 0) break;
+    if (static_cast<size_t>(n) > max_bytes - contents.size()) {
+      close(fd);
+      return absl::ResourceExhaustedError(
+          absl::StrCat(path, " is larger than ", max_bytes, " bytes"));
+    }
     contents.append(buf, static_cast<size_t>(n));
   }
   close(fd);

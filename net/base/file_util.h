@@ -17,6 +17,11 @@ namespace net {
 // PermissionDenied or Internal (naming the file and the errno) otherwise.
 [[nodiscard]] absl::StatusOr<std::string> ReadFileToString(
     const std::string& path);
+// The same, refusing a file larger than |max_bytes| (ResourceExhausted,
+// naming the bound) without reading past it: for files a user names, which
+// may be /dev/zero.
+[[nodiscard]] absl::StatusOr<std::string> ReadFileToString(
+    const std::string& path, size_t max_bytes);
 
 // WriteFileAtomically replaces |path| with |data| so that a crash leaves
 // either the old or the new contents, never a torn file: it creates a

@@ -46,6 +46,14 @@ TEST(FileUtilTest, WritesAtomicallyAndReadsBack) {
   auto read = ReadFileToString(path);
   ASSERT_TRUE(read.ok());
   EXPECT_EQ(*read, std::string("second\0bytes", 12));
+  // A bound: refused past it, without reading on (/dev/zero never ends).
+  auto bounded = ReadFileToString("/dev/zero", 100000);
+  EXPECT_TRUE(absl::IsResourceExhausted(bounded.status())) << bounded.status();
+  auto within = ReadFileToString(path, read->size());
+  ASSERT_TRUE(within.ok()) << within.status();
+  EXPECT_EQ(*within, *read);
+  EXPECT_TRUE(absl::IsResourceExhausted(
+      ReadFileToString(path, read->size() - 1).status()));
   EXPECT_EQ(FilesIn(dir), std::set<std::string>{"file"});  // no temporary
   struct stat st;
   ASSERT_EQ(stat(path.c_str(), &st), 0);

@@ -7,13 +7,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "cert/x509_util.h"
+#include "net/base/file_util.h"
 #include "net/base/url.h"
 
 namespace net {
 namespace {
 
 constexpr char kHttpOnlyPrefix[] = "#HttpOnly_";
+// A cookie file bigger than this is not one (the jar keeps a few thousand
+// cookies of at most 4 KB).
+constexpr size_t kMaxCookieFileBytes = 16 << 20;
 
 }  // namespace
 
@@ -94,7 +97,8 @@ absl::Status LoadCookieFiles(const std::vector<std::string>& files,
                              CookieJar* jar,
                              std::vector<std::string>* refused) {
   for (const std::string& file : files) {
-    absl::StatusOr<std::string> text = ReadFileToString(file);
+    absl::StatusOr<std::string> text =
+        ReadFileToString(file, kMaxCookieFileBytes);
     if (!text.ok())
       return absl::InvalidArgumentError(
           absl::StrCat("-b ", file, ": ", text.status().message()));

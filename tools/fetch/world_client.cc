@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cert/x509_util.h"
+#include "net/base/file_util.h"
 
 namespace net {
 namespace {
@@ -41,7 +41,8 @@ std::vector<std::string> StringList(const google::protobuf::Struct& s,
 }  // namespace
 
 absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFileToString(path);
+  // A world.json is a few KB; 4 MB is not one.
+  absl::StatusOr<std::string> text = ReadFileToString(path, 4 << 20);
   if (!text.ok()) return text.status();
   google::protobuf::Struct root;
   google::protobuf::util::JsonParseOptions options;
