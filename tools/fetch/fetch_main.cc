@@ -249,11 +249,13 @@ class FetchRunner {
     if (!printed_[f->url_index] && !withheld) {
       printed_[f->url_index] = true;
       f->printing = true;
-      const std::string heads = ResponseHeads(*f->request);
-      if (((options_.head || options_.include_headers) &&
-           !outputs_.Write(f->url_index, heads)) ||
-          !header_dump_.Write(heads))
-        return Done(f, ERR_FAILED, /*write_error=*/true);
+      const bool to_output = options_.head || options_.include_headers;
+      if (to_output || !options_.dump_header_file.empty()) {
+        const std::string heads = ResponseHeads(*f->request);
+        if ((to_output && !outputs_.Write(f->url_index, heads)) ||
+            !header_dump_.Write(heads))
+          return Done(f, ERR_FAILED, /*write_error=*/true);
+      }
     }
     f->progress = std::make_unique<ProgressMeter>(
         f->printing && !options_.silent && !options_.no_progress_meter,
