@@ -24,6 +24,7 @@ PACKAGES=(
   libnghttp2-dev             # nghttp2 1.52: HTTP/2 framing and HPACK under net/http2
   nghttp2-server             # nghttpd, a real h2 peer for net/http2's interop test
   tinyproxy                  # a real HTTP proxy with CONNECT: tools/testserver:proxy_transaction_test
+  h2o caddy                  # real h2 peers with their own HTTP/2 stacks: tests:http2_interop_test
 )
 
 missing=()
