@@ -21,6 +21,7 @@ constexpr int kExitProxyTunnel = 56;
 constexpr int kExitObc = 58;
 constexpr int kExitCertificate = 60;
 constexpr int kExitFileTooBig = 63;
+constexpr int kExitEch = 101;  // curl's CURLE_ECH_REQUIRED
 
 }  // namespace
 
@@ -44,6 +45,7 @@ const FetchExitCode kFetchExitCodes[] = {
     {kExitObc, "origin-bound certificate error"},
     {kExitCertificate, "certificate error (also a prefetched bundle's)"},
     {kExitFileTooBig, "maximum file size exceeded"},
+    {kExitEch, "ECH not negotiated (rejected after the retry, --ech hard)"},
 };
 const size_t kFetchExitCodeCount = std::size(kFetchExitCodes);
 
@@ -72,6 +74,9 @@ int ExitCodeForError(int error) {
     case ERR_TUNNEL_CONNECTION_FAILED:
     case ERR_PROXY_AUTH_REQUESTED:
       return kExitProxyTunnel;
+    case ERR_ECH_NOT_NEGOTIATED:
+    case ERR_ECH_FALLBACK_CERTIFICATE_INVALID:
+      return kExitEch;
     default:
       break;
   }
