@@ -42,11 +42,12 @@ class SpdyHttpStreamTest : public ::testing::Test {
   // Initializes and sends; returns the stream id the peer saw.
   SpdyStreamId Send(SpdyHttpStream* stream) {
     TestCompletionCallback cb;
-    EXPECT_EQ(OK,
-              cb.GetResult(stream->InitializeStream(&request_, cb.callback())));
+    EXPECT_EQ(OK, cb.GetResult(stream->InitializeStream(&request_,
+                                                        cb.callback())));
     EXPECT_EQ(OK, cb.GetResult(stream->SendRequest(cb.callback())));
-    EXPECT_TRUE(TestSpdyPeer::RunUntil(
-        [&] { return !peer_->FramesOf<SpdySynStreamIR>().empty(); }));
+    EXPECT_TRUE(TestSpdyPeer::RunUntil([&] {
+      return !peer_->FramesOf<SpdySynStreamIR>().empty();
+    }));
     auto syns = peer_->FramesOf<SpdySynStreamIR>();
     return syns.empty() ? 0 : syns[0].stream_id;
   }
@@ -135,8 +136,8 @@ TEST_F(SpdyHttpStreamTest, ResetAfterTheWholeContentLengthIsTheEnd) {
   const SpdyStreamId id = Send(stream.get());
   SpdySynReplyIR reply;
   reply.stream_id = id;
-  reply.headers = {
-      {":status", "200"}, {":version", "HTTP/1.1"}, {"content-length", "3"}};
+  reply.headers = {{":status", "200"}, {":version", "HTTP/1.1"},
+                   {"content-length", "3"}};
   peer_->Send(reply);
   peer_->Send(SpdyDataIR{id, "abc", false});
   peer_->Send(SpdyRstStreamIR{id, SpdyRstStreamStatus::kCancel});
@@ -153,8 +154,8 @@ TEST_F(SpdyHttpStreamTest, ResetBeforeTheContentLengthIsAnError) {
   const SpdyStreamId id = Send(stream.get());
   SpdySynReplyIR reply;
   reply.stream_id = id;
-  reply.headers = {
-      {":status", "200"}, {":version", "HTTP/1.1"}, {"content-length", "10"}};
+  reply.headers = {{":status", "200"}, {":version", "HTTP/1.1"},
+                   {"content-length", "10"}};
   peer_->Send(reply);
   peer_->Send(SpdyDataIR{id, "abc", false});
   peer_->Send(SpdyRstStreamIR{id, SpdyRstStreamStatus::kCancel});
@@ -203,22 +204,23 @@ TEST_F(SpdyHttpStreamTest, RetryRules) {
   // final.
   EXPECT_FALSE(direct.ShouldRetryOnAnotherStream(ERR_SPDY_INVALID_CREDENTIALS,
                                                  &avoid_pooling));
-  EXPECT_FALSE(
-      direct.ShouldRetryOnAnotherStream(ERR_CONNECTION_RESET, &avoid_pooling));
+  EXPECT_FALSE(direct.ShouldRetryOnAnotherStream(ERR_CONNECTION_RESET,
+                                                 &avoid_pooling));
   EXPECT_EQ("", timing_.spdy.retry);
-  EXPECT_TRUE(direct.ShouldRetryOnAnotherStream(ERR_SPDY_SERVER_REFUSED_STREAM,
-                                                &avoid_pooling));
+  EXPECT_TRUE(direct.ShouldRetryOnAnotherStream(
+      ERR_SPDY_SERVER_REFUSED_STREAM, &avoid_pooling));
   EXPECT_FALSE(avoid_pooling);
   EXPECT_EQ("refused stream (GOAWAY): retried on a new session",
             timing_.spdy.retry);
 
   params.pooled = true;
   SpdyHttpStream pooled(WeakPtr<SpdySession>(), params);
-  EXPECT_TRUE(pooled.ShouldRetryOnAnotherStream(ERR_SPDY_CREDENTIAL_UNAVAILABLE,
-                                                &avoid_pooling));
+  EXPECT_TRUE(pooled.ShouldRetryOnAnotherStream(
+      ERR_SPDY_CREDENTIAL_UNAVAILABLE, &avoid_pooling));
   EXPECT_TRUE(avoid_pooling);
-  EXPECT_EQ("ERR_SPDY_CREDENTIAL_UNAVAILABLE: retried on a direct connection",
-            timing_.spdy.retry);
+  EXPECT_EQ(
+      "ERR_SPDY_CREDENTIAL_UNAVAILABLE: retried on a direct connection",
+      timing_.spdy.retry);
 }
 
 }  // namespace
