@@ -235,9 +235,11 @@ Exit codes: 0 ok, 1 other, 2 bad usage or config, 3 bad URL,
   23 write error, 28 timeout, 35 TLS or Snap Start error, 47 too many redirects,
   52 empty response, 56 the proxy refused the tunnel (CONNECT),
   58 origin-bound certificate error,
-  60 certificate error (also a prefetched bundle's), 63 maximum file size exceeded.
+  60 certificate error (also a prefetched bundle's), 63 maximum file size exceeded,
+  95 QUIC or HTTP/3 error.
   They follow the error's range (net/base/net_error_list.h): connection 7, certificate
-  60, HTTP 8, DNS 6, TLS 35, SPDY 16, prefetch 60, Snap Start 35, OBC 58, generic 1.
+  60, HTTP 8, DNS 6, TLS 35, SPDY 16, prefetch 60, Snap Start 35, OBC 58, QUIC 95,
+  generic 1.
 )";
 
 namespace {
