@@ -89,6 +89,12 @@ Connection
   --connect-timeout SEC   TCP connect timeout [10]
   -m, --max-time SEC      as --max-time
   --http1.1               offer only http/1.1 in ALPN
+  --http3                 https over HTTP/3 (QUIC v1); a QUIC connection that fails
+                          (no UDP answer within the connect timeout, at most 3 s; a
+                          failed handshake) falls back to TCP, the reason in the
+                          trace's quic.fallback
+  --quic-idle-timeout SEC  close a QUIC connection after SEC without a packet from
+                          the server [30]
   -x, --proxy URL         an HTTP proxy (http://[user:pass@]host[:port]) [the
                           environment's http_proxy, HTTPS_PROXY, ALL_PROXY]
   --noproxy LIST          hosts reached directly (as NO_PROXY)
@@ -552,6 +558,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       status = seconds(&o.connect_timeout);
     } else if (flag == "--max-time") {
       status = seconds(&o.max_time);
+    } else if (flag == "--quic-idle-timeout") {
+      status = seconds(&o.quic_idle_timeout);
     } else if (flag == "--max-filesize") {
       auto v = value();
       if (!v.ok()) return v.status();

@@ -147,7 +147,11 @@ struct FetchOptions {
   absl::Duration retry_delay = absl::ZeroDuration();
   absl::Duration retry_max_time = absl::ZeroDuration();
   bool retry_connrefused = false;
-  bool http1_1_only = false;       // --http1.1: ALPN offers http/1.1 only
+  bool http1_1_only = false;  // --http1.1: ALPN offers http/1.1 only
+  // --http3: https over HTTP/3 (QUIC), TCP if QUIC fails (curl's --http3);
+  // --quic-idle-timeout: QUIC's max_idle_timeout.
+  bool http3 = false;
+  absl::Duration quic_idle_timeout = absl::Seconds(30);
   bool no_progress_meter = false;  // --no-progress-meter
   // -x/--proxy URL and --noproxy LIST (nullopt: not given; then the
   // environment's http_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY, as curl).
