@@ -11,6 +11,9 @@ ngtcp2 1.11 as our client, GnuTLS inside):
 - A server that stops answering mid-body (a UDP relay in front of gtlsserver that drops
   everything the server sends after its first 30 datagrams): ERR_QUIC_IDLE_TIMEOUT (exit 95)
   once --quic-idle-timeout 1 s passes, not a hang; the trace's quic.closeReason says so.
+- Alt-Svc discovery (--h3-alt-svc, no --http3): Caddy's h2 response offers h3, and the next
+  request to the origin goes over HTTP/3 (the trace's quic.altSvc; Caddy logs HTTP/2.0, then
+  HTTP/3.0).
 - A server that is not there on UDP (Caddy with h1 and h2 only: ICMP port unreachable) and a
   dropped UDP path (a UDP port that swallows every datagram in front of a TCP-only Caddy): the
   request falls back to TCP and succeeds over h2, the reason in the trace's quic.fallback
@@ -68,8 +71,8 @@ def _udp_bound(port):
         return any(line.split()[1] == want for line in f.readlines()[1:])
 
 
-def _fetch(ctx, port, urls, *args, timeout=60):
-    return ctx.fetch("--http3", "--resolve", "%s:%d:127.0.0.1" % (HOST, port), "--trust-anchor",
+def _fetch(ctx, port, urls, *args, timeout=60, mode="--http3"):
+    return ctx.fetch(mode, "--resolve", "%s:%d:127.0.0.1" % (HOST, port), "--trust-anchor",
                      ctx.root_pem, "--max-time", "30", *args, *urls, world=False, trace=True,
                      timeout=timeout)
 
@@ -323,6 +326,27 @@ def no_udp_server_falls_back_to_tcp(ctx):
         expect(secs < 5, "the fallback took %.1fs" % secs)
 
 
+def caddy_alt_svc_discovery(ctx):
+    """No --http3: the first request goes over TCP (h2), its response's Alt-Svc offers h3, and the
+    next request to the origin goes over HTTP/3 to the alternative."""
+    root = _docroot(ctx)
+    with _caddy(ctx, root) as caddy:
+        urls = ["https://%s:%d/r%d.txt" % (HOST, caddy.port, i) for i in (3, 4)]
+        r = _fetch(ctx, caddy.port, urls, "-o", "/dev/null", "-o", "/dev/null",
+                   mode="--h3-alt-svc").expect_ok()
+        expect_eq(len(r.trace), 2, "trace entries")
+        first, second = r.trace
+        expect_eq((first["status"], first["tls"]["alpn"], "quic" in first), (200, "h2", False),
+                  "the first request (TCP, no discovery yet)")
+        _check_h3(second, "the second request")
+        expect('h3=":%d"' % caddy.port in second["quic"]["altSvc"],
+               "quic.altSvc: %r" % second["quic"])
+        time.sleep(0.3)
+        with open(caddy.access) as f:
+            protos = [json.loads(l)["request"]["proto"] for l in f if '"uri":"/r' in l]
+        expect_eq(protos, ["HTTP/2.0", "HTTP/3.0"], "protocols in Caddy's log")
+
+
 def dropped_udp_falls_back_after_the_connect_timeout(ctx):
     root = _docroot(ctx)
     with _caddy(ctx, root, protocols="h1 h2") as caddy, UdpBlackHole(caddy.port) as hole:
@@ -347,5 +371,6 @@ if __name__ == "__main__":
         ngtcp2_ten_megabytes,
         server_stops_answering_idle_timeout,
         no_udp_server_falls_back_to_tcp,
+        caddy_alt_svc_discovery,
         dropped_udp_falls_back_after_the_connect_timeout,
     ])

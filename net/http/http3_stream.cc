@@ -125,6 +125,10 @@ int Http3Stream::DoResolve() {
   next_state_ = STATE_RESOLVE_COMPLETE;
   std::string host = request_->url.host();
   uint16_t port = request_->url.port();
+  if (params_.alt_port != 0) {
+    if (!params_.alt_host.empty()) host = params_.alt_host;
+    port = params_.alt_port;
+  }
   if (params_.connect_to) {
     auto [to_host, to_port] = params_.connect_to->Apply(host, port);
     host = to_host;

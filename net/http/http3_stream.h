@@ -57,6 +57,11 @@ class Http3Stream : public HttpStream {
     QuicClientContext* quic_context = nullptr;
     Http3SessionPool* pool = nullptr;
     const ConnectToRules* connect_to = nullptr;
+    // An Alt-Svc alternative to connect to instead of the URL's host:port
+    // (port 0: none; an empty host: the URL's). The certificate is still
+    // verified for the URL's host (RFC 7838 2.1).
+    std::string alt_host;
+    uint16_t alt_port = 0;
     // For a new connection (host, port and clock are filled in).
     QuicSessionParams quic;
     Http3SessionParams http3;

@@ -22,6 +22,7 @@
 #include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 #include "net/base/weak_ptr.h"
+#include "net/http/alt_svc.h"
 #include "net/http2/http2_session.h"
 #include "net/http2/http2_session_pool.h"
 #include "net/proxy/proxy_config.h"
@@ -116,6 +117,11 @@ struct HttpNetworkSessionParams {
   // reason in the trace's quic.fallback, and the origin is marked broken
   // for QUIC for 5 minutes. Not through a proxy (HTTP proxies carry TCP).
   bool http3 = false;
+  // HTTP/3 discovery by Alt-Svc (RFC 7838): an https response's Alt-Svc
+  // that offers h3 is remembered (in memory, per origin, until its ma, at
+  // most 256 origins) and the origin's later requests go over HTTP/3 to
+  // that alternative, with the same fallback; fetch --h3-alt-svc.
+  bool alt_svc_h3 = false;
   // QUIC connections: the handshake timeout (capped by connect_timeout),
   // the idle timeout, flow-control windows. Host, port and clock are
   // filled in per connection.
@@ -146,6 +152,7 @@ class HttpNetworkSession {
   // origins' sessions.
   QuicClientContext* quic_client_context() { return &quic_context_; }
   Http3SessionPool* http3_session_pool() { return &http3_session_pool_; }
+  AltSvcCache* alt_svc_cache() { return &alt_svc_cache_; }
 
   // GroupKey is the key of a connection group (the idle pool, the
   // per-group limit, the SPDY connection bookkeeping):
@@ -265,6 +272,7 @@ class HttpNetworkSession {
   // destroyed before it).
   QuicClientContext quic_context_;
   Http3SessionPool http3_session_pool_;
+  AltSvcCache alt_svc_cache_;
   std::map<std::string, std::vector<IdleSocket>> idle_;
   std::map<std::string, Group> groups_;
   OneShotTimer sweep_timer_;

@@ -697,6 +697,7 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
                                    &timing_);
     }
   }
+  NoteAltSvc();
   last_progress_ = TimeTicks::Now();
   // Headers-only responses (HEAD, 204, 304) may already be complete.
   if (stream_->IsResponseBodyComplete()) OnBodyDone(OK);
@@ -902,10 +903,16 @@ int HttpNetworkTransaction::UseHttp2Session(WeakPtr<Http2Session> session) {
 // HTTP/3 -----------------------------------------------------------------
 
 bool HttpNetworkTransaction::Http3Allowed() {
-  if (!timing_.https || !session_->params().http3 || proxy_ || http3_failed_)
-    return false;
+  alt_svc_.reset();
+  if (!timing_.https || proxy_ || http3_failed_) return false;
   const Origin origin(request_.url.scheme(), request_.url.host(),
                       request_.url.port());
+  if (!session_->params().http3) {
+    // Discovery: an earlier response of the origin offered h3.
+    if (!session_->params().alt_svc_h3) return false;
+    alt_svc_ = session_->alt_svc_cache()->GetHttp3(origin, absl::Now());
+    if (!alt_svc_) return false;
+  }
   std::string broken = session_->http3_session_pool()->BrokenReason(origin);
   if (!broken.empty()) {
     timing_.quic.fallback =
@@ -913,6 +920,20 @@ bool HttpNetworkTransaction::Http3Allowed() {
     return false;
   }
   return true;
+}
+
+void HttpNetworkTransaction::NoteAltSvc() {
+  if (!timing_.https || !session_->params().alt_svc_h3 || proxy_) return;
+  // Several Alt-Svc lines are one list (RFC 9110 5.3).
+  std::string value;
+  for (const auto& [name, v] : stream_->response_headers()->headers()) {
+    if (absl::EqualsIgnoreCase(name, "alt-svc"))
+      absl::StrAppend(&value, value.empty() ? "" : ", ", v);
+  }
+  if (value.empty()) return;
+  session_->alt_svc_cache()->OnHeader(
+      Origin(request_.url.scheme(), request_.url.host(), request_.url.port()),
+      value, absl::Now());
 }
 
 int HttpNetworkTransaction::UseHttp3() {
@@ -930,6 +951,11 @@ int HttpNetworkTransaction::UseHttp3() {
       session_->params().connect_timeout < params.quic.handshake_timeout)
     params.quic.handshake_timeout = session_->params().connect_timeout;
   params.http3 = session_->params().http3_session;
+  if (alt_svc_) {
+    params.alt_host = alt_svc_->host;
+    params.alt_port = alt_svc_->port;
+    timing_.quic.alt_svc = alt_svc_->header;
+  }
   // A QUIC connection holds no slot of the HTTP/1.1 limit.
   socket_slot_.reset();
   stream_ = std::make_unique<Http3Stream>(std::move(params));
@@ -950,6 +976,7 @@ bool HttpNetworkTransaction::MaybeFallBackToTcp(int error) {
   timing_.quic = QuicTrace();
   timing_.quic.close_reason = close_reason;
   timing_.quic.fallback = absl::StrCat(reason, "; retried over TCP");
+  if (alt_svc_) timing_.quic.alt_svc = alt_svc_->header;
   timing_.ssl = SSLInfo();
   timing_.socket_reused = false;
   timing_.remote_address.clear();

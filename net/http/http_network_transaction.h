@@ -152,6 +152,9 @@ class HttpNetworkTransaction {
   // QUIC and the request starts over at INIT_CONNECTION on TCP, the reason
   // in the trace. False (nothing changed) otherwise.
   bool MaybeFallBackToTcp(int error);
+  // Alt-Svc: remembers the response's h3 alternative for the origin
+  // (HttpNetworkSessionParams::alt_svc_h3).
+  void NoteAltSvc();
   // The stream failed before a response and says the request may go again
   // on another stream (HttpStream::ShouldRetryOnAnotherStream): starts over
   // at INIT_CONNECTION, at most 3 times. False (nothing changed) if not.
@@ -247,6 +250,8 @@ class HttpNetworkTransaction {
   int stream_retries_ = 0;
   // HTTP/3: QUIC failed for this request; it goes over TCP from now on.
   bool http3_failed_ = false;
+  // The Alt-Svc alternative this request's HTTP/3 attempt goes to.
+  std::optional<AltSvcCache::Alternative> alt_svc_;
   // The OBC for the request's origin (presented on the session), fetched
   // once across retries by the SpdyHttpStream.
   ClientCert client_cert_;

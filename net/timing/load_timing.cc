@@ -184,7 +184,8 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                     ",\"packetsLost\":", q.packets_lost, ",\"zeroRtt\":\"",
                     JsonEscape(q.zero_rtt), "\",\"closeReason\":\"",
                     JsonEscape(q.close_reason), "\",\"fallback\":\"",
-                    JsonEscape(q.fallback), "\"}");
+                    JsonEscape(q.fallback), "\",\"altSvc\":\"",
+                    JsonEscape(q.alt_svc), "\"}");
   }
   absl::StrAppend(&json, ",\"encodedBodySize\":", t.body_bytes);
   absl::StrAppend(&json, ",\"headerSize\":", t.header_bytes);

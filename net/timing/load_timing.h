@@ -114,6 +114,8 @@ struct QuicTrace {
   std::string close_reason;
   // Why this request left QUIC for TCP ("" if it did not).
   std::string fallback;
+  // The Alt-Svc value that sent it to HTTP/3 ("" when --http3 did).
+  std::string alt_svc;
 };
 
 struct LoadTiming {

@@ -93,6 +93,9 @@ Connection
                           (no UDP answer within the connect timeout, at most 3 s; a
                           failed handshake) falls back to TCP, the reason in the
                           trace's quic.fallback
+  --h3-alt-svc            HTTP/3 for an origin whose earlier response (in this run)
+                          offered h3 in Alt-Svc, to the alternative it names; the same
+                          fallback to TCP
   --quic-idle-timeout SEC  close a QUIC connection after SEC without a packet from
                           the server [30]
   -x, --proxy URL         an HTTP proxy (http://[user:pass@]host[:port]) [the
@@ -558,6 +561,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       status = seconds(&o.connect_timeout);
     } else if (flag == "--max-time") {
       status = seconds(&o.max_time);
+    } else if (flag == "--h3-alt-svc") {
+      o.h3_alt_svc = true;
     } else if (flag == "--quic-idle-timeout") {
       status = seconds(&o.quic_idle_timeout);
     } else if (flag == "--max-filesize") {

@@ -151,6 +151,7 @@ struct FetchOptions {
   // --http3: https over HTTP/3 (QUIC), TCP if QUIC fails (curl's --http3);
   // --quic-idle-timeout: QUIC's max_idle_timeout.
   bool http3 = false;
+  bool h3_alt_svc = false;  // --h3-alt-svc: HTTP/3 where Alt-Svc offers h3
   absl::Duration quic_idle_timeout = absl::Seconds(30);
   bool no_progress_meter = false;  // --no-progress-meter
   // -x/--proxy URL and --noproxy LIST (nullopt: not given; then the

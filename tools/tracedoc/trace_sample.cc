@@ -72,6 +72,7 @@ LoadTiming Everything() {
   t.quic.packets_received = 11;
   t.quic.packets_lost = 1;
   t.quic.close_reason = "idle timeout: no packet from 127.0.0.1:4433 for 30s";
+  t.quic.alt_svc = "h3=\":443\"; ma=2592000";
   t.quic.fallback =
       "ERR_QUIC_HANDSHAKE_TIMEOUT: no QUIC handshake with 127.0.0.1:4433 "
       "within 3s (no UDP answer); retried over TCP";
