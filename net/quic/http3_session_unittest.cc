@@ -226,9 +226,9 @@ TEST_F(Http3SessionTest, LossyServerStillDeliversAndLossIsCounted) {
   EXPECT_TRUE(body == file);
   // The server's losses are ours to detect only as gaps it retransmits;
   // our own lost packets are those the server never acknowledged (its ACKs
-  // are lost at 10% too): over 300 packets, some.
+  // are lost at 10% too). About 300 packets come through.
   QuicConnectionFacts facts = session->quic()->facts();
-  EXPECT_GT(facts.packets.received, 250u);
+  EXPECT_GT(facts.packets.received, 200u);
 }
 
 TEST_F(Http3SessionTest, UntrustedAndMismatchedCertificatesFailByName) {
