@@ -23,6 +23,9 @@ constexpr size_t kMaxReadPerTurn = 256 * 1024;
 // nghttp2's output gathered for one Write, and written per turn at most.
 constexpr size_t kWriteChunk = 64 * 1024;
 constexpr size_t kMaxWritePerTurn = 256 * 1024;
+// Ranges of client stream ids skipped by newer streams that are
+// remembered, to refuse a HEADERS that opens one late.
+constexpr size_t kMaxSkippedIdRanges = 256;
 // After our last frames are queued, how long the client gets to take them
 // before the connection is closed under it.
 constexpr absl::Duration kFinishGrace = absl::Seconds(1);
@@ -98,6 +101,8 @@ void Http2ServerSession::Start() {
   int rv = nghttp2_session_callbacks_new(&callbacks);
   if (rv == 0) rv = nghttp2_option_new(&option);
   if (rv == 0) {
+    nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks,
+                                                          &OnBeginFrame);
     nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks,
                                                             &OnBeginHeaders);
     nghttp2_session_callbacks_set_on_header_callback(callbacks, &OnHeader);
@@ -119,9 +124,6 @@ void Http2ServerSession::Start() {
     nghttp2_option_set_stream_reset_rate_limit(
         option, config_.stream_reset_burst, config_.stream_reset_rate);
     nghttp2_option_set_max_continuations(option, config_.max_continuations);
-    // Closed streams are not kept for the RFC 7540 priority tree: memory
-    // stays with the open ones.
-    nghttp2_option_set_no_closed_streams(option, 1);
     rv = nghttp2_session_server_new2(&ng, callbacks, this, option);
   }
   if (callbacks) nghttp2_session_callbacks_del(callbacks);
@@ -495,6 +497,37 @@ void Http2ServerSession::Finish(const std::string& reason) {
 
 // ---------------------------------------------------------------------------
 // nghttp2 callbacks.
+
+int Http2ServerSession::OnBeginFrame(nghttp2_session* ng,
+                                     const nghttp2_frame_hd* hd,
+                                     void* user_data) {
+  auto* self = static_cast<Http2ServerSession*>(user_data);
+  if (hd->type != NGHTTP2_HEADERS || hd->stream_id % 2 == 0) return 0;
+  const int32_t id = hd->stream_id;
+  auto& gaps = self->skipped_ids_;
+  if (id > self->max_client_stream_id_) {
+    // A new stream: the ids it skipped can never be opened (RFC 9113
+    // 5.1.1). Only the latest gaps are kept.
+    if (id > self->max_client_stream_id_ + 2)
+      gaps.emplace_back(self->max_client_stream_id_ + 2, id - 2);
+    while (gaps.size() > kMaxSkippedIdRanges) gaps.pop_front();
+    self->max_client_stream_id_ = id;
+    return 0;
+  }
+  // Below the newest: a closed stream's (nghttp2 answers STREAM_CLOSED or
+  // ignores it) unless the id was skipped. nghttp2 cannot tell the two apart
+  // (it ignores both); a skipped id is a PROTOCOL_ERROR.
+  for (const auto& [lo, hi] : gaps) {
+    if (id >= lo && id <= hi) {
+      self->nghttp2_detail_ = absl::StrCat(
+          "HEADERS on stream ", id, ", below the newest client stream ",
+          self->max_client_stream_id_, " and never opened");
+      nghttp2_session_terminate_session(ng, NGHTTP2_PROTOCOL_ERROR);
+      return 0;
+    }
+  }
+  return 0;
+}
 
 int Http2ServerSession::OnBeginHeaders(nghttp2_session* ng,
                                        const nghttp2_frame* frame,

@@ -54,6 +54,7 @@
 #include <openssl/sha.h>
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -154,6 +155,8 @@ class Http2ServerSession {
   using Headers = std::vector<std::pair<std::string, std::string>>;
 
   // nghttp2 callbacks (user_data is the session).
+  static int OnBeginFrame(nghttp2_session*, const nghttp2_frame_hd* hd,
+                          void* user_data);
   static int OnBeginHeaders(nghttp2_session*, const nghttp2_frame* frame,
                             void* user_data);
   static int OnHeader(nghttp2_session*, const nghttp2_frame* frame,
@@ -226,6 +229,10 @@ class Http2ServerSession {
 
   std::map<int32_t, std::unique_ptr<Stream>> streams_;
   uint64_t streams_received_ = 0;
+  // The newest client stream id a HEADERS frame carried, and the id ranges
+  // newer streams skipped (most recent kept; see OnBeginFrame).
+  int32_t max_client_stream_id_ = -1;
+  std::deque<std::pair<int32_t, int32_t>> skipped_ids_;
   uint64_t streams_served_ = 0;
 
   std::shared_ptr<IOBuffer> read_buf_;
