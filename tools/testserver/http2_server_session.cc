@@ -240,6 +240,7 @@ void Http2ServerSession::OnIdleTimeout() {
   // and sent nothing for the whole timeout).
   nghttp2_session_terminate_session(ng_.get(), NGHTTP2_NO_ERROR);
   BeginClose("idle");
+  MaybeWrite();
 }
 
 void Http2ServerSession::OnWriteStalled() {
@@ -321,7 +322,14 @@ bool Http2ServerSession::ProcessRead(int rv) {
         JsonEscape(nghttp2_strerror(static_cast<int>(n))),
         nghttp2_detail_.empty() ? "" : ": ", JsonEscape(nghttp2_detail_),
         "\",\"open_streams\":", streams_.size(), "}"));
-    BeginClose(absl::StrCat(what, ": ", nghttp2_strerror(static_cast<int>(n))));
+    const std::string reason =
+        absl::StrCat(what, ": ", nghttp2_strerror(static_cast<int>(n)));
+    if (n == NGHTTP2_ERR_BAD_CLIENT_MAGIC) {
+      // Not HTTP/2 at all: nothing to say to it.
+      Finish(reason);
+      return false;
+    }
+    BeginClose(reason);
     MaybeWrite();
     return !done_;
   }
