@@ -170,6 +170,11 @@ def main():
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+    # SIGTERM is a clean stop (exit 0): anything else (a sanitizer's report, a crash) fails.
+    if proc.returncode != 0:
+        with open(os.path.join(tmp, "testserver.err"), "rb") as f:
+            err = f.read().decode("utf-8", "replace")
+        fail("the testserver exited %d after h2spec:\n%s" % (proc.returncode, err[-4000:]))
     if not os.path.exists(report):
         fail("h2spec wrote no report (exit %d):\n%s" % (run.returncode, output[-3000:]))
     cases = read_report(report)
