@@ -58,3 +58,11 @@ if ! NODE_PATH="$(npm root -g)" node -e "require('spdy')" >/dev/null 2>&1; then
   [[ $(id -u) -ne 0 ]] && SUDO="sudo"
   $SUDO npm install -g --no-fund --no-audit spdy@4.0.2 >&2
 fi
+
+# h2spec (the HTTP/2 conformance suite, Go) for tests/h2spec_test.py: built from the Go module
+# proxy with the versions pinned in tools/h2spec/go.mod, once per machine, into
+# ~/.cache/netstack-h2spec (tools/h2spec/build.sh). A machine without Go or without the proxy
+# goes on: the test then fails, naming why.
+if ! "$(dirname "$0")/h2spec/build.sh" >/dev/null; then
+  echo "setup: h2spec could not be built (tools/h2spec/build.sh); tests/h2spec_test will fail" >&2
+fi
