@@ -24,6 +24,8 @@ PACKAGES=(
   libnghttp2-dev             # nghttp2 1.52: HTTP/2 framing and HPACK under net/http2
   nghttp2-server             # nghttpd, a real h2 peer for net/http2's interop test
   tinyproxy                  # a real HTTP proxy with CONNECT: tools/testserver:proxy_transaction_test
+  h2o caddy                  # real h2 peers with their own HTTP/2 stacks: tests:http2_interop_test;
+                             # Caddy (quic-go inside) is also an HTTP/3 peer for tests:http3_test
   # HTTP/3 over QUIC (net/quic, issue 25). ngtcp2 1.11 / nghttp3 1.8 with their stable 1.x API
   # come from bookworm-backports (set up below, pinned to these packages only; bookworm itself
   # has the pre-1.0 0.12 / 0.8: third_party/ngtcp2/README.md says why not those).
@@ -32,7 +34,6 @@ PACKAGES=(
   libnghttp3-dev             # nghttp3 1.8: HTTP/3 and QPACK under net/quic
   ngtcp2-server              # gtlsserver: ngtcp2's own HTTP/3 server, a real peer for
                              # net/quic's unit tests and tests/http3_test
-  caddy                      # Caddy 2.6 (quic-go inside): an HTTP/3 peer for tests/http3_test
 )
 
 # bookworm-backports, for the packages above that need it and nothing else: every package of
@@ -99,4 +100,12 @@ if ! NODE_PATH="$(npm root -g)" node -e "require('spdy')" >/dev/null 2>&1; then
   SUDO=""
   [[ $(id -u) -ne 0 ]] && SUDO="sudo"
   $SUDO npm install -g --no-fund --no-audit spdy@4.0.2 >&2
+fi
+
+# h2spec (the HTTP/2 conformance suite, Go) for tests/h2spec_test.py: built from the Go module
+# proxy with the versions pinned in tools/h2spec/go.mod, once per machine, into
+# ~/.cache/netstack-h2spec (tools/h2spec/build.sh). A machine without Go or without the proxy
+# goes on: the test then fails, naming why.
+if ! "$(dirname "$0")/h2spec/build.sh" >/dev/null; then
+  echo "setup: h2spec could not be built (tools/h2spec/build.sh); tests/h2spec_test will fail" >&2
 fi

@@ -320,7 +320,10 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       if (!v.ok()) return v.status();
       std::string part = *v;
       if (!part.empty() && part[0] == '@') {
-        absl::StatusOr<std::string> file = ReadFileToString(part.substr(1));
+        // The body is held in memory (and resent on a redirect or retry):
+        // bounded, so '-d @/dev/zero' is an error, not a process that grows.
+        absl::StatusOr<std::string> file =
+            ReadFileToString(part.substr(1), kMaxRequestBodyFileBytes);
         if (!file.ok()) return FlagError(flag, file.status().message());
         part = *file;
         // curl's -d @FILE drops carriage returns and newlines.

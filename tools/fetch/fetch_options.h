@@ -18,6 +18,10 @@
 
 namespace net {
 
+// The largest file -d/--data/--data-binary @FILE reads: a request body is
+// held in memory.
+inline constexpr size_t kMaxRequestBodyFileBytes = 256u << 20;
+
 struct FetchOptions {
   std::vector<std::string> urls;
   // -o FILE per URL, in order (a URL without one writes to stdout, or with
