@@ -10,6 +10,10 @@ that misbehave (Python's ssl with ALPN h2, frames by hand):
   20 HEADERS, and our SETTINGS and priorities as nghttpd decoded them.
 - A 10 MB body comes through flow control intact (byte for byte), the server logging 10485760
   bytes sent on h2.
+- Our own testserver with --http2 (issue 24 item 3): the same 20 requests on one connection, its
+  log agreeing (one connection line, "alpn":"h2", "streams":20, 20 request lines on it), a 10 MB
+  generated body, and channel-bound cookies over h2 (fetch --obc: login, then the cookie
+  accepted on the next run; the server's log says h2 and the OBC).
 - A server whose ALPN says h2 but which never sends SETTINGS: ERR_HTTP2_SETTINGS_TIMEOUT after the
   session's 10 s settings timeout, not a hang.
 - A response header block of 300 KB (fields of 4 KB, HEADERS + CONTINUATION):
@@ -214,6 +218,68 @@ def nghttpd_twenty_requests_one_connection(ctx):
                   "requests with the RFC 9218 priority header")
 
 
+def _testserver_h2(ctx, extra=()):
+    return e2e.testserver(ctx, HOST, ["--http2"] + list(extra), name="testserver-h2")
+
+
+def testserver_twenty_requests_one_connection(ctx):
+    with _testserver_h2(ctx) as srv:
+        _twenty(ctx, srv.port)
+        tail = e2e.LogTail(srv.log)
+        tail.offset = 0
+        conns = tail.events("connection")
+        expect_eq(len(conns), 1, "connection lines in the testserver's log: %r" % conns)
+        c = conns[0]
+        expect_eq((c.get("alpn"), c.get("streams")), ("h2", 20),
+                  "the connection line's alpn and streams: %r" % c)
+        requests = tail.events("request")
+        expect_eq(len(requests), 20, "request lines")
+        expect(all(r["conn"] == c["conn"] and r.get("proto") == "h2" for r in requests),
+               "request lines not all h2 on connection %s: %r" % (c["conn"], requests))
+        expect_eq(sorted(r["stream"] for r in requests), list(range(1, 40, 2)),
+                  "streams in the server's log")
+
+
+def testserver_ten_megabytes_through_flow_control(ctx):
+    with _testserver_h2(ctx) as srv:
+        out = ctx.scratch("h2-size.out")
+        r = _fetch(ctx, srv.port, ["https://%s:%d/size/%d" % (HOST, srv.port, BIG)],
+                   "-o", out).expect_ok()
+        with open(out, "rb") as f:
+            got = hashlib.sha256(f.read()).hexdigest()
+        expect_eq(got, hashlib.sha256(e2e.generated_body(BIG)).hexdigest(),
+                  "SHA-256 of /size/%d" % BIG)
+        t = r.trace[0]
+        expect_eq((t["tls"]["alpn"], t["encodedBodySize"]), ("h2", BIG), "the 10 MB response")
+
+
+def testserver_channel_bound_cookies_over_h2(ctx):
+    with _testserver_h2(ctx, ["--request-client-cert"]) as srv:
+        profile = ctx.scratch("h2-obc-profile")
+
+        def run(path):
+            return _fetch(ctx, srv.port, ["https://%s:%d/%s" % (HOST, srv.port, path)],
+                          "--obc", "ecdsa", "--profile", profile, "-v").expect_ok()
+
+        login = run("obc/login")
+        expect_eq((login.trace[0]["status"], login.trace[0]["tls"]["alpn"]), (200, "h2"),
+                  "login over h2")
+        spki = re.findall(r"^< x-obc-spki-sha256: ([0-9a-f]+)\s*$", login.err, re.M | re.I)
+        expect(len(spki) == 1, "login: x-obc-spki-sha256 %r\n%s" % (spki, login.describe()))
+        whoami = run("obc/whoami")
+        expect_eq(whoami.trace[0]["status"], 200, "whoami with the cookie over h2")
+        body = whoami.out.decode()
+        expect('"bound_to":"%s"' % spki[0] in body, "whoami: %r" % body)
+        tail = e2e.LogTail(srv.log)
+        tail.offset = 0
+        conns = tail.events("connection")
+        expect_eq([c.get("alpn") for c in conns], ["h2", "h2"], "connections")
+        expect(all(c.get("obc_spki_sha256") == spki[0] for c in conns),
+               "the connection lines' OBC: %r" % conns)
+        verdicts = [r.get("obc_cookie") for r in tail.events("request")]
+        expect_eq(verdicts, ["issued", "accepted"], "the cookie verdicts in the log")
+
+
 def nghttpd_ten_megabytes_through_flow_control(ctx):
     root = _docroot(ctx)
     with _nghttpd(ctx, root) as srv:
@@ -358,6 +424,9 @@ if __name__ == "__main__":
         nginx_ten_megabytes_through_flow_control,
         nghttpd_twenty_requests_one_connection,
         nghttpd_ten_megabytes_through_flow_control,
+        testserver_twenty_requests_one_connection,
+        testserver_ten_megabytes_through_flow_control,
+        testserver_channel_bound_cookies_over_h2,
         never_sends_settings,
         oversized_header_block,
         endless_header_block,

@@ -76,6 +76,14 @@ class HttpStream {
   virtual bool ShouldRetryOnAnotherStream(int error, bool* avoid_pooling) {
     return false;
   }
+
+  // After |error| ended the stream before its request left: true if the
+  // stream's own connection (QUIC's, which Http3Stream makes itself)
+  // failed in a way TCP may not, so the request should go again over TCP;
+  // |*reason| says why, for the trace. Only Http3Stream has such errors.
+  virtual bool ShouldFallBackToTcp(int error, std::string* reason) {
+    return false;
+  }
 };
 
 }  // namespace net

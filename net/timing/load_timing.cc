@@ -212,6 +212,21 @@ std::string LoadTimingToJson(const LoadTiming& t) {
     }
     absl::StrAppend(&json, "},\"retry\":\"", JsonEscape(t.h2.retry), "\"}");
   }
+  if (t.quic.used || !t.quic.fallback.empty()) {
+    const QuicTrace& q = t.quic;
+    absl::StrAppend(&json, ",\"quic\":{\"used\":", q.used ? "true" : "false",
+                    ",\"version\":", q.version, ",\"session\":\"",
+                    SessionUseToString(q.session),
+                    "\",\"streamId\":", q.stream_id,
+                    ",\"handshakeMs\":", Ms(q.handshake),
+                    ",\"packetsSent\":", q.packets_sent,
+                    ",\"packetsReceived\":", q.packets_received,
+                    ",\"packetsLost\":", q.packets_lost, ",\"zeroRtt\":\"",
+                    JsonEscape(q.zero_rtt), "\",\"closeReason\":\"",
+                    JsonEscape(q.close_reason), "\",\"fallback\":\"",
+                    JsonEscape(q.fallback), "\",\"altSvc\":\"",
+                    JsonEscape(q.alt_svc), "\"}");
+  }
   absl::StrAppend(&json, ",\"encodedBodySize\":", t.body_bytes);
   absl::StrAppend(&json, ",\"headerSize\":", t.header_bytes);
   if (t.https) {

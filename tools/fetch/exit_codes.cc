@@ -21,7 +21,8 @@ constexpr int kExitProxyTunnel = 56;
 constexpr int kExitObc = 58;
 constexpr int kExitCertificate = 60;
 constexpr int kExitFileTooBig = 63;
-constexpr int kExitEch = 101;  // curl's CURLE_ECH_REQUIRED
+constexpr int kExitHttp3 = 95;  // curl's CURLE_HTTP3
+constexpr int kExitEch = 101;   // curl's CURLE_ECH_REQUIRED
 
 }  // namespace
 
@@ -45,6 +46,7 @@ const FetchExitCode kFetchExitCodes[] = {
     {kExitObc, "origin-bound certificate error"},
     {kExitCertificate, "certificate error (also a prefetched bundle's)"},
     {kExitFileTooBig, "maximum file size exceeded"},
+    {kExitHttp3, "QUIC or HTTP/3 error"},
     {kExitEch, "ECH not negotiated (rejected after the retry, --ech hard)"},
 };
 const size_t kFetchExitCodeCount = std::size(kFetchExitCodes);
@@ -103,6 +105,8 @@ int ExitCodeForError(int error) {
       return kExitTls;
     case NetErrorArea::kObc:
       return kExitObc;
+    case NetErrorArea::kQuic:
+      return kExitHttp3;
     case NetErrorArea::kUnknown:
       break;
   }

@@ -80,6 +80,19 @@ LoadTiming Everything() {
                           {"INITIAL_WINDOW_SIZE", 65536}};
   t.h2.retry =
       "refused stream (REFUSED_STREAM or GOAWAY): retried on a new session";
+  t.quic.used = true;
+  t.quic.version = 1;
+  t.quic.session = SessionUse::kNew;
+  t.quic.stream_id = 0;
+  t.quic.handshake = absl::Microseconds(1210);
+  t.quic.packets_sent = 9;
+  t.quic.packets_received = 11;
+  t.quic.packets_lost = 1;
+  t.quic.close_reason = "idle timeout: no packet from 127.0.0.1:4433 for 30s";
+  t.quic.alt_svc = "h3=\":443\"; ma=2592000";
+  t.quic.fallback =
+      "ERR_QUIC_HANDSHAKE_TIMEOUT: no QUIC handshake with 127.0.0.1:4433 "
+      "within 3s (no UDP answer); retried over TCP";
   t.body_bytes = 1024;
   t.header_bytes = 120;
   SSLInfo& s = t.ssl;
