@@ -78,6 +78,7 @@
 #include "net/socket/tcp_server_socket.h"
 #include "net/ssl/ssl_server_context.h"
 #include "tools/testserver/channel_bound_cookie.h"
+#include "tools/testserver/ech_keys.h"
 #include "tools/testserver/http2_server_session.h"
 #include "tools/testserver/spdy_server_session.h"
 
@@ -116,6 +117,11 @@ struct TestServerConfig {
   // Http2ServerSession. Off unless set: clients offer h2 first, so turning it
   // on changes what every client of this server speaks.
   std::optional<Http2ServerConfig> http2;
+  // Encrypted ClientHello (ech_keys.h): BoringSSL decrypts inner
+  // ClientHellos with these keys (and hands them out as retry
+  // configurations); each connection's log line says ech_accepted and the
+  // inner and outer server names. Null: no ECH.
+  std::shared_ptr<const EchKeys> ech;
   // Every TLS connection to the core (interop tests of the TLS 1.2 core).
   bool snap_start_core_only = false;  // Limits (see above).
   absl::Duration handshake_timeout = absl::Seconds(10);
