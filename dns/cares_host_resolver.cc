@@ -403,22 +403,12 @@ int CaresHostResolver::Prefetch(const std::string& host,
                                 CompletionOnceCallback callback,
                                 std::unique_ptr<Request>* out_request) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  if (config_.query_https)
+    return ResolveHttpsImpl(host, 0, /*prefetch=*/true, result,
+                            std::move(callback), out_request);
   if (overrides_.Lookup(host, 0, result)) return OK;
-  // The HTTPS record rides along: its answer fills the cache, and the
-  // prefetch (whose observers wait for it) completes with the addresses.
-  if (config_.query_https) PrefetchHttps(HttpsQueryName(Normalized(host), 0));
   return StartOrJoin(host, HostCache::Kind::kAddresses, true, result, nullptr,
                      std::move(callback), out_request);
-}
-
-void CaresHostResolver::PrefetchHttps(const std::string& qname) {
-  HostResolveResult ignored;
-  std::unique_ptr<Request> request;
-  // Dropping the request leaves the job running without a requester: it
-  // still caches what it finds (tagged as a prefetch's).
-  StartOrJoin(
-      qname, HostCache::Kind::kHttps, true, &ignored, nullptr, [](int) {},
-      &request);
 }
 
 int CaresHostResolver::ResolveTxt(const std::string& name,
@@ -696,21 +686,26 @@ void CaresHostResolver::OnHttpsAnswer(
 // when the record names another host; completes as the file comment says.
 class CaresHostResolver::HttpsRequest : public HostResolver::Request {
  public:
-  HttpsRequest(CaresHostResolver* resolver, std::string host,
+  // |prefetch|: the lookups are a prefetch's (their cache entries tagged
+  // so; HostCache).
+  HttpsRequest(CaresHostResolver* resolver, std::string host, bool prefetch,
                HostResolveResult* result)
-      : resolver_(resolver), host_(std::move(host)), result_(result) {}
+      : resolver_(resolver),
+        host_(std::move(host)),
+        prefetch_(prefetch),
+        result_(result) {}
 
   // OK or an error when both answers were cached (or the host is
   // invalid), else ERR_IO_PENDING and |callback| runs later.
   int Start(const std::string& qname, CompletionOnceCallback callback) {
     start_ = TimeTicks::Now();
     addr_rv_ = resolver_->StartOrJoin(
-        host_, HostCache::Kind::kAddresses, false, &addr_, nullptr,
+        host_, HostCache::Kind::kAddresses, prefetch_, &addr_, nullptr,
         [this](int rv) { OnSubLookup(&addr_rv_, &addr_request_, rv); },
         &addr_request_);
     if (addr_rv_ != ERR_IO_PENDING) addr_done_ = start_;
     https_rv_ = resolver_->StartOrJoin(
-        qname, HostCache::Kind::kHttps, false, &https_, nullptr,
+        qname, HostCache::Kind::kHttps, prefetch_, &https_, nullptr,
         [this](int rv) { OnSubLookup(&https_rv_, &https_request_, rv); },
         &https_request_);
     if (https_rv_ != ERR_IO_PENDING) https_done_ = start_;
@@ -781,7 +776,8 @@ class CaresHostResolver::HttpsRequest : public HostResolver::Request {
       if (!target_started_) {
         target_started_ = true;
         target_rv_ = resolver_->StartOrJoin(
-            info.target, HostCache::Kind::kAddresses, false, &target_, nullptr,
+            info.target, HostCache::Kind::kAddresses, prefetch_, &target_,
+            nullptr,
             [this](int rv) { OnSubLookup(&target_rv_, &target_request_, rv); },
             &target_request_);
       }
@@ -855,6 +851,7 @@ class CaresHostResolver::HttpsRequest : public HostResolver::Request {
 
   CaresHostResolver* const resolver_;
   const std::string host_;
+  const bool prefetch_;
   HostResolveResult* const result_;
   CompletionOnceCallback callback_;
   TimeTicks start_;
@@ -877,13 +874,22 @@ int CaresHostResolver::ResolveHttps(const std::string& host, uint16_t port,
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (!config_.query_https)
     return Resolve(host, port, result, std::move(callback), out_request);
+  return ResolveHttpsImpl(host, port, /*prefetch=*/false, result,
+                          std::move(callback), out_request);
+}
+
+int CaresHostResolver::ResolveHttpsImpl(const std::string& host, uint16_t port,
+                                        bool prefetch,
+                                        HostResolveResult* result,
+                                        CompletionOnceCallback callback,
+                                        std::unique_ptr<Request>* out_request) {
   if (overrides_.Lookup(host, port, result)) return OK;
   const std::string name = Normalized(host);
   if (!IsValidHostname(name)) {
     result->detail = "invalid host name";
     return ERR_NAME_NOT_RESOLVED;
   }
-  auto request = std::make_unique<HttpsRequest>(this, name, result);
+  auto request = std::make_unique<HttpsRequest>(this, name, prefetch, result);
   int rv = request->Start(HttpsQueryName(name, port), std::move(callback));
   if (rv == ERR_IO_PENDING) *out_request = std::move(request);
   return rv;

@@ -11,9 +11,11 @@
 // are always delivered from a posted task, never inside the caller's call.
 // Destroying a Request cancels it.
 //
-// HTTPS records (RFC 9460), with query_https: ResolveHttps (and Prefetch)
-// send the HTTPS query (type 65, raw answer through ares_query: c-ares 1.18
-// has no parser for it) beside A and AAAA, for the host on port 443 and
+// HTTPS records (RFC 9460), with query_https: ResolveHttps and Prefetch
+// (which then completes once both are in, as below, so that the request it
+// prepares finds both cached) send the HTTPS query (type 65, raw answer through
+// ares_query: c-ares 1.18 has no parser for it) beside A and AAAA, for the host
+// on port 443 and
 // "_PORT._https.HOST" on others. The RDATA is parsed here (https_record.h);
 // AliasMode is followed, at most max_https_aliases hops, loops refused; the
 // outcome is cached by its TTL like any answer (HostCache::Kind::kHttps).
@@ -159,9 +161,13 @@ class CaresHostResolver : public HostResolver {
   // the job's HttpsRecordInfo and finishes it.
   void OnHttpsAnswer(Job* job, const std::string& key, int status,
                      const absl::StatusOr<DnsResponse>& response);
-  // Starts (or finds cached, or joins) the HTTPS lookup of |qname| with no
-  // request attached: a prefetch's, whose answer only fills the cache.
-  void PrefetchHttps(const std::string& qname);
+  // ResolveHttps and, with |prefetch|, Prefetch: the addresses and the
+  // HTTPS record together (HttpsRequest), port 0 for a prefetch (the
+  // record of port 443's name).
+  int ResolveHttpsImpl(const std::string& host, uint16_t port, bool prefetch,
+                       HostResolveResult* result,
+                       CompletionOnceCallback callback,
+                       std::unique_ptr<Request>* out_request);
   void FinishJob(const std::string& key);
 
   static void SockStateCallback(void* data, ares_socket_t fd, int readable,
