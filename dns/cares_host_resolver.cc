@@ -725,10 +725,13 @@ class CaresHostResolver::HttpsRequest : public HostResolver::Request {
     MaybeComplete();
   }
 
-  // A/AAAA in, the HTTPS answer not: give it a bounded extra time.
+  // A/AAAA in, the HTTPS answer not: give it a bounded extra time. Not for
+  // a prefetch: it is off the critical path, and what it waits for (an
+  // alias chain's next hop, say) is what the request will need; c-ares's
+  // own timeouts bound it.
   void ArmExtraWait() {
-    if (done_ || https_rv_ != ERR_IO_PENDING || addr_rv_ == ERR_IO_PENDING ||
-        extra_wait_.IsRunning())
+    if (done_ || prefetch_ || https_rv_ != ERR_IO_PENDING ||
+        addr_rv_ == ERR_IO_PENDING || extra_wait_.IsRunning())
       return;
     const CaresResolverConfig& c = resolver_->config_;
     absl::Duration extra =

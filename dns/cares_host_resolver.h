@@ -12,8 +12,9 @@
 // Destroying a Request cancels it.
 //
 // HTTPS records (RFC 9460), with query_https: ResolveHttps and Prefetch
-// (which then completes once both are in, as below, so that the request it
-// prepares finds both cached) send the HTTPS query (type 65, raw answer through
+// (which then completes once both are in, alias chain and target included,
+// without the extra-wait bound below: it is off the critical path, and the
+// request it prepares finds everything cached) send the HTTPS query (type 65, raw answer through
 // ares_query: c-ares 1.18 has no parser for it) beside A and AAAA, for the host
 // on port 443 and
 // "_PORT._https.HOST" on others. The RDATA is parsed here (https_record.h);

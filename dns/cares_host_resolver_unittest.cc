@@ -692,6 +692,40 @@ TEST_F(CaresHttpsTest, PrefetchFetchesTheRecordToo) {
   EXPECT_EQ(server.queries(), queries);
 }
 
+// An alias chain's second hop takes longer than the extra wait: a request
+// goes without the record (the chain completes into the cache), a prefetch
+// waits for it, target addresses included.
+TEST_F(CaresHttpsTest, PrefetchWaitsForAnAliasChainARequestDoesNot) {
+  Zone zone = {{"apex.test", {{65, 300, HttpsRdata(0, "svc.test")}}},
+               {"svc.test", {{65, 300, HttpsRdata(1, "", 8443)}}}};
+  auto handler = ZoneHandler(zone, {{"apex.test", 1}, {"svc.test", 9}});
+  FakeDnsServer server([handler](const FakeDnsQuery& q) {
+    if (q.qtype == 65 && q.name == "svc.test") usleep(120 * 1000);
+    return handler(q);
+  });
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "apex.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kNotInTime);
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.1");
+
+  auto fresh = MakeHttpsResolver(server.address_string());
+  std::unique_ptr<HostResolver::Request> request;
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(fresh->Prefetch("apex.test", &result,
+                                             cb.callback(), &request)));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed)
+      << result.https.detail;
+  EXPECT_EQ(result.https.target, "svc.test");
+  // Everything the request needs is cached: synchronous, the target's
+  // address, the record's port.
+  ASSERT_EQ(OK, fresh->ResolveHttps(
+                    "apex.test", 443, &result, [](int) {}, &request));
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.9");
+  EXPECT_EQ(result.https.port, 8443);
+  EXPECT_EQ(result.https.source, DnsSource::kPrefetch);
+}
+
 TEST_F(CaresHttpsTest, CancelledHttpsRequestNeverCallsBack) {
   FakeDnsServer server(ServiceWithEch);
   auto resolver = MakeHttpsResolver(server.address_string());
