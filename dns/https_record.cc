@@ -46,7 +46,12 @@ absl::Status ReadTargetName(CBS* cbs, std::string* out) {
     if ((len & 0xc0) == 0xc0)
       return Malformed("TargetName is compressed (a name pointer)");
     if (len & 0xc0) return Malformed("TargetName has a bad label type");
-    if (len == 0) break;
+    if (len == 0) {
+      // The root label's byte counts too (RFC 1035 3.1: 255 octets in all).
+      if (wire_length > kMaxNameLength)
+        return Malformed("TargetName is longer than 255 bytes");
+      break;
+    }
     CBS label;
     if (!CBS_get_bytes(cbs, &label, len))
       return Malformed("a TargetName label runs past the end");
@@ -345,11 +350,12 @@ absl::StatusOr<std::string> SerializeHttpsRdata(const HttpsRecord& record) {
   }
   ok &= hints(kSvcParamIpv6Hint, record.ipv6_hints, 16);
   uint16_t last = kSvcParamIpv6Hint;
-  for (const auto& [key, value] : record.unknown_params) {
-    if (key <= last)
+  for (const std::pair<uint16_t, std::string>& param : record.unknown_params) {
+    if (param.first <= last)
       return absl::InvalidArgumentError("unknown keys out of order");
-    last = key;
-    ok &= AddParam(cbb.get(), key, [&](CBB* v) { return AddBytes(v, value); });
+    last = param.first;
+    ok &= AddParam(cbb.get(), param.first,
+                   [&](CBB* v) { return AddBytes(v, param.second); });
   }
   uint8_t* data;
   size_t len;

@@ -254,6 +254,28 @@ TEST(HttpsRecordTest, OtherMalformations) {
   }
 }
 
+// The fuzzer's find: labels of 254 bytes in wire form plus the root's byte
+// (256 in all, 254 characters dotted) were taken.
+TEST(HttpsRecordTest, TargetNameOfExactly255WireBytes) {
+  auto name = [](size_t last_label) {
+    std::string wire;
+    for (int i = 0; i < 3; ++i)
+      wire += std::string(1, 63) + std::string(63, 'a');
+    wire += std::string(1, static_cast<char>(last_label)) +
+            std::string(last_label, 'b');
+    return wire + std::string(1, '\0');
+  };
+  // 3 x 64 + (1 + 61) + 1 = 255: the longest name there is (253 dotted).
+  absl::StatusOr<HttpsRecord> r = ParseHttpsRdata(Hex("00 01") + name(61));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->target.size(), 253u);
+  // One byte more: 256.
+  r = ParseHttpsRdata(Hex("00 01") + name(62));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("longer than 255"),
+            absl::string_view::npos);
+}
+
 TEST(HttpsRecordTest, OverlongTargetName) {
   std::string rdata = Hex("00 01");
   for (int i = 0; i < 5; ++i)
