@@ -258,7 +258,8 @@ std::string RevocationFilterKey::ToString() const {
                       absl::BytesToHexString(serial));
 }
 
-absl::StatusOr<std::string> SpkiSha256(absl::string_view cert_der) {
+absl::StatusOr<std::string> SpkiSha256OfCertificate(
+    absl::string_view cert_der) {
   TbsParts parts;
   if (!ParseTbs(cert_der, &parts))
     return absl::InvalidArgumentError("the certificate does not parse");

@@ -117,9 +117,9 @@ struct CertificateFilterFacts {
   absl::Time not_before;
 };
 
-// SpkiSha256 is the SHA-256 of the SubjectPublicKeyInfo of DER certificate
-// |cert_der|; InvalidArgument if it does not parse.
-[[nodiscard]] absl::StatusOr<std::string> SpkiSha256(
+// SpkiSha256OfCertificate is the SHA-256 of the SubjectPublicKeyInfo of DER
+// certificate |cert_der|; InvalidArgument if it does not parse.
+[[nodiscard]] absl::StatusOr<std::string> SpkiSha256OfCertificate(
     absl::string_view cert_der);
 
 // GetCertificateFilterFacts reads |cert_der|'s serial and notBefore (CBS) and

@@ -47,6 +47,7 @@ absl::StatusOr<RevocationFilterStore> RevocationFilterStore::Load(
   if (!filter.ok())
     return CorruptFileError(filter_path, filter.status().message(), kRemedy);
   store.filter_ = *std::move(filter);
+  store.changed_ = false;
 
   bytes = ReadFileToString(stash_path, kMaxStashBytes);
   if (absl::IsNotFound(bytes.status())) return store;
@@ -65,17 +66,20 @@ absl::StatusOr<RevocationFilterStore> RevocationFilterStore::Load(
     if (!status.ok())
       return CorruptFileError(stash_path, status.message(), kRemedy);
   }
+  store.changed_ = false;
   return store;
 }
 
 absl::Status RevocationFilterStore::Save(const std::string& filter_path,
-                                         const std::string& stash_path) const {
+                                         const std::string& stash_path) {
   if (!filter_) return absl::OkStatus();
   absl::Status status = WriteFileAtomically(filter_path, filter_->Serialize());
   if (!status.ok()) return status;
   std::string stashes;
   for (const RevocationStash& stash : stashes_) stashes += stash.Serialize();
-  return WriteFileAtomically(stash_path, stashes);
+  status = WriteFileAtomically(stash_path, stashes);
+  if (status.ok()) changed_ = false;
+  return status;
 }
 
 absl::Status RevocationFilterStore::InstallFilterFile(const std::string& path) {
@@ -119,6 +123,7 @@ absl::Status RevocationFilterStore::SetFilter(RevocationFilter filter) {
   }
   filter_ = std::move(filter);
   stashes_.clear();
+  changed_ = true;
   return absl::OkStatus();
 }
 
@@ -146,6 +151,7 @@ absl::Status RevocationFilterStore::AddStash(RevocationStash stash) {
                      " bytes in all: install a newer filter"));
   }
   stashes_.push_back(std::move(stash));
+  changed_ = true;
   return absl::OkStatus();
 }
 

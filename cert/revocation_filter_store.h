@@ -46,9 +46,12 @@ class RevocationFilterStore {
   [[nodiscard]] static absl::StatusOr<RevocationFilterStore> Load(
       const std::string& filter_path, const std::string& stash_path);
   // Save writes the filter and the stashes (all of them in one file) with
-  // WriteFileAtomically; nothing without a filter.
+  // WriteFileAtomically; nothing without a filter. On success the store is
+  // no longer changed().
   absl::Status Save(const std::string& filter_path,
-                    const std::string& stash_path) const;
+                    const std::string& stash_path);
+  // Whether a filter or stash was installed since Load or the last Save.
+  bool changed() const { return changed_; }
 
   // InstallFilterFile / InstallStashFile read a file a user names (at most
   // kMaxFilterBytes / kMaxStashBytes) and install it as below; errors name
@@ -87,6 +90,7 @@ class RevocationFilterStore {
  private:
   std::optional<RevocationFilter> filter_;
   std::vector<RevocationStash> stashes_;
+  bool changed_ = false;
 };
 
 }  // namespace net

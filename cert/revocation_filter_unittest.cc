@@ -582,7 +582,8 @@ TEST(CertificateFilterFactsTest, SerialAndNotBeforeAsBoringSslReadsThem) {
   OPENSSL_free(spki);
   EXPECT_EQ(facts->key.issuer_spki_sha256,
             std::string(reinterpret_cast<char*>(digest), sizeof(digest)));
-  EXPECT_EQ(*SpkiSha256((*chain)[1]), facts->key.issuer_spki_sha256);
+  EXPECT_EQ(*SpkiSha256OfCertificate((*chain)[1]),
+            facts->key.issuer_spki_sha256);
   EXPECT_FALSE(GetCertificateFilterFacts("junk", (*chain)[1]).ok());
   EXPECT_FALSE(GetCertificateFilterFacts((*chain)[0], "junk").ok());
 }

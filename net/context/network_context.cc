@@ -269,7 +269,9 @@ absl::Status NetworkContext::Init() {
   if (!profile.ok()) return profile.status();
   profile_ = *std::move(profile);
 
-  absl::Status status = InitResolver();
+  absl::Status status = InitRevocationFilter();
+  if (!status.ok()) return status;
+  status = InitResolver();
   if (!status.ok()) return status;
 
   absl::StatusOr<std::unique_ptr<BasicCertVerifier>> verifier =
@@ -367,9 +369,33 @@ absl::Status NetworkContext::InitResolver() {
   return absl::OkStatus();
 }
 
+// The revocation filter: the files the params name go into the profile's
+// store (which a persistent profile loaded its saved filter into).
+absl::Status NetworkContext::InitRevocationFilter() {
+  RevocationFilterStore* filters = profile_->revocation_filter();
+  if (!params_.revocation_filter_file.empty()) {
+    absl::Status status =
+        filters->InstallFilterFile(params_.revocation_filter_file);
+    if (!status.ok()) return status;
+  }
+  for (const std::string& path : params_.revocation_stash_files) {
+    absl::Status status = filters->InstallStashFile(path);
+    if (!status.ok()) return status;
+  }
+  if (params_.revocation == RevocationPolicy::Mode::kFilter &&
+      !filters->has_filter()) {
+    return absl::FailedPreconditionError(
+        "revocation mode filter needs a revocation filter: none given "
+        "(revocation_filter_file; fetch --revocation-filter FILE) and none "
+        "saved in the profile");
+  }
+  return absl::OkStatus();
+}
+
 // Revocation: fetches on the plain-HTTP session (so fetching an OCSP
 // response never itself needs a revocation check, and carries no cookies),
-// the profile's cache, and the checker behind the verifier.
+// the profile's cache and revocation filter, and the checker behind the
+// verifier.
 void NetworkContext::InitRevocation() {
   RevocationPolicy policy;
   policy.mode = params_.revocation;
@@ -379,9 +405,10 @@ void NetworkContext::InitRevocation() {
     revocation_fetcher_ = std::make_unique<HttpUrlFetcher>(plain_session_.get(),
                                                            absl::Seconds(5));
   }
+  RevocationFilterStore* filters = profile_->revocation_filter();
   revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(
       policy, revocation_fetcher_.get(), profile_->revocation_cache(),
-      worker_pool_.get());
+      worker_pool_.get(), filters->has_filter() ? filters : nullptr);
   verifier_->set_revocation_checker(revocation_checker_.get());
 }
 

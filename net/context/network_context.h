@@ -107,8 +107,18 @@ struct NetworkContextParams {
   // ignored). Prefetched bundles and prevalidation are still verified.
   bool ignore_certificate_errors = false;
 
-  // Revocation checking of every verified chain (off, soft-fail, hard-fail).
+  // Revocation checking of every verified chain (off, soft-fail, hard-fail,
+  // filter: soft-fail behind a revocation filter that must be there).
   RevocationPolicy::Mode revocation = RevocationPolicy::Mode::kSoftFail;
+  // A CRLite revocation filter (cert/revocation_filter.h; made by
+  // tools/revocation_filter) and stashes on top of it, installed in the
+  // profile at Create — saved in its directory for the next run, or held in
+  // memory only by a private profile; a filter older than the profile's is
+  // refused — and consulted before any staple, cache, OCSP or CRL request
+  // under every mode but off. Each file is read with a bound
+  // (RevocationFilterStore::kMaxFilterBytes, kMaxStashBytes).
+  std::string revocation_filter_file;
+  std::vector<std::string> revocation_stash_files;
 
   // Certificate-bundle prefetching (prefetch/): off when empty, else the
   // sources tried, in order, for every host the DNS prefetcher resolves.
@@ -286,6 +296,7 @@ class NetworkContext {
   explicit NetworkContext(NetworkContextParams params);
   absl::Status Init();
   absl::Status InitResolver();
+  absl::Status InitRevocationFilter();
   void InitRevocation();
   absl::Status InitObc();
   absl::Status InitSnapStart();

@@ -40,11 +40,14 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Open(const Options& options,
   profile->lock_ = *std::move(lock);
   // Temporaries a killed run left behind are nobody's now that we hold the
   // lock; the files they were going to replace are intact.
-  for (absl::string_view name : {absl::string_view(HostHistory::kFileName),
-                                 absl::string_view(kRevocationCacheFileName),
-                                 absl::string_view(CookieJar::kFileName),
-                                 absl::string_view(kSnapStartFileName),
-                                 absl::string_view(kPrefetchCacheFileName)})
+  for (absl::string_view name :
+       {absl::string_view(HostHistory::kFileName),
+        absl::string_view(kRevocationCacheFileName),
+        absl::string_view(CookieJar::kFileName),
+        absl::string_view(kSnapStartFileName),
+        absl::string_view(kPrefetchCacheFileName),
+        absl::string_view(RevocationFilterStore::kFilterFileName),
+        absl::string_view(RevocationFilterStore::kStashFileName)})
     RemoveStaleTemporaries(profile->PathFor(name));
 
   absl::StatusOr<HostHistory> history =
@@ -56,6 +59,12 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Open(const Options& options,
       RevocationCache::Load(profile->PathFor(kRevocationCacheFileName));
   if (!revocation.ok()) return Prefixed("profile: ", revocation.status());
   profile->revocation_cache_ = *std::move(revocation);
+
+  absl::StatusOr<RevocationFilterStore> filter = RevocationFilterStore::Load(
+      profile->PathFor(RevocationFilterStore::kFilterFileName),
+      profile->PathFor(RevocationFilterStore::kStashFileName));
+  if (!filter.ok()) return Prefixed("profile: ", filter.status());
+  profile->revocation_filter_ = *std::move(filter);
 
   if (options.cookies) {
     absl::StatusOr<CookieJar> jar =
@@ -81,6 +90,12 @@ absl::Status Profile::Save(absl::Time now) {
   if (!status.ok()) failures.emplace_back(status.message());
   status = revocation_cache_.Save(PathFor(kRevocationCacheFileName));
   if (!status.ok()) failures.emplace_back(status.message());
+  if (revocation_filter_.changed()) {
+    status =
+        revocation_filter_.Save(PathFor(RevocationFilterStore::kFilterFileName),
+                                PathFor(RevocationFilterStore::kStashFileName));
+    if (!status.ok()) failures.emplace_back(status.message());
+  }
   if (cookie_jar_ && cookie_jar_->changed()) {
     status = cookie_jar_->Save(PathFor(CookieJar::kFileName), now);
     if (!status.ok()) failures.emplace_back(status.message());

@@ -1,7 +1,8 @@
 // Profile: the per-profile state a NetworkContext keeps between runs — the
 // host history (the DNS prefetcher's startup list), the revocation cache, the
-// cookie jar — and where the stores that manage their own files (origin-bound
-// certificates, Snap Start server information) keep theirs.
+// revocation filter and its stashes (CRLite, cert/revocation_filter_store.h),
+// the cookie jar — and where the stores that manage their own files
+// (origin-bound certificates, Snap Start server information) keep theirs.
 //
 // A persistent profile is a directory (created 0700) locked for the
 // Profile's lifetime: a second Profile on the same directory, in this process
@@ -21,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "cert/revocation_checker.h"
+#include "cert/revocation_filter_store.h"
 #include "dns/host_history.h"
 #include "net/base/file_util.h"
 #include "net/base/thread_checker.h"
@@ -58,6 +60,10 @@ class Profile {
 
   HostHistory* host_history() { return &host_history_; }
   RevocationCache* revocation_cache() { return &revocation_cache_; }
+  // The revocation filter (empty until one is installed or loaded); saved in
+  // the directory (RevocationFilterStore::kFilterFileName, kStashFileName)
+  // when it changed.
+  RevocationFilterStore* revocation_filter() { return &revocation_filter_; }
   // Null when cookies are off.
   CookieJar* cookie_jar() { return cookie_jar_.get(); }
 
@@ -77,6 +83,7 @@ class Profile {
   std::unique_ptr<FileLock> lock_;
   HostHistory host_history_;
   RevocationCache revocation_cache_;
+  RevocationFilterStore revocation_filter_;
   std::unique_ptr<CookieJar> cookie_jar_;
   ThreadChecker thread_checker_;
 };

@@ -7,7 +7,9 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "cert/revocation_filter_builder.h"
 #include "gtest/gtest.h"
+#include "net/base/file_util.h"
 
 namespace net {
 namespace {
@@ -96,6 +98,61 @@ TEST(ProfileTest, PrivateProfileIsMemoryOnly) {
   EXPECT_TRUE((*profile)->Save(absl::Now()).ok());
   struct stat st;
   EXPECT_NE(0, stat(dir.c_str(), &st));
+}
+
+RevocationFilter SomeFilter(uint64_t sequence) {
+  RevocationFilterBuildOptions options;
+  options.sequence = sequence;
+  options.created = options.coverage = absl::Now();
+  options.issuers = {{std::string(32, 'i'), "CA"}};
+  return *BuildRevocationFilter({{std::string(32, 'i'), "\x01"}},
+                                {{std::string(32, 'i'), "\x02"}}, options);
+}
+
+TEST(ProfileTest, RevocationFilterIsKeptOnlyByAPersistentProfile) {
+  std::string dir = MakeTempDir();
+  const std::string filter_path =
+      dir + "/" + RevocationFilterStore::kFilterFileName;
+  {
+    auto profile = Profile::Open(Persistent(dir), absl::Now());
+    ASSERT_TRUE(profile.ok());
+    EXPECT_FALSE((*profile)->revocation_filter()->has_filter());
+    ASSERT_TRUE((*profile)->revocation_filter()->SetFilter(SomeFilter(3)).ok());
+    ASSERT_TRUE((*profile)->Save(absl::Now()).ok());
+  }
+  struct stat st;
+  ASSERT_EQ(0, stat(filter_path.c_str(), &st));
+  {
+    auto profile = Profile::Open(Persistent(dir), absl::Now());
+    ASSERT_TRUE(profile.ok()) << profile.status();
+    ASSERT_TRUE((*profile)->revocation_filter()->has_filter());
+    EXPECT_EQ((*profile)->revocation_filter()->filter()->sequence(), 3u);
+    // Unchanged: not written again.
+    EXPECT_FALSE((*profile)->revocation_filter()->changed());
+    // An older one is refused: the profile's filter only moves forward.
+    EXPECT_FALSE(
+        (*profile)->revocation_filter()->SetFilter(SomeFilter(2)).ok());
+  }
+  // A damaged saved filter is named and kept.
+  std::string bytes = *ReadFileToString(filter_path);
+  bytes[bytes.size() - 1] ^= 1;
+  ASSERT_TRUE(WriteFileAtomically(filter_path, bytes).ok());
+  auto damaged = Profile::Open(Persistent(dir), absl::Now());
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_NE(damaged.status().message().find(filter_path + " is corrupt"),
+            std::string::npos)
+      << damaged.status();
+  EXPECT_EQ(*ReadFileToString(filter_path), bytes);
+
+  std::string never = MakeTempDir() + "/never";
+  Profile::Options options = Persistent(never);
+  options.private_profile = true;
+  auto private_profile = Profile::Open(options, absl::Now());
+  ASSERT_TRUE(private_profile.ok());
+  ASSERT_TRUE(
+      (*private_profile)->revocation_filter()->SetFilter(SomeFilter(1)).ok());
+  EXPECT_TRUE((*private_profile)->Save(absl::Now()).ok());
+  EXPECT_NE(0, stat(never.c_str(), &st));
 }
 
 TEST(ProfileTest, CookiesOff) {

@@ -196,10 +196,21 @@ Certificates
                           /etc/ssl/certs]
   --trust-anchor FILE     the same as --cacert
   --system-trust          also trust the system store alongside --trust-anchor
-  --revocation off|soft|hard  revocation checking (OCSP, then CRL) of every chain element
-                          in parallel; soft proceeds when status is unavailable; off
-                          fetches nothing but still refuses a leaf whose stapled OCSP
-                          answer says revoked [soft]
+  --revocation off|soft|hard|filter  revocation checking (OCSP, then CRL) of every chain
+                          element in parallel; soft proceeds when status is unavailable;
+                          off fetches nothing but still refuses a leaf whose stapled OCSP
+                          answer says revoked; filter is soft behind a revocation filter
+                          that must be there (--revocation-filter, the profile's, or the
+                          world's) [soft]
+  --revocation-filter FILE  a CRLite revocation filter (tools/revocation_filter): asked
+                          before any OCSP or CRL request, under soft and hard too; a
+                          certificate it covers needs no request (revoked: exit 60), one
+                          it does not (another issuer, or issued after the filter) gets
+                          OCSP/CRL. Kept in the profile for later runs (memory only with
+                          --private); a filter older than the profile's is refused.
+                          The trace's cert.revocation.source says filter
+  --revocation-stash FILE  revocations published since the filter (repeatable): each
+                          applies to the filter it names; the trace says filter_stash
   --prevalidate HOST,...  fetch these hosts' chains first and verify + check revocation off
                           the critical path; the fetch then reuses the prevalidated result
 
@@ -506,9 +517,17 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
     } else if (flag == "--revocation") {
       auto v = value();
       if (!v.ok()) return v.status();
-      if (*v != "off" && *v != "soft" && *v != "hard")
-        return FlagError(flag, "expected off, soft or hard");
+      if (*v != "off" && *v != "soft" && *v != "hard" && *v != "filter")
+        return FlagError(flag, "expected off, soft, hard or filter");
       o.revocation = *v;
+    } else if (flag == "--revocation-filter") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.revocation_filter = *v;
+    } else if (flag == "--revocation-stash") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.revocation_stashes.push_back(*v);
     } else if (flag == "--obc") {
       auto v = value();
       if (!v.ok()) return v.status();
@@ -592,6 +611,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
     if (o.bundle_cdns.empty()) o.bundle_cdns = world->bundle_cdns;
     for (const auto& [host, port] : world->https_ports)
       o.prefetch_ports.emplace(host, port);  // explicit ports win
+    if (o.revocation == "filter" && o.revocation_filter.empty())
+      o.revocation_filter = world->revocation_filter;
   }
   if (o.urls.empty()) return absl::InvalidArgumentError("no URL given");
   if (o.output_files.size() > o.urls.size())

@@ -97,7 +97,12 @@ struct FetchOptions {
   bool prefetch_links = false;      // --prefetch-links
   std::string profile_dir;          // --profile
   bool private_profile = false;     // --private: nothing touches disk
-  std::string revocation = "soft";  // --revocation off|soft|hard
+  std::string revocation = "soft";  // --revocation off|soft|hard|filter
+  // --revocation-filter FILE, --revocation-stash FILE (repeatable): a CRLite
+  // filter and stashes installed in the profile; with --world and
+  // --revocation filter the world's filter when none is named.
+  std::string revocation_filter;
+  std::vector<std::string> revocation_stashes;
   std::vector<std::string> prevalidate_hosts;  // --prevalidate HOST,...
   // --connect-to HOST1:PORT1:HOST2:PORT2, then the world's rules.
   std::vector<ConnectToRule> connect_to;

@@ -81,6 +81,21 @@ TEST(FetchOptionsTest, ReadsTheWorldFile) {
   EXPECT_FALSE(
       ParseFetchOptions({"--connect-to", "a:1:b", "https://a.test/"}).ok());
 
+  // --revocation filter takes the world's filter unless one is named.
+  std::ofstream(path) << R"({"trust_anchors":"/x/pki/root.pem",
+      "default_url":"https://www.example.test/",
+      "revocation_filter":{"file":"/x/filters/revocation_filter"}})";
+  o = ParseFetchOptions({"--world", path, "--revocation", "filter"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->revocation_filter, "/x/filters/revocation_filter");
+  o = ParseFetchOptions({"--world", path, "--revocation", "filter",
+                         "--revocation-filter", "/mine"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->revocation_filter, "/mine");
+  o = ParseFetchOptions({"--world", path, "--revocation", "soft"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->revocation_filter, "");
+
   std::ofstream(path) << "{not json";
   EXPECT_FALSE(ParseFetchOptions({"--world", path}).ok());
   EXPECT_FALSE(ParseFetchOptions({"--world", "/nonexistent.json"}).ok());
@@ -290,6 +305,8 @@ TEST(FetchOptionsTest, HelpNamesEveryFlag) {
                            "--trust-anchor",
                            "--system-trust",
                            "--revocation",
+                           "--revocation-filter",
+                           "--revocation-stash",
                            "--prevalidate",
                            "--profile",
                            "--private",

@@ -53,6 +53,8 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
     return absl::InvalidArgumentError(
         absl::StrCat("--revocation: unknown mode ", options.revocation));
   params.revocation = *mode;
+  params.revocation_filter_file = options.revocation_filter;
+  params.revocation_stash_files = options.revocation_stashes;
   params.session.connect_to = ConnectToRules(options.connect_to);
   if (options.obc != "off") {
     std::optional<KeyAlgorithm> algorithm = ParseKeyAlgorithm(options.obc);

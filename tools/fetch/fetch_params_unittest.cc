@@ -38,6 +38,23 @@ TEST(FetchParamsTest, MapsTheCommandLine) {
   EXPECT_EQ(params->prefetch_ports.count("b.test"), 0u);
 }
 
+TEST(FetchParamsTest, RevocationFilterFlags) {
+  absl::StatusOr<FetchOptions> parsed =
+      ParseFetchOptions({"--revocation", "filter", "--revocation-filter", "/f",
+                         "--revocation-stash", "/s1", "--revocation-stash",
+                         "/s2", "https://a.test/"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  absl::StatusOr<NetworkContextParams> params =
+      MakeNetworkContextParams(*parsed, {*Url::Parse("https://a.test/")});
+  ASSERT_TRUE(params.ok()) << params.status();
+  EXPECT_EQ(params->revocation, RevocationPolicy::Mode::kFilter);
+  EXPECT_EQ(params->revocation_filter_file, "/f");
+  EXPECT_EQ(params->revocation_stash_files,
+            (std::vector<std::string>{"/s1", "/s2"}));
+  EXPECT_FALSE(
+      ParseFetchOptions({"--revocation", "bloom", "https://a.test/"}).ok());
+}
+
 TEST(FetchParamsTest, NamesTheFlagOfAnUnknownValue) {
   struct {
     std::vector<std::string> args;

@@ -200,7 +200,7 @@ absl::StatusOr<std::vector<IssuerCert>> LoadIssuers(
       IssuerCert issuer;
       issuer.der = der;
       issuer.x509 = DerToX509(der);
-      absl::StatusOr<std::string> spki = SpkiSha256(der);
+      absl::StatusOr<std::string> spki = SpkiSha256OfCertificate(der);
       if (!issuer.x509 || !spki.ok())
         return Bad(path, "a certificate does not parse");
       issuer.spki_sha256 = *spki;
