@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <iterator>
 #include <limits>
 #include <utility>
@@ -161,25 +162,27 @@ absl::StatusOr<RevocationFilter> BuildRevocationFilter(
                  contents.salt.size());
     }
     contents.levels.clear();
-    std::vector<RevocationFilterKey> include = first;
-    std::vector<RevocationFilterKey> exclude = second;
-    std::vector<RevocationFilterKey> passed;
+    // Level n + 1 holds what got through level n, and is tested against
+    // level n's set (all of which passes level n). The sets after level 1
+    // shrink geometrically; they are kept (stable addresses) so that no set
+    // is copied.
+    std::deque<std::vector<RevocationFilterKey>> passed_sets;
+    const std::vector<RevocationFilterKey>* include = &first;
+    const std::vector<RevocationFilterKey>* exclude = &second;
     bool converged = false;
     for (size_t n = 1; n <= RevocationFilter::kMaxLevels; ++n) {
       RevocationFilterBuildStats::Level level_stats;
-      contents.levels.push_back(
-          BuildLevel(contents.salt, n, include, exclude, n == 1 ? p1 : p,
-                     options.min_level_bits, &passed, &level_stats));
+      passed_sets.emplace_back();
+      contents.levels.push_back(BuildLevel(
+          contents.salt, n, *include, *exclude, n == 1 ? p1 : p,
+          options.min_level_bits, &passed_sets.back(), &level_stats));
       stats->levels.push_back(level_stats);
-      if (passed.empty()) {
+      if (passed_sets.back().empty()) {
         converged = true;
         break;
       }
-      // The next level holds what got through, and is tested against this
-      // level's set (all of which passes this level).
-      exclude = std::move(include);
-      include = std::move(passed);
-      passed.clear();
+      exclude = include;
+      include = &passed_sets.back();
     }
     if (converged) return RevocationFilter::Create(std::move(contents));
     if (!options.salt.empty()) break;
