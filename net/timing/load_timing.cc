@@ -128,6 +128,8 @@ std::string LoadTimingToJson(const LoadTiming& t) {
   if (!t.failed_at.is_null())
     absl::StrAppend(&json, ",\"failedAt\":", Ms(t.failed_at - t.start));
   absl::StrAppend(&json, ",\"method\":\"", t.method, "\"");
+  absl::StrAppend(&json, ",\"priority\":\"",
+                  RequestPriorityToString(t.priority), "\"");
   absl::StrAppend(&json, ",\"status\":", t.status_code);
   absl::StrAppend(&json, ",\"error\":\"", ErrorToShortString(t.net_error),
                   "\"");
@@ -170,7 +172,13 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                       JsonEscape(t.h2.server_settings[i].first),
                       "\":", t.h2.server_settings[i].second);
     }
-    absl::StrAppend(&json, "},\"retry\":\"", JsonEscape(t.h2.retry), "\"}");
+    absl::StrAppend(
+        &json, "},\"retry\":\"", JsonEscape(t.h2.retry),
+        "\",\"coalesced\":", t.h2.coalesced ? "true" : "false",
+        ",\"coalescedBy\":\"", JsonEscape(t.h2.coalesced_by),
+        "\",\"coalescedOnto\":\"", JsonEscape(t.h2.coalesced_onto),
+        "\",\"notCoalescedReason\":\"", JsonEscape(t.h2.not_coalesced_reason),
+        "\",\"weight\":", t.h2.weight, ",\"dependsOn\":", t.h2.depends_on, "}");
   }
   absl::StrAppend(&json, ",\"encodedBodySize\":", t.body_bytes);
   absl::StrAppend(&json, ",\"headerSize\":", t.header_bytes);

@@ -15,6 +15,7 @@
 
 #include "absl/time/time.h"
 #include "dns/dns_source.h"
+#include "net/base/request_priority.h"
 #include "net/base/tick_clock.h"
 #include "net/socket/tcp_fast_open.h"
 #include "net/ssl/ssl_info.h"
@@ -75,12 +76,27 @@ struct SpdyTrace {
 struct Http2Trace {
   bool used = false;
   uint32_t stream_id = 0;
-  // kNew (this request's connection made the session) or kReused (an open
-  // session to the origin carried it).
+  // kNew (this request's connection made the session), kReused (an open
+  // session to the origin carried it) or kPooled (a session made for another
+  // origin carried it: coalesced).
   SessionUse session = SessionUse::kNone;
   // Which session: its origin and local address, the same for every request
   // it carried.
   std::string session_id;
+  // Coalescing (RFC 9113 9.1.1, RFC 8336): the request went over a session
+  // made for another origin (|coalesced_onto|, serialized), found by DNS
+  // ("dns": the origin resolved to the session's address) or by the
+  // session's ORIGIN frames ("originFrame", no lookup).
+  bool coalesced = false;
+  std::string coalesced_onto;
+  std::string coalesced_by;
+  // Why an open session that could have carried the request did not
+  // ("certificate", "obc", "misdirected", "originFrame"), if one could.
+  std::string not_coalesced_reason;
+  // The HEADERS frame's priority: weight (1-256) and the stream it depends
+  // on (0: the root).
+  int weight = 0;
+  uint32_t depends_on = 0;
   // The SETTINGS the server sent (name, value), e.g. MAX_CONCURRENT_STREAMS
   // 128: each name once with its last value, in the order first seen; empty
   // if none had arrived.
@@ -109,6 +125,8 @@ struct LoadTiming {
   // Facts.
   std::string url;
   std::string method = "GET";
+  // The request's priority (HIGHEST for a navigation).
+  RequestPriority priority = HIGHEST;
   int status_code = 0;
   int net_error = 0;  // OK or the failure
   DnsSource dns_source = DnsSource::kNone;
