@@ -37,7 +37,7 @@ Http2Session* Http2SessionPool::InsertSession(
   sessions_.push_back(std::move(session));
   ++sessions_created_;
   if (raw->state() == Http2Session::State::kNew || raw->IsAvailable())
-    available_[Http2SessionKey{raw->origin(), raw->proxy()}] = raw;
+    available_[Http2SessionKey{raw->origin(), raw->proxy()}] = Entry{raw};
   return raw;
 }
 
@@ -48,11 +48,13 @@ bool Http2SessionPool::Usable(const Http2Session& session,
 }
 
 Http2Session* Http2SessionPool::FindAvailableSession(const Http2SessionKey& key,
-                                                     bool replay_safe) {
+                                                     bool replay_safe,
+                                                     CoalescedBy* by) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   auto it = available_.find(key);
   if (it == available_.end()) return nullptr;
-  Http2Session* session = it->second;
+  Http2Session* session = it->second.session;
+  if (by) *by = it->second.by;
   if (session->state() != Http2Session::State::kNew &&
       !session->IsAvailable()) {
     available_.erase(it);
@@ -91,7 +93,8 @@ Http2SessionPool::CoalesceResult Http2SessionPool::FindSessionByOriginFrame(
         result.not_coalesced_reason = std::move(refusal);
       continue;
     }
-    available_[Http2SessionKey{origin, ""}] = session.get();
+    available_[Http2SessionKey{origin, ""}] =
+        Entry{session.get(), CoalescedBy::kOriginFrame};
     ++coalesced_lookups_;
     result.session = session.get();
     result.by = CoalescedBy::kOriginFrame;
@@ -123,7 +126,8 @@ Http2SessionPool::CoalesceResult Http2SessionPool::FindSessionForCoalescing(
         result.not_coalesced_reason = std::move(refusal);
       continue;
     }
-    available_[Http2SessionKey{origin, ""}] = session.get();
+    available_[Http2SessionKey{origin, ""}] =
+        Entry{session.get(), CoalescedBy::kDns};
     ++coalesced_lookups_;
     result.session = session.get();
     result.by = CoalescedBy::kDns;
@@ -149,7 +153,7 @@ size_t Http2SessionPool::available_session_count() const {
 
 void Http2SessionPool::OnGoingAway(Http2Session* session) {
   for (auto it = available_.begin(); it != available_.end();) {
-    if (it->second == session) {
+    if (it->second.session == session) {
       it = available_.erase(it);
     } else {
       ++it;

@@ -93,11 +93,12 @@ class Http2SessionPool {
   // available session for its key (origin and proxy). Returns it.
   Http2Session* InsertSession(std::unique_ptr<Http2Session> session);
   // The available session for |key| — its own, or another origin's it was
-  // coalesced onto earlier and that still may carry it — or null. A session
-  // whose TLS handshake is not yet confirmed (early data) serves only
-  // |replay_safe| requests.
+  // coalesced onto earlier and that still may carry it (then |*by|, if
+  // given, says how it was found) — or null. A session whose TLS handshake
+  // is not yet confirmed (early data) serves only |replay_safe| requests.
   Http2Session* FindAvailableSession(const Http2SessionKey& key,
-                                     bool replay_safe = true);
+                                     bool replay_safe = true,
+                                     CoalescedBy* by = nullptr);
   // A direct origin's (FindAvailableSession with no proxy).
   Http2Session* FindAvailableSession(const Origin& origin,
                                      bool replay_safe = true) {
@@ -137,8 +138,13 @@ class Http2SessionPool {
 
   CanCoalesceCallback can_coalesce_;
   std::vector<std::unique_ptr<Http2Session>> sessions_;
-  // Key -> its available session (its own, or a coalesced alias).
-  std::map<Http2SessionKey, Http2Session*> available_;
+  // Key -> its available session (its own, or a coalesced alias and how
+  // it was found).
+  struct Entry {
+    Http2Session* session = nullptr;
+    CoalescedBy by = CoalescedBy::kNone;
+  };
+  std::map<Http2SessionKey, Entry> available_;
   uint64_t sessions_created_ = 0;
   uint64_t coalesced_lookups_ = 0;
   ThreadChecker thread_checker_;
