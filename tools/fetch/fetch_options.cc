@@ -80,6 +80,11 @@ Request
                           Content-Length says so, else when the body grows past it.
                           Bodies stream to the output as they arrive either way
   --max-time SEC          whole-request deadline, body included [60]
+  --priority LEVEL        the requests' priority, Chromium's levels: HIGHEST, MEDIUM,
+                          LOW, LOWEST, IDLE, THROTTLED (any case). Over HTTP/2 it sets
+                          each stream's weight and dependency and the RFC 9218
+                          priority header; the trace's priority and h2.weight say so
+                          [HIGHEST, as a navigation]
 
 Connection
   --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT (repeatable)
@@ -89,6 +94,14 @@ Connection
   --connect-timeout SEC   TCP connect timeout [10]
   -m, --max-time SEC      as --max-time
   --http1.1               offer only http/1.1 in ALPN
+  --connect-wait always|known
+                          whether requests to an origin wait for another request's
+                          connection to share its HTTP/2 (or SPDY) session: always
+                          (until the server is known to speak HTTP/1.1: one session
+                          for a new h2 server, about one handshake of waiting on
+                          first contact with an HTTP/1.1 one) or known (Chromium's:
+                          only for servers that spoke h2 before; others connect in
+                          parallel and extra h2 connections are closed) [always]
   -x, --proxy URL         an HTTP proxy (http://[user:pass@]host[:port]) [the
                           environment's http_proxy, HTTPS_PROXY, ALL_PROXY]
   --noproxy LIST          hosts reached directly (as NO_PROXY)
@@ -401,6 +414,21 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       o.tcp_fast_open = true;
     } else if (flag == "--spdy") {
       o.spdy = true;
+    } else if (flag == "--priority") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      std::optional<RequestPriority> priority = ParseRequestPriority(*v);
+      if (!priority)
+        return FlagError(flag,
+                         "expected HIGHEST, MEDIUM, LOW, LOWEST, IDLE or "
+                         "THROTTLED");
+      o.priority = *priority;
+    } else if (flag == "--connect-wait") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (*v != "always" && *v != "known")
+        return FlagError(flag, "expected always or known");
+      o.connect_wait = *v;
     } else if (flag == "--cert-compression") {
       auto v = value();
       if (!v.ok()) return v.status();

@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
 #include "net/base/ip_endpoint.h"
+#include "net/base/request_priority.h"
 #include "net/socket/connect_to.h"
 
 namespace net {
@@ -147,7 +148,11 @@ struct FetchOptions {
   absl::Duration retry_delay = absl::ZeroDuration();
   absl::Duration retry_max_time = absl::ZeroDuration();
   bool retry_connrefused = false;
-  bool http1_1_only = false;       // --http1.1: ALPN offers http/1.1 only
+  bool http1_1_only = false;  // --http1.1: ALPN offers http/1.1 only
+  // --priority: every request's priority (HttpRequestInfo::priority).
+  RequestPriority priority = HIGHEST;
+  // --connect-wait always|known: HttpNetworkSessionParams::connect_wait.
+  std::string connect_wait = "always";
   bool no_progress_meter = false;  // --no-progress-meter
   // -x/--proxy URL and --noproxy LIST (nullopt: not given; then the
   // environment's http_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY, as curl).

@@ -36,6 +36,9 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
     params.session.ssl_config.alpn_protos = {"spdy/3", "http/1.1"};
   if (options.http1_1_only)
     params.session.ssl_config.alpn_protos = {"http/1.1"};
+  params.session.connect_wait = options.connect_wait == "known"
+                                    ? ConnectWaitPolicy::kKnownMultiplexed
+                                    : ConnectWaitPolicy::kAlways;
   params.ignore_certificate_errors = options.insecure;
   // -x/--proxy, --noproxy and the environment, with curl's precedence.
   absl::StatusOr<ProxyConfig> proxy = ProxyConfig::FromCurlOptions(

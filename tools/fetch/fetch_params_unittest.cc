@@ -36,6 +36,12 @@ TEST(FetchParamsTest, MapsTheCommandLine) {
   EXPECT_EQ(params->prefetch_ports.at("a.test"), 4443);
   EXPECT_EQ(params->prefetch_ports.at("other.test"), 8443);
   EXPECT_EQ(params->prefetch_ports.count("b.test"), 0u);
+  EXPECT_EQ(params->session.connect_wait, ConnectWaitPolicy::kAlways);
+  parsed = ParseFetchOptions({"--connect-wait", "known", "https://a.test/"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  params = MakeNetworkContextParams(*parsed, {*Url::Parse("https://a.test/")});
+  ASSERT_TRUE(params.ok()) << params.status();
+  EXPECT_EQ(params->session.connect_wait, ConnectWaitPolicy::kKnownMultiplexed);
 }
 
 TEST(FetchParamsTest, NamesTheFlagOfAnUnknownValue) {
