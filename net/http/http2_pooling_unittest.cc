@@ -479,6 +479,37 @@ TEST_F(Http2PoolingTest, WaitingPolicies) {
   }
 }
 
+// kKnownMultiplexed, first contact with two origins on one address: both
+// connect at once; the connection that is ready second finds the first's
+// session at its address, covering its origin, and is closed.
+TEST_F(Http2PoolingTest, ParallelConnectionsEndOnTheFirstSession) {
+  H2ServerProvider www(&EchoAuthority, Verified(good_leaf_));
+  H2ServerProvider local(&EchoAuthority, Verified(good_leaf_));
+  AddConnection(&www, ASYNC);
+  AddConnection(&local, ASYNC);
+  HttpNetworkSessionParams params;
+  params.connect_wait = ConnectWaitPolicy::kKnownMultiplexed;
+  MakeSession(params);
+  auto a = Begin("https://www.example.test/a");
+  auto b = Begin("https://localhost/b");
+  Finish(a.get());
+  Finish(b.get());
+  ASSERT_EQ(a->result, OK) << a->trans->error_detail();
+  ASSERT_EQ(b->result, OK) << b->trans->error_detail();
+  EXPECT_EQ(factory_.sockets_created(), 2u);
+  EXPECT_EQ(session_->redundant_multiplexed_connections(), 1u);
+  EXPECT_EQ(session_->http2_session_pool()->sessions_created(), 1u);
+  const LoadTiming& tb = b->trans->load_timing();
+  EXPECT_TRUE(tb.h2.coalesced);
+  EXPECT_EQ(tb.h2.coalesced_by, "dns");
+  // It paid for its own connection: the trace keeps those times.
+  EXPECT_FALSE(tb.connect_start.is_null());
+  EXPECT_LE(tb.connect_start, tb.connect_end);
+  EXPECT_EQ(Authorities(www.server()),
+            (std::vector<std::string>{"www.example.test", "localhost"}));
+  EXPECT_EQ(local.server()->requests().size(), 0u);
+}
+
 // A profile's session and its incognito profile's are two
 // HttpNetworkSessions: neither ever carries the other's requests.
 TEST_F(Http2PoolingTest, SeparateNetworkSessionsNeverShare) {

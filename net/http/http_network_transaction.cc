@@ -526,14 +526,31 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
     return OK;
   }
   if (timing_.https && H2Allowed() && timing_.ssl.alpn == "h2") {
-    if (Http2Session* s = session_->http2_session_pool()->FindAvailableSession(
-            H2Key(), IsReplaySafe());
-        s && s->origin() == RequestOrigin() && !dedicated_h2_connection_) {
-      // As for SPDY above: the first session wins, this connection closes.
-      socket->Disconnect();
-      session_->NoteRedundantMultiplexedConnection();
-      EndSpdyConnect();
-      return UseHttp2Session(s->GetWeakPtr(), CoalescedBy::kNone);
+    if (!dedicated_h2_connection_) {
+      // As for SPDY above: the first session wins, this connection closes —
+      // the origin's own, or one that appeared at this connection's address
+      // while it was being made and may carry the origin (Chromium looks
+      // again before it makes a session of a new socket).
+      Http2SessionPool* pool = session_->http2_session_pool();
+      Http2Session* s = pool->FindAvailableSession(H2Key(), IsReplaySafe());
+      CoalescedBy by = CoalescedBy::kNone;
+      if (s && s->origin() != RequestOrigin()) s = nullptr;
+      if (!s && !no_pooling_ && !proxy_) {
+        std::vector<IPEndPoint> endpoints;
+        for (const IPAddress& address : resolve_result_.addresses)
+          endpoints.emplace_back(address, request_.url.port());
+        Http2SessionPool::CoalesceResult found = pool->FindSessionForCoalescing(
+            RequestOrigin(), endpoints, IsReplaySafe());
+        s = found.session;
+        by = found.by;
+      }
+      if (s) {
+        socket->Disconnect();
+        session_->NoteRedundantMultiplexedConnection();
+        EndSpdyConnect();
+        return UseHttp2Session(s->GetWeakPtr(), by,
+                               /*made_own_connection=*/true);
+      }
     }
     StartHttp2Session(std::move(socket));
     return OK;
@@ -1022,7 +1039,8 @@ void HttpNetworkTransaction::StartHttp2Session(
 }
 
 int HttpNetworkTransaction::UseHttp2Session(WeakPtr<Http2Session> session,
-                                            CoalescedBy coalesced_by) {
+                                            CoalescedBy coalesced_by,
+                                            bool made_own_connection) {
   const bool coalesced = coalesced_by != CoalescedBy::kNone;
   timing_.h2.session = coalesced ? SessionUse::kPooled : SessionUse::kReused;
   timing_.h2.coalesced = coalesced;
@@ -1041,8 +1059,10 @@ int HttpNetworkTransaction::UseHttp2Session(WeakPtr<Http2Session> session,
     IPEndPoint peer;
     if (session->socket()->GetPeerAddress(&peer) == OK)
       timing_.remote_address = peer.ToString();
-    // Coalesced after a lookup: the (free) connection comes after it.
-    if (coalesced && !timing_.dns_end.is_null()) {
+    // Coalesced after a lookup: the (free) connection comes after it. (A
+    // request that made a connection of its own and found a session when
+    // it was ready keeps the connection's times: it paid them.)
+    if (coalesced && !timing_.dns_end.is_null() && !made_own_connection) {
       timing_.connect_start = timing_.ssl_start = timing_.connect_end =
           session_->clock()->NowTicks();
     }

@@ -140,7 +140,10 @@ class HttpNetworkTransaction {
   Http2SessionKey H2Key() const;
   // Takes the open HTTP/2 |session| and goes on to its stream: the origin's
   // own (|coalesced_by| kNone) or another origin's it was coalesced onto.
-  int UseHttp2Session(WeakPtr<Http2Session> session, CoalescedBy coalesced_by);
+  // |made_own_connection|: the request made a connection (then closed) and
+  // found the session once it was ready; the trace keeps its times.
+  int UseHttp2Session(WeakPtr<Http2Session> session, CoalescedBy coalesced_by,
+                      bool made_own_connection = false);
   // An open session could have carried the request but did not, for
   // |reason| (the first one is kept for the trace).
   void NoteNotCoalesced(const std::string& reason);
