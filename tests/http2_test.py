@@ -10,6 +10,10 @@ that misbehave (Python's ssl with ALPN h2, frames by hand):
   20 HEADERS, and our SETTINGS and priorities as nghttpd decoded them.
 - A 10 MB body comes through flow control intact (byte for byte), the server logging 10485760
   bytes sent on h2.
+- Our own testserver with --http2 (issue 24 item 3): the same 20 requests on one connection, its
+  log agreeing (one connection line, "alpn":"h2", "streams":20, 20 request lines on it), a 10 MB
+  generated body, and channel-bound cookies over h2 (fetch --obc: login, then the cookie
+  accepted on the next run; the server's log says h2 and the OBC).
 - A server whose ALPN says h2 but which never sends SETTINGS: ERR_HTTP2_SETTINGS_TIMEOUT after the
   session's 10 s settings timeout, not a hang.
 - Coalescing (RFC 9113 9.1.1), with nginx serving two names on one address with one certificate
@@ -392,6 +396,66 @@ def nghttpd_priorities(ctx):
         expect(all(int(d) < int(i) for i, d, _, _ in prio), "dependencies: %r" % prio)
         expect_eq(len(re.findall(r"recv \(stream_id=\d+\) priority: u=2, i$", log, re.M)), 3,
                   "requests with the RFC 9218 priority header")
+def _testserver_h2(ctx, extra=()):
+    return e2e.testserver(ctx, HOST, ["--http2"] + list(extra), name="testserver-h2")
+
+
+def testserver_twenty_requests_one_connection(ctx):
+    with _testserver_h2(ctx) as srv:
+        _twenty(ctx, srv.port)
+        tail = e2e.LogTail(srv.log)
+        tail.offset = 0
+        conns = tail.events("connection")
+        expect_eq(len(conns), 1, "connection lines in the testserver's log: %r" % conns)
+        c = conns[0]
+        expect_eq((c.get("alpn"), c.get("streams")), ("h2", 20),
+                  "the connection line's alpn and streams: %r" % c)
+        requests = tail.events("request")
+        expect_eq(len(requests), 20, "request lines")
+        expect(all(r["conn"] == c["conn"] and r.get("proto") == "h2" for r in requests),
+               "request lines not all h2 on connection %s: %r" % (c["conn"], requests))
+        expect_eq(sorted(r["stream"] for r in requests), list(range(1, 40, 2)),
+                  "streams in the server's log")
+
+
+def testserver_ten_megabytes_through_flow_control(ctx):
+    with _testserver_h2(ctx) as srv:
+        out = ctx.scratch("h2-size.out")
+        r = _fetch(ctx, srv.port, ["https://%s:%d/size/%d" % (HOST, srv.port, BIG)],
+                   "-o", out).expect_ok()
+        with open(out, "rb") as f:
+            got = hashlib.sha256(f.read()).hexdigest()
+        expect_eq(got, hashlib.sha256(e2e.generated_body(BIG)).hexdigest(),
+                  "SHA-256 of /size/%d" % BIG)
+        t = r.trace[0]
+        expect_eq((t["tls"]["alpn"], t["encodedBodySize"]), ("h2", BIG), "the 10 MB response")
+
+
+def testserver_channel_bound_cookies_over_h2(ctx):
+    with _testserver_h2(ctx, ["--request-client-cert"]) as srv:
+        profile = ctx.scratch("h2-obc-profile")
+
+        def run(path):
+            return _fetch(ctx, srv.port, ["https://%s:%d/%s" % (HOST, srv.port, path)],
+                          "--obc", "ecdsa", "--profile", profile, "-v").expect_ok()
+
+        login = run("obc/login")
+        expect_eq((login.trace[0]["status"], login.trace[0]["tls"]["alpn"]), (200, "h2"),
+                  "login over h2")
+        spki = re.findall(r"^< x-obc-spki-sha256: ([0-9a-f]+)\s*$", login.err, re.M | re.I)
+        expect(len(spki) == 1, "login: x-obc-spki-sha256 %r\n%s" % (spki, login.describe()))
+        whoami = run("obc/whoami")
+        expect_eq(whoami.trace[0]["status"], 200, "whoami with the cookie over h2")
+        body = whoami.out.decode()
+        expect('"bound_to":"%s"' % spki[0] in body, "whoami: %r" % body)
+        tail = e2e.LogTail(srv.log)
+        tail.offset = 0
+        conns = tail.events("connection")
+        expect_eq([c.get("alpn") for c in conns], ["h2", "h2"], "connections")
+        expect(all(c.get("obc_spki_sha256") == spki[0] for c in conns),
+               "the connection lines' OBC: %r" % conns)
+        verdicts = [r.get("obc_cookie") for r in tail.events("request")]
+        expect_eq(verdicts, ["issued", "accepted"], "the cookie verdicts in the log")
 
 
 def nghttpd_ten_megabytes_through_flow_control(ctx):
@@ -532,6 +596,84 @@ def endless_header_block(ctx):
                "the server sent CONTINUATION frames until it stopped by itself: %r" % srv.seen)
 
 
+# --- the test server's ORIGIN frames and 421 (testserver --http2) ----------------------------
+
+
+def _testserver_origin(ctx, flags):
+    """testserver --http2 with the shared tls12 leaf on a port chosen first, so that |flags|
+    (a function of the port) can name its origins."""
+    port = e2e.free_port()
+    leaf = os.path.join(ctx.pki, SHARED_LEAF)
+    log = ctx.scratch("testserver-origin.jsonl")
+    argv = [ctx.args.testserver, "--listen", "127.0.0.1:%d" % port,
+            "--cert-chain", os.path.join(leaf, "chain.pem"), "--key", os.path.join(leaf, "key.pem"),
+            "--log", log, "--quiet", "--http2"] + flags(port)
+
+    def ready(p):
+        line = p.read_stdout_line()
+        return bool(line) and line.strip() == "ready"
+
+    peer = e2e.Peer("testserver-origin", argv, ctx.scratch("testserver-origin.err"), ready=ready,
+                    stdout_pipe=True)
+    peer.port, peer.log = port, log
+    return peer
+
+
+def _server_requests(srv):
+    tail = e2e.LogTail(srv.log)
+    tail.offset = 0
+    return tail.events("request"), tail.events("connection")
+
+
+def testserver_origin_frame_coalesces_without_dns(ctx):
+    """The server's ORIGIN frame lists slow12: its request goes over tls12's session with no
+    lookup at all (fetch cannot resolve slow12 here)."""
+    with _testserver_origin(ctx, lambda port: [
+            "--h2-origin-frame", "https://%s:%d" % (SHARED[1], port)]) as srv:
+        urls = _shared_urls(srv.port, ["size/10", "size/20"])
+        r = _fetch(ctx, srv.port, urls, *_quiet(urls), names=SHARED[:1]).expect_ok()
+        h2 = r.trace[1]["h2"]
+        expect_eq((h2["coalesced"], h2["coalescedBy"], r.trace[1]["dns"]["source"]),
+                  (True, "originFrame", "reused"), "slow12's request: %r" % r.trace[1])
+        expect_eq(r.trace[1]["encodedBodySize"], 20, "slow12's body")
+        srv.stop()
+        requests, conns = _server_requests(srv)
+        expect_eq([(q.get("host"), q.get("status")) for q in requests],
+                  [("%s:%d" % (SHARED[0], srv.port), 200), ("%s:%d" % (SHARED[1], srv.port), 200)],
+                  "the server's request lines")
+        expect_eq([c.get("streams") for c in conns], [2], "connections (streams each)")
+
+
+def testserver_origin_frame_narrows_and_421(ctx):
+    """An ORIGIN frame that lists only tls12 keeps slow12 off its session even at the same
+    address (h2.notCoalescedReason "originFrame"); one that lists slow12 while the server
+    answers it 421 gets the request retried, once, on a connection of its own."""
+    with _testserver_origin(ctx, lambda port: [
+            "--h2-origin-frame", "https://%s:%d" % (SHARED[0], port)]) as srv:
+        urls = _shared_urls(srv.port, ["size/10", "size/20"])
+        r = _fetch(ctx, srv.port, urls, *_quiet(urls), names=SHARED).expect_ok()
+        h2 = r.trace[1]["h2"]
+        expect_eq((h2["coalesced"], h2["notCoalescedReason"], h2["session"]),
+                  (False, "originFrame", "new"), "slow12's request: %r" % h2)
+        srv.stop()
+        _, conns = _server_requests(srv)
+        expect_eq([c.get("streams") for c in conns], [1, 1], "connections (streams each)")
+    with _testserver_origin(ctx, lambda port: [
+            "--h2-origin-frame", "https://%s:%d" % (SHARED[1], port),
+            "--h2-misdirect", SHARED[1]]) as srv:
+        urls = _shared_urls(srv.port, ["size/10", "size/20"])
+        r = _fetch(ctx, srv.port, urls, *_quiet(urls), names=SHARED).expect_ok()
+        t1 = r.trace[1]
+        # This server answers slow12 421 on any connection: retried once, then the response.
+        expect_eq((t1["status"], t1["h2"]["session"]), (421, "new"), "slow12's request")
+        expect(t1["h2"]["retry"].startswith("misdirected (421) on a coalesced session"),
+               "h2.retry: %r" % t1["h2"]["retry"])
+        srv.stop()
+        requests, conns = _server_requests(srv)
+        expect_eq([q.get("status") for q in requests], [200, 421, 421], "the server's statuses")
+        expect_eq(sorted(c.get("streams") for c in conns), [1, 2], "connections (streams each)")
+
+
 def _http11_required(send_refusal):
     """A server that refuses h2 with HTTP_1_1_REQUIRED (|send_refusal| writes the frame) and
     answers HTTP/1.1; it records each connection's ALPN."""
@@ -595,9 +737,14 @@ if __name__ == "__main__":
         nghttpd_twenty_requests_one_connection,
         nghttpd_priorities,
         nghttpd_ten_megabytes_through_flow_control,
+        testserver_twenty_requests_one_connection,
+        testserver_ten_megabytes_through_flow_control,
+        testserver_channel_bound_cookies_over_h2,
         never_sends_settings,
         oversized_header_block,
         endless_header_block,
         http11_required_by_rst_stream,
         http11_required_by_goaway,
+        testserver_origin_frame_coalesces_without_dns,
+        testserver_origin_frame_narrows_and_421,
     ])

@@ -5,7 +5,7 @@ the server takes SYN data without a cookie, its first flight in the SYN), plain 
 with a cookie the kernel learned, curl --tcp-fastopen against the same world, the server
 namespace's TcpExtTCPFastOpenPassive counter against the traces and the server's log, the
 fallback when a middlebox drops SYNs carrying data (netem --drop-syn-data on slow12's path: after
-the configured 250 ms with no RTT known, after about one RTT once one is), and
+about one RTT, measured by the RTT probe on a first visit or by a preconnect), and
 replayed SYNs (netem --duplicate-syn on tls12's and www's paths): a replayed Snap Start first
 flight is refused by the strike register, a POST never rides in a SYN. See tests/README.md."""
 
@@ -135,38 +135,60 @@ def tls13_client_hello_in_syn(ctx):
     e2e.expect_near(_conn_to_end(without), 3 * RTT_MS, RTT_MS / 2, "TLS 1.3, ms")
 
 
+FALLBACK_DETAIL = re.compile(r"raced after (?P<delay>[\d.]+) ms \(1\.1 x RTT (?P<rtt>[\d.]+) ms "
+                             r"\+ 5 ms; RTT from (?P<source>[^)]+)\)")
+
+
+def _raced_after_one_rtt(t, sources):
+    """The trace's fallback delay is 1.1 x the path's RTT + 5 ms, measured by one of |sources|."""
+    detail = t["tcp"]["fastOpenDetail"]
+    m = FALLBACK_DETAIL.search(detail)
+    expect(m, "the fallback's delay is not made of the RTT: %s" % detail)
+    rtt = float(m.group("rtt"))
+    expect(RTT_MS * 0.9 <= rtt <= RTT_MS * 1.3,
+           "the RTT %s measured, %.1f ms, is not the path's %d" % (m.group("source"), rtt, RTT_MS))
+    expect(m.group("source") in sources,
+           "RTT from %r, expected one of %s" % (m.group("source"), sources))
+    return m
+
+
 def dropped_syn_data_falls_back(ctx):
     """slow12's path drops SYNs carrying data (a middlebox). Its bundle (the stale_orbit case,
     which says no cookie is needed) sends the Snap Start flight in the SYN; no SYN-ACK comes, so
-    a connection without Fast Open races it after the fallback delay (250 ms) and carries the
-    same bytes: the fetch completes, named in the trace, at most the fallback delay slower than
-    the same visit without Fast Open. The next connection in the process stays off TFO."""
+    a connection without Fast Open races it and carries the same bytes: the fetch completes,
+    named in the trace. A FIRST visit whose bundle came through DNS: nothing else connected to
+    slow12, so the RTT probe (a bare TCP handshake when the bundle invited SYN data) measured
+    its RTT during the prefetch, and the race starts 1.1 RTT + 5 ms after the SYN, not after the
+    configured 250 ms. Three fresh processes interleaved with the same visit without Fast Open,
+    medians compared: at most 1.75 RTT more (250 ms would be 2.5 RTT here). The next connection
+    in the process stays off TFO."""
     case = ctx.world["bundle_cases"]["stale_orbit"]
     expect(case["tcp_fast_open_no_cookie"], "the stale_orbit bundle lacks the TFO flag")
     host, port = ctx.origin("slow12")["host"], ctx.origin("slow12")["port"]
     common = ["--snap-start", "--bundle-sources", "dns", "--prefetch", "%s:%d" % (host, port)]
-    r = ctx.fetch(*common, "--tcp-fast-open", "--repeat", "2", ctx.url("slow12", "size/100"),
-                  world_dns=True, trace=True).expect_ok()
-    first, second = r.trace
-    expect_eq(first["tcp"]["fastOpen"], "fallback", "first connection tcp.fastOpen")
-    expect("drops them" in first["tcp"]["fastOpenDetail"],
-           "fallback not explained: %s" % first["tcp"])
-    # Nothing connected to slow12 before (the bundle came through DNS): no RTT known, so the
-    # configured delay, and the trace says so.
-    expect("raced after 250 ms (the configured delay: no RTT known for this server)"
-           in first["tcp"]["fastOpenDetail"], "fallback delay not explained: %s" % first["tcp"])
-    expect_eq(first["tls"]["snapStart"], "recovered", "tls.snapStart (stale orbit)")
-    expect_eq(second["tcp"]["fastOpen"], "off", "the next connection (per-host memory)")
-    base = ctx.fetch(*common, ctx.url("slow12", "size/100"), world_dns=True,
-                     trace=True).expect_ok().trace[0]
-    extra = _conn_to_end(first) - _conn_to_end(base)
-    print("    fallback: %.1f ms, without TFO %.1f ms: +%.1f ms" % (
-        _conn_to_end(first), _conn_to_end(base), extra))
-    expect(extra <= 250 + RTT_MS / 2, "the fallback cost %.1f ms more than no TFO" % extra)
-
-
-FALLBACK_DETAIL = re.compile(r"raced after (?P<delay>[\d.]+) ms \(1\.1 x RTT (?P<rtt>[\d.]+) ms "
-                             r"\+ 5 ms\)")
+    url = ctx.url("slow12", "size/100")
+    tfo, base = [], []
+    for _ in range(3):
+        r = ctx.fetch(*common, "--tcp-fast-open", "--repeat", "2", url, world_dns=True,
+                      trace=True).expect_ok()
+        first, second = r.trace
+        expect_eq(first["tcp"]["fastOpen"], "fallback", "first connection tcp.fastOpen")
+        expect("drops them" in first["tcp"]["fastOpenDetail"],
+               "fallback not explained: %s" % first["tcp"])
+        m = _raced_after_one_rtt(first, {"the RTT probe"})
+        expect_eq(first["tls"]["snapStart"], "recovered", "tls.snapStart (stale orbit)")
+        expect_eq(second["tcp"]["fastOpen"], "off", "the next connection (per-host memory)")
+        tfo.append(first)
+        b = ctx.fetch(*common, url, world_dns=True, trace=True).expect_ok().trace[0]
+        expect_eq(b["tcp"]["fastOpen"], "off", "baseline tcp.fastOpen")
+        base.append(b)
+    with_tfo = e2e.median([_conn_to_end(t) for t in tfo])
+    without = e2e.median([_conn_to_end(t) for t in base])
+    extra = with_tfo - without
+    print("    first-visit fallback (%s): %.1f ms, without TFO %.1f ms: +%.1f ms (%.2f RTT)" % (
+        m.group(0), with_tfo, without, extra, extra / RTT_MS))
+    expect(extra <= 1.75 * RTT_MS,
+           "the fallback cost %.1f ms more than no TFO (> 1.75 RTT)" % extra)
 
 
 def dropped_syn_data_raced_after_one_rtt(ctx):
@@ -186,12 +208,8 @@ def dropped_syn_data_raced_after_one_rtt(ctx):
                                  trace=True).expect_ok().trace
         expect(first["socketPreconnected"], "round 0 did not take the preconnected socket")
         expect_eq(visit["tcp"]["fastOpen"], "fallback", "tcp.fastOpen after an RTT sample")
-        detail = visit["tcp"]["fastOpenDetail"]
-        m = FALLBACK_DETAIL.search(detail)
-        expect(m, "the fallback's delay is not made of the RTT: %s" % detail)
-        rtt = float(m.group("rtt"))
-        expect(RTT_MS * 0.9 <= rtt <= RTT_MS * 1.3,
-               "the RTT the preconnect measured, %.1f ms, is not the path's %d" % (rtt, RTT_MS))
+        # The preconnect and the RTT probe both measure it; the smaller sample is the estimate.
+        m = _raced_after_one_rtt(visit, {"a preconnect", "the RTT probe"})
         tfo.append(visit)
         b = ctx.fetch(*common, url, world_dns=True, trace=True).expect_ok().trace[1]
         expect_eq(b["tcp"]["fastOpen"], "off", "baseline tcp.fastOpen")
@@ -222,7 +240,12 @@ def replayed_snap_start_syn_is_refused(ctx):
     time.sleep(REPLAY_MS / 1000 + 0.3)
     lines = tail.json_lines()
     conns = [l for l in lines if l.get("event") in ("connection", "handshake_failed")]
+    # The RTT probe (the bundle invited SYN data and nothing had measured tls12's RTT): a TCP
+    # handshake closed before any ClientHello.
+    probes = [c for c in conns if c.get("error") == "ERR_SSL_HANDSHAKE_CLOSED"]
+    conns = [c for c in conns if c not in probes]
     requests = [l for l in lines if l.get("event") == "request"]
+    expect_eq(len(probes), 1, "RTT probe connections: %s" % probes)
     expect_eq(len(conns), 2, "server connections (the original and the replay): %s" % conns)
     replay = conns[1]
     expect_eq(replay.get("snap_start_detail"), "replay", "the replay's snap_start_detail")

@@ -18,6 +18,7 @@
 #include "net/cert_net/http_url_fetcher.h"
 #include "net/context/preconnector.h"
 #include "net/context/prevalidate_job.h"
+#include "net/context/server_rtt_prober.h"
 #include "net/http/default_client_socket_factory.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/socket/client_socket_factory.h"
@@ -85,7 +86,8 @@ class NetworkContext::Observer : public TlsHandshakeObserver,
   void OnServerRttSample(const std::string& host, absl::Duration rtt) override {
     // Probes may run before the session exists (none yet) or after.
     if (HttpNetworkSession* session = context_->http_session())
-      session->tcp_fast_open_hints()->NoteRtt(host, rtt);
+      session->tcp_fast_open_hints()->NoteRtt(host, rtt,
+                                              RttSampleSource::kBundleProbe);
   }
 
   void OnTlsHandshakeDone(const std::string& host, uint16_t port, int result,
@@ -108,6 +110,12 @@ class NetworkContext::Observer : public TlsHandshakeObserver,
     if (record.fetched.bundle.tcp_fast_open_no_cookie &&
         context_->http_session()) {
       context_->http_session()->tcp_fast_open_hints()->NoteNoCookie(key);
+      // A SYN with data is about to go there: learn the server's RTT now,
+      // so a path that drops it costs about one RTT, not the configured
+      // delay (no other connection may have measured it: a bundle from
+      // DNS, a well-known path or a CDN).
+      if (ServerRttProber* prober = context_->rtt_prober())
+        prober->MaybeProbe(record.host, record.port);
     }
     SnapStartClientContext* snap = context_->snap_start_context();
     if (!snap || !record.fetched.bundle.orbit) return;
@@ -207,6 +215,7 @@ NetworkContext::~NetworkContext() {
   // construction.
   dns_prefetcher_.reset();
   preconnector_.reset();
+  rtt_prober_.reset();
   visit_recorder_.reset();
   http_session_.reset();
   orbit_learner_.reset();
@@ -332,6 +341,8 @@ absl::Status NetworkContext::Init() {
         std::make_unique<Preconnector>(options, http_session_.get());
     dns_prefetcher_->AddObserver(preconnector_.get());
   }
+  if (params_.session.tcp_fast_open)
+    rtt_prober_ = std::make_unique<ServerRttProber>(http_session_.get());
   return absl::OkStatus();
 }
 
@@ -493,7 +504,12 @@ void NetworkContext::WhenIdle(absl::AnyInvocable<void()> done) {
   // DNS first (its completions start bundle jobs), then bundles (their
   // completions feed Snap Start), then orbit learning.
   dns_prefetcher_->WhenIdle([this, done = std::move(done)]() mutable {
-    auto after_bundles = [this, done = std::move(done)]() mutable {
+    // Bundles' completions start RTT probes: those after the bundles.
+    auto after_learning = [this, done = std::move(done)]() mutable {
+      if (!rtt_prober_) return std::move(done)();
+      rtt_prober_->WhenIdle(std::move(done));
+    };
+    auto after_bundles = [this, done = std::move(after_learning)]() mutable {
       if (!orbit_learner_) return std::move(done)();
       orbit_learner_->WhenIdle(std::move(done));
     };

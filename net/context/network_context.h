@@ -58,6 +58,7 @@ class CertPrefetcher;
 class HttpUrlFetcher;
 class PrefetchCache;
 class Preconnector;
+class ServerRttProber;
 class CertVerifier;
 class ClientSocketFactory;
 class DnsPrefetcher;
@@ -270,6 +271,8 @@ class NetworkContext {
   CertPrefetcher* cert_prefetcher() { return cert_prefetcher_.get(); }
   // Null without preconnect.
   Preconnector* preconnector() { return preconnector_.get(); }
+  // Null without TCP Fast Open (session.tcp_fast_open).
+  ServerRttProber* rtt_prober() { return rtt_prober_.get(); }
   const NetworkContextParams& params() const { return params_; }
   // Why the context has no verifier (empty if it has one).
   const std::string& trust_error() const { return trust_error_; }
@@ -324,6 +327,8 @@ class NetworkContext {
   std::unique_ptr<VisitRecorder> visit_recorder_;
   URLRequestContext request_context_;
   std::unique_ptr<Preconnector> preconnector_;
+  // Measures the RTT of servers whose bundle invites SYN data (Fast Open).
+  std::unique_ptr<ServerRttProber> rtt_prober_;
   std::unique_ptr<DnsPrefetcher> dns_prefetcher_;
   ThreadChecker thread_checker_;
 };

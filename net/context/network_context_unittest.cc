@@ -17,6 +17,7 @@
 #include "net/base/event_loop.h"
 #include "net/base/test_completion_callback.h"
 #include "net/context/preconnector.h"
+#include "net/context/server_rtt_prober.h"
 #include "net/context/test_https_server.h"
 #include "net/socket/stream_socket.h"
 #include "net/socket/tcp_server_socket.h"
@@ -305,8 +306,86 @@ TEST_F(NetworkContextTest, PreconnectTeachesTheSessionTheServersRtt) {
   const TcpConnectOptions options = hints->OptionsFor(
       absl::StrCat("www.example.test:", server_.address().port()), true);
   EXPECT_LT(options.fast_open_fallback_delay, absl::Milliseconds(250));
-  EXPECT_NE(options.fast_open_fallback_basis.find("RTT"), std::string::npos)
+  EXPECT_NE(options.fast_open_fallback_basis.find("RTT from a preconnect"),
+            std::string::npos)
       << options.fast_open_fallback_basis;
+}
+
+// With Fast Open on, a server whose bundle invites SYN data gets an RTT
+// probe (ServerRttProber): one TCP handshake and nothing sent, whose round
+// trip goes to the hints, so the first visit's race starts after about one
+// RTT even though nothing else connected to the server (a bundle from DNS).
+TEST_F(NetworkContextTest, RttProbeTeachesTheSessionTheServersRtt) {
+  NetworkContextParams params = Params();
+  params.session.tcp_fast_open = true;
+  auto context = NetworkContext::Create(std::move(params));
+  ASSERT_TRUE(context.ok()) << context.status();
+  ServerRttProber* prober = (*context)->rtt_prober();
+  ASSERT_NE(prober, nullptr);
+  TcpFastOpenHints* hints = (*context)->http_session()->tcp_fast_open_hints();
+  prober->MaybeProbe("www.example.test", server_.address().port());
+  prober->WhenIdle([this] { loop_.Quit(); });
+  loop_.Run();
+  EXPECT_EQ(prober->started(), 1u);
+  EXPECT_EQ(prober->sampled(), 1u);
+  std::optional<absl::Duration> rtt = hints->RttFor("www.example.test");
+  ASSERT_TRUE(rtt.has_value());
+  EXPECT_GT(*rtt, absl::ZeroDuration());
+  // A TCP handshake only: the server saw no ClientHello.
+  EXPECT_EQ(server_.handshakes(), 0);
+  const TcpConnectOptions options = hints->OptionsFor(
+      absl::StrCat("www.example.test:", server_.address().port()), true);
+  EXPECT_LT(options.fast_open_fallback_delay, absl::Milliseconds(250));
+  EXPECT_NE(options.fast_open_fallback_basis.find("RTT from the RTT probe"),
+            std::string::npos)
+      << options.fast_open_fallback_basis;
+
+  // Known now: a second probe is not started.
+  prober->MaybeProbe("www.example.test", server_.address().port());
+  EXPECT_EQ(prober->started(), 1u);
+  EXPECT_EQ(prober->skipped(), 1u);
+}
+
+// No probe where it would say nothing useful or go where requests do not:
+// Fast Open off (no prober at all), a proxy for the origin (the direct path
+// is not the requests' path, and the probe would bypass the proxy), or a
+// server that refuses (a failure, no sample).
+TEST_F(NetworkContextTest, RttProbeOnlyWhereItHelps) {
+  {
+    auto context = NetworkContext::Create(Params());
+    ASSERT_TRUE(context.ok()) << context.status();
+    EXPECT_EQ((*context)->rtt_prober(), nullptr);
+  }
+  {
+    NetworkContextParams params = Params();
+    params.session.tcp_fast_open = true;
+    auto proxy = ProxyConfig::FromCurlOptions(
+        "http://127.0.0.1:9", std::nullopt,
+        [](const char*) -> const char* { return nullptr; });
+    ASSERT_TRUE(proxy.ok()) << proxy.status();
+    params.proxy = *proxy;
+    auto context = NetworkContext::Create(std::move(params));
+    ASSERT_TRUE(context.ok()) << context.status();
+    (*context)->rtt_prober()->MaybeProbe("www.example.test",
+                                         server_.address().port());
+    EXPECT_EQ((*context)->rtt_prober()->started(), 0u);
+    EXPECT_EQ((*context)->rtt_prober()->skipped(), 1u);
+  }
+  {
+    NetworkContextParams params = Params();
+    params.session.tcp_fast_open = true;
+    params.resolve_overrides.push_back(
+        *ResolveOverride::Parse("closed.example.test:9:127.0.0.1"));
+    auto context = NetworkContext::Create(std::move(params));
+    ASSERT_TRUE(context.ok()) << context.status();
+    ServerRttProber* prober = (*context)->rtt_prober();
+    prober->MaybeProbe("closed.example.test", 9);
+    prober->WhenIdle([this] { loop_.Quit(); });
+    loop_.Run();
+    EXPECT_EQ(prober->failed(), 1u);
+    EXPECT_FALSE((*context)->http_session()->tcp_fast_open_hints()->RttFor(
+        "closed.example.test"));
+  }
 }
 
 // Preconnects count against the session's per-host connection limit: with

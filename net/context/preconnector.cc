@@ -99,7 +99,8 @@ class Preconnector::Job {
             ? absl::ZeroDuration()
             : t.ssl_start - t.connect_start;
     owner_->session_->tcp_fast_open_hints()->NoteRtt(
-        host_, ConnectionRttSample(socket_->GetTcpFastOpenInfo(), handshake));
+        host_, ConnectionRttSample(socket_->GetTcpFastOpenInfo(), handshake),
+        RttSampleSource::kPreconnect);
   }
 
   // One of the group's connection slots (the per-host limit), held while

@@ -72,8 +72,8 @@ int PrevalidateJob::DoConnect() {
   params.connect_timeout = connect_timeout_;
   params.ssl_config.session_resumption_enabled = false;
   params.ssl_context = &probe_context_;
-  connect_job_ = std::make_unique<SSLConnectJob>(resolver_, factory_,
-                                                 std::move(params));
+  connect_job_ =
+      std::make_unique<SSLConnectJob>(resolver_, factory_, std::move(params));
   next_state_ = STATE_CONNECT_COMPLETE;
   return connect_job_->Connect([weak = weak_factory_.GetWeakPtr()](int rv) {
     if (weak) weak->OnIOComplete(rv);

@@ -19,6 +19,8 @@ HttpNetworkSession::HttpNetworkSession(const HttpNetworkSessionParams& params,
       ssl_context_(verifier, params.ssl_config.cert_compression),
       tcp_fast_open_hints_(params.tcp_fast_open,
                            params.tcp_fast_open_fallback_delay, params.clock),
+      quic_context_(verifier),
+      http3_session_pool_(params.clock),
       spdy_pool_(std::make_unique<SpdySessionPool>(
           [direct = params.proxy.is_direct()](const SpdySession& session,
                                               const Origin& origin) {

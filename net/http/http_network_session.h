@@ -22,10 +22,14 @@
 #include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 #include "net/base/weak_ptr.h"
+#include "net/http/alt_svc.h"
 #include "net/http/http_server_properties.h"
 #include "net/http2/http2_session.h"
 #include "net/http2/http2_session_pool.h"
 #include "net/proxy/proxy_config.h"
+#include "net/quic/http3_session_pool.h"
+#include "net/quic/quic_client_context.h"
+#include "net/quic/quic_session.h"
 #include "net/socket/client_socket_factory.h"
 #include "net/socket/connect_to.h"
 #include "net/spdy/spdy_session_pool.h"
@@ -129,6 +133,23 @@ struct HttpNetworkSessionParams {
   ConnectWaitPolicy connect_wait = ConnectWaitPolicy::kAlways;
   // How many servers HttpServerProperties remembers.
   size_t max_server_properties = HttpServerProperties::kDefaultMaxEntries;
+  // HTTP/3 over QUIC (issue 25, step 1): https requests go over HTTP/3
+  // (net/quic; fetch --http3), straight to QUIC with no discovery; a QUIC
+  // failure before the request left (no UDP answer within the handshake
+  // timeout, ICMP refused, a failed handshake) falls back to TCP with the
+  // reason in the trace's quic.fallback, and the origin is marked broken
+  // for QUIC for 5 minutes. Not through a proxy (HTTP proxies carry TCP).
+  bool http3 = false;
+  // HTTP/3 discovery by Alt-Svc (RFC 7838): an https response's Alt-Svc
+  // that offers h3 is remembered (in memory, per origin, until its ma, at
+  // most 256 origins) and the origin's later requests go over HTTP/3 to
+  // that alternative, with the same fallback; fetch --h3-alt-svc.
+  bool alt_svc_h3 = false;
+  // QUIC connections: the handshake timeout (capped by connect_timeout),
+  // the idle timeout, flow-control windows. Host, port and clock are
+  // filled in per connection.
+  QuicSessionParams quic;
+  Http3SessionParams http3_session;
   // The clock every trace timestamp is read from; tests substitute a
   // SimpleTestTickClock. Not owned; must outlive the session.
   const TickClock* clock = DefaultTickClock::GetInstance();
@@ -150,6 +171,11 @@ class HttpNetworkSession {
   ClientSocketFactory* socket_factory() { return socket_factory_; }
   SSLClientContext* ssl_client_context() { return &ssl_context_; }
   TcpFastOpenHints* tcp_fast_open_hints() { return &tcp_fast_open_hints_; }
+  // HTTP/3: the QUIC TLS context (the same verifier as TCP's) and the
+  // origins' sessions.
+  QuicClientContext* quic_client_context() { return &quic_context_; }
+  Http3SessionPool* http3_session_pool() { return &http3_session_pool_; }
+  AltSvcCache* alt_svc_cache() { return &alt_svc_cache_; }
 
   // GroupKey is the key of a connection group (the idle pool, the
   // per-group limit, the SPDY connection bookkeeping):
@@ -286,6 +312,11 @@ class HttpNetworkSession {
   ClientSocketFactory* const socket_factory_;
   SSLClientContext ssl_context_;
   TcpFastOpenHints tcp_fast_open_hints_;
+  // HTTP/3 (the pool's sessions use the context: declared after it, so
+  // destroyed before it).
+  QuicClientContext quic_context_;
+  Http3SessionPool http3_session_pool_;
+  AltSvcCache alt_svc_cache_;
   std::map<std::string, std::vector<IdleSocket>> idle_;
   std::map<std::string, Group> groups_;
   OneShotTimer sweep_timer_;

@@ -240,6 +240,7 @@ int HttpNetworkTransaction::DoInitConnection() {
   // slot of the group) counts from the first visit.
   if (timing_.fetch_start.is_null())
     timing_.fetch_start = session_->clock()->NowTicks();
+  if (Http3Allowed()) return UseHttp3();
   if (H2Allowed() && !dedicated_h2_connection_) {
     // The origin's open HTTP/2 session carries the request (while its
     // handshake is unconfirmed, early data, only a replayable one), or one
@@ -707,7 +708,7 @@ bool HttpNetworkTransaction::MaybeRetry(int error) {
   // never run on a reused idle connection, in early data or over Snap
   // Start.
   return MaybeRetryOverHttp11(error) || MaybeRetryOnAnotherStream(error) ||
-         MaybeRetryOnNewConnection(error);
+         MaybeFallBackToTcp(error) || MaybeRetryOnNewConnection(error);
 }
 
 bool HttpNetworkTransaction::MaybeRetryOverHttp11(int error) {
@@ -788,7 +789,8 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
   // once the server answered), remembered for the next connection.
   if (!timing_.socket_reused && timing_.spdy.session != SessionUse::kPooled &&
       timing_.spdy.session != SessionUse::kReused &&
-      timing_.h2.session != SessionUse::kReused && !proxy_) {
+      timing_.h2.session != SessionUse::kReused && !proxy_ &&
+      !timing_.quic.used) {
     timing_.tcp_fast_open = stream_->GetTcpFastOpenInfo();
     session_->tcp_fast_open_hints()->NoteOutcome(
         absl::StrCat(request_.url.host(), ":", request_.url.port()),
@@ -810,6 +812,7 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
                                    &timing_);
     }
   }
+  NoteAltSvc();
   last_progress_ = TimeTicks::Now();
   // Headers-only responses (HEAD, 204, 304) may already be complete.
   if (stream_->IsResponseBodyComplete()) OnBodyDone(OK);
@@ -1072,6 +1075,100 @@ int HttpNetworkTransaction::UseHttp2Session(WeakPtr<Http2Session> session,
   stream_ = std::make_unique<Http2Stream>(std::move(session), params);
   next_state_ = STATE_INIT_STREAM;
   return OK;
+}
+
+// HTTP/3 -----------------------------------------------------------------
+
+bool HttpNetworkTransaction::Http3Allowed() {
+  alt_svc_.reset();
+  // (HTTP_1_1_REQUIRED: the server asked for HTTP/1.1, not HTTP/3 either.)
+  if (!timing_.https || proxy_ || http3_failed_ || RequiresHttp11())
+    return false;
+  const Origin origin(request_.url.scheme(), request_.url.host(),
+                      request_.url.port());
+  if (!session_->params().http3) {
+    // Discovery: an earlier response of the origin offered h3.
+    if (!session_->params().alt_svc_h3) return false;
+    alt_svc_ = session_->alt_svc_cache()->GetHttp3(origin, absl::Now());
+    if (!alt_svc_) return false;
+  }
+  std::string broken = session_->http3_session_pool()->BrokenReason(origin);
+  if (!broken.empty()) {
+    timing_.quic.fallback =
+        absl::StrCat("QUIC marked broken for this origin (", broken, ")");
+    return false;
+  }
+  return true;
+}
+
+void HttpNetworkTransaction::NoteAltSvc() {
+  if (!timing_.https || !session_->params().alt_svc_h3 || proxy_) return;
+  // Several Alt-Svc lines are one list (RFC 9110 5.3).
+  std::string value;
+  for (const auto& [name, v] : stream_->response_headers()->headers()) {
+    if (absl::EqualsIgnoreCase(name, "alt-svc"))
+      absl::StrAppend(&value, value.empty() ? "" : ", ", v);
+  }
+  if (value.empty()) return;
+  session_->alt_svc_cache()->OnHeader(
+      Origin(request_.url.scheme(), request_.url.host(), request_.url.port()),
+      value, absl::Now());
+}
+
+int HttpNetworkTransaction::UseHttp3() {
+  Http3Stream::Params params;
+  params.timing = &timing_;
+  params.clock = session_->clock();
+  params.resolver = session_->host_resolver();
+  params.socket_factory = session_->socket_factory();
+  params.quic_context = session_->quic_client_context();
+  params.pool = session_->http3_session_pool();
+  params.connect_to = &session_->params().connect_to;
+  params.quic = session_->params().quic;
+  // The handshake is this request's connect: connect_timeout caps it.
+  if (session_->params().connect_timeout > absl::ZeroDuration() &&
+      session_->params().connect_timeout < params.quic.handshake_timeout)
+    params.quic.handshake_timeout = session_->params().connect_timeout;
+  params.http3 = session_->params().http3_session;
+  if (alt_svc_) {
+    params.alt_host = alt_svc_->host;
+    params.alt_port = alt_svc_->port;
+    timing_.quic.alt_svc = alt_svc_->header;
+  }
+  // A QUIC connection holds no slot of the HTTP/1.1 limit.
+  socket_slot_.reset();
+  stream_ = std::make_unique<Http3Stream>(std::move(params));
+  next_state_ = STATE_INIT_STREAM;
+  return OK;
+}
+
+bool HttpNetworkTransaction::MaybeFallBackToTcp(int error) {
+  std::string reason;
+  if (!stream_ || !stream_->ShouldFallBackToTcp(error, &reason)) return false;
+  http3_failed_ = true;
+  const Origin origin(request_.url.scheme(), request_.url.host(),
+                      request_.url.port());
+  session_->http3_session_pool()->MarkBroken(origin, reason);
+  stream_.reset();
+  // The trace shows the TCP connection; the QUIC attempt is its reason.
+  const std::string close_reason = timing_.quic.close_reason;
+  timing_.quic = QuicTrace();
+  timing_.quic.close_reason = close_reason;
+  timing_.quic.fallback = absl::StrCat(reason, "; retried over TCP");
+  if (alt_svc_) timing_.quic.alt_svc = alt_svc_->header;
+  timing_.ssl = SSLInfo();
+  timing_.socket_reused = false;
+  timing_.remote_address.clear();
+  timing_.dns_start = TimeTicks();
+  timing_.dns_end = TimeTicks();
+  timing_.dns_source = DnsSource::kNone;
+  timing_.connect_start = TimeTicks();
+  timing_.ssl_start = TimeTicks();
+  timing_.connect_end = TimeTicks();
+  timing_.request_start = TimeTicks();
+  timing_.response_start = TimeTicks();
+  next_state_ = STATE_INIT_CONNECTION;
+  return true;
 }
 
 }  // namespace net

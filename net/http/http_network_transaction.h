@@ -50,6 +50,7 @@
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/http2_stream.h"
+#include "net/http/http3_stream.h"
 #include "net/http/http_network_session.h"
 #include "net/http/http_request_info.h"
 #include "net/http/http_stream.h"
@@ -153,6 +154,20 @@ class HttpNetworkTransaction {
   Http2Stream::Params Http2StreamParams();
   // Ends this request's claim on making the origin's connection.
   void EndSpdyConnect();
+  // HTTP/3 (issue 25): whether this request goes over QUIC (https, the
+  // session's http3 switch, no proxy, QUIC not failed for it or broken for
+  // the origin; a broken origin's reason goes in the trace).
+  bool Http3Allowed();
+  // The request's stream is an Http3Stream (it connects by itself).
+  int UseHttp3();
+  // The QUIC connection failed before the request left
+  // (HttpStream::ShouldFallBackToTcp): the origin is marked broken for
+  // QUIC and the request starts over at INIT_CONNECTION on TCP, the reason
+  // in the trace. False (nothing changed) otherwise.
+  bool MaybeFallBackToTcp(int error);
+  // Alt-Svc: remembers the response's h3 alternative for the origin
+  // (HttpNetworkSessionParams::alt_svc_h3).
+  void NoteAltSvc();
   // The stream failed before a response and says the request may go again
   // on another stream (HttpStream::ShouldRetryOnAnotherStream): starts over
   // at INIT_CONNECTION, at most 3 times. False (nothing changed) if not.
@@ -262,6 +277,10 @@ class HttpNetworkTransaction {
   bool no_pooling_ = false;
   // Retries on another stream (at most 3).
   int stream_retries_ = 0;
+  // HTTP/3: QUIC failed for this request; it goes over TCP from now on.
+  bool http3_failed_ = false;
+  // The Alt-Svc alternative this request's HTTP/3 attempt goes to.
+  std::optional<AltSvcCache::Alternative> alt_svc_;
   // The OBC for the request's origin (presented on the session), fetched
   // once across retries by the SpdyHttpStream.
   ClientCert client_cert_;

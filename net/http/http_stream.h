@@ -83,6 +83,14 @@ class HttpStream {
   // trace). False for a connection made for this request: its 421 is the
   // response.
   virtual bool ShouldRetryMisdirectedRequest() { return false; }
+
+  // After |error| ended the stream before its request left: true if the
+  // stream's own connection (QUIC's, which Http3Stream makes itself)
+  // failed in a way TCP may not, so the request should go again over TCP;
+  // |*reason| says why, for the trace. Only Http3Stream has such errors.
+  virtual bool ShouldFallBackToTcp(int error, std::string* reason) {
+    return false;
+  }
 };
 
 }  // namespace net

@@ -63,8 +63,15 @@ const char* TcpFastOpenModeToString(TcpFastOpenMode mode) {
   return "off";
 }
 
-std::pair<absl::Duration, std::string> TcpFastOpenHints::FallbackDelay(
+namespace {
+
+// DelayFromRtt: FallbackDelay without the sampler's name.
+std::pair<absl::Duration, std::string> DelayFromRtt(
     absl::Duration configured, std::optional<absl::Duration> rtt) {
+  constexpr double kRttFactor = TcpFastOpenHints::kRttFactor;
+  constexpr absl::Duration kRttMargin = TcpFastOpenHints::kRttMargin;
+  constexpr absl::Duration kMinFallbackDelay =
+      TcpFastOpenHints::kMinFallbackDelay;
   if (configured <= absl::ZeroDuration()) return {absl::ZeroDuration(), ""};
   if (!rtt) {
     return {configured, absl::StrCat("the configured delay: no RTT known for "
@@ -87,6 +94,31 @@ std::pair<absl::Duration, std::string> TcpFastOpenHints::FallbackDelay(
   }
   return {from_rtt, absl::StrCat(kRttFactor, " x RTT ", FormatMs(*rtt), " + ",
                                  FormatMs(kRttMargin))};
+}
+
+}  // namespace
+
+const char* RttSampleSourceName(RttSampleSource source) {
+  switch (source) {
+    case RttSampleSource::kConnection:
+      return "an earlier connection";
+    case RttSampleSource::kPreconnect:
+      return "a preconnect";
+    case RttSampleSource::kBundleProbe:
+      return "the truncated-handshake probe";
+    case RttSampleSource::kRttProbe:
+      return "the RTT probe";
+  }
+  return "?";
+}
+
+std::pair<absl::Duration, std::string> TcpFastOpenHints::FallbackDelay(
+    absl::Duration configured, std::optional<absl::Duration> rtt,
+    std::optional<RttSampleSource> source) {
+  auto [delay, basis] = DelayFromRtt(configured, rtt);
+  if (rtt && source && !basis.empty())
+    absl::StrAppend(&basis, "; RTT from ", RttSampleSourceName(*source));
+  return {delay, std::move(basis)};
 }
 
 TcpFastOpenHints::TcpFastOpenHints(bool enabled, absl::Duration fallback_delay,
@@ -123,7 +155,9 @@ TcpConnectOptions TcpFastOpenHints::OptionsFor(const std::string& key,
     if (e.no_cookie && !recent(e.no_cookie_failed))
       options.fast_open = TcpFastOpenMode::kNoCookie;
   }
-  auto [delay, basis] = FallbackDelay(fallback_delay_, RttFor(HostOfKey(key)));
+  const std::string host = HostOfKey(key);
+  auto [delay, basis] =
+      FallbackDelay(fallback_delay_, RttFor(host), RttSourceFor(host));
   options.fast_open_fallback_delay = delay;
   options.fast_open_fallback_basis = std::move(basis);
   return options;
@@ -139,13 +173,14 @@ void TcpFastOpenHints::NoteOutcome(const std::string& key,
   }
 }
 
-void TcpFastOpenHints::NoteRtt(const std::string& host, absl::Duration rtt) {
+void TcpFastOpenHints::NoteRtt(const std::string& host, absl::Duration rtt,
+                               RttSampleSource source) {
   if (!enabled_ || rtt <= absl::ZeroDuration()) return;
   const TimeTicks now = clock_->NowTicks();
   auto it = rtts_.find(host);
   if (it == rtts_.end()) {
     if (rtts_.size() >= kMaxEntries) rtts_.erase(rtts_.begin());
-    rtts_[host] = RttEntry{rtt, now, now};
+    rtts_[host] = RttEntry{rtt, source, now, now};
     return;
   }
   RttEntry& e = it->second;
@@ -153,6 +188,7 @@ void TcpFastOpenHints::NoteRtt(const std::string& host, absl::Duration rtt) {
   // way to whatever the path measures now.
   if (rtt <= e.min_rtt || now - e.min_at >= kRttWindow) {
     e.min_rtt = rtt;
+    e.min_source = source;
     e.min_at = now;
   }
   e.last_sample = now;
@@ -160,7 +196,7 @@ void TcpFastOpenHints::NoteRtt(const std::string& host, absl::Duration rtt) {
 
 void TcpFastOpenHints::OnServerRttSample(const std::string& host,
                                          absl::Duration rtt) {
-  NoteRtt(host, rtt);
+  NoteRtt(host, rtt, RttSampleSource::kBundleProbe);
 }
 
 std::optional<absl::Duration> TcpFastOpenHints::RttFor(
@@ -170,6 +206,12 @@ std::optional<absl::Duration> TcpFastOpenHints::RttFor(
   if (clock_->NowTicks() - it->second.last_sample >= kRttMemory)
     return std::nullopt;
   return it->second.min_rtt;
+}
+
+std::optional<RttSampleSource> TcpFastOpenHints::RttSourceFor(
+    const std::string& host) const {
+  if (!RttFor(host)) return std::nullopt;
+  return rtts_.at(host).min_source;
 }
 
 }  // namespace net

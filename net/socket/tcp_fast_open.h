@@ -92,6 +92,16 @@ std::string FormatMs(absl::Duration d);
 absl::Duration ConnectionRttSample(const TcpFastOpenInfo& info,
                                    absl::Duration handshake);
 
+// RttSampleSource: what measured a server's round trip, as the trace's
+// fastOpenDetail names it ("RTT from a preconnect").
+enum class RttSampleSource {
+  kConnection,   // a request's own connection
+  kPreconnect,   // net/context's Preconnector
+  kBundleProbe,  // the truncated-handshake bundle source's probe
+  kRttProbe,     // net/context's ServerRttProber
+};
+const char* RttSampleSourceName(RttSampleSource source);
+
 // ServerRttObserver: told the round-trip time a connection to |host|
 // measured. Connections made outside the HTTP session (prefetch probes)
 // report through it, so the session's TcpFastOpenHints know a server's RTT
@@ -143,8 +153,11 @@ class TcpFastOpenHints : public ServerRttObserver {
   // FallbackDelay: the race's delay for a server whose RTT estimate is
   // |rtt| (none: |configured|), and why, in the trace's words. A zero
   // |configured| (no race) stays zero.
+  // |source|, when given, is named after the formula ("...; RTT from the
+  // RTT probe").
   static std::pair<absl::Duration, std::string> FallbackDelay(
-      absl::Duration configured, std::optional<absl::Duration> rtt);
+      absl::Duration configured, std::optional<absl::Duration> rtt,
+      std::optional<RttSampleSource> source = std::nullopt);
 
   // |enabled| false: OptionsFor always says off. |fallback_delay|: see
   // TcpConnectOptions (given to connections that put data in the SYN).
@@ -162,11 +175,14 @@ class TcpFastOpenHints : public ServerRttObserver {
   void NoteOutcome(const std::string& key, const TcpFastOpenInfo& info);
   // A round-trip sample of a connection to |host| (a key's host: "a" of
   // "a:443"). Ignored when disabled, or unless |rtt| > 0.
-  void NoteRtt(const std::string& host, absl::Duration rtt);
-  // ServerRttObserver: NoteRtt.
+  void NoteRtt(const std::string& host, absl::Duration rtt,
+               RttSampleSource source = RttSampleSource::kConnection);
+  // ServerRttObserver: NoteRtt (from the truncated-handshake probe).
   void OnServerRttSample(const std::string& host, absl::Duration rtt) override;
   // The RTT estimate for |host|, if there is a current one.
   std::optional<absl::Duration> RttFor(const std::string& host) const;
+  // What measured RttFor(|host|) (the minimum's sampler), if there is one.
+  std::optional<RttSampleSource> RttSourceFor(const std::string& host) const;
 
  private:
   struct Entry {
@@ -176,6 +192,7 @@ class TcpFastOpenHints : public ServerRttObserver {
   };
   struct RttEntry {
     absl::Duration min_rtt;
+    RttSampleSource min_source;
     TimeTicks min_at;       // when |min_rtt| was sampled
     TimeTicks last_sample;  // the latest sample's time
   };

@@ -455,7 +455,8 @@ TEST(TcpFastOpenHintsTest, OptionsForUseTheHostsRtt) {
   TcpConnectOptions options = hints.OptionsFor("a:443", true);
   EXPECT_EQ(options.fast_open, TcpFastOpenMode::kNoCookie);
   EXPECT_EQ(options.fast_open_fallback_delay, absl::Milliseconds(49));
-  EXPECT_EQ(options.fast_open_fallback_basis, "1.1 x RTT 40 ms + 5 ms");
+  EXPECT_EQ(options.fast_open_fallback_basis,
+            "1.1 x RTT 40 ms + 5 ms; RTT from the truncated-handshake probe");
   // Any port of the host: the path is the same.
   EXPECT_EQ(hints.OptionsFor("a:80", true).fast_open_fallback_delay,
             absl::Milliseconds(49));
@@ -473,6 +474,29 @@ TEST(TcpFastOpenHintsTest, OptionsForUseTheHostsRtt) {
   TcpFastOpenHints off(false, absl::Milliseconds(250), &clock);
   off.NoteRtt("a", absl::Milliseconds(40));
   EXPECT_FALSE(off.RttFor("a").has_value());
+}
+
+// The basis names what measured the minimum, and follows the minimum.
+TEST(TcpFastOpenHintsTest, TheBasisNamesTheMinimumsSampler) {
+  SimpleTestTickClock clock;
+  TcpFastOpenHints hints(true, absl::Milliseconds(250), &clock);
+  EXPECT_FALSE(hints.RttSourceFor("a").has_value());
+  hints.NoteRtt("a", absl::Milliseconds(50), RttSampleSource::kRttProbe);
+  EXPECT_EQ(hints.RttSourceFor("a"), RttSampleSource::kRttProbe);
+  EXPECT_EQ(hints.OptionsFor("a:443", true).fast_open_fallback_basis,
+            "1.1 x RTT 50 ms + 5 ms; RTT from the RTT probe");
+  hints.NoteRtt("a", absl::Milliseconds(60), RttSampleSource::kPreconnect);
+  EXPECT_EQ(hints.RttSourceFor("a"), RttSampleSource::kRttProbe);
+  hints.NoteRtt("a", absl::Milliseconds(45));
+  EXPECT_EQ(hints.OptionsFor("a:443", true).fast_open_fallback_basis,
+            "1.1 x RTT 45 ms + 5 ms; RTT from an earlier connection");
+  // A delay that is not the formula's says so, with the sampler.
+  hints.NoteRtt("b", absl::Milliseconds(300), RttSampleSource::kPreconnect);
+  EXPECT_EQ(hints.OptionsFor("b:443", true).fast_open_fallback_basis,
+            "the configured delay; 1.1 x RTT 300 ms + 5 ms is more; RTT from "
+            "a preconnect");
+  clock.Advance(TcpFastOpenHints::kRttMemory);
+  EXPECT_FALSE(hints.RttSourceFor("a").has_value());
 }
 
 TEST(TcpFastOpenHintsTest, ConnectionRttSampleTakesTheKernelsFirst) {

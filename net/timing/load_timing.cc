@@ -180,6 +180,21 @@ std::string LoadTimingToJson(const LoadTiming& t) {
         "\",\"notCoalescedReason\":\"", JsonEscape(t.h2.not_coalesced_reason),
         "\",\"weight\":", t.h2.weight, ",\"dependsOn\":", t.h2.depends_on, "}");
   }
+  if (t.quic.used || !t.quic.fallback.empty()) {
+    const QuicTrace& q = t.quic;
+    absl::StrAppend(&json, ",\"quic\":{\"used\":", q.used ? "true" : "false",
+                    ",\"version\":", q.version, ",\"session\":\"",
+                    SessionUseToString(q.session),
+                    "\",\"streamId\":", q.stream_id,
+                    ",\"handshakeMs\":", Ms(q.handshake),
+                    ",\"packetsSent\":", q.packets_sent,
+                    ",\"packetsReceived\":", q.packets_received,
+                    ",\"packetsLost\":", q.packets_lost, ",\"zeroRtt\":\"",
+                    JsonEscape(q.zero_rtt), "\",\"closeReason\":\"",
+                    JsonEscape(q.close_reason), "\",\"fallback\":\"",
+                    JsonEscape(q.fallback), "\",\"altSvc\":\"",
+                    JsonEscape(q.alt_svc), "\"}");
+  }
   absl::StrAppend(&json, ",\"encodedBodySize\":", t.body_bytes);
   absl::StrAppend(&json, ",\"headerSize\":", t.header_bytes);
   if (t.https) {

@@ -106,6 +106,34 @@ struct Http2Trace {
   std::string retry;
 };
 
+// QUIC and HTTP/3 facts (issue 25): of a request that went over HTTP/3
+// (used), or of a QUIC attempt that fell back to TCP (fallback says why).
+struct QuicTrace {
+  bool used = false;
+  // The QUIC version as a number (1: QUIC v1, RFC 9000).
+  uint32_t version = 0;
+  // kNew (this request's connection made the session) or kReused (the
+  // origin's open HTTP/3 session carried it).
+  SessionUse session = SessionUse::kNone;
+  int64_t stream_id = -1;
+  // The QUIC handshake: from the first Initial to the handshake completed
+  // (ngtcp2's handshake_completed; the server's Finished verified).
+  absl::Duration handshake = absl::ZeroDuration();
+  // QUIC packets of the connection so far (when the response ended, or the
+  // request failed): sent, received, declared lost by loss detection.
+  uint64_t packets_sent = 0;
+  uint64_t packets_received = 0;
+  uint64_t packets_lost = 0;
+  // 0-RTT: "none" (not attempted: a later step of issue 25).
+  std::string zero_rtt = "none";
+  // How the connection ended, if it did while the request was on it.
+  std::string close_reason;
+  // Why this request left QUIC for TCP ("" if it did not).
+  std::string fallback;
+  // The Alt-Svc value that sent it to HTTP/3 ("" when --http3 did).
+  std::string alt_svc;
+};
+
 struct LoadTiming {
   // W3C Resource Timing points.
   TimeTicks start;           // startTime: the request was created
@@ -150,6 +178,7 @@ struct LoadTiming {
   CertBundleTrace cert_bundle;
   SpdyTrace spdy;
   Http2Trace h2;
+  QuicTrace quic;
   int64_t body_bytes = 0;
   int64_t header_bytes = 0;
 };

@@ -3,7 +3,7 @@
 
     vs_curl.py --fetch BIN --certs DIR [--curl BIN] [--nginx BIN] [--requests 1000]
                [--process-runs 100] [--rounds 3] [--modes keepalive,newconn,process]
-               [--tls 1.2,1.3] [--sizes 1k,100k] [--out DIR] [--keep-dir]
+               [--tls 1.2,1.3] [--sizes 1k,100k] [--http 1.1,2] [--out DIR] [--keep-dir]
 
 Measure an optimized fetch. The launcher's default is the runfiles' fetch, built in the mode of
 the `bazel run` (Bazel 4.2 has no per-target compilation mode), so run it with -c opt:
@@ -16,7 +16,8 @@ or pass an opt build explicitly (a relative --fetch or --out is taken from the w
     bazel build -c opt //tools/fetch && bazel run //tools/experiments:vs_curl -- \\
       --fetch bazel-out/k8-opt/bin/tools/fetch/fetch --out DIR
 
-Starts its own nginx on 127.0.0.1 (a free port; HTTP/1.1 over TLS 1.2 and 1.3, session cache
+Starts its own nginx on 127.0.0.1 (two free ports: HTTP/1.1 only, and `http2` offering h2 then
+http/1.1; TLS 1.2 and 1.3, session cache
 and tickets on, keepalive_requests high enough for one connection to carry every request;
 cert/testdata's good_leaf chain, RSA-2048) serving two files it writes into a temporary
 docroot: 1k.bin (1,024 bytes) and 100k.bin (102,400 bytes). Both clients are given the same
@@ -25,8 +26,13 @@ work: the host pinned to 127.0.0.1 (`--resolve`), the test root as the only trus
 --tls-max V`, curl `--tlsvV --tls-max V`), bodies to /dev/null (one `-o /dev/null` per URL,
 both), a `-w` line per transfer (status, connections, bytes: checked). fetch also gets
 `--revocation off` (its default, soft OCSP/CRL checking, is work curl does not do; the test
-chain names no responder, so it would cost next to nothing here anyway). curl gets
-`--http1.1` (nginx offers no h2 here, so it would be HTTP/1.1 anyway).
+chain names no responder, so it would cost next to nothing here anyway).
+
+HTTP versions (--http): 1.1 against the HTTP/1.1-only port, fetch `--http1.1` and curl
+`--http1.1`; 2 against the h2 port, fetch with its default ALPN (h2, http/1.1) and curl
+`--http2`, every request checked in nginx's log as HTTP/2.0. The newconn mode is HTTP/1.1 only
+(its `Connection: close` is a connection-specific header HTTP/2 forbids; an h2 client closes
+nothing per request).
 
 Modes (each cell = mode x TLS version x body size, fetch and curl alternately, the order
 flipping from round to round):
@@ -79,12 +85,14 @@ TLS_VERSIONS = ["1.2", "1.3"]
 CLIENTS = ["fetch", "curl"]
 WRITE_OUT = "%{http_code} %{num_connects} %{size_download}\\n"
 
-CSV_COLUMNS = ["mode", "tls", "size", "requests_per_run", "rounds",
+HTTP_VERSIONS = ["1.1", "2"]
+
+CSV_COLUMNS = ["http", "mode", "tls", "size", "requests_per_run", "rounds",
                "fetch_us_per_req", "curl_us_per_req", "time_ratio",
                "fetch_cpu_us_per_req", "curl_cpu_us_per_req", "cpu_ratio",
                "fetch_peak_rss_kb", "curl_peak_rss_kb", "rss_ratio",
                "fetch_resumed", "curl_resumed"]
-RUNS_CSV_COLUMNS = ["round", "mode", "tls", "size", "client", "order", "requests",
+RUNS_CSV_COLUMNS = ["round", "http", "mode", "tls", "size", "client", "order", "requests",
                     "processes", "wall_s", "us_per_req", "cpu_us_per_req", "peak_rss_kb",
                     "connects", "resumed"]
 
@@ -99,7 +107,7 @@ events {{ worker_connections 256; }}
 http {{
     types {{ application/octet-stream bin; }}
     default_type application/octet-stream;
-    log_format vs '$ssl_protocol $ssl_session_reused $status $body_bytes_sent';
+    log_format vs '$ssl_protocol $ssl_session_reused $status $body_bytes_sent $server_protocol';
     access_log {dir}/access.log vs;
     client_body_temp_path {dir}/tmp_body;
     proxy_temp_path {dir}/tmp_proxy;
@@ -115,6 +123,7 @@ http {{
     ssl_session_tickets on;
     server {{
         listen 127.0.0.1:{port} ssl;
+        listen 127.0.0.1:{h2_port} ssl http2;
         server_name {host};
         ssl_certificate     {chain};
         ssl_certificate_key {key};
@@ -149,6 +158,8 @@ def parse_args(argv):
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--tls", default=",".join(TLS_VERSIONS))
     ap.add_argument("--sizes", default=",".join(SIZES))
+    ap.add_argument("--http", default=",".join(HTTP_VERSIONS),
+                    help="HTTP versions: 1.1 and/or 2 [1.1,2]")
     ap.add_argument("--out", metavar="DIR", help="write the CSVs, the SVG and the table here")
     ap.add_argument("--keep-dir", action="store_true",
                     help="keep the temporary directory (nginx config, logs, docroot)")
@@ -157,7 +168,8 @@ def parse_args(argv):
     if ws and not os.path.isabs(args.fetch):
         args.fetch = os.path.join(ws, args.fetch)
     exp_common.check_executable(ap, args, ["fetch", "curl", "nginx", "time"])
-    for name, allowed in (("modes", MODES), ("tls", TLS_VERSIONS), ("sizes", list(SIZES))):
+    for name, allowed in (("modes", MODES), ("tls", TLS_VERSIONS), ("sizes", list(SIZES)),
+                          ("http", HTTP_VERSIONS)):
         vals = [v for v in getattr(args, name).split(",") if v]
         bad = [v for v in vals if v not in allowed]
         if bad or not vals:
@@ -185,6 +197,7 @@ class Nginx:
         self.nginx, self.dir, self.certs = nginx, directory, certs
         self.proc = None
         self.port = None
+        self.h2_port = None
 
     def start(self):
         html = os.path.join(self.dir, "html")
@@ -197,10 +210,12 @@ class Nginx:
         user_line = "user root;" if os.geteuid() == 0 else ""
         for attempt in range(3):
             self.port = free_port()
+            self.h2_port = free_port()
             conf = os.path.join(self.dir, "nginx.conf")
             with open(conf, "w") as f:
                 f.write(NGINX_CONF.format(
-                    user_line=user_line, dir=self.dir, port=self.port, host=HOST,
+                    user_line=user_line, dir=self.dir, port=self.port,
+                    h2_port=self.h2_port, host=HOST,
                     chain=os.path.join(self.certs, "good_leaf_chain.pem"),
                     key=os.path.join(self.certs, "good_leaf.key")))
             errf = open(os.path.join(self.dir, "nginx-stderr.log"), "ab")
@@ -251,16 +266,18 @@ class Nginx:
             return [l.split() for l in f.read().splitlines() if l.strip()]
 
 
-def client_argv(client, args, port, tls, size, mode, n):
+def client_argv(client, args, port, tls, size, mode, n, http):
     url = "https://%s:%d/%s.bin" % (HOST, port, size)
     resolve = "%s:%d:127.0.0.1" % (HOST, port)
     root = os.path.join(args.certs, "good_root.pem")
     if client == "fetch":
         argv = [args.fetch, "-s", "-S", "--resolve", resolve, "--trust-anchor", root,
                 "--revocation", "off", "--tls-min", tls, "--tls-max", tls]
+        # HTTP/2: fetch's default ALPN offers h2 first.
+        argv += ["--http1.1"] if http == "1.1" else []
     else:
-        argv = [args.curl, "-s", "-S", "--http1.1", "--resolve", resolve, "--cacert", root,
-                "--tlsv" + tls, "--tls-max", tls]
+        argv = [args.curl, "-s", "-S", "--http1.1" if http == "1.1" else "--http2",
+                "--resolve", resolve, "--cacert", root, "--tlsv" + tls, "--tls-max", tls]
     argv += ["-w", WRITE_OUT]  # both expand the \n escape
     if mode == "newconn":
         argv += ["-H", "Connection: close"]
@@ -318,13 +335,14 @@ def check_writeout(name, text, n, size_bytes):
     return connects
 
 
-def measure(args, nginx, tmp, rnd, order, client, tls, size, mode):
-    name = "%s %s tls%s %s (round %d)" % (client, mode, tls, size, rnd)
+def measure(args, nginx, tmp, rnd, order, client, tls, size, mode, http):
+    name = "%s http%s %s tls%s %s (round %d)" % (client, http, mode, tls, size, rnd)
     size_bytes = SIZES[size]
+    port = nginx.port if http == "1.1" else nginx.h2_port
     offset = nginx.log_size()
     if mode == "process":
         procs, n = args.process_runs, args.process_runs
-        argv = client_argv(client, args, nginx.port, tls, size, mode, 1)
+        argv = client_argv(client, args, port, tls, size, mode, 1, http)
         wall = cpu = 0.0
         rss = 0
         connects = 0
@@ -335,7 +353,7 @@ def measure(args, nginx, tmp, rnd, order, client, tls, size, mode):
         want_connects = n
     else:
         procs, n = 1, args.requests
-        argv = client_argv(client, args, nginx.port, tls, size, mode, n)
+        argv = client_argv(client, args, port, tls, size, mode, n, http)
         wall, cpu, rss, text = run_process(argv, tmp, name, args.time)
         connects = check_writeout(name, text, n, size_bytes)
         want_connects = 1 if mode == "keepalive" else n
@@ -344,13 +362,18 @@ def measure(args, nginx, tmp, rnd, order, client, tls, size, mode):
                                                                     want_connects))
     lines = nginx.log_since(offset)
     proto = "TLSv" + tls
-    if len(lines) != n or any(l[0] != proto or l[2] != "200" for l in lines):
-        bad = [l for l in lines if l[0] != proto or l[2] != "200"][:3]
+    server_protocol = "HTTP/" + ("1.1" if http == "1.1" else "2.0")
+
+    def ok(l):
+        return l[0] == proto and l[2] == "200" and l[4:5] == [server_protocol]
+
+    if len(lines) != n or not all(ok(l) for l in lines):
+        bad = [l for l in lines if not ok(l)][:3]
         raise ExperimentError("%s: nginx logged %d requests (expected %d), e.g. %s" % (
             name, len(lines), n, bad or lines[:1]))
     # $ssl_session_reused is per connection: count the new connections' first requests.
     resumed = sum(1 for l in lines if l[1] == "r") if mode != "keepalive" else 0
-    return {"round": rnd, "mode": mode, "tls": tls, "size": size, "client": client,
+    return {"round": rnd, "http": http, "mode": mode, "tls": tls, "size": size, "client": client,
             "order": order, "requests": n, "processes": procs, "wall_s": wall,
             "us_per_req": wall / n * 1e6, "cpu_us_per_req": cpu / n * 1e6,
             "peak_rss_kb": rss, "connects": connects, "resumed": resumed}
@@ -360,36 +383,42 @@ def fmt_us(v):
     return "%.0f" % v if v >= 100 else "%.1f" % v
 
 
+def cells_of(args):
+    """(http, mode, tls, size) in the order measured and reported."""
+    return [(http, mode, tls, size) for http in args.http for mode in args.modes
+            if not (http == "2" and mode == "newconn") for tls in args.tls
+            for size in args.sizes]
+
+
 def summarize(args, runs):
     cells = []
-    for mode in args.modes:
-        for tls in args.tls:
-            for size in args.sizes:
-                sel = {c: [r for r in runs if (r["mode"], r["tls"], r["size"], r["client"]) ==
-                           (mode, tls, size, c)] for c in CLIENTS}
-                med = lambda c, k: statistics.median(r[k] for r in sel[c])  # noqa: E731
-                cell = {"mode": mode, "tls": tls, "size": size,
-                        "requests_per_run": sel["fetch"][0]["requests"], "rounds": args.rounds}
-                for c in CLIENTS:
-                    cell[c + "_us_per_req"] = med(c, "us_per_req")
-                    cell[c + "_cpu_us_per_req"] = med(c, "cpu_us_per_req")
-                    cell[c + "_peak_rss_kb"] = int(med(c, "peak_rss_kb"))
-                    cell[c + "_resumed"] = int(med(c, "resumed"))
-                cell["time_ratio"] = cell["fetch_us_per_req"] / cell["curl_us_per_req"]
-                cell["cpu_ratio"] = (cell["fetch_cpu_us_per_req"] /
-                                     max(cell["curl_cpu_us_per_req"], 1e-9))
-                cell["rss_ratio"] = cell["fetch_peak_rss_kb"] / max(cell["curl_peak_rss_kb"], 1)
-                cells.append(cell)
+    for http, mode, tls, size in cells_of(args):
+        sel = {c: [r for r in runs if (r["http"], r["mode"], r["tls"], r["size"],
+                                       r["client"]) == (http, mode, tls, size, c)]
+               for c in CLIENTS}
+        med = lambda c, k: statistics.median(r[k] for r in sel[c])  # noqa: E731
+        cell = {"http": http, "mode": mode, "tls": tls, "size": size,
+                "requests_per_run": sel["fetch"][0]["requests"], "rounds": args.rounds}
+        for c in CLIENTS:
+            cell[c + "_us_per_req"] = med(c, "us_per_req")
+            cell[c + "_cpu_us_per_req"] = med(c, "cpu_us_per_req")
+            cell[c + "_peak_rss_kb"] = int(med(c, "peak_rss_kb"))
+            cell[c + "_resumed"] = int(med(c, "resumed"))
+        cell["time_ratio"] = cell["fetch_us_per_req"] / cell["curl_us_per_req"]
+        cell["cpu_ratio"] = (cell["fetch_cpu_us_per_req"] /
+                             max(cell["curl_cpu_us_per_req"], 1e-9))
+        cell["rss_ratio"] = cell["fetch_peak_rss_kb"] / max(cell["curl_peak_rss_kb"], 1)
+        cells.append(cell)
     return cells
 
 
 def table(cells):
-    header = ("mode", "tls", "size", "reqs", "fetch us/req", "curl us/req", "time f/c",
+    header = ("http", "mode", "tls", "size", "reqs", "fetch us/req", "curl us/req", "time f/c",
               "fetch cpu", "curl cpu", "cpu f/c", "fetch RSS KB", "curl RSS KB", "RSS f/c",
               "resumed f/c")
     rows = []
     for c in cells:
-        rows.append((c["mode"], c["tls"], c["size"], c["requests_per_run"],
+        rows.append((c["http"], c["mode"], c["tls"], c["size"], c["requests_per_run"],
                      fmt_us(c["fetch_us_per_req"]), fmt_us(c["curl_us_per_req"]),
                      "%.2f" % c["time_ratio"], fmt_us(c["fetch_cpu_us_per_req"]),
                      fmt_us(c["curl_cpu_us_per_req"]), "%.2f" % c["cpu_ratio"],
@@ -402,7 +431,7 @@ def table(cells):
 def svg(cells, args):
     bars = []
     for c in cells:
-        label = "%s TLS %s %s" % (c["mode"], c["tls"], c["size"])
+        label = "HTTP/%s %s TLS %s %s" % (c["http"], c["mode"], c["tls"], c["size"])
         bars.append({"label": label + " time", "value": c["time_ratio"], "color": "#4c78a8",
                      "annotation": "%.2f (%s vs %s us)" % (c["time_ratio"],
                                                            fmt_us(c["fetch_us_per_req"]),
@@ -433,16 +462,16 @@ def main(argv=None):
         log("nginx on 127.0.0.1:%d (%s)" % (nginx.port, tmp))
         # Warm-up (page cache, nginx's session cache and worker; both binaries in memory).
         for client in CLIENTS:
-            measure(args, nginx, tmp, 0, 0, client, args.tls[-1], args.sizes[0], "process")
+            for http in args.http:
+                measure(args, nginx, tmp, 0, 0, client, args.tls[-1], args.sizes[0], "process",
+                        http)
         runs = []
         for rnd in range(1, args.rounds + 1):
-            for mode in args.modes:
-                for tls in args.tls:
-                    for size in args.sizes:
-                        order = CLIENTS if rnd % 2 else CLIENTS[::-1]
-                        for i, client in enumerate(order):
-                            runs.append(measure(args, nginx, tmp, rnd, i, client, tls, size,
-                                                mode))
+            for http, mode, tls, size in cells_of(args):
+                order = CLIENTS if rnd % 2 else CLIENTS[::-1]
+                for i, client in enumerate(order):
+                    runs.append(measure(args, nginx, tmp, rnd, i, client, tls, size, mode,
+                                        http))
             log("round %d of %d done" % (rnd, args.rounds))
         cells = summarize(args, runs)
         header, rows = table(cells)

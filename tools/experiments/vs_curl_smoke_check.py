@@ -20,17 +20,18 @@ import exp_common  # noqa: E402
 sys.dont_write_bytecode = True
 
 FILES = ["vs_curl.csv", "vs_curl_runs.csv", "vs_curl.svg", "vs_curl.txt"]
-WANT_HEADER = ("mode,tls,size,requests_per_run,rounds,fetch_us_per_req,curl_us_per_req,"
+WANT_HEADER = ("http,mode,tls,size,requests_per_run,rounds,fetch_us_per_req,curl_us_per_req,"
                "time_ratio,fetch_cpu_us_per_req,curl_cpu_us_per_req,cpu_ratio,"
                "fetch_peak_rss_kb,curl_peak_rss_kb,rss_ratio,fetch_resumed,curl_resumed")
-CELLS = [(m, t, s) for m in ("keepalive", "newconn", "process") for t in ("1.2", "1.3")
-         for s in ("1k", "100k")]
+# HTTP/2 has no newconn mode (Connection: close is HTTP/1.1's).
+CELLS = [(h, m, t, s) for h in ("1.1", "2") for m in ("keepalive", "newconn", "process")
+         if not (h == "2" and m == "newconn") for t in ("1.2", "1.3") for s in ("1k", "100k")]
 
 
 def check_row(r):
     """The problems with one cell's row."""
     bad = []
-    name = "%s/%s/%s" % (r["mode"], r["tls"], r["size"])
+    name = "HTTP/%s %s/%s/%s" % (r["http"], r["mode"], r["tls"], r["size"])
     for k in ("fetch_us_per_req", "curl_us_per_req", "time_ratio", "fetch_peak_rss_kb",
               "curl_peak_rss_kb", "rss_ratio"):
         if not float(r[k]) > 0:
@@ -53,7 +54,7 @@ def check(d):
     if header != WANT_HEADER:
         bad.append("CSV header is %r" % header)
     rows = list(csv.DictReader(open(os.path.join(d, "vs_curl.csv"))))
-    cells = [(r["mode"], r["tls"], r["size"]) for r in rows]
+    cells = [(r["http"], r["mode"], r["tls"], r["size"]) for r in rows]
     if cells != CELLS:
         bad.append("cells %s, expected %s" % (cells, CELLS))
     for r in rows:
@@ -63,8 +64,8 @@ def check(d):
         bad.append("%d runs in the runs CSV, expected %d" % (len(runs), 2 * len(CELLS)))
     root = ET.parse(os.path.join(d, "vs_curl.svg")).getroot()
     if not root.tag.endswith("svg") or len([e for e in root.iter()
-                                            if e.tag.endswith("rect")]) < 24:
-        bad.append("the SVG has fewer than 24 bars")
+                                            if e.tag.endswith("rect")]) < 2 * len(CELLS):
+        bad.append("the SVG has fewer than %d bars" % (2 * len(CELLS)))
     return bad
 
 

@@ -19,6 +19,10 @@
 
 namespace net {
 
+// The largest file -d/--data/--data-binary @FILE reads: a request body is
+// held in memory.
+inline constexpr size_t kMaxRequestBodyFileBytes = 256u << 20;
+
 struct FetchOptions {
   std::vector<std::string> urls;
   // -o FILE per URL, in order (a URL without one writes to stdout, or with
@@ -153,6 +157,11 @@ struct FetchOptions {
   RequestPriority priority = HIGHEST;
   // --connect-wait always|known: HttpNetworkSessionParams::connect_wait.
   std::string connect_wait = "always";
+  // --http3: https over HTTP/3 (QUIC), TCP if QUIC fails (curl's --http3);
+  // --quic-idle-timeout: QUIC's max_idle_timeout.
+  bool http3 = false;
+  bool h3_alt_svc = false;  // --h3-alt-svc: HTTP/3 where Alt-Svc offers h3
+  absl::Duration quic_idle_timeout = absl::Seconds(30);
   bool no_progress_meter = false;  // --no-progress-meter
   // -x/--proxy URL and --noproxy LIST (nullopt: not given; then the
   // environment's http_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY, as curl).

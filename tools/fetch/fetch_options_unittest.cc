@@ -86,6 +86,15 @@ TEST(FetchOptionsTest, ReadsTheWorldFile) {
   EXPECT_FALSE(ParseFetchOptions({"--world", "/nonexistent.json"}).ok());
 }
 
+// -d @FILE reads with a bound: an endless file is a named error.
+TEST(FetchOptionsTest, DataFileIsBounded) {
+  auto o = ParseFetchOptions({"-d", "@/dev/zero", "https://a.test/"});
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("-d"), std::string::npos) << o.status();
+  EXPECT_NE(o.status().message().find("268435456"), std::string::npos)
+      << o.status();
+}
+
 TEST(FetchOptionsTest, CurlConventions) {
   auto o =
       ParseFetchOptions({"-L", "--max-redirs", "3", "-X", "PUT", "-d", "a=1",

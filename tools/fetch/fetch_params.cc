@@ -39,6 +39,9 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
   params.session.connect_wait = options.connect_wait == "known"
                                     ? ConnectWaitPolicy::kKnownMultiplexed
                                     : ConnectWaitPolicy::kAlways;
+  params.session.http3 = options.http3;
+  params.session.alt_svc_h3 = options.h3_alt_svc;
+  params.session.quic.idle_timeout = options.quic_idle_timeout;
   params.ignore_certificate_errors = options.insecure;
   // -x/--proxy, --noproxy and the environment, with curl's precedence.
   absl::StatusOr<ProxyConfig> proxy = ProxyConfig::FromCurlOptions(

@@ -70,6 +70,19 @@ LoadTiming Everything() {
   t.h2.weight = 256;
   t.h2.depends_on = 3;
   t.priority = MEDIUM;
+  t.quic.used = true;
+  t.quic.version = 1;
+  t.quic.session = SessionUse::kNew;
+  t.quic.stream_id = 0;
+  t.quic.handshake = absl::Microseconds(1210);
+  t.quic.packets_sent = 9;
+  t.quic.packets_received = 11;
+  t.quic.packets_lost = 1;
+  t.quic.close_reason = "idle timeout: no packet from 127.0.0.1:4433 for 30s";
+  t.quic.alt_svc = "h3=\":443\"; ma=2592000";
+  t.quic.fallback =
+      "ERR_QUIC_HANDSHAKE_TIMEOUT: no QUIC handshake with 127.0.0.1:4433 "
+      "within 3s (no UDP answer); retried over TCP";
   t.body_bytes = 1024;
   t.header_bytes = 120;
   SSLInfo& s = t.ssl;
