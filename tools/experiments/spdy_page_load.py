@@ -69,14 +69,17 @@ from byte_relay import ByteRelay, tls_records  # noqa: E402
 import exp_common  # noqa: E402
 from exp_common import ExperimentError, fmt_range  # noqa: E402
 
-MODES = ["http1", "http1_no_coalesce", "spdy"]
+# h2: HTTP/2 against the same test server binary and routes as SPDY (a second instance with
+# --http2), fetch's default ALPN: the second host coalesced onto the first's session.
+MODES = ["http1", "http1_no_coalesce", "spdy", "h2"]
 # The connection waiting policy with h2 offered (issue 24 item 7; opt-in with --modes): against
 # the HTTP/1.1 test server (http1_h2wait: fetch's default, requests wait for the first
 # connection's ALPN; http1_h2parallel: --connect-wait known, Chromium's) and against nginx
-# speaking h2 (h2: the default; h2_parallel: --connect-wait known, first contact).
-WAIT_MODES = ["http1_h2wait", "http1_h2parallel", "h2", "h2_parallel"]
+# speaking h2 (nginx_h2: the default; nginx_h2_parallel: --connect-wait known, first contact).
+WAIT_MODES = ["http1_h2wait", "http1_h2parallel", "nginx_h2", "nginx_h2_parallel"]
 ALL_MODES = MODES + WAIT_MODES
-H2_MODES = ("h2", "h2_parallel")
+H2_MODES = ("h2", "nginx_h2", "nginx_h2_parallel")
+NGINX_MODES = ("nginx_h2", "nginx_h2_parallel")
 HOSTS = ["a.pages.example.test", "b.pages.example.test"]
 WILDCARD_DIR = "wildcard.example.test"  # tools/world/pki.py HOSTS["wildcard"]
 SERVER_ADDRESS = "127.0.9.42"
@@ -90,15 +93,16 @@ RUNS_CSV_COLUMNS = ["rate_kbps", "run", "mode", "order", "page_load_ms", "tcp_co
                     "tls_full_handshakes", "tls_resumed_handshakes", "certificate_bytes",
                     "server_bytes", "client_bytes", "sessions"]
 COLORS = {"http1": "#4c78a8", "http1_no_coalesce": "#9e9e9e", "spdy": "#54a24b",
-          "http1_h2wait": "#e45756", "http1_h2parallel": "#f58518", "h2": "#72b7b2",
-          "h2_parallel": "#b279a2"}
+          "http1_h2wait": "#e45756", "http1_h2parallel": "#f58518", "nginx_h2": "#72b7b2",
+          "nginx_h2_parallel": "#b279a2", "h2": "#4c9f70"}
 LABELS = {"http1": "HTTP/1.1, 6 conns/host, coalesced (opt-in)",
           "http1_no_coalesce": "HTTP/1.1, 6 conns/host, no coalescing (default)",
           "spdy": "SPDY/3, one pooled connection",
           "http1_h2wait": "HTTP/1.1 server, h2 offered, requests wait (default)",
           "http1_h2parallel": "HTTP/1.1 server, h2 offered, --connect-wait known",
-          "h2": "nginx h2, requests wait (default)",
-          "h2_parallel": "nginx h2, --connect-wait known, first contact"}
+          "h2": "HTTP/2, one connection, the second host coalesced",
+          "nginx_h2": "nginx h2, requests wait (default)",
+          "nginx_h2_parallel": "nginx h2, --connect-wait known, first contact"}
 
 
 def log(msg):
@@ -344,9 +348,9 @@ def mode_flags(mode):
     if mode == "spdy":
         return ["--spdy"]
     # h2 offered (fetch's default ALPN), the two waiting policies.
-    if mode in ("http1_h2wait", "h2"):
+    if mode in ("http1_h2wait", "h2", "nginx_h2"):
         return ["--no-coalesce", "--connect-wait", "always"]
-    if mode in ("http1_h2parallel", "h2_parallel"):
+    if mode in ("http1_h2parallel", "nginx_h2_parallel"):
         return ["--no-coalesce", "--connect-wait", "known"]
     raise ValueError(mode)
 
@@ -385,7 +389,7 @@ def check(mode, traces, urls, counts, max_conns):
             p.append("ALPN %s, expected h2" % sorted(map(str, alpns)))
         if not any((t.get("h2") or {}).get("coalesced") for t in traces):
             p.append("no request was coalesced onto the other host's session")
-        if mode == "h2" and counts["tcp_connections"] != 1:
+        if mode in ("h2", "nginx_h2") and counts["tcp_connections"] != 1:
             p.append("%d TCP connections at the relay, expected 1" % counts["tcp_connections"])
         if counts["tcp_connections"] > max_conns * len(HOSTS):
             p.append("%d TCP connections, more than %d per host" % (counts["tcp_connections"],
@@ -473,12 +477,27 @@ def main(argv=None):
         relay = ByteRelay("0.0.0.0", 0, (SERVER_ADDRESS, server_port), up_delay_s=0)
         relay_port = relay.sock.getsockname()[1]
         relays = {m: (relay, relay_port) for m in args.modes}
-        if any(m in H2_MODES for m in args.modes):
+        if "h2" in args.modes:
+            # The same test server speaking h2 (a second instance: the HTTP/1.1 modes that
+            # offer h2 need a server that does not).
+            h2_server = Peer("testserver-h2", [
+                args.testserver, "--listen", SERVER_ADDRESS + ":0",
+                "--cert-chain", os.path.join(leaf, "chain.pem"),
+                "--key", os.path.join(leaf, "key.pem"), "--http2", "--quiet",
+                "--log", os.path.join(work, "testserver-h2.log")],
+                os.path.join(work, "testserver-h2.err"))
+            peers.append(h2_server)
+            ts_h2_relay = ByteRelay("0.0.0.0", 0,
+                                    (SERVER_ADDRESS, h2_server.port("listening https")),
+                                    up_delay_s=0)
+            extra_relays.append(ts_h2_relay)
+            relays["h2"] = (ts_h2_relay, ts_h2_relay.sock.getsockname()[1])
+        if any(m in NGINX_MODES for m in args.modes):
             nginx = NginxH2(work, leaf, args.resources)
             peers.append(nginx)
             h2_relay = ByteRelay("0.0.0.0", 0, (SERVER_ADDRESS, nginx.port), up_delay_s=0)
             extra_relays.append(h2_relay)
-            for m in H2_MODES:
+            for m in NGINX_MODES:
                 relays[m] = (h2_relay, h2_relay.sock.getsockname()[1])
         trust = os.path.join(pki_dir, "root.pem")
         samples, runs, status = {}, [], {}
@@ -549,15 +568,21 @@ def main(argv=None):
                                 "TLS full + resumed", "cert bytes", "status"), table, rep)
         ok = {(r["rate_kbps"], r["mode"]): r for r in summary if r["status"] == "ok"}
         for rate in args.rates_kbps:
-            spdy = ok.get((rate, "spdy"))
-            for other in ("http1", "http1_no_coalesce"):
-                o = ok.get((rate, other))
-                if spdy and o:
-                    rep.write("%s, %s / spdy: page load %.2fx, %g vs %g connections, "
-                              "certificate bytes %g vs %g\n" % (
-                                  rate_label(rate), other, o["median_ms"] / spdy["median_ms"],
-                                  o["tcp_connections"], spdy["tcp_connections"],
-                                  o["certificate_bytes"], spdy["certificate_bytes"]))
+            for mux in ("spdy", "h2"):
+                m = ok.get((rate, mux))
+                for other in ("http1", "http1_no_coalesce"):
+                    o = ok.get((rate, other))
+                    if m and o:
+                        rep.write("%s, %s / %s: page load %.2fx, %g vs %g connections, "
+                                  "certificate bytes %g vs %g\n" % (
+                                      rate_label(rate), other, mux,
+                                      o["median_ms"] / m["median_ms"], o["tcp_connections"],
+                                      m["tcp_connections"], o["certificate_bytes"],
+                                      m["certificate_bytes"]))
+            spdy, h2 = ok.get((rate, "spdy")), ok.get((rate, "h2"))
+            if spdy and h2:
+                rep.write("%s, h2 / spdy: page load %.2fx\n" % (
+                    rate_label(rate), h2["median_ms"] / spdy["median_ms"]))
         for (rate, mode), why in sorted(status.items()):
             rep.write("%s %s: %s\n" % (rate_label(rate), mode, why))
         report = rep.getvalue()
