@@ -128,12 +128,11 @@ int Http3Session::Connect(const IPEndPoint& peer,
         return ERR_IO_PENDING;  // OnConnectDone reports it
       }
       quic_->ScheduleWrite();
-      // Open at once: requests may be created now and go in 0-RTT; the
-      // callback and the waiters hear OK from a task.
+      // Open at once: requests may be created now and go in 0-RTT, in the
+      // client's first flight (the server's answers are read from a task).
       state_ = State::kOpen;
-      EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
-        if (weak && weak->connect_callback_) weak->OnConnectDone(OK);
-      });
+      connect_callback_ = nullptr;
+      return OK;
     }
     return ERR_IO_PENDING;
   }
@@ -350,6 +349,8 @@ int Http3Session::OnStreamDataWritten(int64_t stream_id, size_t len) {
   int rv = nghttp3_conn_add_write_offset(h3_.get(), stream_id, len);
   if (rv != 0) return FailConnection(rv, "HTTP/3 write offset");
   if (Http3SessionStream* s = FindStream(stream_id)) {
+    // Handed to ngtcp2 before the handshake completed: 0-RTT packets.
+    if (len > 0 && quic_->in_early_data()) s->sent_early_ = true;
     if (!s->request_sent_ && s->upload_offset_ == s->upload_.size()) {
       s->request_sent_ = true;
       s->Poke();
@@ -619,7 +620,6 @@ int Http3Session::SubmitRequest(Http3SessionStream* stream,
   }
   nghttp3_data_reader reader = {&Http3Session::ReadUpload};
   stream->stream_id_ = stream_id;
-  if (early) stream->sent_early_ = true;
   streams_[stream_id] = stream;
   rv = nghttp3_conn_submit_request(h3_.get(), stream_id, nva.data(), nva.size(),
                                    has_body ? &reader : nullptr, nullptr);
@@ -629,7 +629,11 @@ int Http3Session::SubmitRequest(Http3SessionStream* stream,
     return ERR_HTTP3_PROTOCOL_ERROR;
   }
   ++streams_started_;
-  quic_->ScheduleWrite();
+  if (early) {
+    quic_->FlushWrites();
+  } else {
+    quic_->ScheduleWrite();
+  }
   return OK;
 }
 

@@ -87,8 +87,8 @@ class Http3Session : public QuicSession::Delegate {
   // Connect runs the QUIC handshake to |peer| and opens HTTP/3's control
   // and QPACK streams: OK, a named error, or ERR_IO_PENDING. Requests that
   // want the session meanwhile wait with WaitForConnect. When the QUIC
-  // session resumes with early data, the session opens at once (the
-  // callback gets OK before the handshake completed): replay-safe requests
+  // session resumes with early data, the session opens at once (Connect returns
+  // OK before the handshake completed): replay-safe requests
   // (GET or HEAD without a body, RFC 8470 2.1, the rule TCP's 0-RTT
   // follows) go in 0-RTT; any other waits for the handshake. If the server
   // rejects 0-RTT, the early requests are sent again in 1-RTT on the same
@@ -103,6 +103,14 @@ class Http3Session : public QuicSession::Delegate {
 
   // Whether a new request may use the session: connected, not going away.
   bool IsAvailable() const { return state_ == State::kOpen; }
+  // Open (or going away) with no request on it or waiting for it.
+  bool IsIdle() const {
+    return (state_ == State::kOpen || state_ == State::kGoingAway ||
+            state_ == State::kClosed) &&
+           streams_.empty() && waiting_for_stream_id_.empty() &&
+           waiting_for_handshake_.empty() && connect_waiters_.empty() &&
+           !connect_callback_;
+  }
   State state() const { return state_; }
   const Origin& origin() const { return params_.origin; }
   QuicSession* quic() const { return quic_.get(); }

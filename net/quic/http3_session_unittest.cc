@@ -364,10 +364,9 @@ TEST_F(Http3SessionTest, SecondConnectionSendsGetInZeroRtt) {
   }
   ASSERT_GE(context_->session_cache()->size(), 1u) << "no ticket kept";
   auto second = NewSession();
-  // Connect opens the session at once, before the handshake completed.
+  // Connect opens the session at once (OK), before the handshake completed.
   TestCompletionCallback connect_cb;
-  ASSERT_EQ(ERR_IO_PENDING,
-            second->Connect(server_.endpoint(), connect_cb.callback()));
+  ASSERT_EQ(OK, second->Connect(server_.endpoint(), connect_cb.callback()));
   ASSERT_TRUE(second->quic()->in_early_data());
   EXPECT_TRUE(second->IsAvailable());
   EXPECT_EQ(second->quic()->facts().zero_rtt, "offered");
@@ -377,7 +376,6 @@ TEST_F(Http3SessionTest, SecondConnectionSendsGetInZeroRtt) {
   ASSERT_EQ(OK, cb.GetResult(
                     stream->SendRequest(Get("/hello.txt"), "", cb.callback())));
   EXPECT_TRUE(stream->sent_early());
-  EXPECT_EQ(OK, connect_cb.WaitForResult());
   ASSERT_EQ(OK, cb.GetResult(stream->ReadResponseHeaders(cb.callback())));
   EXPECT_EQ(stream->status(), 200);
   EXPECT_FALSE(stream->resent_after_rejection());
@@ -399,8 +397,7 @@ TEST_F(Http3SessionTest, PostWaitsForTheHandshakeInEarlyData) {
   }
   auto second = NewSession();
   TestCompletionCallback connect_cb;
-  ASSERT_EQ(ERR_IO_PENDING,
-            second->Connect(server_.endpoint(), connect_cb.callback()));
+  ASSERT_EQ(OK, second->Connect(server_.endpoint(), connect_cb.callback()));
   ASSERT_TRUE(second->quic()->in_early_data());
   std::unique_ptr<Http3SessionStream> get, post;
   ASSERT_EQ(OK, second->CreateStream(&get));
@@ -412,7 +409,6 @@ TEST_F(Http3SessionTest, PostWaitsForTheHandshakeInEarlyData) {
             post->SendRequest(post_headers, "a=b", post_cb.callback()));
   ASSERT_EQ(ERR_IO_PENDING,
             get->SendRequest(Get("/hello.txt"), "", get_cb.callback()));
-  EXPECT_EQ(OK, connect_cb.WaitForResult());
   EXPECT_EQ(OK, get_cb.WaitForResult());
   EXPECT_EQ(OK, post_cb.WaitForResult());
   EXPECT_TRUE(get->sent_early());
@@ -443,8 +439,7 @@ TEST_F(Http3SessionTest, RejectedZeroRttIsResentInOneRtt) {
   ASSERT_TRUE(StartServer());
   auto second = NewSession(params);
   TestCompletionCallback connect_cb;
-  ASSERT_EQ(ERR_IO_PENDING,
-            second->Connect(server_.endpoint(), connect_cb.callback()));
+  ASSERT_EQ(OK, second->Connect(server_.endpoint(), connect_cb.callback()));
   ASSERT_TRUE(second->quic()->in_early_data());
   body.clear();
   std::unique_ptr<Http3SessionStream> stream;
@@ -460,7 +455,6 @@ TEST_F(Http3SessionTest, RejectedZeroRttIsResentInOneRtt) {
     body.append(buf->data(), rv);
   EXPECT_EQ(rv, 0);
   EXPECT_EQ(body, "hello over h3\n");
-  EXPECT_EQ(OK, connect_cb.WaitForResult());
   EXPECT_TRUE(stream->sent_early());
   EXPECT_TRUE(stream->resent_after_rejection());
   QuicConnectionFacts facts = second->quic()->facts();

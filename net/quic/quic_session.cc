@@ -846,7 +846,9 @@ void QuicSession::WritePackets() {
     bool fin = false;
     ngtcp2_vec vec[16];
     int64_t veccnt = 0;
-    if (delegate_ && handshake_completed_ &&
+    // Stream data once the handshake completed, or before in 0-RTT packets
+    // (the delegate offers only replay-safe requests then).
+    if (delegate_ && (handshake_completed_ || in_early_data()) &&
         ngtcp2_conn_get_max_data_left(conn_.get()) > 0) {
       veccnt = delegate_->GetStreamData(&stream_id, &fin, vec, 16);
       if (veccnt < 0) {

@@ -194,6 +194,9 @@ class QuicSession {
   // The delegate has something new to send: write soon (a posted task, so
   // it may be called from anywhere, ngtcp2's callbacks included).
   void ScheduleWrite();
+  // Writes now (not from inside ngtcp2's callbacks): a request submitted in
+  // early data leaves in 0-RTT packets before any answer is processed.
+  void FlushWrites() { WritePackets(); }
   // Closes the connection now with an application error (CONNECTION_CLOSE
   // of type 0x1d with |app_error|, RFC 9000 19.19), ending with |error|.
   void CloseWithApplicationError(uint64_t app_error, int error,
