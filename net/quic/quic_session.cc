@@ -325,6 +325,31 @@ void QuicSession::OnVerifyDone(int result) {
     HandleLibError(rv);
     return;
   }
+  if (!handshake_completed_ && SSL_is_init_finished(ssl_.get()) &&
+      !SSL_in_early_data(ssl_.get()) && !last_handshake_datagram_.empty()) {
+    // ngtcp2 1.11 moves a client to "handshake completed" (its callback,
+    // 1-RTT stream data allowed) only inside ngtcp2_conn_read_pkt. After a
+    // verification that finished asynchronously, the server has nothing
+    // more to send until it gets our Finished, so that would wait a round
+    // trip for its HANDSHAKE_DONE: the last datagram goes in again (ngtcp2
+    // discards its packets as duplicates) and the transition happens now,
+    // the request leaving with our Finished.
+    std::string again = std::move(last_handshake_datagram_);
+    last_handshake_datagram_.clear();
+    ngtcp2_path path = {
+        {reinterpret_cast<sockaddr*>(&local_sa_), local_sa_len_},
+        {reinterpret_cast<sockaddr*>(&peer_sa_), peer_sa_len_},
+        nullptr,
+    };
+    ngtcp2_pkt_info pi = {};
+    rv = ngtcp2_conn_read_pkt(conn_.get(), &path, &pi,
+                              reinterpret_cast<const uint8_t*>(again.data()),
+                              again.size(), NowNs());
+    if (rv != 0) {
+      HandleLibError(rv);
+      return;
+    }
+  }
   WritePackets();
 }
 
@@ -372,6 +397,8 @@ int QuicSession::OnHandshakeCompletedCb(ngtcp2_conn* conn, void* user_data) {
                                    "the server negotiated no ALPN we offered");
     return NGTCP2_ERR_CALLBACK_FAILURE;
   }
+  self->last_handshake_datagram_.clear();
+  self->last_handshake_datagram_.shrink_to_fit();
   if (self->delegate_) {
     int rv = self->delegate_->OnHandshakeCompleted();
     if (rv < 0) return NGTCP2_ERR_CALLBACK_FAILURE;
@@ -791,6 +818,8 @@ bool QuicSession::ProcessDatagram(int len) {
       nullptr,
   };
   ngtcp2_pkt_info pi = {};
+  if (!handshake_completed_)
+    last_handshake_datagram_.assign(read_buf_->data(), len);
   int rv = ngtcp2_conn_read_pkt(conn_.get(), &path, &pi,
                                 reinterpret_cast<uint8_t*>(read_buf_->data()),
                                 static_cast<size_t>(len), NowNs());

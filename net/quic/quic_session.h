@@ -324,6 +324,8 @@ class QuicSession {
   // with (empty: no 0-RTT).
   std::string early_transport_params_;
   bool early_data_offered_ = false;
+  // The last datagram read while the handshake runs (see OnVerifyDone).
+  std::string last_handshake_datagram_;
   bool verify_started_ = false;
   bool verify_done_ = false;
   std::unique_ptr<CertVerifier::Request> verify_request_;
