@@ -209,6 +209,8 @@ void HttpNetworkSession::CloseIdleSockets() {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   idle_.clear();
   sweep_timer_.Stop();
+  // HTTP/3 sessions with no request on them close too.
+  http3_session_pool()->CloseIdleSessions();
   // Closed idle connections leave room for waiting requests.
   std::vector<std::string> keys;
   for (const auto& [key, group] : groups_) keys.push_back(key);

@@ -190,10 +190,12 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                     ",\"packetsSent\":", q.packets_sent,
                     ",\"packetsReceived\":", q.packets_received,
                     ",\"packetsLost\":", q.packets_lost, ",\"zeroRtt\":\"",
-                    JsonEscape(q.zero_rtt), "\",\"closeReason\":\"",
-                    JsonEscape(q.close_reason), "\",\"fallback\":\"",
-                    JsonEscape(q.fallback), "\",\"altSvc\":\"",
-                    JsonEscape(q.alt_svc), "\"}");
+                    JsonEscape(q.zero_rtt), "\",\"zeroRttReason\":\"",
+                    JsonEscape(q.zero_rtt_reason),
+                    "\",\"sentEarly\":", q.sent_early ? "true" : "false",
+                    ",\"closeReason\":\"", JsonEscape(q.close_reason),
+                    "\",\"fallback\":\"", JsonEscape(q.fallback),
+                    "\",\"altSvc\":\"", JsonEscape(q.alt_svc), "\"}");
   }
   absl::StrAppend(&json, ",\"encodedBodySize\":", t.body_bytes);
   absl::StrAppend(&json, ",\"headerSize\":", t.header_bytes);

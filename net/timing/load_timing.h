@@ -124,8 +124,14 @@ struct QuicTrace {
   uint64_t packets_sent = 0;
   uint64_t packets_received = 0;
   uint64_t packets_lost = 0;
-  // 0-RTT: "none" (not attempted: a later step of issue 25).
+  // 0-RTT: "none" (not offered: no ticket for the origin, or one without
+  // early data), "accepted", "rejected" (the early requests were sent again
+  // in 1-RTT on the same connection); the connection's, as QUIC decided it.
   std::string zero_rtt = "none";
+  // BoringSSL's reason when 0-RTT was offered and not accepted.
+  std::string zero_rtt_reason;
+  // This request went in 0-RTT packets.
+  bool sent_early = false;
   // How the connection ended, if it did while the request was on it.
   std::string close_reason;
   // Why this request left QUIC for TCP ("" if it did not).
