@@ -14,9 +14,14 @@
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
 #include "net/base/ip_endpoint.h"
+#include "net/base/request_priority.h"
 #include "net/socket/connect_to.h"
 
 namespace net {
+
+// The largest file -d/--data/--data-binary @FILE reads: a request body is
+// held in memory.
+inline constexpr size_t kMaxRequestBodyFileBytes = 256u << 20;
 
 struct FetchOptions {
   std::vector<std::string> urls;
@@ -152,7 +157,16 @@ struct FetchOptions {
   absl::Duration retry_delay = absl::ZeroDuration();
   absl::Duration retry_max_time = absl::ZeroDuration();
   bool retry_connrefused = false;
-  bool http1_1_only = false;       // --http1.1: ALPN offers http/1.1 only
+  bool http1_1_only = false;  // --http1.1: ALPN offers http/1.1 only
+  // --priority: every request's priority (HttpRequestInfo::priority).
+  RequestPriority priority = HIGHEST;
+  // --connect-wait always|known: HttpNetworkSessionParams::connect_wait.
+  std::string connect_wait = "always";
+  // --http3: https over HTTP/3 (QUIC), TCP if QUIC fails (curl's --http3);
+  // --quic-idle-timeout: QUIC's max_idle_timeout.
+  bool http3 = false;
+  bool h3_alt_svc = false;  // --h3-alt-svc: HTTP/3 where Alt-Svc offers h3
+  absl::Duration quic_idle_timeout = absl::Seconds(30);
   bool no_progress_meter = false;  // --no-progress-meter
   // -x/--proxy URL and --noproxy LIST (nullopt: not given; then the
   // environment's http_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY, as curl).

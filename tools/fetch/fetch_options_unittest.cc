@@ -101,6 +101,15 @@ TEST(FetchOptionsTest, ReadsTheWorldFile) {
   EXPECT_FALSE(ParseFetchOptions({"--world", "/nonexistent.json"}).ok());
 }
 
+// -d @FILE reads with a bound: an endless file is a named error.
+TEST(FetchOptionsTest, DataFileIsBounded) {
+  auto o = ParseFetchOptions({"-d", "@/dev/zero", "https://a.test/"});
+  ASSERT_FALSE(o.ok());
+  EXPECT_NE(o.status().message().find("-d"), std::string::npos) << o.status();
+  EXPECT_NE(o.status().message().find("268435456"), std::string::npos)
+      << o.status();
+}
+
 TEST(FetchOptionsTest, CurlConventions) {
   auto o =
       ParseFetchOptions({"-L", "--max-redirs", "3", "-X", "PUT", "-d", "a=1",
@@ -376,6 +385,32 @@ TEST(FetchOptionsTest, ConcurrentAndConnectionLimit) {
     EXPECT_NE(o.status().message().find("--max-conns-per-host"),
               std::string::npos)
         << o.status();
+  }
+}
+
+TEST(FetchOptionsTest, PriorityAndConnectWait) {
+  auto o = ParseFetchOptions({"https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->priority, HIGHEST);
+  EXPECT_EQ(o->connect_wait, "always");
+  o = ParseFetchOptions(
+      {"--priority", "LOWEST", "--connect-wait", "known", "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->priority, LOWEST);
+  EXPECT_EQ(o->connect_wait, "known");
+  o = ParseFetchOptions({"--priority", "Throttled", "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->priority, THROTTLED);
+  for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{
+           {"--priority", "high", "https://a.test/"},
+           {"--priority", "3", "https://a.test/"},
+           {"--priority"},
+           {"--connect-wait", "never", "https://a.test/"}}) {
+    auto r = ParseFetchOptions(bad);
+    EXPECT_FALSE(r.ok()) << bad[0] << " " << (bad.size() > 1 ? bad[1] : "");
+    if (!r.ok())
+      EXPECT_NE(r.status().message().find(bad[0]), std::string::npos)
+          << r.status();
   }
 }
 
