@@ -93,6 +93,10 @@ std::optional<DbscResponse> DbscServer::Handle(const DbscRequest& request) {
   }
   if (!request.skipped.empty())
     response.log += LogField("dbsc_skipped", request.skipped);
+  // What an observer of the requests sees (a proxy's log, a thief): the
+  // proof, for tests that replay it.
+  if (!request.session_response.empty())
+    response.log += LogField("dbsc_proof", request.session_response);
   return response;
 }
 

@@ -28,7 +28,9 @@
 // Each answer carries a log fragment for the request's log line:
 // "dbsc":"login|registered|refreshed|challenged|accepted|refused" and
 // "dbsc_reason" (expired, missing, bad_proof, replayed_proof, ...), plus
-// the proof's jti and the client's Secure-Session-Skipped when present.
+// the proof's jti, the proof itself (dbsc_proof: what a proxy's log or a
+// thief would see; tests replay it) and the client's Secure-Session-Skipped
+// when present.
 //
 // Behind a TLS-terminating reverse proxy the expected aud is built from
 // the Host header and X-Forwarded-Proto. State (sessions, challenges) is in

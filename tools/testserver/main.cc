@@ -83,6 +83,9 @@ constexpr char kUsage[] = R"(usage: testserver [flags]
                             /dbsc/refresh verify ES256 proofs, /dbsc/protected wants
                             the cookie; log fields dbsc, dbsc_reason, dbsc_session,
                             dbsc_jti (dbsc_server.h)
+  --dbsc-challenge-lifetime SEC
+                            how long a DBSC challenge may be answered, once (default
+                            60); a proof over an older one gets 403 and a new one
   --spdy                    offer ALPN spdy/3 (before the other --alpn protocols) and
                             serve SPDY/3 on connections that choose it: the routes
                             above over streams, CREDENTIAL frames verified (a bad
@@ -302,6 +305,8 @@ int main(int argc, char** argv) {
       config.dbsc.cookie_lifetime = seconds();
       if (config.dbsc.cookie_lifetime < absl::Seconds(1))
         BadFlag("--dbsc-cookie-lifetime must be at least 1 second");
+    } else if (flag == "--dbsc-challenge-lifetime") {
+      config.dbsc.challenge_lifetime = seconds();
     } else if (flag == "--spdy") {
       if (!config.spdy) config.spdy.emplace();
     } else if (flag == "--spdy-require-credentials") {
