@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ET
 sys.dont_write_bytecode = True
 
 FILES = ["successors.csv", "successors_bytes.csv", "successors_cost.csv", "successors_runs.csv",
-         "successors.svg", "successors.txt"]
+         "successors.svg", "successors.txt", "successors_binding.csv"]
 STRATEGIES = ["http", "tls12_ocsp", "tls13_first", "tls13_preconnect", "tls13_0rtt",
               "snap_prefetched"]
 CHAINS = ["rsa", "ecdsa", "rsa_nginx", "ecdsa_nginx"]
@@ -144,6 +144,33 @@ class Checker:
                 self.bad.append("cost snap_prefetched_truncated: %s truncated handshakes, "
                                 "expected one per unclicked link" % r["truncated_handshakes"])
 
+    def check_binding(self):
+        """The OBC vs DBSC pair: every measure, positive times, the DBSC refresh slower than a
+        bound visit, DBSC through the proxy and OBC not."""
+        rows = {(r["mechanism"], r["measure"]): r for r in self.rows("successors_binding.csv")}
+        for key in (("none", "first_visit"), ("obc", "first_visit"), ("dbsc", "first_visit"),
+                    ("dbsc", "session_bound_after"), ("obc", "return_visit"),
+                    ("dbsc", "return_visit"), ("dbsc", "refresh_visit")):
+            r = rows.get(key)
+            if not r or r["status"] != "ok" or not float(r["median"]) > 0:
+                self.bad.append("binding %s: %r" % ("/".join(key), r))
+        if not self.bad:
+            if not float(rows[("dbsc", "session_bound_after")]["median"]) > \
+                    float(rows[("dbsc", "first_visit")]["median"]):
+                self.bad.append("the DBSC session was bound before the login ended")
+            if not float(rows[("dbsc", "refresh_visit")]["median"]) > \
+                    float(rows[("dbsc", "return_visit")]["median"]):
+                self.bad.append("a DBSC refresh visit no slower than a bound one")
+        for mech, want in (("obc", "no"), ("dbsc", "yes")):
+            r = rows.get((mech, "survives_tls_terminating_proxy"))
+            if not r or r["median"] != want:
+                self.bad.append("%s through the TLS-terminating proxy: %r, expected %s" % (
+                    mech, r, want))
+        for row in ("obc_login", "dbsc_login", "dbsc_refresh"):
+            r = rows.get(("obc" if row.startswith("obc") else "dbsc", row + "_client_bytes"))
+            if not r or not int(r["median"]) > 0:
+                self.bad.append("binding bytes %s: %r" % (row, r))
+
     def check_svg(self):
         root = ET.parse(os.path.join(self.d, "successors.svg")).getroot()
         if not root.tag.endswith("svg") or len([e for e in root.iter()
@@ -182,6 +209,7 @@ def main():
     c.check_latency()
     c.check_bytes()
     c.check_cost()
+    c.check_binding()
     c.check_svg()
     if c.bad:
         print("FAIL: " + "; ".join(c.bad))
