@@ -457,8 +457,13 @@ void NetworkContext::InitDeviceBoundSessions() {
   }
   dbsc_request_context_.http_session = http_session_.get();
   dbsc_request_context_.cookie_jar = profile_->cookie_jar();
+  // A request held for a refresh should not wait longer than the user
+  // allowed any request (fetch -m).
+  absl::Duration timeout = params_.dbsc_fetch_timeout;
+  if (params_.session.request_timeout > absl::ZeroDuration())
+    timeout = std::min(timeout, params_.session.request_timeout);
   dbsc_fetcher_ = std::make_unique<UrlRequestSessionFetcher>(
-      &dbsc_request_context_, params_.dbsc_fetch_timeout,
+      &dbsc_request_context_, timeout,
       static_cast<int64_t>(kMaxInstructionsBytes));
   dbsc_service_ = std::make_unique<SessionService>(
       SessionServiceOptions(), profile_->device_bound_sessions(),

@@ -160,7 +160,8 @@ struct NetworkContextParams {
   // is missing waits for the session's refresh. On, as Chrome ships it: a
   // server has to ask. Needs cookies.
   bool device_bound_sessions = true;
-  // Each registration or refresh POST gives up after this long.
+  // Each registration or refresh POST gives up after this long (or after
+  // session.request_timeout, if shorter).
   absl::Duration dbsc_fetch_timeout = absl::Seconds(10);
 
   // Worker threads for key generation, chain building and OCSP/CRL checks.

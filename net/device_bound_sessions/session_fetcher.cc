@@ -5,6 +5,7 @@
 #include "net/base/event_loop.h"
 #include "net/base/io_buffer.h"
 #include "net/base/weak_ptr.h"
+#include "net/device_bound_sessions/session.h"
 
 namespace net {
 
@@ -30,6 +31,19 @@ class UrlRequestSessionFetcher::RequestImpl : public SessionFetcher::Request,
              absl::StrCat("no answer within ", absl::FormatDuration(timeout)));
     });
     request_->Start();
+  }
+
+  // The draft follows redirects, but a proof and a session id are for the
+  // site that asked: a redirect to another site ends the POST instead.
+  void OnReceivedRedirect(URLRequest* request, const RedirectInfo& redirect,
+                          bool* defer_redirect) override {
+    if (IsSameSite(redirect.new_url.GetOrigin(),
+                   request->original_url().GetOrigin()))
+      return;
+    *defer_redirect = true;
+    request->Cancel();
+    Finish(ERR_UNSAFE_REDIRECT, absl::StrCat("a redirect to another site: ",
+                                             redirect.new_url.spec()));
   }
 
   void OnResponseStarted(URLRequest* request, int net_error) override {

@@ -7,7 +7,9 @@
 // UrlRequestSessionFetcher runs URLRequests on a URLRequestContext that has
 // the browsing session and the profile's cookie jar but no
 // DeviceBoundSessionDelegate (the service's own POSTs are never deferred),
-// with a per-POST timeout and a bound on the body it keeps. The context is
+// with a per-POST timeout and a bound on the body it keeps; redirects are
+// followed within the site only (a proof is for the site that asked; a
+// cross-site redirect is ERR_UNSAFE_REDIRECT). The context is
 // not owned and must outlive the fetcher; requests cancel on destruction.
 // Network-thread affine.
 

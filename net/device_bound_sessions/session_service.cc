@@ -390,9 +390,9 @@ class SessionService::RefreshJob {
               std::string detail, absl::string_view skipped_token) {
     const TimeTicks now = service_->options_.clock->NowTicks();
     if (outcome == DbscOutcome::kRefreshed) {
-      ++service_->stats_.refreshed;
-      service_->backoff_.erase(key_);
-      // Say so when the refresh brought none of the bound cookies.
+      // A 2xx that brought none of the bound cookies would send every later
+      // request of the session to the refresh endpoint again: the session
+      // stays (the draft) but backs off, as after a failure.
       Session* session = service_->store_->Find(key_.first, key_.second);
       if (session && service_->jar_) {
         const absl::Time wall = service_->options_.now();
@@ -402,10 +402,17 @@ class SessionService::RefreshJob {
           for (const SessionCredential& c : session->credentials)
             any |= c.SatisfiedBy(cookie);
         }
-        if (!any)
+        if (!any) {
+          outcome = DbscOutcome::kFailed;
           detail = absl::StrCat("the refresh set no bound cookie (",
                                 session->credentials[0].name, ")");
+          skipped_token = kServerError;
+        }
       }
+    }
+    if (outcome == DbscOutcome::kRefreshed) {
+      ++service_->stats_.refreshed;
+      service_->backoff_.erase(key_);
     } else if (outcome == DbscOutcome::kEnded) {
       ++service_->stats_.ended;
       service_->EndSession(key_);

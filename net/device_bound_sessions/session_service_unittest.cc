@@ -368,11 +368,42 @@ TEST_F(SessionServiceTest, FailedRefreshBacksOffAndSkips) {
   EXPECT_EQ(Defer(kProtected, &f, &r, &d), ERR_IO_PENDING);
   loop_.RunUntilIdle();
   // A success clears the backoff.
-  fetcher_.Respond(3, 200,
-                   "Set-Cookie: auth=v2; Max-Age=10; Path=/; Secure\r\n");
+  fetcher_.Respond(
+      3, 200, "Set-Cookie: auth=v2; Max-Age=10; Path=/; Secure; HttpOnly\r\n");
   loop_.RunUntilIdle();
   EXPECT_EQ(f.trace.outcome, DbscOutcome::kRefreshed);
-  EXPECT_THAT(f.trace.detail, HasSubstr("set no bound cookie"));  // no HttpOnly
+  EXPECT_EQ(f.trace.detail, "");
+  DeviceBoundSessionRequestState g;
+  EXPECT_EQ(Defer(kProtected, &g, &r, &d), OK);  // no backoff left
+  EXPECT_EQ(g.trace.outcome, DbscOutcome::kBound);
+}
+
+// A 2xx refresh that sets no bound cookie (here: not HttpOnly, so not the
+// credential) keeps the session but backs off: otherwise every request of
+// the session would go to the refresh endpoint again.
+TEST_F(SessionServiceTest, RefreshWithoutTheCookieBacksOff) {
+  Register();
+  wall_ += absl::Seconds(11);
+  DeviceBoundSessionRequestState a;
+  std::unique_ptr<DeviceBoundSessionDelegate::Deferral> d;
+  int r;
+  ASSERT_EQ(Defer(kProtected, &a, &r, &d), ERR_IO_PENDING);
+  loop_.RunUntilIdle();
+  fetcher_.Respond(1, 200,
+                   "Set-Cookie: auth=v2; Max-Age=10; Path=/; Secure\r\n");
+  loop_.RunUntilIdle();
+  EXPECT_EQ(r, OK);
+  EXPECT_EQ(a.trace.outcome, DbscOutcome::kFailed);
+  EXPECT_THAT(a.trace.detail, HasSubstr("set no bound cookie (auth)"));
+  EXPECT_EQ(a.skipped,
+            std::vector<std::string>{"server_error;session_identifier=\"s1\""});
+  EXPECT_NE(store_.Find("example.test", "s1"), nullptr);
+  DeviceBoundSessionRequestState b;
+  EXPECT_EQ(Defer(kProtected, &b, &r, &d), OK);
+  EXPECT_EQ(b.trace.outcome, DbscOutcome::kSkipped);
+  EXPECT_EQ(fetcher_.posts.size(), 2u);
+  EXPECT_EQ(service_->stats().refreshed, 0u);
+  EXPECT_EQ(service_->stats().refresh_failures, 1u);
 }
 
 TEST_F(SessionServiceTest, RefusedRefreshEndsTheSession) {
