@@ -425,7 +425,6 @@ class SessionService::RefreshJob {
            ++i)
         wait *= 2;
       b.until = now + std::min(wait, service_->options_.backoff_max);
-      b.token = std::string(skipped_token);
     }
     if (r) {
       LoadTiming timing = Trace(*r, outcome, detail);
@@ -506,6 +505,8 @@ int SessionService::MaybeDeferRequest(const Url& url, const Origin& initiator,
     std::optional<std::string> missing =
         session->MissingCredential(url, cookies);
     if (!missing) {
+      // In use: the last to be evicted (not worth a profile write alone).
+      session->last_use = now;
       state->trace = DbscTrace();
       state->trace.role = DbscRole::kRequest;
       state->trace.session_id = session->id;
@@ -521,7 +522,6 @@ int SessionService::MaybeDeferRequest(const Url& url, const Origin& initiator,
     auto backoff = backoff_.find(key);
     const TimeTicks ticks = options_.clock->NowTicks();
     std::string skip_reason;
-    std::string skip_token = kQuotaExceeded;
     if (job_it == refreshes_.end() && backoff != backoff_.end() &&
         ticks < backoff->second.until) {
       skip_reason = absl::StrCat(
@@ -545,7 +545,9 @@ int SessionService::MaybeDeferRequest(const Url& url, const Origin& initiator,
       state->trace.session_id = session->id;
       state->trace.outcome = DbscOutcome::kSkipped;
       state->trace.detail = std::move(skip_reason);
-      state->skipped.push_back(SkippedMember(skip_token, session->id));
+      // The user agent's own choice: quota_exceeded (draft,
+      // "Secure-Session-Skipped").
+      state->skipped.push_back(SkippedMember(kQuotaExceeded, session->id));
       continue;
     }
     RefreshJob* job;

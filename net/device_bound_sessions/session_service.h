@@ -140,9 +140,8 @@ class SessionService : public DeviceBoundSessionDelegate {
   using SessionKey = std::pair<std::string, std::string>;  // (site, id)
 
   struct Backoff {
-    int failures = 0;
+    int failures = 0;  // in a row
     TimeTicks until;
-    std::string token;  // the Secure-Session-Skipped reason
   };
 
   // Starts a registration for one header entry; false (with |why|) if not.
