@@ -24,8 +24,46 @@ PACKAGES=(
   libnghttp2-dev             # nghttp2 1.52: HTTP/2 framing and HPACK under net/http2
   nghttp2-server             # nghttpd, a real h2 peer for net/http2's interop test
   tinyproxy                  # a real HTTP proxy with CONNECT: tools/testserver:proxy_transaction_test
-  h2o caddy                  # real h2 peers with their own HTTP/2 stacks: tests:http2_interop_test
+  h2o caddy                  # real h2 peers with their own HTTP/2 stacks: tests:http2_interop_test;
+                             # Caddy (quic-go inside) is also an HTTP/3 peer for tests:http3_test
+  # HTTP/3 over QUIC (net/quic, issue 25). ngtcp2 1.11 / nghttp3 1.8 with their stable 1.x API
+  # come from bookworm-backports (set up below, pinned to these packages only; bookworm itself
+  # has the pre-1.0 0.12 / 0.8: third_party/ngtcp2/README.md says why not those).
+  libngtcp2-dev              # ngtcp2 1.11: QUIC under net/quic (its BoringSSL helper is built
+                             # from source in third_party/ngtcp2_crypto_boringssl)
+  libnghttp3-dev             # nghttp3 1.8: HTTP/3 and QPACK under net/quic
+  ngtcp2-server              # gtlsserver: ngtcp2's own HTTP/3 server, a real peer for
+                             # net/quic's unit tests and tests/http3_test
 )
+
+# bookworm-backports, for the packages above that need it and nothing else: every package of
+# the suite is pinned at priority 1 (never installed or upgraded by itself), and only ngtcp2's
+# and nghttp3's at 990 (their backports version wins over bookworm's). Debian's own mirror and
+# keyring, the suite bookworm's sources already name; written once, nothing else is changed.
+BACKPORTS_LIST=/etc/apt/sources.list.d/netstack-bookworm-backports.sources
+BACKPORTS_PIN=/etc/apt/preferences.d/netstack-bookworm-backports
+if [[ ! -f "$BACKPORTS_LIST" || ! -f "$BACKPORTS_PIN" ]]; then
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  echo "setup: adding bookworm-backports for ngtcp2 and nghttp3 only ($BACKPORTS_PIN)" >&2
+  $SUDO tee "$BACKPORTS_LIST" >/dev/null <<'SOURCES'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SOURCES
+  $SUDO tee "$BACKPORTS_PIN" >/dev/null <<'PIN'
+# netstack (tools/setup.sh): from bookworm-backports only ngtcp2 and nghttp3 (QUIC, HTTP/3).
+Package: *
+Pin: release n=bookworm-backports
+Pin-Priority: 1
+
+Package: libngtcp2* libnghttp3* ngtcp2*
+Pin: release n=bookworm-backports
+Pin-Priority: 990
+PIN
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -34,6 +72,11 @@ for p in "${PACKAGES[@]}"; do
     missing+=("$p")
   fi
 done
+
+# Installed from bookworm (0.12) before the pin existed: the 1.x API is needed.
+if dpkg-query -W -f='${Version}' libngtcp2-dev 2>/dev/null | grep -q '^0\.'; then
+  missing+=(libngtcp2-dev libnghttp3-dev ngtcp2-server)
+fi
 
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
@@ -57,4 +100,12 @@ if ! NODE_PATH="$(npm root -g)" node -e "require('spdy')" >/dev/null 2>&1; then
   SUDO=""
   [[ $(id -u) -ne 0 ]] && SUDO="sudo"
   $SUDO npm install -g --no-fund --no-audit spdy@4.0.2 >&2
+fi
+
+# h2spec (the HTTP/2 conformance suite, Go) for tests/h2spec_test.py: built from the Go module
+# proxy with the versions pinned in tools/h2spec/go.mod, once per machine, into
+# ~/.cache/netstack-h2spec (tools/h2spec/build.sh). A machine without Go or without the proxy
+# goes on: the test then fails, naming why.
+if ! "$(dirname "$0")/h2spec/build.sh" >/dev/null; then
+  echo "setup: h2spec could not be built (tools/h2spec/build.sh); tests/h2spec_test will fail" >&2
 fi

@@ -13,6 +13,7 @@
 //   650-699  prefetch
 //   700-749  Snap Start
 //   750-799  origin-bound certificates (OBC)
+//   800-849  QUIC (800-819) and HTTP/3 (820-849)
 // Numbers changed once (issue 16), to make the ranges hold: NAME_NOT_RESOLVED
 // -105 -> -403, SOCKET_NOT_CONNECTED -15 -> -112, and the TLS errors that sat
 // among the connection errors: SSL_PROTOCOL_ERROR -107 -> -503,
@@ -260,3 +261,48 @@ NET_ERROR(HTTP2_SETTINGS_TIMEOUT, -628)
 // faster than it reads our acks, rapid resets, endless CONTINUATION frames):
 // nghttp2 gave up on it.
 NET_ERROR(HTTP2_FLOOD_DETECTED, -629)
+// The server wants HTTP/1.1 for this request: it reset the stream, or sent
+// GOAWAY, with HTTP_1_1_REQUIRED (RFC 9113 7). The transaction sends the
+// request again over HTTP/1.1 on a new connection and remembers the origin.
+NET_ERROR(HTTP_1_1_REQUIRED, -630)
+
+// QUIC (net/quic, issue 25): one QUIC v1 connection on ngtcp2.
+// A QUIC transport error: the peer's packets broke RFC 9000 (ngtcp2 closed
+// the connection with the code in the detail), or the peer closed it with a
+// transport error code other than NO_ERROR.
+NET_ERROR(QUIC_PROTOCOL_ERROR, -800)
+// The QUIC handshake did not complete within the handshake timeout: no UDP
+// answer from the server (a dropped UDP path), or an incomplete handshake.
+NET_ERROR(QUIC_HANDSHAKE_TIMEOUT, -801)
+// The QUIC handshake failed: a TLS alert (the detail names it), no common
+// ALPN (h3), or the server's transport parameters were unusable.
+// Certificate failures keep their ERR_CERT_* name.
+NET_ERROR(QUIC_HANDSHAKE_FAILED, -802)
+// No packet from the server within the idle timeout (RFC 9000 10.1): the
+// server stopped answering.
+NET_ERROR(QUIC_IDLE_TIMEOUT, -803)
+// The server closed the connection (CONNECTION_CLOSE) with NO_ERROR or an
+// application code while requests were still open.
+NET_ERROR(QUIC_PEER_CLOSED, -804)
+// Version negotiation: the server supports no QUIC version we speak.
+NET_ERROR(QUIC_VERSION_NEGOTIATION_FAILED, -805)
+// The server sent a stateless reset: it has lost the connection's state.
+NET_ERROR(QUIC_STATELESS_RESET, -806)
+// HTTP/3 (net/quic's Http3Session on nghttp3).
+// An HTTP/3 framing or control-stream error (H3_FRAME_UNEXPECTED,
+// H3_FRAME_ERROR, H3_CLOSED_CRITICAL_STREAM, H3_MISSING_SETTINGS, ...): the
+// detail has the code.
+NET_ERROR(HTTP3_PROTOCOL_ERROR, -820)
+// The server reset the HTTP/3 stream (H3_INTERNAL_ERROR, H3_REQUEST_CANCELLED
+// after it was processed, ...) before its response was complete.
+NET_ERROR(HTTP3_STREAM_CLOSED, -821)
+// The server did not process the request: H3_REQUEST_REJECTED, a GOAWAY
+// below the stream's id, or the connection went away before the request
+// left. Safe to retry on another connection.
+NET_ERROR(HTTP3_SERVER_REFUSED_STREAM, -822)
+// QPACK failed: a header block did not decode (QPACK_DECOMPRESSION_FAILED,
+// encoder or decoder stream errors).
+NET_ERROR(HTTP3_QPACK_ERROR, -823)
+// The response is malformed as HTTP/3 (H3_MESSAGE_ERROR: no or a bad
+// :status, a pseudo-header out of place, DATA before HEADERS).
+NET_ERROR(HTTP3_MESSAGE_ERROR, -824)

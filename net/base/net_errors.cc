@@ -35,6 +35,7 @@ NetErrorArea GetNetErrorArea(int error) {
   if (n < 700) return NetErrorArea::kPrefetch;
   if (n < 750) return NetErrorArea::kSnapStart;
   if (n < 800) return NetErrorArea::kObc;
+  if (n < 850) return NetErrorArea::kQuic;
   return NetErrorArea::kUnknown;
 }
 
@@ -62,6 +63,8 @@ const char* NetErrorAreaToString(NetErrorArea area) {
       return "snap_start";
     case NetErrorArea::kObc:
       return "obc";
+    case NetErrorArea::kQuic:
+      return "quic";
     case NetErrorArea::kUnknown:
       break;
   }

@@ -47,11 +47,13 @@ enum class NetErrorArea {
   kPrefetch,     // -650 .. -699
   kSnapStart,    // -700 .. -749
   kObc,          // -750 .. -799: origin-bound certificates
+  kQuic,         // -800 .. -849: QUIC (800-819) and HTTP/3 (820-849)
   kUnknown,      // beyond every range
 };
 NetErrorArea GetNetErrorArea(int error);
 // NetErrorAreaToString: "ok", "generic", "connection", "certificate",
-// "http", "dns", "tls", "spdy", "prefetch", "snap_start", "obc", "unknown".
+// "http", "dns", "tls", "spdy", "prefetch", "snap_start", "obc", "quic",
+// "unknown".
 const char* NetErrorAreaToString(NetErrorArea area);
 
 // MapSystemError maps an errno value to a net error (OK for 0).

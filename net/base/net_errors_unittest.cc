@@ -39,6 +39,8 @@ TEST(NetErrorsTest, EveryErrorIsInItsNamedRange) {
       {"ERR_PREFETCH_", NetErrorArea::kPrefetch},
       {"ERR_SNAP_START_", NetErrorArea::kSnapStart},
       {"ERR_OBC_", NetErrorArea::kObc},
+      {"ERR_QUIC_", NetErrorArea::kQuic},
+      {"ERR_HTTP3_", NetErrorArea::kQuic},
   };
   int checked = 0;
 #define NET_ERROR(label, value)                                             \

@@ -50,6 +50,7 @@
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/http2_stream.h"
+#include "net/http/http3_stream.h"
 #include "net/http/http_network_session.h"
 #include "net/http/http_request_info.h"
 #include "net/http/http_stream.h"
@@ -133,20 +134,54 @@ class HttpNetworkTransaction {
   int UseSpdySession(WeakPtr<SpdySession> session);
   SpdyHttpStream::Params SpdyStreamParams();
   // HTTP/2: whether this request may use an HTTP/2 session (https, h2
-  // offered).
+  // offered, the server not known to require HTTP/1.1).
   bool H2Allowed() const;
-  // Takes the origin's open HTTP/2 |session| and goes on to its stream.
-  int UseHttp2Session(WeakPtr<Http2Session> session);
+  // The server answered HTTP/2 with HTTP_1_1_REQUIRED (this request, or
+  // an earlier one: HttpServerProperties).
+  bool RequiresHttp11() const;
+  Origin RequestOrigin() const;
+  // The request's key in the Http2SessionPool: origin and proxy.
+  Http2SessionKey H2Key() const;
+  // Takes the open HTTP/2 |session| and goes on to its stream: the origin's
+  // own (|coalesced_by| kNone) or another origin's it was coalesced onto.
+  // |made_own_connection|: the request made a connection (then closed) and
+  // found the session once it was ready; the trace keeps its times.
+  int UseHttp2Session(WeakPtr<Http2Session> session, CoalescedBy coalesced_by,
+                      bool made_own_connection = false);
+  // An open session could have carried the request but did not, for
+  // |reason| (the first one is kept for the trace).
+  void NoteNotCoalesced(const std::string& reason);
   // A new HTTP/2 session on |socket| (its handshake chose h2) carries the
   // request: the stream starts it and puts it into the pool.
   void StartHttp2Session(std::unique_ptr<StreamSocket> socket);
   Http2Stream::Params Http2StreamParams();
   // Ends this request's claim on making the origin's connection.
   void EndSpdyConnect();
+  // HTTP/3 (issue 25): whether this request goes over QUIC (https, the
+  // session's http3 switch, no proxy, QUIC not failed for it or broken for
+  // the origin; a broken origin's reason goes in the trace).
+  bool Http3Allowed();
+  // The request's stream is an Http3Stream (it connects by itself).
+  int UseHttp3();
+  // The QUIC connection failed before the request left
+  // (HttpStream::ShouldFallBackToTcp): the origin is marked broken for
+  // QUIC and the request starts over at INIT_CONNECTION on TCP, the reason
+  // in the trace. False (nothing changed) otherwise.
+  bool MaybeFallBackToTcp(int error);
+  // Alt-Svc: remembers the response's h3 alternative for the origin
+  // (HttpNetworkSessionParams::alt_svc_h3).
+  void NoteAltSvc();
   // The stream failed before a response and says the request may go again
   // on another stream (HttpStream::ShouldRetryOnAnotherStream): starts over
   // at INIT_CONNECTION, at most 3 times. False (nothing changed) if not.
   bool MaybeRetryOnAnotherStream(int error);
+  // ERR_HTTP_1_1_REQUIRED (RST_STREAM or GOAWAY HTTP_1_1_REQUIRED): notes
+  // the server in HttpServerProperties and starts over at INIT_CONNECTION,
+  // offering only http/1.1, once. False (nothing changed) otherwise.
+  bool MaybeRetryOverHttp11(int error);
+  // Drops the stream and clears what the trace said of its connection, for
+  // a retry from INIT_CONNECTION.
+  void StartOverForRetry();
   // The stream failed before a response: MaybeRetryOnAnotherStream or
   // MaybeRetryOnNewConnection, whichever applies.
   bool MaybeRetry(int error);
@@ -213,6 +248,15 @@ class HttpNetworkTransaction {
   // The OnHostResolved hook found this session to pool onto.
   WeakPtr<SpdySession> pooled_session_;
   bool found_pooled_session_ = false;
+  // The OnHostResolved hook found this HTTP/2 session to coalesce onto.
+  WeakPtr<Http2Session> h2_session_found_;
+  bool found_h2_session_ = false;
+  // A 421 on a shared HTTP/2 session: the retry uses a new connection of
+  // the origin's own (no open session, no coalescing, no waiting), once.
+  bool dedicated_h2_connection_ = false;
+  bool misdirected_retried_ = false;
+  // HTTP_1_1_REQUIRED: this request goes over HTTP/1.1 only.
+  bool http11_required_ = false;
   // The request's stream: HttpBasicStream or SpdyHttpStream, chosen by how
   // the connection was had (an idle one, an open SPDY session, or the
   // protocol a new connection's handshake chose).
@@ -236,6 +280,10 @@ class HttpNetworkTransaction {
   bool no_pooling_ = false;
   // Retries on another stream (at most 3).
   int stream_retries_ = 0;
+  // HTTP/3: QUIC failed for this request; it goes over TCP from now on.
+  bool http3_failed_ = false;
+  // The Alt-Svc alternative this request's HTTP/3 attempt goes to.
+  std::optional<AltSvcCache::Alternative> alt_svc_;
   // The OBC for the request's origin (presented on the session), fetched
   // once across retries by the SpdyHttpStream.
   ClientCert client_cert_;

@@ -76,6 +76,21 @@ class HttpStream {
   virtual bool ShouldRetryOnAnotherStream(int error, bool* avoid_pooling) {
     return false;
   }
+  // After a 421 (Misdirected Request) response: true if the request should
+  // go again on a new connection of its origin's own, because the stream's
+  // connection was shared (a coalesced or reused HTTP/2 session; the stream
+  // tells the session not to carry the origin again and says so in the
+  // trace). False for a connection made for this request: its 421 is the
+  // response.
+  virtual bool ShouldRetryMisdirectedRequest() { return false; }
+
+  // After |error| ended the stream before its request left: true if the
+  // stream's own connection (QUIC's, which Http3Stream makes itself)
+  // failed in a way TCP may not, so the request should go again over TCP;
+  // |*reason| says why, for the trace. Only Http3Stream has such errors.
+  virtual bool ShouldFallBackToTcp(int error, std::string* reason) {
+    return false;
+  }
 };
 
 }  // namespace net

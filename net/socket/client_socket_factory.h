@@ -18,8 +18,10 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "net/socket/datagram_client_socket.h"
 #include "net/socket/stream_socket.h"
 #include "net/socket/tcp_fast_open.h"
+#include "net/socket/udp_client_socket.h"
 
 namespace net {
 
@@ -50,6 +52,12 @@ class ClientSocketFactory {
   virtual std::unique_ptr<StreamSocket> CreateSnapStartClientSocket(
       std::unique_ptr<StreamSocket> transport, const std::string& host,
       uint16_t port, SnapStartClientContext* context) = 0;
+
+  // A UDP socket for QUIC (net/quic), not yet connected. The kernel's
+  // (UDPClientSocket) unless a factory makes its own.
+  virtual std::unique_ptr<DatagramClientSocket> CreateDatagramClientSocket() {
+    return std::make_unique<UDPClientSocket>();
+  }
 };
 
 }  // namespace net

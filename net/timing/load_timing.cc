@@ -168,6 +168,8 @@ std::string LoadTimingToJson(const LoadTiming& t) {
   if (!t.failed_at.is_null())
     absl::StrAppend(&json, ",\"failedAt\":", Ms(t.failed_at - t.start));
   absl::StrAppend(&json, ",\"method\":\"", t.method, "\"");
+  absl::StrAppend(&json, ",\"priority\":\"",
+                  RequestPriorityToString(t.priority), "\"");
   absl::StrAppend(&json, ",\"status\":", t.status_code);
   absl::StrAppend(&json, ",\"error\":\"", ErrorToShortString(t.net_error),
                   "\"");
@@ -210,7 +212,28 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                       JsonEscape(t.h2.server_settings[i].first),
                       "\":", t.h2.server_settings[i].second);
     }
-    absl::StrAppend(&json, "},\"retry\":\"", JsonEscape(t.h2.retry), "\"}");
+    absl::StrAppend(
+        &json, "},\"retry\":\"", JsonEscape(t.h2.retry),
+        "\",\"coalesced\":", t.h2.coalesced ? "true" : "false",
+        ",\"coalescedBy\":\"", JsonEscape(t.h2.coalesced_by),
+        "\",\"coalescedOnto\":\"", JsonEscape(t.h2.coalesced_onto),
+        "\",\"notCoalescedReason\":\"", JsonEscape(t.h2.not_coalesced_reason),
+        "\",\"weight\":", t.h2.weight, ",\"dependsOn\":", t.h2.depends_on, "}");
+  }
+  if (t.quic.used || !t.quic.fallback.empty()) {
+    const QuicTrace& q = t.quic;
+    absl::StrAppend(&json, ",\"quic\":{\"used\":", q.used ? "true" : "false",
+                    ",\"version\":", q.version, ",\"session\":\"",
+                    SessionUseToString(q.session),
+                    "\",\"streamId\":", q.stream_id,
+                    ",\"handshakeMs\":", Ms(q.handshake),
+                    ",\"packetsSent\":", q.packets_sent,
+                    ",\"packetsReceived\":", q.packets_received,
+                    ",\"packetsLost\":", q.packets_lost, ",\"zeroRtt\":\"",
+                    JsonEscape(q.zero_rtt), "\",\"closeReason\":\"",
+                    JsonEscape(q.close_reason), "\",\"fallback\":\"",
+                    JsonEscape(q.fallback), "\",\"altSvc\":\"",
+                    JsonEscape(q.alt_svc), "\"}");
   }
   if (t.dbsc.role != DbscRole::kNone) {
     const DbscTrace& d = t.dbsc;

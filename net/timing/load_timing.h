@@ -16,6 +16,7 @@
 
 #include "absl/time/time.h"
 #include "dns/dns_source.h"
+#include "net/base/request_priority.h"
 #include "net/base/tick_clock.h"
 #include "net/socket/tcp_fast_open.h"
 #include "net/ssl/ssl_info.h"
@@ -76,12 +77,27 @@ struct SpdyTrace {
 struct Http2Trace {
   bool used = false;
   uint32_t stream_id = 0;
-  // kNew (this request's connection made the session) or kReused (an open
-  // session to the origin carried it).
+  // kNew (this request's connection made the session), kReused (an open
+  // session to the origin carried it) or kPooled (a session made for another
+  // origin carried it: coalesced).
   SessionUse session = SessionUse::kNone;
   // Which session: its origin and local address, the same for every request
   // it carried.
   std::string session_id;
+  // Coalescing (RFC 9113 9.1.1, RFC 8336): the request went over a session
+  // made for another origin (|coalesced_onto|, serialized), found by DNS
+  // ("dns": the origin resolved to the session's address) or by the
+  // session's ORIGIN frames ("originFrame", no lookup).
+  bool coalesced = false;
+  std::string coalesced_onto;
+  std::string coalesced_by;
+  // Why an open session that could have carried the request did not
+  // ("certificate", "obc", "misdirected", "originFrame"), if one could.
+  std::string not_coalesced_reason;
+  // The HEADERS frame's priority: weight (1-256) and the stream it depends
+  // on (0: the root).
+  int weight = 0;
+  uint32_t depends_on = 0;
   // The SETTINGS the server sent (name, value), e.g. MAX_CONCURRENT_STREAMS
   // 128: each name once with its last value, in the order first seen; empty
   // if none had arrived.
@@ -89,6 +105,34 @@ struct Http2Trace {
   // Why the request was sent again, if it was ("refused stream (GOAWAY):
   // retried on a new session").
   std::string retry;
+};
+
+// QUIC and HTTP/3 facts (issue 25): of a request that went over HTTP/3
+// (used), or of a QUIC attempt that fell back to TCP (fallback says why).
+struct QuicTrace {
+  bool used = false;
+  // The QUIC version as a number (1: QUIC v1, RFC 9000).
+  uint32_t version = 0;
+  // kNew (this request's connection made the session) or kReused (the
+  // origin's open HTTP/3 session carried it).
+  SessionUse session = SessionUse::kNone;
+  int64_t stream_id = -1;
+  // The QUIC handshake: from the first Initial to the handshake completed
+  // (ngtcp2's handshake_completed; the server's Finished verified).
+  absl::Duration handshake = absl::ZeroDuration();
+  // QUIC packets of the connection so far (when the response ended, or the
+  // request failed): sent, received, declared lost by loss detection.
+  uint64_t packets_sent = 0;
+  uint64_t packets_received = 0;
+  uint64_t packets_lost = 0;
+  // 0-RTT: "none" (not attempted: a later step of issue 25).
+  std::string zero_rtt = "none";
+  // How the connection ended, if it did while the request was on it.
+  std::string close_reason;
+  // Why this request left QUIC for TCP ("" if it did not).
+  std::string fallback;
+  // The Alt-Svc value that sent it to HTTP/3 ("" when --http3 did).
+  std::string alt_svc;
 };
 
 // What Device Bound Session Credentials (net/device_bound_sessions) did
@@ -163,6 +207,8 @@ struct LoadTiming {
   // Facts.
   std::string url;
   std::string method = "GET";
+  // The request's priority (HIGHEST for a navigation).
+  RequestPriority priority = HIGHEST;
   int status_code = 0;
   int net_error = 0;  // OK or the failure
   DnsSource dns_source = DnsSource::kNone;
@@ -186,6 +232,7 @@ struct LoadTiming {
   CertBundleTrace cert_bundle;
   SpdyTrace spdy;
   Http2Trace h2;
+  QuicTrace quic;
   DbscTrace dbsc;
   int64_t body_bytes = 0;
   int64_t header_bytes = 0;

@@ -180,6 +180,7 @@ int URLRequest::DoStartHop() {
   request.method = method_;
   request.upload_body = upload_body_;
   request.extra_headers = extra_headers_;
+  request.priority = options_.priority;
   if (options_.decode_content && !HasHeader(extra_headers_, "accept-encoding"))
     request.extra_headers.emplace_back("Accept-Encoding",
                                        kAcceptEncodingDecoded);

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "net/base/io_buffer.h"
+#include "net/base/request_priority.h"
 #include "net/base/thread_checker.h"
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
@@ -125,6 +126,10 @@ class URLRequest {
     // or a fetch the stack makes for itself: the network delegate may count
     // it as a visit.
     bool navigation = false;
+    // Every hop's priority (HttpRequestInfo::priority): HIGHEST, as for a
+    // navigation, unless the caller says otherwise. Over HTTP/2 it sets the
+    // stream's weight and dependency and the RFC 9218 "priority" header.
+    RequestPriority priority = HIGHEST;
   };
 
   // |context| and |delegate| are not owned and must outlive the request.

@@ -405,6 +405,22 @@ TEST_F(URLRequestTest, HeadStaysHeadOn303) {
 
 // A redirect to another origin gets its own connection, and neither the
 // caller's Authorization nor its Cookie header goes with it.
+// The caller's priority goes with every hop (HIGHEST by default).
+TEST_F(URLRequestTest, PriorityGoesWithEveryHop) {
+  AddSocket(
+      {MockWrite(ASYNC, Req("GET", "a.test", "/1")),
+       MockWrite(ASYNC, Req("GET", "a.test", "/2"))},
+      {MockRead(ASYNC, Redirect(302, "/2")), MockRead(ASYNC, Ok("done"))});
+  URLRequest::Options options;
+  options.priority = LOWEST;
+  auto request = CreateAndRun("http://a.test/1", options);
+  EXPECT_EQ(delegate_.result, OK) << request->error_detail();
+  ASSERT_EQ(request->hops().size(), 1u);
+  EXPECT_EQ(request->hops()[0].timing.priority, LOWEST);
+  EXPECT_EQ(request->load_timing().priority, LOWEST);
+  EXPECT_EQ(URLRequest::Options().priority, HIGHEST);
+}
+
 TEST_F(URLRequestTest, CrossOriginRedirectDropsCredentials) {
   StaticSocketDataProvider& data1 = AddSocket(
       {MockWrite(ASYNC, Req("GET", "a.test", "/",

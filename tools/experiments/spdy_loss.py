@@ -1,26 +1,29 @@
 #!/usr/bin/env python3
 """spdy_loss: "How Speedy is SPDY?" (Wang et al., NSDI 2014) reproduced on the packet-level
-link (issue 20 item 7): synthetic pages loaded over HTTP/1.1 with six connections per host and
-over SPDY/3 on one connection, across round-trip times, bandwidths and random loss.
+link (issue 20 item 7): synthetic pages loaded over HTTP/1.1 with six connections per host, over
+SPDY/3 on one connection and over HTTP/2 on one connection (issue 24 item 5), across round-trip
+times, bandwidths and random loss.
 
     bazel run -c opt //tools/experiments:spdy_loss -- [--runs 10] [--out DIR]
         [--rtts-ms 20,100,200] [--rates-mbps 1,10] [--losses 0,0.005,0.01,0.02]
         [--pages 64x100B,64x1KB,64x10KB,64x100KB,2x10KB,8x10KB,32x10KB,128x10KB]
-        [--queue droptail:100]
+        [--queue droptail:100] [--protocols http1,spdy,h2]
 
 The page: N objects of S bytes on one host (a.pages.example.test, the world PKI's wildcard
 certificate), all requested at once (`fetch -Z`), as a browser does once it has parsed the
-page. The server: one test server (`testserver --spdy`: SPDY/3 or HTTP/1.1 by ALPN, TLS 1.2)
+page. The server: one test server (`testserver --spdy --http2`: SPDY/3, h2 or HTTP/1.1 by
+ALPN, TLS 1.2)
 in this experiment's own network namespace. The client: a fresh fetch process per load, run
 behind `netem shell` with the cell's RTT, rate (each way) and loss (each way, independent),
 and a drop-tail queue; the kernel's own TCP (SYN, slow start, loss recovery). Each cell's runs
 are interleaved, the protocol order alternating. Page load time: the last responseEnd minus
-the first startTime (fetch's traces). Every load is checked: every object complete, SPDY on
-one session, HTTP/1.1 on at most six connections.
+the first startTime (fetch's traces). Every load is checked: every object complete, SPDY and h2
+each on one session, HTTP/1.1 on at most six connections.
 
-Output (DIR): spdy_loss_runs.csv (every load), spdy_loss.csv (per cell: medians and the ratio
-SPDY / HTTP/1.1), spdy_loss.txt (the table and, per RTT, rate and page, the lowest loss at
-which SPDY's median is slower: the crossover), spdy_loss.svg (the ratio per cell).
+Output (DIR): spdy_loss_runs.csv (every load), spdy_loss.csv (per cell: medians and the ratios
+SPDY / HTTP/1.1 and h2 / HTTP/1.1), spdy_loss.txt (the table and, per RTT, rate and page, the
+lowest loss at which each multiplexed protocol's median is slower: the crossover),
+spdy_loss.svg (the ratios per cell).
 """
 
 import argparse
@@ -40,8 +43,11 @@ from exp_common import ExperimentError  # noqa: E402
 HOST = "a.pages.example.test"
 WILDCARD_DIR = "wildcard.example.test"  # tools/world/pki.py HOSTS["wildcard"]
 SERVER_PORT = 8443
-# HTTP/1.1 only: with h2 offered, the six connections would wait for the first's ALPN.
-PROTOCOLS = {"http1": ["--http1.1"], "spdy": ["--spdy"]}
+# HTTP/1.1 only: with h2 offered, the six connections would wait for the first's ALPN. h2:
+# fetch's default ALPN (h2, http/1.1).
+PROTOCOL_FLAGS = {"http1": ["--http1.1"], "spdy": ["--spdy"], "h2": []}
+PROTOCOL_NAMES = {"http1": "HTTP/1.1", "spdy": "SPDY", "h2": "h2"}
+MULTIPLEXED = ("spdy", "h2")
 DEFAULT_PAGES = "64x100B,64x1KB,64x10KB,64x100KB,2x10KB,8x10KB,32x10KB,128x10KB"
 UNITS = {"B": 1, "KB": 1000, "MB": 1000 * 1000}
 
@@ -71,6 +77,8 @@ def parse_args(argv):
     ap.add_argument("--queue", default="droptail:100",
                     help="netem's queue each way (default droptail:100)")
     ap.add_argument("--max-conns-per-host", type=int, default=6)
+    ap.add_argument("--protocols", default="http1,spdy,h2",
+                    help="among http1, spdy, h2; http1 is the baseline of the ratios")
     ap.add_argument("--resume", action="store_true",
                     help="keep the cells already in --out (with at least --runs runs) and "
                     "measure only the others: the full grid over several sittings")
@@ -85,6 +93,9 @@ def parse_args(argv):
         args.pages = [(p, parse_page(p)) for p in args.pages.split(",")]
     except ValueError as e:
         ap.error("bad list: %s" % e)
+    args.protocols = [p for p in args.protocols.split(",") if p]
+    if "http1" not in args.protocols or any(p not in PROTOCOL_FLAGS for p in args.protocols):
+        ap.error("--protocols: http1 and any of spdy, h2")
     if args.runs < 1 or min(args.rtts_ms) < 0 or min(args.rates_mbps) <= 0 or \
             not all(0 <= x < 1 for x in args.losses):
         ap.error("--runs >= 1, RTTs >= 0, rates > 0, 0 <= loss < 1")
@@ -110,7 +121,7 @@ def build_pki(args, work):
 
 def start_server(args, work, chain, key):
     argv = [args.testserver, "--listen", "0.0.0.0:%d" % SERVER_PORT, "--cert-chain", chain,
-            "--key", key, "--spdy", "--tls-max", "1.2", "--quiet",
+            "--key", key, "--spdy", "--http2", "--tls-max", "1.2", "--quiet",
             "--log", os.path.join(work, "testserver.log")]
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=open(os.path.join(work, "testserver.err"), "wb"))
@@ -126,7 +137,7 @@ def load(args, protocol, page, rtt, rate, loss, trust):
     urls = ["https://%s:%d/size/%d?r=%d" % (HOST, SERVER_PORT, size, i) for i in range(count)]
     tail = ["--trust-anchor", trust, "--tls-max", "1.2", "--revocation", "off",
             "--max-time", "300", "-Z", "--max-conns-per-host", str(args.max_conns_per_host)]
-    tail += PROTOCOLS[protocol] + ["-o", os.devnull] * count + urls
+    tail += PROTOCOL_FLAGS[protocol] + ["-o", os.devnull] * count + urls
     link = ["--rtt-ms", str(rtt), "--rate-mbps", "%g" % rate, "--queue", args.queue]
     if loss > 0:
         link += ["--loss", "%g" % loss]
@@ -145,6 +156,10 @@ def load(args, protocol, page, rtt, rate, loss, trust):
     if protocol == "spdy" and (len(sessions) != 1 or
                                any(t.get("tls", {}).get("alpn") != "spdy/3" for t in traces)):
         problems.append("SPDY on %d sessions" % len(sessions))
+    h2_sessions = {(t.get("h2") or {}).get("sessionId") for t in traces}
+    if protocol == "h2" and (len(h2_sessions) != 1 or None in h2_sessions or
+                             any(t.get("tls", {}).get("alpn") != "h2" for t in traces)):
+        problems.append("h2 on %d sessions" % len(h2_sessions))
     if protocol == "http1" and conns > args.max_conns_per_host:
         problems.append("%d connections" % conns)
     if problems:
@@ -160,7 +175,10 @@ def main(argv=None):
     os.makedirs(out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="spdy_loss-", dir=os.environ.get("TEST_TMPDIR") or None)
     runs, cells = ([], []) if not args.resume else load_outputs(out)
-    done = {cell_key(c) for c in cells if int(c["runs"]) >= args.runs}
+    # Done: enough runs of every protocol asked for (a cell measured before h2 had a row is
+    # measured again).
+    done = {cell_key(c) for c in cells if int(c["runs"]) >= args.runs and
+            all(c.get(p + "_median_ms") not in (None, "") for p in args.protocols)}
     # Cells with fewer runs than asked for are measured again, from scratch.
     cells = [c for c in cells if cell_key(c) in done]
     runs = [r for r in runs if cell_key(r) in done]
@@ -179,9 +197,11 @@ def main(argv=None):
                         k += 1
                         if (rtt, rate, loss, name, args.queue) in done:
                             continue
-                        plt = {p: [] for p in PROTOCOLS}
+                        plt = {p: [] for p in args.protocols}
                         for run in range(args.runs):
-                            order = list(PROTOCOLS) if run % 2 == 0 else list(PROTOCOLS)[::-1]
+                            # The order rotates, so each protocol goes first in turn.
+                            k0 = run % len(args.protocols)
+                            order = args.protocols[k0:] + args.protocols[:k0]
                             for protocol in order:
                                 ms = load(args, protocol, page, rtt, rate, loss, trust)
                                 plt[protocol].append(ms)
@@ -191,20 +211,22 @@ def main(argv=None):
                                              "page_load_ms": ms})
                         cell = {"rtt_ms": rtt, "rate_mbps": rate, "loss": loss, "page": name,
                                 "runs": args.runs, "queue": args.queue}
-                        for p in PROTOCOLS:
+                        for p in args.protocols:
                             cell[p + "_median_ms"] = statistics.median(plt[p])
                             cell[p + "_min_ms"] = min(plt[p])
                             cell[p + "_max_ms"] = max(plt[p])
-                        cell["spdy_over_http1"] = cell["spdy_median_ms"] / cell["http1_median_ms"]
+                        for p in MULTIPLEXED:
+                            if p in plt:
+                                cell[p + "_over_http1"] = (cell[p + "_median_ms"] /
+                                                           cell["http1_median_ms"])
                         cells.append(cell)
                         # The outputs so far, after every cell: a long run stopped early
                         # keeps what it measured.
                         write_outputs(args, out, runs, cells, quiet=True)
-                        log("cell %d/%d: RTT %d ms, %g Mbit/s, loss %g, %s: HTTP/1.1 %.0f ms, "
-                            "SPDY %.0f ms (x%.2f)" % (k, n_cells, rtt, rate, loss, name,
-                                                     cell["http1_median_ms"],
-                                                     cell["spdy_median_ms"],
-                                                     cell["spdy_over_http1"]))
+                        log("cell %d/%d: RTT %d ms, %g Mbit/s, loss %g, %s: %s" % (
+                            k, n_cells, rtt, rate, loss, name, ", ".join(
+                                "%s %.0f ms" % (PROTOCOL_NAMES[p], cell[p + "_median_ms"])
+                                for p in args.protocols)))
     finally:
         if server is not None:
             server.terminate()
@@ -228,7 +250,7 @@ def load_outputs(out):
     def num(row):
         r = dict(row)
         for k, v in r.items():
-            if k not in ("page", "protocol", "queue"):
+            if k not in ("page", "protocol", "queue") and v not in (None, ""):
                 try:
                     r[k] = int(v)
                 except ValueError:
@@ -244,27 +266,44 @@ def load_outputs(out):
     return runs, cells
 
 
+def _ratio(c, p):
+    v = c.get(p + "_over_http1")
+    return None if v in (None, "") else float(v)
+
+
 def write_outputs(args, out, runs, cells, quiet=False):
     exp_common.write_csv(os.path.join(out, "spdy_loss_runs.csv"),
                          ["rtt_ms", "rate_mbps", "loss", "page", "queue", "protocol", "run",
                           "page_load_ms"], runs)
-    cols = ["rtt_ms", "rate_mbps", "loss", "page", "queue", "runs", "http1_median_ms", "http1_min_ms",
-            "http1_max_ms", "spdy_median_ms", "spdy_min_ms", "spdy_max_ms", "spdy_over_http1"]
+    cols = ["rtt_ms", "rate_mbps", "loss", "page", "queue", "runs"]
+    for p in ("http1", "spdy", "h2"):
+        cols += [p + "_median_ms", p + "_min_ms", p + "_max_ms"]
+    cols += ["spdy_over_http1", "h2_over_http1"]
     exp_common.write_csv(os.path.join(out, "spdy_loss.csv"), cols, cells)
-    lines = ["spdy_loss: page load time, HTTP/1.1 (%d connections per host) against SPDY/3 (one "
-             "connection), on netem shell's packet-level link (%s queue each way, independent "
-             "loss each way); TLS 1.2; %d run(s) per cell, interleaved; medians in ms" % (
+    lines = ["spdy_loss: page load time, HTTP/1.1 (%d connections per host) against SPDY/3 and "
+             "HTTP/2 (one connection each), on netem shell's packet-level link (%s queue each "
+             "way, independent loss each way); TLS 1.2; %d run(s) per cell, interleaved; medians "
+             "in ms ('-': not measured in that cell)" % (
                  args.max_conns_per_host, args.queue, args.runs), ""]
+
+    def ms(c, p):
+        v = c.get(p + "_median_ms")
+        return "-" if v in (None, "") else "%.0f" % float(v)
+
+    def ratio(c, p):
+        v = _ratio(c, p)
+        return "-" if v is None else "%.2f" % v
+
     table = [(c["rtt_ms"], "%g" % c["rate_mbps"], "%g%%" % (100 * c["loss"]), c["page"],
-              "%.0f" % c["http1_median_ms"], "%.0f" % c["spdy_median_ms"],
-              "%.2f" % c["spdy_over_http1"]) for c in cells]
+              ms(c, "http1"), ms(c, "spdy"), ms(c, "h2"), ratio(c, "spdy"), ratio(c, "h2"))
+             for c in cells]
     import io
     rep = io.StringIO()
-    exp_common.print_table(("RTT ms", "Mbit/s", "loss", "page", "HTTP/1.1", "SPDY",
-                            "SPDY/HTTP"), table, rep)
+    exp_common.print_table(("RTT ms", "Mbit/s", "loss", "page", "HTTP/1.1", "SPDY", "h2",
+                            "SPDY/HTTP", "h2/HTTP"), table, rep)
     lines.append(rep.getvalue())
-    lines.append("Crossover (the lowest loss at which SPDY's median is slower than HTTP/1.1's; "
-                 "'-' = never in the range measured):")
+    lines.append("Crossover (the lowest loss at which SPDY's or h2's median is slower than "
+                 "HTTP/1.1's; '-' = never in the range measured):")
     # The grid of the cells measured (with --resume, more than this sitting's arguments).
     pages = []
     for c in cells:
@@ -278,27 +317,42 @@ def write_outputs(args, out, runs, cells, quiet=False):
                               key=lambda c: c["loss"])
                 if not mine:
                     continue
-                worse = [c["loss"] for c in mine if c["spdy_over_http1"] > 1.0]
-                lines.append("  RTT %3d ms, %4g Mbit/s, %-9s %s" % (
-                    rtt, rate, name, "%g%%" % (100 * worse[0]) if worse else "-"))
-    wins = sum(1 for c in cells if c["spdy_over_http1"] < 1.0)
+                cross = []
+                for p in MULTIPLEXED:
+                    have = [c for c in mine if _ratio(c, p) is not None]
+                    worse = [c["loss"] for c in have if _ratio(c, p) > 1.0]
+                    cross.append("%s %s" % (PROTOCOL_NAMES[p], "%g%%" % (100 * worse[0])
+                                            if worse else ("-" if have else "n/a")))
+                lines.append("  RTT %3d ms, %4g Mbit/s, %-9s %s" % (rtt, rate, name,
+                                                                    ", ".join(cross)))
     lines.append("")
-    lines.append("SPDY faster in %d of %d cells" % (wins, len(cells)))
+    for p in MULTIPLEXED:
+        have = [c for c in cells if _ratio(c, p) is not None]
+        wins = sum(1 for c in have if _ratio(c, p) < 1.0)
+        lines.append("%s faster than HTTP/1.1 in %d of %d cells" % (PROTOCOL_NAMES[p], wins,
+                                                                    len(have)))
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "spdy_loss.txt"), "w") as f:
         f.write(text)
     if not quiet:
         sys.stdout.write(text)
-    bars = [{"label": "%dms %gM %g%% %s" % (c["rtt_ms"], c["rate_mbps"], 100 * c["loss"],
-                                          c["page"]),
-             "value": c["spdy_over_http1"],
-             "color": "#54a24b" if c["spdy_over_http1"] < 1 else "#e45756",
-             "annotation": "%.2f" % c["spdy_over_http1"]} for c in cells]
+    bars = []
+    for c in cells:
+        for p in MULTIPLEXED:
+            v = _ratio(c, p)
+            if v is None:
+                continue
+            bars.append({"label": "%s %dms %gM %g%% %s" % (PROTOCOL_NAMES[p], c["rtt_ms"],
+                                                          c["rate_mbps"], 100 * c["loss"],
+                                                          c["page"]),
+                         "value": v, "color": ("#54a24b" if p == "spdy" else "#4c78a8")
+                         if v < 1 else "#e45756",
+                         "annotation": "%.2f" % v})
     with open(os.path.join(out, "spdy_loss.svg"), "w") as f:
         f.write(exp_common.bar_chart_svg(
-            "SPDY/3 page load time over HTTP/1.1's (below 1: SPDY faster)",
+            "SPDY/3 and HTTP/2 page load time over HTTP/1.1's (below 1: faster)",
             "median of %d runs per cell; netem shell, %s queue" % (args.runs, args.queue),
-            "SPDY / HTTP/1.1", bars, right_w=60))
+            "protocol / HTTP/1.1", bars, right_w=60))
 
 
 if __name__ == "__main__":

@@ -152,6 +152,8 @@ std::optional<absl::Status> ParseCurlFlag(const std::vector<std::string>& args,
     o->retry_connrefused = true;
   } else if (flag == "--http1.1") {
     o->http1_1_only = true;
+  } else if (flag == "--http3") {
+    o->http3 = true;
   } else if (flag == "--no-progress-meter") {
     o->no_progress_meter = true;
   } else if (flag == "-x" || flag == "--proxy") {

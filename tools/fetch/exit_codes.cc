@@ -21,6 +21,7 @@ constexpr int kExitProxyTunnel = 56;
 constexpr int kExitObc = 58;
 constexpr int kExitCertificate = 60;
 constexpr int kExitFileTooBig = 63;
+constexpr int kExitHttp3 = 95;  // curl's CURLE_HTTP3
 
 }  // namespace
 
@@ -44,6 +45,7 @@ const FetchExitCode kFetchExitCodes[] = {
     {kExitObc, "origin-bound certificate error"},
     {kExitCertificate, "certificate error (also a prefetched bundle's)"},
     {kExitFileTooBig, "maximum file size exceeded"},
+    {kExitHttp3, "QUIC or HTTP/3 error"},
 };
 const size_t kFetchExitCodeCount = std::size(kFetchExitCodes);
 
@@ -98,6 +100,8 @@ int ExitCodeForError(int error) {
       return kExitTls;
     case NetErrorArea::kObc:
       return kExitObc;
+    case NetErrorArea::kQuic:
+      return kExitHttp3;
     case NetErrorArea::kUnknown:
       break;
   }

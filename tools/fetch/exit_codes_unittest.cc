@@ -53,6 +53,9 @@ TEST(ExitCodesTest, DerivedFromTheRange) {
   EXPECT_EQ(ExitCodeForError(ERR_OBC_KEY_GENERATION_FAILED), 58);
   EXPECT_EQ(ExitCodeForError(ERR_OBC_CERT_UNAVAILABLE), 58);
   EXPECT_EQ(ExitCodeForError(ERR_OBC_CERT_INSTALL_FAILED), 58);
+  EXPECT_EQ(ExitCodeForError(ERR_QUIC_HANDSHAKE_TIMEOUT), 95);
+  EXPECT_EQ(ExitCodeForError(ERR_QUIC_IDLE_TIMEOUT), 95);
+  EXPECT_EQ(ExitCodeForError(ERR_HTTP3_STREAM_CLOSED), 95);
 }
 
 // Every net error gets a documented code, and only the generic range (and

@@ -80,6 +80,11 @@ Request
                           Content-Length says so, else when the body grows past it.
                           Bodies stream to the output as they arrive either way
   --max-time SEC          whole-request deadline, body included [60]
+  --priority LEVEL        the requests' priority, Chromium's levels: HIGHEST, MEDIUM,
+                          LOW, LOWEST, IDLE, THROTTLED (any case). Over HTTP/2 it sets
+                          each stream's weight and dependency and the RFC 9218
+                          priority header; the trace's priority and h2.weight say so
+                          [HIGHEST, as a navigation]
 
 Connection
   --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT (repeatable)
@@ -89,6 +94,23 @@ Connection
   --connect-timeout SEC   TCP connect timeout [10]
   -m, --max-time SEC      as --max-time
   --http1.1               offer only http/1.1 in ALPN
+  --connect-wait always|known
+                          whether requests to an origin wait for another request's
+                          connection to share its HTTP/2 (or SPDY) session: always
+                          (until the server is known to speak HTTP/1.1: one session
+                          for a new h2 server, about one handshake of waiting on
+                          first contact with an HTTP/1.1 one) or known (Chromium's:
+                          only for servers that spoke h2 before; others connect in
+                          parallel and extra h2 connections are closed) [always]
+  --http3                 https over HTTP/3 (QUIC v1); a QUIC connection that fails
+                          (no UDP answer within the connect timeout, at most 3 s; a
+                          failed handshake) falls back to TCP, the reason in the
+                          trace's quic.fallback
+  --h3-alt-svc            HTTP/3 for an origin whose earlier response (in this run)
+                          offered h3 in Alt-Svc, to the alternative it names; the same
+                          fallback to TCP
+  --quic-idle-timeout SEC  close a QUIC connection after SEC without a packet from
+                          the server [30]
   -x, --proxy URL         an HTTP proxy (http://[user:pass@]host[:port]) [the
                           environment's http_proxy, HTTPS_PROXY, ALL_PROXY]
   --noproxy LIST          hosts reached directly (as NO_PROXY)
@@ -242,9 +264,11 @@ Exit codes: 0 ok, 1 other, 2 bad usage or config, 3 bad URL,
   23 write error, 28 timeout, 35 TLS or Snap Start error, 47 too many redirects,
   52 empty response, 56 the proxy refused the tunnel (CONNECT),
   58 origin-bound certificate error,
-  60 certificate error (also a prefetched bundle's), 63 maximum file size exceeded.
+  60 certificate error (also a prefetched bundle's), 63 maximum file size exceeded,
+  95 QUIC or HTTP/3 error.
   They follow the error's range (net/base/net_error_list.h): connection 7, certificate
-  60, HTTP 8, DNS 6, TLS 35, SPDY 16, prefetch 60, Snap Start 35, OBC 58, generic 1.
+  60, HTTP 8, DNS 6, TLS 35, SPDY 16, prefetch 60, Snap Start 35, OBC 58, QUIC 95,
+  generic 1.
 )";
 
 namespace {
@@ -411,6 +435,21 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       o.tcp_fast_open = true;
     } else if (flag == "--spdy") {
       o.spdy = true;
+    } else if (flag == "--priority") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      std::optional<RequestPriority> priority = ParseRequestPriority(*v);
+      if (!priority)
+        return FlagError(flag,
+                         "expected HIGHEST, MEDIUM, LOW, LOWEST, IDLE or "
+                         "THROTTLED");
+      o.priority = *priority;
+    } else if (flag == "--connect-wait") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (*v != "always" && *v != "known")
+        return FlagError(flag, "expected always or known");
+      o.connect_wait = *v;
     } else if (flag == "--cert-compression") {
       auto v = value();
       if (!v.ok()) return v.status();
@@ -562,6 +601,10 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       status = seconds(&o.connect_timeout);
     } else if (flag == "--max-time") {
       status = seconds(&o.max_time);
+    } else if (flag == "--h3-alt-svc") {
+      o.h3_alt_svc = true;
+    } else if (flag == "--quic-idle-timeout") {
+      status = seconds(&o.quic_idle_timeout);
     } else if (flag == "--max-filesize") {
       auto v = value();
       if (!v.ok()) return v.status();

@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
 #include "net/base/ip_endpoint.h"
+#include "net/base/request_priority.h"
 #include "net/socket/connect_to.h"
 
 namespace net {
@@ -154,7 +155,16 @@ struct FetchOptions {
   absl::Duration retry_delay = absl::ZeroDuration();
   absl::Duration retry_max_time = absl::ZeroDuration();
   bool retry_connrefused = false;
-  bool http1_1_only = false;       // --http1.1: ALPN offers http/1.1 only
+  bool http1_1_only = false;  // --http1.1: ALPN offers http/1.1 only
+  // --priority: every request's priority (HttpRequestInfo::priority).
+  RequestPriority priority = HIGHEST;
+  // --connect-wait always|known: HttpNetworkSessionParams::connect_wait.
+  std::string connect_wait = "always";
+  // --http3: https over HTTP/3 (QUIC), TCP if QUIC fails (curl's --http3);
+  // --quic-idle-timeout: QUIC's max_idle_timeout.
+  bool http3 = false;
+  bool h3_alt_svc = false;  // --h3-alt-svc: HTTP/3 where Alt-Svc offers h3
+  absl::Duration quic_idle_timeout = absl::Seconds(30);
   bool no_progress_meter = false;  // --no-progress-meter
   // -x/--proxy URL and --noproxy LIST (nullopt: not given; then the
   // environment's http_proxy, HTTPS_PROXY, ALL_PROXY, NO_PROXY, as curl).

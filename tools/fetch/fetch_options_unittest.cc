@@ -371,5 +371,31 @@ TEST(FetchOptionsTest, ConcurrentAndConnectionLimit) {
   }
 }
 
+TEST(FetchOptionsTest, PriorityAndConnectWait) {
+  auto o = ParseFetchOptions({"https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->priority, HIGHEST);
+  EXPECT_EQ(o->connect_wait, "always");
+  o = ParseFetchOptions(
+      {"--priority", "LOWEST", "--connect-wait", "known", "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->priority, LOWEST);
+  EXPECT_EQ(o->connect_wait, "known");
+  o = ParseFetchOptions({"--priority", "Throttled", "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->priority, THROTTLED);
+  for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{
+           {"--priority", "high", "https://a.test/"},
+           {"--priority", "3", "https://a.test/"},
+           {"--priority"},
+           {"--connect-wait", "never", "https://a.test/"}}) {
+    auto r = ParseFetchOptions(bad);
+    EXPECT_FALSE(r.ok()) << bad[0] << " " << (bad.size() > 1 ? bad[1] : "");
+    if (!r.ok())
+      EXPECT_NE(r.status().message().find(bad[0]), std::string::npos)
+          << r.status();
+  }
+}
+
 }  // namespace
 }  // namespace net

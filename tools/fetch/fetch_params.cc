@@ -36,6 +36,12 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
     params.session.ssl_config.alpn_protos = {"spdy/3", "http/1.1"};
   if (options.http1_1_only)
     params.session.ssl_config.alpn_protos = {"http/1.1"};
+  params.session.connect_wait = options.connect_wait == "known"
+                                    ? ConnectWaitPolicy::kKnownMultiplexed
+                                    : ConnectWaitPolicy::kAlways;
+  params.session.http3 = options.http3;
+  params.session.alt_svc_h3 = options.h3_alt_svc;
+  params.session.quic.idle_timeout = options.quic_idle_timeout;
   params.ignore_certificate_errors = options.insecure;
   // -x/--proxy, --noproxy and the environment, with curl's precedence.
   absl::StatusOr<ProxyConfig> proxy = ProxyConfig::FromCurlOptions(

@@ -36,6 +36,36 @@ TEST(FetchParamsTest, MapsTheCommandLine) {
   EXPECT_EQ(params->prefetch_ports.at("a.test"), 4443);
   EXPECT_EQ(params->prefetch_ports.at("other.test"), 8443);
   EXPECT_EQ(params->prefetch_ports.count("b.test"), 0u);
+  EXPECT_EQ(params->session.connect_wait, ConnectWaitPolicy::kAlways);
+  parsed = ParseFetchOptions({"--connect-wait", "known", "https://a.test/"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  params = MakeNetworkContextParams(*parsed, {*Url::Parse("https://a.test/")});
+  ASSERT_TRUE(params.ok()) << params.status();
+  EXPECT_EQ(params->session.connect_wait, ConnectWaitPolicy::kKnownMultiplexed);
+}
+
+TEST(FetchParamsTest, Http3SwitchesTheSessionToQuic) {
+  absl::StatusOr<FetchOptions> plain = ParseFetchOptions({"https://a.test/"});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  absl::StatusOr<NetworkContextParams> off =
+      MakeNetworkContextParams(*plain, {*Url::Parse("https://a.test/")});
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_FALSE(off->session.http3);
+  EXPECT_EQ(off->session.quic.idle_timeout, absl::Seconds(30));
+
+  absl::StatusOr<FetchOptions> h3 =
+      ParseFetchOptions({"--http3", "--h3-alt-svc", "--quic-idle-timeout",
+                         "1.5", "https://a.test/"});
+  ASSERT_TRUE(h3.ok()) << h3.status();
+  absl::StatusOr<NetworkContextParams> on =
+      MakeNetworkContextParams(*h3, {*Url::Parse("https://a.test/")});
+  ASSERT_TRUE(on.ok()) << on.status();
+  EXPECT_TRUE(on->session.http3);
+  EXPECT_TRUE(on->session.alt_svc_h3);
+  EXPECT_FALSE(off->session.alt_svc_h3);
+  EXPECT_EQ(on->session.quic.idle_timeout, absl::Milliseconds(1500));
+  EXPECT_FALSE(
+      ParseFetchOptions({"--quic-idle-timeout", "0", "https://a/"}).ok());
 }
 
 TEST(FetchParamsTest, NamesTheFlagOfAnUnknownValue) {

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "net/base/event_loop.h"
@@ -97,6 +98,26 @@ constexpr char kUsage[] = R"(usage: testserver [flags]
                             RST_STREAM INVALID_CREDENTIALS
   --spdy-credential-slots N the client certificate vector size announced in SETTINGS
                             (default 8)
+  --http2                   offer ALPN h2 (before the --alpn protocols, after spdy/3) and
+                            serve HTTP/2 on connections that choose it (nghttp2): the
+                            routes above over streams, plus POST/PUT /h2/upload,
+                            /h2/goaway, /h2/rst/N (http2_server_session.h). SETTINGS
+                            MAX_CONCURRENT_STREAMS 100, MAX_HEADER_LIST_SIZE 65536 (431
+                            beyond), request bodies up to 64 MB (413 beyond). The
+                            connection's log line is written when it ends, with
+                            "alpn":"h2" and "streams":N. Off by default: clients offer
+                            h2 first, so on it every client of this server speaks h2
+  --no-http2                HTTP/2 off (the default; the last of --http2/--no-http2 wins)
+  --h2-origin-frame ORIGIN[,ORIGIN...]
+                            send an ORIGIN frame (RFC 8336) with these origins
+                            (https://host[:port]) on stream 0 after SETTINGS (implies
+                            --http2)
+  --h2-misdirect HOST       answer 421 Misdirected Request to h2 requests whose :authority
+                            is HOST, any port (repeatable; implies --http2)
+  --h2-goaway-after N       GOAWAY NO_ERROR once a connection has received N streams;
+                            later streams are refused (REFUSED_STREAM; implies --http2)
+  --h2-max-concurrent-streams N
+                            SETTINGS_MAX_CONCURRENT_STREAMS (default 100; implies --http2)
   --snap-start-orbit HEX    TLS Snap Start with this 8-byte orbit (16 hex digits):
                             ClientHellos carrying the extension go to net/snap_start
                             (TLS 1.2, static RSA, AES-128-GCM; needs an RSA key), all
@@ -131,6 +152,44 @@ void OnSignal(int) { (void)!write(g_signal_pipe[1], "x", 1); }
 [[noreturn]] void BadFlag(const std::string& message) {
   std::cerr << "testserver: " << message << "\n" << kUsage;
   std::exit(2);
+}
+
+// ValidOrigin: an ORIGIN frame entry, "http(s)://host[:port]" (RFC 6454's
+// ASCII serialization): a scheme, a host of DNS characters (or [v6]), an
+// optional port, no path.
+bool ValidOrigin(absl::string_view origin) {
+  size_t sep = origin.find("://");
+  if (sep == absl::string_view::npos) return false;
+  absl::string_view scheme = origin.substr(0, sep);
+  if (scheme != "https" && scheme != "http") return false;
+  absl::string_view rest = origin.substr(sep + 3);
+  if (rest.empty()) return false;
+  absl::string_view host = rest;
+  absl::string_view port;
+  if (rest[0] == '[') {
+    size_t end = rest.find(']');
+    if (end == absl::string_view::npos) return false;
+    host = rest.substr(0, end + 1);
+    if (end + 1 < rest.size()) {
+      if (rest[end + 1] != ':') return false;
+      port = rest.substr(end + 2);
+    }
+  } else if (size_t colon = rest.find(':'); colon != absl::string_view::npos) {
+    host = rest.substr(0, colon);
+    port = rest.substr(colon + 1);
+    if (port.empty()) return false;
+  }
+  if (host.empty()) return false;
+  if (host[0] != '[') {
+    for (char c : host) {
+      if (!absl::ascii_isalnum(c) && c != '-' && c != '.') return false;
+    }
+  }
+  int port_number = 0;
+  if (!port.empty() && (!absl::SimpleAtoi(port, &port_number) ||
+                        port_number < 1 || port_number > 65535))
+    return false;
+  return true;
 }
 
 uint16_t ParseVersion(const std::string& v) {
@@ -307,6 +366,39 @@ int main(int argc, char** argv) {
         BadFlag("--dbsc-cookie-lifetime must be at least 1 second");
     } else if (flag == "--dbsc-challenge-lifetime") {
       config.dbsc.challenge_lifetime = seconds();
+    } else if (flag == "--http2") {
+      if (!config.http2) config.http2.emplace();
+    } else if (flag == "--no-http2") {
+      config.http2.reset();
+    } else if (flag == "--h2-origin-frame") {
+      if (!config.http2) config.http2.emplace();
+      for (absl::string_view origin :
+           absl::StrSplit(value(), ',', absl::SkipEmpty())) {
+        if (!ValidOrigin(origin))
+          BadFlag("--h2-origin-frame: '" + std::string(origin) +
+                  "' is not an origin (https://host[:port])");
+        config.http2->origin_frame.emplace_back(origin);
+      }
+      if (config.http2->origin_frame.empty())
+        BadFlag("--h2-origin-frame needs at least one origin");
+    } else if (flag == "--h2-misdirect") {
+      std::string host = value();
+      if (host.empty() || host.find_first_of(":/ ") != std::string::npos)
+        BadFlag("--h2-misdirect takes a host name, without port or scheme");
+      if (!config.http2) config.http2.emplace();
+      config.http2->misdirect_hosts.push_back(host);
+    } else if (flag == "--h2-goaway-after") {
+      int64_t n = number();
+      if (n < 1 || n > (int64_t{1} << 30))
+        BadFlag("--h2-goaway-after must be between 1 and 2^30");
+      if (!config.http2) config.http2.emplace();
+      config.http2->goaway_after = static_cast<uint32_t>(n);
+    } else if (flag == "--h2-max-concurrent-streams") {
+      int64_t n = number();
+      if (n < 1 || n > 0x7fffffff)
+        BadFlag("--h2-max-concurrent-streams must be between 1 and 2^31-1");
+      if (!config.http2) config.http2.emplace();
+      config.http2->max_concurrent_streams = static_cast<uint32_t>(n);
     } else if (flag == "--spdy") {
       if (!config.spdy) config.spdy.emplace();
     } else if (flag == "--spdy-require-credentials") {

@@ -24,6 +24,7 @@
 #include "net/socket/prefixed_stream_socket.h"
 #include "net/ssl/ssl_server_socket.h"
 #include "net/timing/load_timing.h"
+#include "tools/testserver/http2_server_session.h"
 #include "tools/testserver/routes.h"
 #include "tools/testserver/spdy_server_session.h"
 
@@ -78,6 +79,11 @@ class TestServer::Connection {
     } else {
       socket_ = std::move(transport);
     }
+  }
+
+  ~Connection() {
+    // An HTTP/2 connection still open when the server stops: its line.
+    if (h2_) LogConnection();
   }
 
   void Start() {
@@ -204,7 +210,34 @@ class TestServer::Connection {
       StartSpdy();
       return;
     }
+    if (server_->config().http2 && info().alpn == "h2") {
+      StartHttp2();
+      return;
+    }
     ReadRequest();
+  }
+
+  // HTTP/2 takes the connection over (http2_server_session.h), with its own
+  // timers. The connection's log line is written when the session ends, so
+  // that it can say how many streams the connection carried.
+  void StartHttp2() {
+    deadline_.Stop();
+    Http2ServerConnectionInfo h2_info;
+    h2_info.conn_id = id_;
+    h2_info.ssl_info = info();
+    h2_info.server_name = ssl_->server_name();
+    h2_info.handshake_obc_spki = obc_spki_;
+    SSLServerSocket* ssl = ssl_;  // outlives h2_ (declared before it)
+    h2_info.in_early_data = [ssl] { return ssl->in_early_data(); };
+    h2_info.next_connect = [server = server_, ssl](const std::string& value) {
+      return server->NextConnectNote(ssl->session(), value);
+    };
+    h2_ = std::make_unique<Http2ServerSession>(server_, socket_.get(),
+                                               std::move(h2_info), [this] {
+                                                 LogConnection();
+                                                 Close();
+                                               });
+    h2_->Start();
   }
 
   // SPDY/3 takes the connection over (spdy_server_session.h); it keeps its
@@ -267,10 +300,18 @@ class TestServer::Connection {
                             ? "null"
                             : absl::StrCat("\"", obc_spki_hex_, "\""));
       }
+      if (h2_ && first_data_.is_null()) first_data_ = h2_->first_read();
       if (!first_data_.is_null()) {
         absl::StrAppend(
             &line, absl::StrFormat(",\"first_data_after_handshake_ms\":%.3f",
                                    Ms(first_data_ - handshake_end())));
+      }
+      if (h2_) {
+        // Pooling tests count streams per connection here.
+        absl::StrAppend(
+            &line, ",\"streams\":", h2_->streams(), ",\"h2_end\":\"",
+            JsonEscape(h2_->done() ? h2_->end_reason() : "server stopped"),
+            "\"");
       }
     }
     line += "}";
@@ -375,36 +416,10 @@ class TestServer::Connection {
     }
   }
 
-  // X-Next-Connect: SECONDS from now (fractions allowed, at most a day).
-  // The outcome goes into the request's log line.
+  // X-Next-Connect: SECONDS from now (TestServer::NextConnectNote).
   void NoteNextConnect(const std::string& value) {
-    double seconds = 0;
-    if (!absl::SimpleAtod(value, &seconds) || !(seconds >= 0) ||
-        seconds > 86400) {
-      next_connect_note_ = ",\"next_connect\":\"bad\"";
-      return;
-    }
-    std::optional<SessionIndex::PutOutcome> outcome;
-    SSLServerContext* context = server_->ssl_context();
-    if (tls_ && context)
-      outcome =
-          context->SetNextConnect(ssl_->session(), absl::Seconds(seconds));
-    const char* result = "ignored";  // no external cache, or no session ID
-    if (outcome) {
-      switch (*outcome) {
-        case SessionIndex::PutOutcome::kInserted:
-          result = "inserted";
-          break;
-        case SessionIndex::PutOutcome::kUpdated:
-          result = "updated";
-          break;
-        case SessionIndex::PutOutcome::kRejected:
-          result = "rejected";
-          break;
-      }
-    }
-    next_connect_note_ = absl::StrFormat(
-        ",\"next_connect_s\":%g,\"session_cache\":\"%s\"", seconds, result);
+    next_connect_note_ = server_->NextConnectNote(
+        tls_ && ssl_ ? ssl_->session() : nullptr, value);
   }
 
   // Channel-bound cookies (see test_server.h; routes.h). Returns true if
@@ -478,50 +493,25 @@ class TestServer::Connection {
       return;
     }
     if (path == "/snap-start") {
-      SnapStartServerContext* snap = server_->snap_start_context();
-      if (!snap) {
+      std::optional<std::string> json = server_->SnapStartJson();
+      if (!json) {
         Respond(404, "Not Found", "text/plain", "Snap Start is off\n",
                 keep_alive, method, raw_path, head_only);
         return;
       }
-      auto& c = snap->counters();
-      const std::optional<Orbit>& orbit = snap->config().orbit;
-      std::string json = absl::StrCat(
-          "{\"orbit\":\"", orbit ? OrbitToHex(*orbit) : "",
-          "\",\"full_handshakes\":", c.full_handshakes.load(),
-          ",\"resumed_handshakes\":", c.resumed_handshakes.load(),
-          ",\"snap_start_accepted\":", c.snap_start_accepted.load(),
-          ",\"snap_start_recovered\":", c.snap_start_recovered.load(),
-          ",\"handshakes_failed\":", c.handshakes_failed.load(),
-          ",\"tickets_issued\":", c.tickets_issued.load(), ",\"strikes\":",
-          snap->strike_register() ? snap->strike_register()->size() : 0, "}\n");
-      Respond(200, "OK", "application/json", json, keep_alive, method, raw_path,
-              head_only);
+      Respond(200, "OK", "application/json", *json, keep_alive, method,
+              raw_path, head_only);
       return;
     }
     if (path == "/session-cache") {
-      SSLServerContext* context = server_->ssl_context();
-      auto* cache = context ? context->external_session_cache() : nullptr;
-      if (!cache) {
+      std::optional<std::string> json = server_->SessionCacheJson();
+      if (!json) {
         Respond(404, "Not Found", "text/plain", "no external session cache\n",
                 keep_alive, method, raw_path, head_only);
         return;
       }
-      const SessionCacheConfig& c = cache->config();
-      SessionCacheStats st = cache->stats();
-      std::string json = absl::StrCat(
-          "{\"policy\":\"", EvictionPolicyName(c.policy),
-          "\",\"capacity\":", c.capacity, ",\"ways\":", c.ways_per_set(),
-          ",\"sets\":", cache->set_count(),
-          ",\"shards\":", cache->shard_count(), ",\"size\":", cache->size(),
-          ",\"lookups\":", st.lookups, ",\"hits\":", st.hits,
-          ",\"inserts\":", st.inserts, ",\"updates\":", st.updates,
-          ",\"evictions\":", st.evictions,
-          ",\"expired_evictions\":", st.expired_evictions,
-          ",\"rejections\":", st.rejections, ",\"removals\":", st.removals,
-          "}\n");
-      Respond(200, "OK", "application/json", json, keep_alive, method, raw_path,
-              head_only);
+      Respond(200, "OK", "application/json", *json, keep_alive, method,
+              raw_path, head_only);
       return;
     }
     if (path == "/tls") {
@@ -800,8 +790,72 @@ class TestServer::Connection {
   OneShotTimer delay_timer_;
   // The SPDY/3 session, once ALPN chose spdy/3 (uses socket_).
   std::unique_ptr<SpdyServerSession> spdy_;
+  // The HTTP/2 session, once ALPN chose h2 (uses socket_ and ssl_).
+  std::unique_ptr<Http2ServerSession> h2_;
   WeakPtrFactory<Connection> weak_factory_{this};
 };
+
+std::optional<std::string> TestServer::SnapStartJson() {
+  SnapStartServerContext* snap = snap_start_context();
+  if (!snap) return std::nullopt;
+  auto& c = snap->counters();
+  const std::optional<Orbit>& orbit = snap->config().orbit;
+  return absl::StrCat(
+      "{\"orbit\":\"", orbit ? OrbitToHex(*orbit) : "",
+      "\",\"full_handshakes\":", c.full_handshakes.load(),
+      ",\"resumed_handshakes\":", c.resumed_handshakes.load(),
+      ",\"snap_start_accepted\":", c.snap_start_accepted.load(),
+      ",\"snap_start_recovered\":", c.snap_start_recovered.load(),
+      ",\"handshakes_failed\":", c.handshakes_failed.load(),
+      ",\"tickets_issued\":", c.tickets_issued.load(), ",\"strikes\":",
+      snap->strike_register() ? snap->strike_register()->size() : 0, "}\n");
+}
+
+std::optional<std::string> TestServer::SessionCacheJson() {
+  SSLServerContext* context = ssl_context();
+  auto* cache = context ? context->external_session_cache() : nullptr;
+  if (!cache) return std::nullopt;
+  const SessionCacheConfig& c = cache->config();
+  SessionCacheStats st = cache->stats();
+  return absl::StrCat(
+      "{\"policy\":\"", EvictionPolicyName(c.policy),
+      "\",\"capacity\":", c.capacity, ",\"ways\":", c.ways_per_set(),
+      ",\"sets\":", cache->set_count(), ",\"shards\":", cache->shard_count(),
+      ",\"size\":", cache->size(), ",\"lookups\":", st.lookups,
+      ",\"hits\":", st.hits, ",\"inserts\":", st.inserts,
+      ",\"updates\":", st.updates, ",\"evictions\":", st.evictions,
+      ",\"expired_evictions\":", st.expired_evictions,
+      ",\"rejections\":", st.rejections, ",\"removals\":", st.removals, "}\n");
+}
+
+std::string TestServer::NextConnectNote(SSL_SESSION* session,
+                                        const std::string& value) {
+  double seconds = 0;
+  if (!absl::SimpleAtod(value, &seconds) || !(seconds >= 0) ||
+      seconds > 86400) {
+    return ",\"next_connect\":\"bad\"";
+  }
+  std::optional<SessionIndex::PutOutcome> outcome;
+  SSLServerContext* context = ssl_context();
+  if (session && context)
+    outcome = context->SetNextConnect(session, absl::Seconds(seconds));
+  const char* result = "ignored";  // no external cache, or no session ID
+  if (outcome) {
+    switch (*outcome) {
+      case SessionIndex::PutOutcome::kInserted:
+        result = "inserted";
+        break;
+      case SessionIndex::PutOutcome::kUpdated:
+        result = "updated";
+        break;
+      case SessionIndex::PutOutcome::kRejected:
+        result = "rejected";
+        break;
+    }
+  }
+  return absl::StrFormat(",\"next_connect_s\":%g,\"session_cache\":\"%s\"",
+                         seconds, result);
+}
 
 int RaiseDescriptorLimit() {
   rlimit limit;
@@ -833,6 +887,13 @@ absl::Status TestServer::Start() {
           absl::StrCat("cannot open log ", config_.log_file));
   }
   if (!config_.https_listen.empty()) {
+    // Server preference order: spdy/3 (asked for with --spdy), h2, then the
+    // --alpn list (http/1.1).
+    auto& alpn = config_.ssl.alpn_protos;
+    if (config_.http2 &&
+        std::find(alpn.begin(), alpn.end(), "h2") == alpn.end()) {
+      alpn.insert(alpn.begin(), "h2");
+    }
     if (config_.spdy && std::find(config_.ssl.alpn_protos.begin(),
                                   config_.ssl.alpn_protos.end(),
                                   "spdy/3") == config_.ssl.alpn_protos.end()) {

@@ -22,6 +22,10 @@
 // With --spdy, connections whose ALPN chose spdy/3 are served by a
 // SpdyServerSession (spdy_server_session.h): these routes over SPDY/3
 // streams, CREDENTIAL frames verified, channel-bound cookies per origin.
+// With --http2, connections whose ALPN chose h2 are served by an
+// Http2ServerSession (http2_server_session.h): these routes over HTTP/2
+// streams on nghttp2, with an ORIGIN frame, 421 and GOAWAY on request; the
+// connection's log line is written when it ends and counts its streams.
 //
 // With --request-client-cert the server sends a CertificateRequest and
 // accepts any client certificate, self-signed included, or none (OBC
@@ -78,6 +82,7 @@
 #include "net/ssl/ssl_server_context.h"
 #include "tools/testserver/channel_bound_cookie.h"
 #include "tools/testserver/dbsc_server.h"
+#include "tools/testserver/http2_server_session.h"
 #include "tools/testserver/spdy_server_session.h"
 
 namespace net {
@@ -112,6 +117,11 @@ struct TestServerConfig {
   // SPDY/3 (spdy_server_session.h): "spdy/3" is offered first in ALPN and
   // connections that choose it are served by a SpdyServerSession.
   std::optional<SpdyServerConfig> spdy;
+  // HTTP/2 (http2_server_session.h): "h2" is offered before the --alpn
+  // protocols (after spdy/3) and connections that choose it are served by an
+  // Http2ServerSession. Off unless set: clients offer h2 first, so turning it
+  // on changes what every client of this server speaks.
+  std::optional<Http2ServerConfig> http2;
   // Every TLS connection to the core (interop tests of the TLS 1.2 core).
   bool snap_start_core_only = false;  // Limits (see above).
   absl::Duration handshake_timeout = absl::Seconds(10);
@@ -177,6 +187,16 @@ class TestServer {
   const ChannelBoundCookies& channel_bound_cookies() const {
     return channel_bound_cookies_;
   }
+  // The JSON bodies of /snap-start (Snap Start's orbit and counters) and
+  // /session-cache (the external session cache's policy, size, counters);
+  // nullopt when that is off. Shared by HTTP/1.1 and HTTP/2.
+  std::optional<std::string> SnapStartJson();
+  std::optional<std::string> SessionCacheJson();
+  // NextConnectNote handles an X-Next-Connect request header (SECONDS from
+  // now, fractions allowed, at most a day) for the connection whose
+  // established session is |session| (null: none), and returns the request
+  // log line's fields saying what happened.
+  std::string NextConnectNote(SSL_SESSION* session, const std::string& value);
   DbscServer* dbsc() { return &dbsc_; }
 
  private:

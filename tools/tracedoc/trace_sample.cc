@@ -59,12 +59,32 @@ LoadTiming Everything() {
   // fills every key.
   t.h2.used = true;
   t.h2.stream_id = 5;
-  t.h2.session = SessionUse::kReused;
   t.h2.session_id = "https://slow.example.test:443 via 198.19.0.2:41236";
   t.h2.server_settings = {{"MAX_CONCURRENT_STREAMS", 128},
                           {"INITIAL_WINDOW_SIZE", 65536}};
   t.h2.retry =
       "refused stream (REFUSED_STREAM or GOAWAY): retried on a new session";
+  t.h2.session = SessionUse::kPooled;
+  t.h2.coalesced = true;
+  t.h2.coalesced_by = "dns";
+  t.h2.coalesced_onto = "https://slow12.example.test";
+  t.h2.not_coalesced_reason = "";
+  t.h2.weight = 256;
+  t.h2.depends_on = 3;
+  t.priority = MEDIUM;
+  t.quic.used = true;
+  t.quic.version = 1;
+  t.quic.session = SessionUse::kNew;
+  t.quic.stream_id = 0;
+  t.quic.handshake = absl::Microseconds(1210);
+  t.quic.packets_sent = 9;
+  t.quic.packets_received = 11;
+  t.quic.packets_lost = 1;
+  t.quic.close_reason = "idle timeout: no packet from 127.0.0.1:4433 for 30s";
+  t.quic.alt_svc = "h3=\":443\"; ma=2592000";
+  t.quic.fallback =
+      "ERR_QUIC_HANDSHAKE_TIMEOUT: no QUIC handshake with 127.0.0.1:4433 "
+      "within 3s (no UDP answer); retried over TCP";
   t.body_bytes = 1024;
   t.header_bytes = 120;
   // A request held until its device bound session's refresh ended.

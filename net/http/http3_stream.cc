@@ -1,0 +1,375 @@
+#include "net/http/http3_stream.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "net/base/check.h"
+#include "net/http/http2_stream.h"
+
+namespace net {
+namespace {
+
+// Whether |error|, ending the QUIC connection before any request left,
+// is QUIC's own trouble (TCP may well work) rather than one TCP would
+// meet too (a certificate, a name that does not resolve).
+bool IsQuicConnectFailure(int error) {
+  switch (GetNetErrorArea(error)) {
+    case NetErrorArea::kQuic:
+    case NetErrorArea::kConnection:
+    case NetErrorArea::kTls:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Http3Stream::Http3Stream(Params params) : params_(std::move(params)) {}
+
+Http3Stream::~Http3Stream() = default;
+
+int Http3Stream::InitializeStream(const HttpRequestInfo* request,
+                                  CompletionOnceCallback callback) {
+  request_ = request;
+  origin_ =
+      Origin(request->url.scheme(), request->url.host(), request->url.port());
+  next_state_ = STATE_FIND_SESSION;
+  int rv = DoLoop(OK);
+  if (rv == ERR_IO_PENDING) callback_ = std::move(callback);
+  return rv;
+}
+
+void Http3Stream::OnIOComplete(int result) {
+  int rv = DoLoop(result);
+  if (rv == ERR_IO_PENDING) return;
+  CompletionOnceCallback cb = std::move(callback_);
+  callback_ = nullptr;
+  if (cb) std::move(cb)(rv);
+}
+
+int Http3Stream::DoLoop(int result) {
+  int rv = result;
+  do {
+    State state = next_state_;
+    next_state_ = STATE_NONE;
+    switch (state) {
+      case STATE_FIND_SESSION:
+        rv = DoFindSession();
+        break;
+      case STATE_WAIT_FOR_SESSION_COMPLETE:
+        rv = DoWaitForSessionComplete(rv);
+        break;
+      case STATE_RESOLVE:
+        rv = DoResolve();
+        break;
+      case STATE_RESOLVE_COMPLETE:
+        rv = DoResolveComplete(rv);
+        break;
+      case STATE_CONNECT:
+        rv = DoConnect();
+        break;
+      case STATE_CONNECT_COMPLETE:
+        rv = DoConnectComplete(rv);
+        break;
+      case STATE_CREATE_STREAM:
+        rv = DoCreateStream();
+        break;
+      case STATE_NONE:
+      default:
+        NET_NOTREACHED();
+        rv = ERR_UNEXPECTED;
+        break;
+    }
+  } while (rv != ERR_IO_PENDING && next_state_ != STATE_NONE);
+  return rv;
+}
+
+int Http3Stream::DoFindSession() {
+  Http3Session* session = params_.pool->Find(origin_);
+  if (!session) {
+    next_state_ = STATE_RESOLVE;
+    return OK;
+  }
+  session_ = session->GetWeakPtr();
+  if (session->state() == Http3Session::State::kConnecting) {
+    // Another request is making the origin's connection: share it.
+    next_state_ = STATE_WAIT_FOR_SESSION_COMPLETE;
+    session->WaitForConnect([weak = weak_factory_.GetWeakPtr()](int rv) {
+      if (weak) weak->OnIOComplete(rv);
+    });
+    return ERR_IO_PENDING;
+  }
+  next_state_ = STATE_CREATE_STREAM;
+  return OK;
+}
+
+int Http3Stream::DoWaitForSessionComplete(int result) {
+  if (result != OK) {
+    // The connection this request waited for failed: its failure is this
+    // request's too (and QUIC's, so it may fall back).
+    connect_failed_ = true;
+    connect_error_ = result;
+    error_detail_ = session_ ? session_->error_detail()
+                             : absl::StrCat(
+                                   "the origin's QUIC connection "
+                                   "failed: ",
+                                   ErrorToShortString(result));
+    return result;
+  }
+  next_state_ = STATE_CREATE_STREAM;
+  return OK;
+}
+
+int Http3Stream::DoResolve() {
+  next_state_ = STATE_RESOLVE_COMPLETE;
+  std::string host = request_->url.host();
+  uint16_t port = request_->url.port();
+  if (params_.alt_port != 0) {
+    if (!params_.alt_host.empty()) host = params_.alt_host;
+    port = params_.alt_port;
+  }
+  if (params_.connect_to) {
+    auto [to_host, to_port] = params_.connect_to->Apply(host, port);
+    host = to_host;
+    port = to_port;
+  }
+  params_.quic.port = port;
+  LoadTiming* timing = params_.timing;
+  timing->dns_start = params_.clock->NowTicks();
+  return params_.resolver->Resolve(
+      host, port, &resolved_,
+      [weak = weak_factory_.GetWeakPtr()](int rv) {
+        if (weak) weak->OnIOComplete(rv);
+      },
+      &resolve_request_);
+}
+
+int Http3Stream::DoResolveComplete(int result) {
+  resolve_request_.reset();
+  LoadTiming* timing = params_.timing;
+  timing->dns_end = params_.clock->NowTicks();
+  timing->dns_source = resolved_.source;
+  if (result != OK || resolved_.addresses.empty()) {
+    error_detail_ =
+        absl::StrCat("could not resolve host '", request_->url.host(), "'",
+                     resolved_.detail.empty() ? "" : ": ", resolved_.detail);
+    return result != OK ? result : ERR_NAME_NOT_RESOLVED;
+  }
+  next_state_ = STATE_CONNECT;
+  return OK;
+}
+
+int Http3Stream::DoConnect() {
+  next_state_ = STATE_CONNECT_COMPLETE;
+  // The first address (QUIC has no per-address fallback here: a failure
+  // falls back to TCP, which tries each).
+  const IPEndPoint peer(resolved_.addresses[0], params_.quic.port);
+  LoadTiming* timing = params_.timing;
+  timing->remote_address = peer.ToString();
+  timing->connect_start = params_.clock->NowTicks();
+  // Chromium's QUIC: the TLS handshake is the transport's handshake.
+  timing->ssl_start = timing->connect_start;
+  QuicSessionParams quic = params_.quic;
+  quic.host = request_->url.host();
+  quic.clock = params_.clock;
+  Http3SessionParams http3 = params_.http3;
+  http3.origin = origin_;
+  auto session = std::make_unique<Http3Session>(
+      std::make_unique<QuicSession>(
+          params_.socket_factory->CreateDatagramClientSocket(),
+          params_.quic_context, quic),
+      http3);
+  Http3Session* raw = params_.pool->Insert(std::move(session));
+  session_ = raw->GetWeakPtr();
+  new_session_ = true;
+  return raw->Connect(peer, [weak = weak_factory_.GetWeakPtr()](int rv) {
+    if (weak) weak->OnIOComplete(rv);
+  });
+}
+
+int Http3Stream::DoConnectComplete(int result) {
+  LoadTiming* timing = params_.timing;
+  NoteConnectionFacts();
+  if (result != OK) {
+    connect_failed_ = true;
+    connect_error_ = result;
+    error_detail_ =
+        session_ && !session_->error_detail().empty()
+            ? session_->error_detail()
+            : absl::StrCat("QUIC connection to ", timing->remote_address,
+                           " failed: ", ErrorToShortString(result));
+    return result;
+  }
+  timing->connect_end = params_.clock->NowTicks();
+  next_state_ = STATE_CREATE_STREAM;
+  return OK;
+}
+
+int Http3Stream::DoCreateStream() {
+  Http3Session* session = session_.get();
+  LoadTiming* timing = params_.timing;
+  if (!new_session_) {
+    // No connection of its own: the session's, as any reused connection.
+    timing->socket_reused = true;
+    if (timing->dns_source == DnsSource::kNone)
+      timing->dns_source = DnsSource::kReused;
+    if (session) timing->remote_address = session->quic()->peer().ToString();
+  }
+  if (!session) {
+    error_detail_ = "the HTTP/3 session went away before the request";
+    return ERR_HTTP3_SERVER_REFUSED_STREAM;
+  }
+  NoteConnectionFacts();
+  int rv = session->CreateStream(&stream_);
+  if (rv != OK) {
+    error_detail_ = session->error_detail().empty()
+                        ? "the HTTP/3 session is going away"
+                        : session->error_detail();
+  }
+  return rv;
+}
+
+void Http3Stream::NoteConnectionFacts() {
+  Http3Session* session = session_.get();
+  if (!session) return;
+  LoadTiming* timing = params_.timing;
+  QuicSession* quic = session->quic();
+  ssl_info_ = quic->ssl_info();
+  timing->ssl = ssl_info_;
+  QuicConnectionFacts facts = quic->facts();
+  QuicTrace& q = timing->quic;
+  q.version = facts.version;
+  q.session = new_session_ ? SessionUse::kNew : SessionUse::kReused;
+  if (!facts.handshake_done.is_null())
+    q.handshake = facts.handshake_done - facts.connect_start;
+  q.packets_sent = facts.packets.sent;
+  q.packets_received = facts.packets.received;
+  q.packets_lost = facts.packets.lost;
+  q.zero_rtt = "none";
+  q.close_reason = facts.close_reason;
+  if (stream_) q.stream_id = stream_->stream_id();
+}
+
+int Http3Stream::SendRequest(CompletionOnceCallback callback) {
+  if (!stream_) return ERR_HTTP3_SERVER_REFUSED_STREAM;
+  LoadTiming* timing = params_.timing;
+  timing->quic.used = true;
+  Http2Headers headers = MakeHttp2RequestHeaders(*request_);
+  headers_sent_.assign(headers.begin(), headers.end());
+  timing->request_start = params_.clock->NowTicks();
+  int rv = stream_->SendRequest(
+      headers, request_->upload_body,
+      [this, callback = std::move(callback)](int rv) mutable {
+        params_.timing->quic.stream_id = stream_->stream_id();
+        if (rv != OK) error_detail_ = StreamFailure(rv);
+        std::move(callback)(rv);
+      });
+  timing->quic.stream_id = stream_->stream_id();
+  if (rv != OK && rv != ERR_IO_PENDING) error_detail_ = StreamFailure(rv);
+  return rv;
+}
+
+std::string Http3Stream::StreamFailure(int error) const {
+  std::string detail =
+      absl::StrCat("HTTP/3 stream ", stream_ ? stream_->stream_id() : -1,
+                   " failed: ", ErrorToShortString(error));
+  if (stream_ && !stream_->error_detail().empty())
+    absl::StrAppend(&detail, " (", stream_->error_detail(), ")");
+  return detail;
+}
+
+int Http3Stream::ReadResponseHeaders(CompletionOnceCallback callback) {
+  if (!stream_) return ERR_HTTP3_SERVER_REFUSED_STREAM;
+  int rv = stream_->ReadResponseHeaders(
+      [this, callback = std::move(callback)](int rv) mutable {
+        std::move(callback)(OnResponseHeaders(rv));
+      });
+  if (rv == ERR_IO_PENDING) return rv;
+  return OnResponseHeaders(rv);
+}
+
+int Http3Stream::OnResponseHeaders(int result) {
+  LoadTiming* timing = params_.timing;
+  NoteConnectionFacts();
+  if (result != OK) {
+    error_detail_ = StreamFailure(result);
+    return result;
+  }
+  timing->response_start = params_.clock->NowTicks();
+  std::string raw = absl::StrCat("HTTP/1.1 ", stream_->status(), "\r\n");
+  for (const auto& [name, value] : stream_->response_headers()) {
+    if (!name.empty() && name[0] == ':') continue;
+    absl::StrAppend(&raw, name, ": ", value, "\r\n");
+  }
+  raw += "\r\n";
+  timing->header_bytes = raw.size();
+  absl::StatusOr<HttpResponseHeaders> parsed = HttpResponseHeaders::Parse(raw);
+  if (!parsed.ok()) {
+    error_detail_ = std::string(parsed.status().message());
+    return HttpResponseHeaders::NetErrorForParseFailure(parsed.status());
+  }
+  response_headers_ = *std::move(parsed);
+  if (stream_->response_complete() && stream_->buffered_bytes() == 0)
+    OnBodyResult(0);
+  return OK;
+}
+
+const HttpResponseHeaders* Http3Stream::response_headers() const {
+  return response_headers_ ? &*response_headers_ : nullptr;
+}
+
+void Http3Stream::OnBodyResult(int rv) {
+  if (rv > 0) {
+    params_.timing->body_bytes += rv;
+    return;
+  }
+  body_done_ = true;
+  params_.timing->response_end = params_.clock->NowTicks();
+  NoteConnectionFacts();
+  if (rv < 0) error_detail_ = StreamFailure(rv);
+}
+
+int Http3Stream::ReadResponseBody(std::shared_ptr<IOBuffer> buf, int len,
+                                  CompletionOnceCallback callback) {
+  if (body_done_ || !stream_) return 0;
+  int rv =
+      stream_->ReadBody(std::move(buf), len,
+                        [this, callback = std::move(callback)](int rv) mutable {
+                          OnBodyResult(rv);
+                          std::move(callback)(rv);
+                        });
+  if (rv == ERR_IO_PENDING) return rv;
+  OnBodyResult(rv);
+  return rv;
+}
+
+bool Http3Stream::IsResponseBodyComplete() const {
+  return body_done_ || !stream_;
+}
+
+std::unique_ptr<StreamSocket> Http3Stream::ReleaseConnection(bool* reusable) {
+  // The session keeps its connection for its other streams.
+  *reusable = false;
+  return nullptr;
+}
+
+const SSLInfo* Http3Stream::GetSSLInfo() const {
+  return ssl_info_.version.empty() ? nullptr : &ssl_info_;
+}
+
+bool Http3Stream::ShouldRetryOnAnotherStream(int error, bool* avoid_pooling) {
+  if (error == ERR_HTTP3_SERVER_REFUSED_STREAM && !connect_failed_) {
+    params_.timing->quic.close_reason.clear();
+    return true;
+  }
+  return false;
+}
+
+bool Http3Stream::ShouldFallBackToTcp(int error, std::string* reason) {
+  if (!connect_failed_ || !IsQuicConnectFailure(error)) return false;
+  *reason = absl::StrCat(ErrorToShortString(error), ": ", error_detail_);
+  return true;
+}
+
+}  // namespace net

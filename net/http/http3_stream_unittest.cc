@@ -1,0 +1,212 @@
+// HTTP/3 through HttpNetworkTransaction (HttpNetworkSessionParams::http3):
+// against ngtcp2's gtlsserver on loopback UDP (the UDP socket is the
+// factory's real one; TCP is scripted), 20 concurrent transactions on one
+// QUIC connection with Chromium's QUIC timing in the trace; a dropped UDP
+// path falling back to a (scripted) TCP connection within the connect
+// timeout, the reason in quic.fallback, and the next request going straight
+// to TCP while the origin is marked broken; a certificate error that does
+// not fall back.
+
+#include "net/http/http3_stream.h"
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "cert/basic_cert_verifier.h"
+#include "gtest/gtest.h"
+#include "net/base/test_completion_callback.h"
+#include "net/http/http_network_transaction.h"
+#include "net/quic/quic_test_server.h"
+#include "net/socket/socket_test_util.h"
+#include "net/ssl/ssl_test_util.h"
+
+namespace net {
+namespace {
+
+// Answers every name with 127.0.0.1.
+class LoopbackResolver : public HostResolver {
+ public:
+  int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
+              CompletionOnceCallback callback,
+              std::unique_ptr<Request>* out) override {
+    result->source = DnsSource::kNetwork;
+    result->addresses = {IPAddress::IPv4Localhost()};
+    return OK;
+  }
+};
+
+std::string Htdocs() {
+  const char* tmp = getenv("TEST_TMPDIR");
+  return absl::StrCat(tmp ? tmp : "/tmp", "/h3-htdocs");
+}
+
+class Http3StreamTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto verifier =
+        BasicCertVerifier::Create({"cert/testdata/good_root.pem"}, false);
+    ASSERT_TRUE(verifier.ok()) << verifier.status();
+    verifier_ = *std::move(verifier);
+    for (int i = 0; i < 20; ++i)
+      WriteHtdocsFile(Htdocs(), absl::StrCat("r", i), absl::StrCat("body ", i));
+  }
+
+  HttpNetworkSession* NewSession(uint16_t quic_port,
+                                 absl::Duration connect_timeout) {
+    HttpNetworkSessionParams params;
+    params.http3 = true;
+    params.connect_timeout = connect_timeout;
+    params.request_timeout = absl::Seconds(10);
+    // https://www.example.test/ (port 443) goes to the test's port.
+    auto rule = ConnectToRule::Parse(
+        absl::StrCat("www.example.test:443:127.0.0.1:", quic_port));
+    EXPECT_TRUE(rule.ok());
+    params.connect_to.Add(*rule);
+    session_ = std::make_unique<HttpNetworkSession>(params, &resolver_,
+                                                    &factory_, verifier_.get());
+    return session_.get();
+  }
+
+  bool StartServer(GtlsServer::Options options = {}) {
+    options.htdocs = Htdocs();
+    std::string why;
+    if (!server_.Start(options, &why)) {
+      ADD_FAILURE() << why;
+      return false;
+    }
+    return true;
+  }
+
+  EventLoop loop_;
+  LoopbackResolver resolver_;
+  MockClientSocketFactory factory_;
+  std::unique_ptr<BasicCertVerifier> verifier_;
+  std::unique_ptr<HttpNetworkSession> session_;
+  GtlsServer server_;
+};
+
+struct Request {
+  explicit Request(HttpNetworkSession* session, const std::string& path)
+      : trans(session) {
+    HttpRequestInfo info;
+    info.url = *Url::Parse("https://www.example.test" + path);
+    rv = trans.Start(info, cb.callback());
+  }
+  // Start's result, then the body (or the error's name).
+  std::string Finish() {
+    int error = cb.GetResult(rv);
+    std::string body;
+    auto buf = std::make_shared<IOBuffer>(4096);
+    while (error == OK) {
+      int n = cb.GetResult(trans.Read(buf, 4096, cb.callback()));
+      if (n < 0) error = n;
+      if (n <= 0) break;
+      body.append(buf->data(), n);
+    }
+    return error == OK ? body : ErrorToShortString(error);
+  }
+  HttpNetworkTransaction trans;
+  TestCompletionCallback cb;
+  int rv;
+};
+
+TEST_F(Http3StreamTest, TwentyTransactionsShareOneQuicConnection) {
+  ASSERT_TRUE(StartServer());
+  HttpNetworkSession* session =
+      NewSession(server_.endpoint().port(), absl::Seconds(5));
+  std::vector<std::unique_ptr<Request>> requests;
+  for (int i = 0; i < 20; ++i) {
+    requests.push_back(
+        std::make_unique<Request>(session, absl::StrCat("/r", i)));
+  }
+  int news = 0;
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(requests[i]->Finish(), absl::StrCat("body ", i));
+    const LoadTiming& t = requests[i]->trans.load_timing();
+    EXPECT_TRUE(t.quic.used);
+    EXPECT_EQ(t.quic.version, 1u);
+    EXPECT_EQ(t.ssl.alpn, "h3");
+    EXPECT_EQ(t.status_code, 200);
+    ids.push_back(t.quic.stream_id);
+    if (t.quic.session == SessionUse::kNew) {
+      ++news;
+      // Chromium's QUIC timing: connectStart..connectEnd is the handshake.
+      EXPECT_EQ(t.ssl_start, t.connect_start);
+      EXPECT_GT(t.connect_end, t.connect_start);
+      EXPECT_GT(t.quic.handshake, absl::ZeroDuration());
+      EXPECT_EQ(t.ssl.cert_verify.error, OK);
+      EXPECT_FALSE(t.socket_reused);
+    } else {
+      EXPECT_EQ(t.quic.session, SessionUse::kReused);
+      EXPECT_TRUE(t.socket_reused);
+    }
+  }
+  EXPECT_EQ(news, 1);
+  std::sort(ids.begin(), ids.end());
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(ids[i], 4 * i);
+  EXPECT_EQ(session->http3_session_pool()->session_count(), 1u);
+}
+
+TEST_F(Http3StreamTest, DroppedUdpPathFallsBackToTcp) {
+  UdpBlackHole hole;
+  HttpNetworkSession* session =
+      NewSession(hole.endpoint().port(), absl::Milliseconds(400));
+  // One TCP+TLS connection answers: the fallback's request, then (kept
+  // alive) the next one's.
+  const char kGet[] =
+      "GET /r1 HTTP/1.1\r\nHost: www.example.test\r\nUser-Agent: "
+      "netstack-fetch/0.1\r\nAccept: */*\r\nConnection: keep-alive\r\n\r\n";
+  const char kOk[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntcp";
+  StaticSocketDataProvider tcp(
+      {MockRead(ASYNC, kOk), MockRead(ASYNC, kOk),
+       MockRead(SYNC, ERR_IO_PENDING)},
+      {MockWrite(ASYNC, kGet), MockWrite(ASYNC, kGet)});
+  factory_.AddSocketDataProvider(&tcp);
+  SSLSocketDataProvider tls(ASYNC, OK);
+  factory_.AddTlsSocketProvider(&tls);
+  const TimeTicks start = TimeTicks::Now();
+  Request first(session, "/r1");
+  EXPECT_EQ(first.Finish(), "tcp");
+  const absl::Duration took = TimeTicks::Now() - start;
+  EXPECT_GE(took, absl::Milliseconds(380));
+  EXPECT_LT(took, absl::Seconds(2));
+  const LoadTiming& t = first.trans.load_timing();
+  EXPECT_FALSE(t.quic.used);
+  EXPECT_EQ(t.quic.fallback.rfind("ERR_QUIC_HANDSHAKE_TIMEOUT: ", 0), 0u)
+      << t.quic.fallback;
+  EXPECT_NE(t.quic.fallback.find("no UDP answer"), std::string::npos);
+  EXPECT_NE(t.quic.fallback.find("retried over TCP"), std::string::npos);
+  EXPECT_GE(hole.received(), 1);
+
+  // The origin is broken for QUIC now: the next request goes to TCP at once.
+  const int before = hole.received();
+  Request second(session, "/r1");
+  EXPECT_EQ(second.Finish(), "tcp");
+  EXPECT_EQ(
+      second.trans.load_timing().quic.fallback.rfind(
+          "QUIC marked broken for this origin (ERR_QUIC_HANDSHAKE_TIMEOUT", 0),
+      0u)
+      << second.trans.load_timing().quic.fallback;
+  EXPECT_EQ(hole.received(), before);
+}
+
+TEST_F(Http3StreamTest, CertificateErrorsDoNotFallBack) {
+  GtlsServer::Options options;
+  options.chain = "cert/testdata/untrusted_leaf_chain.pem";
+  options.key = "cert/testdata/untrusted_leaf.key";
+  ASSERT_TRUE(StartServer(options));
+  HttpNetworkSession* session =
+      NewSession(server_.endpoint().port(), absl::Seconds(5));
+  // No TCP script: a fallback would fail differently.
+  Request request(session, "/r1");
+  EXPECT_EQ(request.Finish(), "ERR_CERT_AUTHORITY_INVALID");
+  EXPECT_TRUE(request.trans.load_timing().quic.fallback.empty());
+  EXPECT_FALSE(request.trans.error_detail().empty());
+}
+
+}  // namespace
+}  // namespace net

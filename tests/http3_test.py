@@ -1,0 +1,376 @@
+#!/usr/bin/env python3
+"""HTTP/3 over QUIC end to end (issue 25, step 1): `fetch --http3` against real HTTP/3 servers this
+script starts with the world's www.example.test certificate, on loopback UDP: Caddy 2.6 (Debian
+`caddy`, quic-go inside) and ngtcp2's own server (Debian `ngtcp2-server`'s gtlsserver, the same
+ngtcp2 1.11 as our client, GnuTLS inside):
+
+- 20 concurrent requests (-Z) go over ONE QUIC connection: the traces say h3 and QUIC v1, one
+  session "new" and 19 "reused", stream ids 0, 4, ..., 76; Caddy's access log agrees (HTTP/3.0,
+  the same client port on all 20 lines).
+- A 10 MB body comes through QUIC flow control intact (SHA-256), from each server.
+- A server that stops answering mid-body (a UDP relay in front of gtlsserver that drops
+  everything the server sends after its first 30 datagrams): ERR_QUIC_IDLE_TIMEOUT (exit 95)
+  once --quic-idle-timeout 1 s passes, not a hang; the trace's quic.closeReason says so.
+- Alt-Svc discovery (--h3-alt-svc, no --http3): Caddy's h2 response offers h3, and the next
+  request to the origin goes over HTTP/3 (the trace's quic.altSvc; Caddy logs HTTP/2.0, then
+  HTTP/3.0).
+- A server that is not there on UDP (Caddy with h1 and h2 only: ICMP port unreachable) and a
+  dropped UDP path (a UDP port that swallows every datagram in front of a TCP-only Caddy): the
+  request falls back to TCP and succeeds over h2, the reason in the trace's quic.fallback
+  (ERR_CONNECTION_REFUSED at once; ERR_QUIC_HANDSHAKE_TIMEOUT after --connect-timeout 1).
+See tests/README.md."""
+
+import hashlib
+import json
+import os
+import select
+import shutil
+import socket
+import threading
+import time
+
+import e2e
+from e2e import expect, expect_eq
+
+HOST = "www.example.test"
+BIG = 10 * 1024 * 1024
+
+
+def _binary(name):
+    """|name| from PATH or /usr/sbin (tools/setup.sh installs caddy and ngtcp2-server)."""
+    path = shutil.which(name) or next(
+        (p for p in ("/usr/sbin/" + name, "/usr/bin/" + name) if os.access(p, os.X_OK)), None)
+    if not path:
+        raise e2e.PeerMissing("%s is not installed (tools/setup.sh installs it)" % name)
+    return path
+
+
+def _leaf(ctx):
+    d = os.path.join(ctx.pki, HOST)
+    return os.path.join(d, "chain.pem"), os.path.join(d, "key.pem")
+
+
+def _free_udp_and_tcp_port():
+    """A port free on 127.0.0.1 for both UDP and TCP (Caddy serves both on one port)."""
+    for _ in range(50):
+        port = e2e.free_port()
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            u.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+        finally:
+            u.close()
+    raise e2e.CheckFailed("no free port for UDP and TCP")
+
+
+def _udp_bound(port):
+    want = "0100007F:%04X" % port
+    with open("/proc/net/udp") as f:
+        return any(line.split()[1] == want for line in f.readlines()[1:])
+
+
+def _fetch(ctx, port, urls, *args, timeout=60, mode="--http3"):
+    return ctx.fetch(mode, "--resolve", "%s:%d:127.0.0.1" % (HOST, port), "--trust-anchor",
+                     ctx.root_pem, "--max-time", "30", *args, *urls, world=False, trace=True,
+                     timeout=timeout)
+
+
+def _docroot(ctx):
+    root = ctx.scratch("h3-docroot")
+    if os.path.isdir(root):
+        return root
+    os.makedirs(root)
+    with open(os.path.join(root, "big.bin"), "wb") as f:
+        f.write(os.urandom(BIG))
+    for i in range(20):
+        with open(os.path.join(root, "r%d.txt" % i), "w") as f:
+            f.write("body of r%d\n" % i)
+    os.chmod(root, 0o755)
+    for name in os.listdir(root):
+        os.chmod(os.path.join(root, name), 0o644)
+    return root
+
+
+def _caddy(ctx, root, protocols="h1 h2 h3"):
+    chain, key = _leaf(ctx)
+    d = ctx.scratch("caddy-%d" % int(time.monotonic() * 1000))
+    os.makedirs(d)
+    port = _free_udp_and_tcp_port()
+    access = os.path.join(d, "access.log")
+    conf = os.path.join(d, "Caddyfile")
+    with open(conf, "w") as f:
+        f.write("""{
+\tadmin off
+\tauto_https off
+\tstorage file_system %(d)s/data
+\tservers {
+\t\tprotocols %(protocols)s
+\t}
+}
+https://%(host)s:%(port)d {
+\tbind 127.0.0.1
+\ttls %(chain)s %(key)s
+\troot * %(root)s
+\tfile_server
+\tlog {
+\t\toutput file %(access)s
+\t\tformat json
+\t}
+}
+""" % {"d": d, "protocols": protocols, "host": HOST, "port": port, "chain": chain, "key": key,
+       "root": root, "access": access})
+    env_argv = ["/usr/bin/env", "HOME=" + d, "XDG_DATA_HOME=" + d, "XDG_CONFIG_HOME=" + d]
+    want_udp = "h3" in protocols
+
+    def ready(p):
+        return e2e.is_listening(port) and (not want_udp or _udp_bound(port))
+
+    peer = e2e.Peer("caddy", env_argv + [_binary("caddy"), "run", "--config", conf, "--adapter",
+                                         "caddyfile"], os.path.join(d, "caddy.log"), ready=ready)
+    peer.port, peer.access = port, access
+    return peer
+
+
+def _gtlsserver(ctx, root):
+    chain, key = _leaf(ctx)
+    port = e2e.free_port()
+    peer = e2e.Peer("gtlsserver", [_binary("gtlsserver"), "-q", "-d", root, "127.0.0.1",
+                                   str(port), key, chain],
+                    ctx.scratch("gtlsserver.log"), ready=lambda p: _udp_bound(port))
+    peer.port = port
+    return peer
+
+
+class UdpRelay:
+    """127.0.0.1:port -> the server's UDP port; forwards every client datagram, and the server's
+    first |budget| datagrams back, then drops all the server sends (a server that stops
+    answering). A thread; stopped on exit."""
+
+    def __init__(self, server_port, budget):
+        self.server = ("127.0.0.1", server_port)
+        self.budget = budget
+        self.front = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.front.bind(("127.0.0.1", 0))
+        self.port = self.front.getsockname()[1]
+        self.back = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.back.bind(("127.0.0.1", 0))
+        self.client = None
+        self.forwarded = self.dropped = 0
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop:
+            r, _, _ = select.select([self.front, self.back], [], [], 0.05)
+            for s in r:
+                data, addr = s.recvfrom(65536)
+                if s is self.front:
+                    self.client = addr
+                    self.back.sendto(data, self.server)
+                elif self.client and self.forwarded < self.budget:
+                    self.forwarded += 1
+                    self.front.sendto(data, self.client)
+                else:
+                    self.dropped += 1
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._stop = True
+        self._thread.join()
+        self.front.close()
+        self.back.close()
+        return False
+
+
+class UdpBlackHole:
+    """A bound UDP port (beside a TCP server on the same number) that swallows every datagram."""
+
+    def __init__(self, port):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.setblocking(False)
+
+    def received(self):
+        n = 0
+        while True:
+            try:
+                self.sock.recv(65536)
+                n += 1
+            except BlockingIOError:
+                return n
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.sock.close()
+        return False
+
+
+def _check_h3(t, what):
+    expect_eq((t["status"], t["tls"]["alpn"], t["tls"]["version"]), (200, "h3", "TLSv1.3"), what)
+    expect("quic" in t, "%s: no quic object: %r" % (what, t))
+    q = t["quic"]
+    expect_eq((q["used"], q["version"], q["zeroRtt"], q["fallback"]), (True, 1, "none", ""),
+              "%s: quic facts" % what)
+    expect_eq(t["cert"]["verifyResult"], "OK", "%s: certificate verification" % what)
+
+
+def _twenty(ctx, port):
+    urls = ["https://%s:%d/r%d.txt" % (HOST, port, i) for i in range(20)]
+    outs = []
+    for _ in urls:
+        outs += ["-o", "/dev/null"]
+    r = _fetch(ctx, port, urls, "-Z", *outs).expect_ok()
+    expect_eq(len(r.trace), 20, "trace entries")
+    for t in r.trace:
+        _check_h3(t, "a response")
+    expect_eq(sorted(t["quic"]["streamId"] for t in r.trace), list(range(0, 80, 4)),
+              "QUIC stream ids (client bidirectional: 0, 4, ...)")
+    expect_eq(sorted(t["quic"]["session"] for t in r.trace), ["new"] + ["reused"] * 19,
+              "sessions: one QUIC connection")
+    new = [t for t in r.trace if t["quic"]["session"] == "new"][0]
+    # Chromium's QUIC timing: the handshake is connectStart..connectEnd, and
+    # secureConnectionStart is connectStart.
+    expect_eq(new["secureConnectionStart"], new["connectStart"], "secureConnectionStart")
+    expect(new["connectEnd"] > new["connectStart"], "connectEnd after connectStart: %r" % new)
+    expect(new["quic"]["handshakeMs"] > 0 and new["quic"]["packetsSent"] > 0
+           and new["quic"]["packetsReceived"] > 0, "handshake and packet counts: %r" % new["quic"])
+    return r
+
+
+def _ten_megabytes(ctx, port, root):
+    out = ctx.scratch("big-h3.out")
+    r = _fetch(ctx, port, ["https://%s:%d/big.bin" % (HOST, port)], "-o", out).expect_ok()
+    with open(out, "rb") as f:
+        got = hashlib.sha256(f.read()).hexdigest()
+    with open(os.path.join(root, "big.bin"), "rb") as f:
+        want = hashlib.sha256(f.read()).hexdigest()
+    expect_eq(got, want, "SHA-256 of the 10 MB body")
+    t = r.trace[0]
+    _check_h3(t, "the 10 MB response")
+    expect_eq(t["encodedBodySize"], BIG, "body size")
+    # At least one QUIC packet per 1.5 KB of body.
+    expect(t["quic"]["packetsReceived"] > BIG // 1500, "packets received: %r" % t["quic"])
+    return r
+
+
+def caddy_twenty_requests_one_connection(ctx):
+    root = _docroot(ctx)
+    with _caddy(ctx, root) as caddy:
+        _twenty(ctx, caddy.port)
+        time.sleep(0.3)
+        with open(caddy.access) as f:
+            lines = [json.loads(l) for l in f if '"uri":"/r' in l]
+        expect_eq(len(lines), 20, "Caddy access log lines")
+        expect_eq({l["request"]["proto"] for l in lines}, {"HTTP/3.0"}, "protocols Caddy logged")
+        expect_eq(len({l["request"]["remote_port"] for l in lines}), 1,
+                  "client ports in Caddy's log (one QUIC connection)")
+
+
+def caddy_ten_megabytes(ctx):
+    root = _docroot(ctx)
+    with _caddy(ctx, root) as caddy:
+        _ten_megabytes(ctx, caddy.port, root)
+        time.sleep(0.3)
+        with open(caddy.access) as f:
+            lines = [json.loads(l) for l in f if '"uri":"/big.bin"' in l]
+        expect_eq([(l["request"]["proto"], l["size"]) for l in lines], [("HTTP/3.0", BIG)],
+                  "Caddy's log of the 10 MB response")
+
+
+def ngtcp2_twenty_requests_one_connection(ctx):
+    root = _docroot(ctx)
+    with _gtlsserver(ctx, root) as srv:
+        _twenty(ctx, srv.port)
+
+
+def ngtcp2_ten_megabytes(ctx):
+    root = _docroot(ctx)
+    with _gtlsserver(ctx, root) as srv:
+        _ten_megabytes(ctx, srv.port, root)
+
+
+def server_stops_answering_idle_timeout(ctx):
+    root = _docroot(ctx)
+    with _gtlsserver(ctx, root) as srv, UdpRelay(srv.port, budget=30) as relay:
+        t0 = time.monotonic()
+        r = _fetch(ctx, relay.port, ["https://%s:%d/big.bin" % (HOST, relay.port)], "-o",
+                   "/dev/null", "--quic-idle-timeout", "1")
+        secs = time.monotonic() - t0
+        r.expect_error(95, "ERR_QUIC_IDLE_TIMEOUT", r"idle timeout")
+        expect(1.0 <= secs < 8, "gave up after %.1fs, not the 1 s idle timeout" % secs)
+        expect(relay.dropped > 0, "the relay dropped nothing")
+        q = r.trace[0]["quic"]
+        expect_eq(q["used"], True, "the request went over QUIC")
+        expect("idle timeout" in q["closeReason"], "closeReason: %r" % q)
+
+
+def no_udp_server_falls_back_to_tcp(ctx):
+    root = _docroot(ctx)
+    with _caddy(ctx, root, protocols="h1 h2") as caddy:
+        t0 = time.monotonic()
+        r = _fetch(ctx, caddy.port, ["https://%s:%d/r1.txt" % (HOST, caddy.port)], "-o",
+                   "/dev/null").expect_ok()
+        secs = time.monotonic() - t0
+        t = r.trace[0]
+        expect_eq((t["status"], t["tls"]["alpn"]), (200, "h2"), "the TCP fallback's response")
+        expect_eq(t["quic"]["used"], False, "quic.used")
+        expect(t["quic"]["fallback"].startswith("ERR_CONNECTION_REFUSED: ") and
+               "retried over TCP" in t["quic"]["fallback"], "fallback: %r" % t["quic"])
+        expect(secs < 5, "the fallback took %.1fs" % secs)
+
+
+def caddy_alt_svc_discovery(ctx):
+    """No --http3: the first request goes over TCP (h2), its response's Alt-Svc offers h3, and the
+    next request to the origin goes over HTTP/3 to the alternative."""
+    root = _docroot(ctx)
+    with _caddy(ctx, root) as caddy:
+        urls = ["https://%s:%d/r%d.txt" % (HOST, caddy.port, i) for i in (3, 4)]
+        r = _fetch(ctx, caddy.port, urls, "-o", "/dev/null", "-o", "/dev/null",
+                   mode="--h3-alt-svc").expect_ok()
+        expect_eq(len(r.trace), 2, "trace entries")
+        first, second = r.trace
+        expect_eq((first["status"], first["tls"]["alpn"], "quic" in first), (200, "h2", False),
+                  "the first request (TCP, no discovery yet)")
+        _check_h3(second, "the second request")
+        expect('h3=":%d"' % caddy.port in second["quic"]["altSvc"],
+               "quic.altSvc: %r" % second["quic"])
+        time.sleep(0.3)
+        with open(caddy.access) as f:
+            protos = [json.loads(l)["request"]["proto"] for l in f if '"uri":"/r' in l]
+        expect_eq(protos, ["HTTP/2.0", "HTTP/3.0"], "protocols in Caddy's log")
+
+
+def dropped_udp_falls_back_after_the_connect_timeout(ctx):
+    root = _docroot(ctx)
+    with _caddy(ctx, root, protocols="h1 h2") as caddy, UdpBlackHole(caddy.port) as hole:
+        t0 = time.monotonic()
+        r = _fetch(ctx, caddy.port, ["https://%s:%d/r2.txt" % (HOST, caddy.port)], "-o",
+                   "/dev/null", "--connect-timeout", "1").expect_ok()
+        secs = time.monotonic() - t0
+        t = r.trace[0]
+        expect_eq((t["status"], t["tls"]["alpn"]), (200, "h2"), "the TCP fallback's response")
+        expect(t["quic"]["fallback"].startswith("ERR_QUIC_HANDSHAKE_TIMEOUT: ") and
+               "no UDP answer" in t["quic"]["fallback"], "fallback: %r" % t["quic"])
+        expect(1.0 <= secs < 4, "fell back after %.1fs, not the 1 s connect timeout" % secs)
+        expect(hole.received() >= 1, "no Initial reached the black hole")
+
+
+if __name__ == "__main__":
+    # The world only for its PKI: this script starts its own peers.
+    e2e.main(world_args=("--no-nginx", "--no-dns"), checks=[
+        caddy_twenty_requests_one_connection,
+        caddy_ten_megabytes,
+        ngtcp2_twenty_requests_one_connection,
+        ngtcp2_ten_megabytes,
+        server_stops_answering_idle_timeout,
+        no_udp_server_falls_back_to_tcp,
+        caddy_alt_svc_discovery,
+        dropped_udp_falls_back_after_the_connect_timeout,
+    ])
