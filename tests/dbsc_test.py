@@ -15,6 +15,8 @@ TLS-terminating reverse proxy:
   anyway (-H Cookie);
 - a stolen cookie plus a replayed old proof (from the server's log) is refused: the challenge was
   used; a proof by another key is refused too;
+- the same over HTTP/2 (testserver --http2): every DBSC request on h2, the refresh and the request
+  it held on one session;
 - the same through the reverse proxy, where the OBC-bound cookie (channel-bound, issue 5) cannot
   work: nginx ends TLS, so the testserver behind it never sees the client's certificate: login
   is refused, and a cookie bound directly is refused through the proxy.
@@ -121,8 +123,11 @@ http {
 
 def _fetch(ctx, port, *args, paths=("dbsc/protected",)):
     urls = ["https://%s:%d/%s" % (HOST, port, p) for p in paths]
+    # HTTP/1.1 unless a check asks for fetch's default ALPN (h2 first) with "--h2".
+    proto = [] if "--h2" in args else ["--http1.1"]
+    args = [a for a in args if a != "--h2"]
     return ctx.fetch("--resolve", "%s:%d:127.0.0.1" % (HOST, port), "--trust-anchor",
-                     ctx.root_pem, "--max-time", "10", "--http1.1", *args, *urls,
+                     ctx.root_pem, "--max-time", "10", *proto, *args, *urls,
                      world=False, trace=True, timeout=30)
 
 
@@ -227,6 +232,27 @@ def stale_challenge_gets_a_new_one(ctx):
         expect_eq([(l["status"], l.get("dbsc_reason")) for l in lines],
                   [(403, "expired_challenge"), (200, None)], "the server's refresh lines")
         expect(lines[0]["dbsc_jti"] != lines[1]["dbsc_jti"], "the second proof's challenge")
+
+
+def over_http2(ctx):
+    """The same over HTTP/2 (testserver --http2, fetch's default ALPN): the login, the
+    registration POST, the refresh POST and the deferred request all on h2, the refresh and the
+    request it held on one session."""
+    with _server(ctx, "testserver-h2", ["--http2"]) as srv:
+        a = ctx.scratch("profile-h2")
+        tail = e2e.LogTail(srv.log)
+        r = _fetch(ctx, srv.https_port, "--profile", a, "--h2",
+                   paths=("dbsc/login",)).expect_ok()
+        expect_eq([(t["tls"]["alpn"], t.get("dbsc", {}).get("outcome")) for t in r.trace],
+                  [("h2", "started"), ("h2", "registered")], "the login over h2")
+        time.sleep(LIFETIME + 0.3)
+        r = _expect_deferred_refresh(ctx, srv.log, srv.https_port, a, "--h2")
+        expect(all(t["tls"]["alpn"] == "h2" for t in r.trace),
+               "ALPN %r" % [t["tls"]["alpn"] for t in r.trace])
+        expect_eq(r.trace[0]["h2"]["sessionId"], r.trace[-1]["h2"]["sessionId"],
+                  "the refresh and the request it held on one h2 session")
+        expect(any(l.get("dbsc") == "refreshed" for l in _dbsc_lines(tail)),
+               "no refresh in the server's log")
 
 
 def _cookie_value(ctx, port, profile):
@@ -339,7 +365,7 @@ def through_a_tls_terminating_proxy(ctx):
         expect("OBC is none" in _body(r), "the refusal: %r" % r.out)
 
 
-CHECKS = [register_and_refresh_on_expiry, stale_challenge_gets_a_new_one,
+CHECKS = [register_and_refresh_on_expiry, stale_challenge_gets_a_new_one, over_http2,
           copied_cookie_and_replayed_proof, through_a_tls_terminating_proxy]
 
 if __name__ == "__main__":
