@@ -17,7 +17,8 @@
 //                a cookie
 //   /dbsc/login, /dbsc/register, /dbsc/refresh, /dbsc/protected
 //                Device Bound Session Credentials (dbsc_server.h), over
-//                HTTP/1.1; /dbsc/register and /dbsc/refresh take POST
+//                HTTP/1.1 and HTTP/2; /dbsc/register and /dbsc/refresh take
+//                POST
 //
 // With --spdy, connections whose ALPN chose spdy/3 are served by a
 // SpdyServerSession (spdy_server_session.h): these routes over SPDY/3
