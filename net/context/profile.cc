@@ -23,8 +23,10 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Open(const Options& options,
                                                        absl::Time now) {
   std::unique_ptr<Profile> profile(new Profile());
   profile->persistent_ = !options.dir.empty() && !options.private_profile;
+  const bool dbsc = options.cookies && options.device_bound_sessions;
   if (!profile->persistent_) {
     if (options.cookies) profile->cookie_jar_ = std::make_unique<CookieJar>();
+    if (dbsc) profile->dbsc_store_ = std::make_unique<SessionStore>();
     return profile;
   }
   profile->dir_ = options.dir;
@@ -44,6 +46,7 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Open(const Options& options,
        {absl::string_view(HostHistory::kFileName),
         absl::string_view(kRevocationCacheFileName),
         absl::string_view(CookieJar::kFileName),
+        absl::string_view(SessionStore::kFileName),
         absl::string_view(kSnapStartFileName),
         absl::string_view(kPrefetchCacheFileName),
         absl::string_view(RevocationFilterStore::kFilterFileName),
@@ -72,6 +75,13 @@ absl::StatusOr<std::unique_ptr<Profile>> Profile::Open(const Options& options,
     if (!jar.ok()) return Prefixed("cookies: ", jar.status());
     profile->cookie_jar_ = std::make_unique<CookieJar>(*std::move(jar));
   }
+  if (dbsc) {
+    absl::StatusOr<SessionStore> sessions =
+        SessionStore::Load(profile->PathFor(SessionStore::kFileName), now);
+    if (!sessions.ok())
+      return Prefixed("device bound sessions: ", sessions.status());
+    profile->dbsc_store_ = std::make_unique<SessionStore>(*std::move(sessions));
+  }
   return profile;
 }
 
@@ -98,6 +108,10 @@ absl::Status Profile::Save(absl::Time now) {
   }
   if (cookie_jar_ && cookie_jar_->changed()) {
     status = cookie_jar_->Save(PathFor(CookieJar::kFileName), now);
+    if (!status.ok()) failures.emplace_back(status.message());
+  }
+  if (dbsc_store_ && dbsc_store_->changed()) {
+    status = dbsc_store_->Save(PathFor(SessionStore::kFileName), now);
     if (!status.ok()) failures.emplace_back(status.message());
   }
   if (failures.empty()) return absl::OkStatus();

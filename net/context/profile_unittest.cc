@@ -161,6 +161,51 @@ TEST(ProfileTest, CookiesOff) {
   auto profile = Profile::Open(options, absl::Now());
   ASSERT_TRUE(profile.ok());
   EXPECT_EQ((*profile)->cookie_jar(), nullptr);
+  // Device bound sessions bind cookies: none without them.
+  EXPECT_EQ((*profile)->device_bound_sessions(), nullptr);
+}
+
+// The device bound sessions are one of the profile's stores: written only
+// when changed, memory only for a private profile, a damaged file an error
+// naming it (and left as it is), off on request.
+TEST(ProfileTest, DeviceBoundSessions) {
+  std::string dir = MakeTempDir();
+  const std::string path = dir + "/" + SessionStore::kFileName;
+  const absl::Time now = absl::Now();
+  struct stat st;
+  {
+    auto profile = Profile::Open(Persistent(dir), now);
+    ASSERT_TRUE(profile.ok());
+    ASSERT_NE((*profile)->device_bound_sessions(), nullptr);
+    EXPECT_EQ((*profile)->device_bound_sessions()->size(), 0u);
+    ASSERT_TRUE((*profile)->Save(now).ok());
+    EXPECT_NE(0, stat(path.c_str(), &st));  // nothing changed: no file
+    (*profile)->device_bound_sessions()->NoteChanged();
+    ASSERT_TRUE((*profile)->Save(now).ok());
+    EXPECT_EQ(0, stat(path.c_str(), &st));
+  }
+  { std::ofstream(path) << "not a session store"; }
+  auto damaged = Profile::Open(Persistent(dir), now);
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_NE(damaged.status().message().find("device bound sessions: " + path),
+            std::string::npos)
+      << damaged.status();
+  EXPECT_EQ(0, stat(path.c_str(), &st));
+  // Turned off, the file is not even read.
+  Profile::Options off = Persistent(dir);
+  off.device_bound_sessions = false;
+  auto without = Profile::Open(off, now);
+  ASSERT_TRUE(without.ok()) << without.status();
+  EXPECT_EQ((*without)->device_bound_sessions(), nullptr);
+  without->reset();
+  // Private: in memory, nothing read.
+  Profile::Options private_options = Persistent(dir);
+  private_options.private_profile = true;
+  auto in_memory = Profile::Open(private_options, now);
+  ASSERT_TRUE(in_memory.ok());
+  ASSERT_NE((*in_memory)->device_bound_sessions(), nullptr);
+  (*in_memory)->device_bound_sessions()->NoteChanged();
+  EXPECT_TRUE((*in_memory)->Save(now).ok());
 }
 
 }  // namespace

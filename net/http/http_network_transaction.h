@@ -77,6 +77,9 @@ class HttpNetworkTransaction {
 
   const HttpResponseHeaders* response_headers() const;
   const LoadTiming& load_timing() const { return timing_; }
+  // For the layer above to add what it did (URLRequest: device bound
+  // sessions).
+  LoadTiming* mutable_load_timing() { return &timing_; }
   // A human-readable explanation of the last error.
   const std::string& error_detail() const { return error_detail_; }
   // The request headers as they went on the wire (the stream's own, such

@@ -60,6 +60,46 @@ const char* SessionUseToString(SessionUse use) {
   return "";
 }
 
+const char* DbscRoleToString(DbscRole role) {
+  switch (role) {
+    case DbscRole::kNone:
+      return "";
+    case DbscRole::kRequest:
+      return "request";
+    case DbscRole::kRegistering:
+      return "registering";
+    case DbscRole::kRegistration:
+      return "registration";
+    case DbscRole::kRefresh:
+      return "refresh";
+  }
+  return "";
+}
+
+const char* DbscOutcomeToString(DbscOutcome outcome) {
+  switch (outcome) {
+    case DbscOutcome::kNone:
+      return "";
+    case DbscOutcome::kStarted:
+      return "started";
+    case DbscOutcome::kRegistered:
+      return "registered";
+    case DbscOutcome::kRefreshed:
+      return "refreshed";
+    case DbscOutcome::kChallenged:
+      return "challenged";
+    case DbscOutcome::kEnded:
+      return "ended";
+    case DbscOutcome::kFailed:
+      return "failed";
+    case DbscOutcome::kSkipped:
+      return "skipped";
+    case DbscOutcome::kBound:
+      return "bound";
+  }
+  return "";
+}
+
 std::string JsonEscape(const std::string& s) {
   std::string out;
   for (unsigned char c : s) {
@@ -196,6 +236,20 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                     ",\"closeReason\":\"", JsonEscape(q.close_reason),
                     "\",\"fallback\":\"", JsonEscape(q.fallback),
                     "\",\"altSvc\":\"", JsonEscape(q.alt_svc), "\"}");
+  }
+  if (t.dbsc.role != DbscRole::kNone) {
+    const DbscTrace& d = t.dbsc;
+    auto ms_or_null = [](const std::optional<absl::Duration>& v) {
+      return v ? Ms(*v) : std::string("null");
+    };
+    absl::StrAppend(&json, ",\"dbsc\":{\"role\":\"", DbscRoleToString(d.role),
+                    "\",\"sessionId\":\"", JsonEscape(d.session_id),
+                    "\",\"outcome\":\"", DbscOutcomeToString(d.outcome),
+                    "\",\"alg\":\"", d.alg, "\",\"keySource\":\"", d.key_source,
+                    "\",\"registeredMs\":", ms_or_null(d.registered),
+                    ",\"refreshMs\":", ms_or_null(d.refresh),
+                    ",\"deferredMs\":", ms_or_null(d.deferred),
+                    ",\"detail\":\"", JsonEscape(d.detail), "\"}");
   }
   absl::StrAppend(&json, ",\"encodedBodySize\":", t.body_bytes);
   absl::StrAppend(&json, ",\"headerSize\":", t.header_bytes);

@@ -10,6 +10,7 @@
 #ifndef NET_TIMING_LOAD_TIMING_H_
 #define NET_TIMING_LOAD_TIMING_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,59 @@ struct QuicTrace {
   std::string alt_svc;
 };
 
+// What Device Bound Session Credentials (net/device_bound_sessions) did
+// with a request (issue 26). role kNone: nothing, and the trace has no
+// dbsc object.
+enum class DbscRole {
+  kNone,
+  // A request in a session's scope (its bound cookie was there, or it was
+  // deferred until a refresh ended).
+  kRequest,
+  // A response that asked for a session (Secure-Session-Registration): the
+  // registration started beside it.
+  kRegistering,
+  // The registration POST the stack made (its own trace entry).
+  kRegistration,
+  // A refresh POST the stack made (its own trace entry, one per attempt).
+  kRefresh,
+};
+enum class DbscOutcome {
+  kNone,
+  kStarted,     // a registration began
+  kRegistered,  // a session was created
+  kRefreshed,   // a refresh answered 2xx (new bound cookies)
+  kChallenged,  // 403 with a new challenge: the proof is made again
+  kEnded,       // the session was terminated (the draft's rules)
+  kFailed,      // no session, or the refresh failed and the session stays
+  kSkipped,     // the refresh was not tried (backing off after failures)
+  kBound,       // the bound cookie was there: nothing to do
+};
+// The trace's words: "request", "registering", "registration", "refresh";
+// "started", "registered", "refreshed", "challenged", "ended", "failed",
+// "skipped", "bound" ("" for kNone).
+const char* DbscRoleToString(DbscRole role);
+const char* DbscOutcomeToString(DbscOutcome outcome);
+
+struct DbscTrace {
+  DbscRole role = DbscRole::kNone;
+  std::string session_id;
+  DbscOutcome outcome = DbscOutcome::kNone;
+  // The proof's algorithm ("ES256") when one was signed for this step.
+  std::string alg;
+  // Registration: "pooled" (the key pool had a key) or "generated" (the
+  // registration waited for one).
+  std::string key_source;
+  // Registration: from the response that asked for the session to the
+  // session stored. Refresh: the whole refresh (every attempt), on its last
+  // attempt's entry. Request: how long it was held for a refresh (its
+  // LoadTiming starts after that). Null when it does not apply.
+  std::optional<absl::Duration> registered;
+  std::optional<absl::Duration> refresh;
+  std::optional<absl::Duration> deferred;
+  // Why, in words, when it failed, ended or was skipped.
+  std::string detail;
+};
+
 struct LoadTiming {
   // W3C Resource Timing points.
   TimeTicks start;           // startTime: the request was created
@@ -185,6 +239,7 @@ struct LoadTiming {
   SpdyTrace spdy;
   Http2Trace h2;
   QuicTrace quic;
+  DbscTrace dbsc;
   int64_t body_bytes = 0;
   int64_t header_bytes = 0;
 };

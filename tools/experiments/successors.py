@@ -74,7 +74,13 @@ row "FAILED" with the reason, the others are still measured and written, and the
    its response, measured once with `openssl ocsp`), the bytes a client holds up front (the
    world's filter file), and what the responder learns.
 
-Output: the four tables; with --out DIR: successors.csv (latency:
+5. OBC vs DBSC (issue 26 item 5, binding_pair.py, in a world of its own whose test servers ask
+   for client certificates and hand out 2 s DBSC cookies): first-visit cost, when the session
+   is bound to its key, return visits with the cookie valid and expired (the DBSC refresh),
+   client and server bytes, and whether each survives nginx terminating TLS in front of the
+   test server. --no-binding skips it.
+
+Output: the tables; with --out DIR: successors_binding.csv (the pair), successors.csv (latency:
 `strategy,runs,median_ms,min_ms,max_ms,median_ttfb_ms,status`), successors_bytes.csv,
 successors_cost.csv, successors_runs.csv, successors_revocation.csv, successors.svg,
 successors.txt.
@@ -97,6 +103,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from byte_relay import ByteRelay, tls_records  # noqa: E402
+import binding_pair  # noqa: E402
 import exp_common  # noqa: E402
 from exp_common import ExperimentError, fmt_range, rel  # noqa: E402
 
@@ -182,6 +189,8 @@ def parse_args(argv):
                     help="comma-separated subset to measure (default: all); the others are "
                          "reported as not measured")
     ap.add_argument("--no-latency", action="store_true", help="skip the latency runs")
+    ap.add_argument("--no-binding", action="store_true",
+                    help="skip the OBC vs DBSC pair (binding_pair.py: a world of its own)")
     ap.add_argument("--keep-world", action="store_true",
                     help="keep the world's directory (PKI, logs)")
     ap.add_argument("--fetch", required=True, help="fetch binary")
@@ -847,6 +856,16 @@ def main(argv=None):
     relays = None
     ecdsa_ts = None
     failed = True
+    # The pair first, in its own world (entered and left before the main one starts).
+    binding_rows, binding_text = [], ""
+    if not args.no_binding:
+        try:
+            binding_rows, binding_text = binding_pair.run(args, log)
+        except ExperimentError as e:
+            log("OBC vs DBSC: %s" % e)
+            binding_rows = [{"mechanism": "obc_dbsc", "measure": "all", "runs": 0,
+                             "status": "FAILED: %s" % str(e).splitlines()[0]}]
+            binding_text = "\nOBC vs DBSC: FAILED: %s\n" % str(e).splitlines()[0]
     try:
         info = world.start()
         for key in ("slow", "slow_http", "www_http"):
@@ -982,6 +1001,7 @@ def main(argv=None):
         exp_common.print_table(("strategy", "conns", "full hs", "resumed hs", "snap hs",
                                 "truncated", "http", "idle conns", "server bytes",
                                 "not clicked", "clicked"), ctable, rep)
+        rep.write(binding_text)
         unavailable = sorted(set(v for v in list(status.values()) +
                                  [r["status"] for r in brows + crows]
                                  if v and (v.startswith("unavailable") or
@@ -1010,6 +1030,13 @@ def main(argv=None):
                 w.writeheader()
                 for r in crows:
                     w.writerow({k: fmt(v) for k, v in r.items()})
+            if binding_rows:
+                with open(os.path.join(d, "successors_binding.csv"), "w", newline="") as f:
+                    w = csv.DictWriter(f, fieldnames=binding_pair.PAIR_CSV_COLUMNS,
+                                       extrasaction="ignore")
+                    w.writeheader()
+                    for r in binding_rows:
+                        w.writerow(r)
             with open(os.path.join(d, "successors_runs.csv"), "w", newline="") as f:
                 w = csv.DictWriter(f, fieldnames=RUNS_CSV_COLUMNS, extrasaction="ignore")
                 w.writeheader()
@@ -1059,7 +1086,8 @@ def main(argv=None):
                   ".txt}" % d)
         sys.stdout.flush()
         row_failures = sorted(set(v for v in list(status.values()) +
-                                  [r.get("status", "") for r in brows + crows]
+                                  [r.get("status", "") for r in brows + crows +
+                                   binding_rows]
                                   if v.startswith("FAILED")))
         if row_failures:
             log("%d kind(s) of row failed (exit 1):\n  %s" % (len(row_failures),

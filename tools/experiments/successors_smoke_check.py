@@ -21,7 +21,8 @@ import xml.etree.ElementTree as ET
 sys.dont_write_bytecode = True
 
 FILES = ["successors.csv", "successors_bytes.csv", "successors_cost.csv", "successors_runs.csv",
-         "successors_revocation.csv", "successors.svg", "successors.txt"]
+         "successors_revocation.csv", "successors.svg", "successors.txt",
+         "successors_binding.csv"]
 STRATEGIES = ["http", "tls12_ocsp", "tls13_first", "tls13_filter", "tls13_preconnect",
               "tls13_0rtt", "snap_prefetched"]
 CHAINS = ["rsa", "ecdsa", "rsa_nginx", "ecdsa_nginx"]
@@ -175,6 +176,32 @@ class Checker:
             if f["revocation_source"] != "filter" or f["ocsp_bytes_per_visit"] != "0" or \
                     int(f["bytes_up_front"]) < 42 or float(f["decision_ms_on_click"]) >= 5:
                 self.bad.append("revocation tls13_filter: %s" % f)
+    def check_binding(self):
+        """The OBC vs DBSC pair: every measure, positive times, the DBSC refresh slower than a
+        bound visit, DBSC through the proxy and OBC not."""
+        rows = {(r["mechanism"], r["measure"]): r for r in self.rows("successors_binding.csv")}
+        for key in (("none", "first_visit"), ("obc", "first_visit"), ("dbsc", "first_visit"),
+                    ("dbsc", "session_bound_after"), ("obc", "return_visit"),
+                    ("dbsc", "return_visit"), ("dbsc", "refresh_visit")):
+            r = rows.get(key)
+            if not r or r["status"] != "ok" or not float(r["median"]) > 0:
+                self.bad.append("binding %s: %r" % ("/".join(key), r))
+        if not self.bad:
+            if not float(rows[("dbsc", "session_bound_after")]["median"]) > \
+                    float(rows[("dbsc", "first_visit")]["median"]):
+                self.bad.append("the DBSC session was bound before the login ended")
+            if not float(rows[("dbsc", "refresh_visit")]["median"]) > \
+                    float(rows[("dbsc", "return_visit")]["median"]):
+                self.bad.append("a DBSC refresh visit no slower than a bound one")
+        for mech, want in (("obc", "no"), ("dbsc", "yes")):
+            r = rows.get((mech, "survives_tls_terminating_proxy"))
+            if not r or r["median"] != want:
+                self.bad.append("%s through the TLS-terminating proxy: %r, expected %s" % (
+                    mech, r, want))
+        for row in ("obc_login", "dbsc_login", "dbsc_refresh"):
+            r = rows.get(("obc" if row.startswith("obc") else "dbsc", row + "_client_bytes"))
+            if not r or not int(r["median"]) > 0:
+                self.bad.append("binding bytes %s: %r" % (row, r))
 
     def check_svg(self):
         root = ET.parse(os.path.join(self.d, "successors.svg")).getroot()
@@ -215,6 +242,7 @@ def main():
     c.check_bytes()
     c.check_cost()
     c.check_revocation()
+    c.check_binding()
     c.check_svg()
     if c.bad:
         print("FAIL: " + "; ".join(c.bad))

@@ -236,7 +236,7 @@ Certificates
   --prevalidate HOST,...  fetch these hosts' chains first and verify + check revocation off
                           the critical path; the fetch then reuses the prevalidated result
 
-Profile, cookies and origin-bound certificates
+Profile, cookies, origin-bound certificates and device bound sessions
   --profile DIR           keep this profile's state in DIR (locked while fetch runs): host
                           history (its top hosts are prefetched at startup), revocation
                           cache, certificate bundles, Snap Start orbits, origin-bound
@@ -247,6 +247,13 @@ Profile, cookies and origin-bound certificates
                           are stored (RFC 6265: host-only unless Domain=, Secure only over
                           https) and sent on later requests of this run and, with
                           --profile, of later runs; -H 'Cookie: ...' replaces the jar's
+  --no-dbsc               ignore Device Bound Session Credentials. Otherwise a response's
+                          Secure-Session-Registration starts a session (a P-256 key from
+                          the key pool, a signed proof, the server's instructions), kept
+                          in the profile; a request whose short-lived bound cookie
+                          expired waits while the session's refresh proves the key and
+                          gets a fresh one (the trace's dbsc object; with --trace-json
+                          the registration and refresh POSTs are entries of their own)
   --obc off|ecdsa|rsa1024|rsa2048  present an origin-bound certificate when a server asks
                           for a client certificate [off]
   --obc-scope origin|etld  one OBC per origin, or per eTLD+1 (legacy mode) [origin]
@@ -596,6 +603,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       o.snap_start_probe = true;
     } else if (flag == "--no-cookies") {
       o.cookies = false;
+    } else if (flag == "--no-dbsc") {
+      o.dbsc = false;
     } else if (flag == "--private") {
       o.private_profile = true;
     } else if (flag == "--prevalidate") {

@@ -121,6 +121,9 @@ struct FetchOptions {
   // Cookies: kept in <profile>/cookies.pb (memory only with --private or
   // without --profile); --no-cookies turns them off.
   bool cookies = true;
+  // Device Bound Session Credentials (on unless --no-dbsc; needs cookies):
+  // sessions kept in <profile>/device_bound_sessions.pb.
+  bool dbsc = true;
   // --snap-start: https through net/snap_start's TLS 1.2 core; the server
   // information learned persists in <profile>/snap_start (memory only with
   // --private or without --profile).

@@ -96,6 +96,7 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
   params.profile_dir = options.profile_dir;
   params.private_profile = options.private_profile;
   params.cookies = options.cookies;
+  params.device_bound_sessions = options.dbsc && options.cookies;
   return params;
 }
 

@@ -39,6 +39,8 @@ ENUM_FUNCTIONS = [
     ("net/ssl/ssl_info.cc", "EarlyDataStateToString"),
     ("dns/dns_source.cc", "DnsSourceToString"),
     ("net/timing/load_timing.cc", "SessionUseToString"),
+    ("net/timing/load_timing.cc", "DbscRoleToString"),
+    ("net/timing/load_timing.cc", "DbscOutcomeToString"),
     ("net/base/request_priority.cc", "RequestPriorityToString"),
     ("net/http2/http2_session_pool.cc", "CoalescedByToString"),
 ]
@@ -88,7 +90,8 @@ class TraceGlossaryTest(unittest.TestCase):
         self.assertEqual(len(self.traces), 2)
         for p in ("tls.snapStart", "spdy.streamId", "h2.coalescedOnto", "priority",
                   "tcp.fastOpenMode", "tls.handshake.chosen", "tls.certCompression.algorithm",
-                  "obc.algorithm", "cert.bundle.notUsedBecause", "cert.revocation.checks[].detail", "failedAt", "secureConnectionStart"):
+                  "obc.algorithm", "cert.bundle.notUsedBecause", "cert.revocation.checks[].detail", "failedAt", "secureConnectionStart",
+                  "dbsc.deferredMs", "dbsc.keySource"):
             self.assertIn(p, self.paths)
 
     def test_every_key_path_is_in_the_glossary(self):
