@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "dns/dns_response.h"
+#include "dns/https_record.h"
 #include "net/base/weak_ptr.h"
 
 namespace net {
@@ -57,8 +58,23 @@ bool IsValidHostname(const std::string& host) {
 }
 
 std::string JobKey(const std::string& name, HostCache::Kind kind) {
-  return absl::StrCat(kind == HostCache::Kind::kTxt ? "txt:" : "addr:",
-                      absl::AsciiStrToLower(name));
+  const char* prefix = kind == HostCache::Kind::kTxt     ? "txt:"
+                       : kind == HostCache::Kind::kHttps ? "https:"
+                                                         : "addr:";
+  return absl::StrCat(prefix, absl::AsciiStrToLower(name));
+}
+
+// The HTTPS query name of an https origin (RFC 9460 9.1): the host for port
+// 443 (and a prefetch, port 0), "_PORT._https.HOST" for another port.
+std::string HttpsQueryName(const std::string& host, uint16_t port) {
+  if (port == 443 || port == 0) return host;
+  return absl::StrCat("_", port, "._https.", host);
+}
+
+std::string Normalized(const std::string& raw) {
+  std::string name = absl::AsciiStrToLower(raw);
+  if (!name.empty() && name.back() == '.') name.pop_back();
+  return name;
 }
 
 constexpr size_t kDnsHeaderBytes = 12;
@@ -133,6 +149,8 @@ class CaresHostResolver::RequestImpl : public HostResolver::Request {
       result_->addresses = entry.addresses;
       result_->source = DnsSource::kNetwork;
       result_->detail = detail;
+      result_->https = entry.https ? *entry.https : HttpsRecordInfo();
+      if (entry.https) result_->https.source = DnsSource::kNetwork;
     }
     if (texts_) *texts_ = entry.texts;
     // The callback may destroy this request (its owner's unique_ptr): run
@@ -171,6 +189,10 @@ class CaresHostResolver::Job {
   int answered_empty = 0;  // NXDOMAIN / NODATA answers
   std::string detail;
   bool started = false;
+  // HTTPS (kind kHttps): the name asked now (the job's name, then each
+  // alias target in turn) and what the answers said so far.
+  std::string query_name;
+  HttpsRecordInfo https;
 };
 
 CaresHostResolver::RequestImpl::~RequestImpl() {
@@ -381,6 +403,9 @@ int CaresHostResolver::Prefetch(const std::string& host,
                                 CompletionOnceCallback callback,
                                 std::unique_ptr<Request>* out_request) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  if (config_.query_https)
+    return ResolveHttpsImpl(host, 0, /*prefetch=*/true, result,
+                            std::move(callback), out_request);
   if (overrides_.Lookup(host, 0, result)) return OK;
   return StartOrJoin(host, HostCache::Kind::kAddresses, true, result, nullptr,
                      std::move(callback), out_request);
@@ -401,8 +426,7 @@ int CaresHostResolver::StartOrJoin(const std::string& raw_name,
                                    std::vector<std::string>* texts,
                                    CompletionOnceCallback callback,
                                    std::unique_ptr<Request>* out_request) {
-  std::string name = absl::AsciiStrToLower(raw_name);
-  if (!name.empty() && name.back() == '.') name.pop_back();
+  std::string name = Normalized(raw_name);
   if (!IsValidHostname(name)) {
     if (result) result->detail = "invalid host name";
     return ERR_NAME_NOT_RESOLVED;
@@ -417,6 +441,8 @@ int CaresHostResolver::StartOrJoin(const std::string& raw_name,
                                                    : DnsSource::kCache;
       if (entry->error != OK)
         result->detail = "negative cache entry (NXDOMAIN)";
+      result->https = entry->https ? *entry->https : HttpsRecordInfo();
+      if (entry->https) result->https.source = result->source;
     }
     if (texts) *texts = entry->texts;
     return entry->error;
@@ -450,6 +476,9 @@ void CaresHostResolver::StartJob(Job* job) {
   job->started = true;
   if (job->kind == HostCache::Kind::kTxt) {
     SendQuery(job, kDnsTypeTxt);
+  } else if (job->kind == HostCache::Kind::kHttps) {
+    job->query_name = job->name;
+    SendQuery(job, kDnsTypeHttps);
   } else {
     SendQuery(job, kDnsTypeA);
     SendQuery(job, kDnsTypeAaaa);
@@ -468,8 +497,13 @@ void CaresHostResolver::StartQueuedJobs() {
 void CaresHostResolver::SendQuery(Job* job, int qtype) {
   ++job->pending_queries;
   ++queries_sent_;
+  if (qtype == kDnsTypeHttps) ++https_queries_sent_;
   auto* context = new QueryContext{this, JobKey(job->name, job->kind), qtype};
-  ares_query(channel_, job->name.c_str(), 1 /* IN */, qtype,
+  // c-ares 1.18 parses no type 65 answer, but ares_query hands any answer
+  // back raw (ParseDnsResponse keeps the HTTPS RDATA).
+  const std::string& name =
+      job->query_name.empty() ? job->name : job->query_name;
+  ares_query(channel_, name.c_str(), 1 /* IN */, qtype,
              &CaresHostResolver::OnQueryComplete, context);
 }
 
@@ -513,6 +547,10 @@ void CaresHostResolver::OnQueryResult(const std::string& key, int qtype,
     status = ARES_EBADRESP;
     job->detail = std::string(response.status().message());
   }
+  if (job->kind == HostCache::Kind::kHttps) {
+    OnHttpsAnswer(job, key, status, response);
+    return;
+  }
   if (response.ok()) {
     bool found = false;
     for (const DnsRecord& r : response->answers) {
@@ -540,6 +578,326 @@ void CaresHostResolver::OnQueryResult(const std::string& key, int qtype,
   if (job->pending_queries == 0) FinishJob(key);
 }
 
+void CaresHostResolver::OnHttpsAnswer(
+    Job* job, const std::string& key, int status,
+    const absl::StatusOr<DnsResponse>& response) {
+  HttpsRecordInfo& info = job->https;
+  const bool empty = status == ARES_ENODATA || status == ARES_ENOTFOUND;
+  if (status != ARES_SUCCESS && !empty) {
+    // SERVFAIL, REFUSED, a timeout, a malformed message: the client is
+    // SVCB-optional and connects as without the record.
+    info.status = HttpsRecordStatus::kFailed;
+    info.detail = absl::StrCat(
+        "the HTTPS query for ", job->query_name,
+        " failed: ", ErrorToShortString(MapCaresError(status)), " (",
+        job->detail.empty() ? ares_strerror(status) : job->detail, ")");
+    FinishJob(key);
+    return;
+  }
+  std::vector<HttpsAnswerRecord> answers;
+  if (response.ok()) {
+    for (const DnsRecord& r : response->answers) {
+      if (r.type == kDnsTypeCname || r.type == kDnsTypeHttps)
+        job->min_ttl = std::min(job->min_ttl, r.ttl);
+      if (r.type == kDnsTypeHttps) answers.push_back({r.name, r.rdata});
+    }
+    if (std::optional<uint32_t> neg = response->NegativeTtl())
+      job->negative_ttl =
+          std::min(job->negative_ttl.value_or(UINT32_MAX), *neg);
+  }
+  const HttpsRRSetVerdict verdict =
+      EvaluateHttpsRRSet(answers, config_.https_tls_alpns);
+  using Kind = HttpsRRSetVerdict::Kind;
+  switch (verdict.kind) {
+    case Kind::kEmpty:
+      if (info.alias_chain.empty()) {
+        info.status = HttpsRecordStatus::kNone;
+      } else {
+        // RFC 9460 3: the chain's last name is the endpoint, with the
+        // origin's port and no SvcParams.
+        info.status = HttpsRecordStatus::kUsed;
+        info.target = job->query_name;
+        info.detail = absl::StrCat("the alias chain ends at ", job->query_name,
+                                   ", which has no HTTPS record: its "
+                                   "addresses, no SvcParams");
+      }
+      break;
+    case Kind::kAlias: {
+      const std::string& target = verdict.alias_target;
+      const bool loop =
+          target == job->name ||
+          std::find(info.alias_chain.begin(), info.alias_chain.end(), target) !=
+              info.alias_chain.end();
+      if (loop || info.alias_chain.size() >= config_.max_https_aliases ||
+          !IsValidHostname(target)) {
+        // RFC 9460 3.1: the chain cannot be completed, so the record is as
+        // if it did not exist.
+        info.status = HttpsRecordStatus::kIgnored;
+        info.detail =
+            loop ? absl::StrCat("AliasMode loop at ", target)
+            : IsValidHostname(target)
+                ? absl::StrCat("more than ", config_.max_https_aliases,
+                               " AliasMode hops (next: ", target, ")")
+                : absl::StrCat("AliasMode target '", target,
+                               "' is not a host name this client resolves");
+        info.alias_chain.push_back(target);
+        break;
+      }
+      info.alias_chain.push_back(target);
+      job->query_name = target;
+      SendQuery(job, kDnsTypeHttps);  // ProcessFd re-arms the timer
+      return;
+    }
+    case Kind::kNoService:
+    case Kind::kRejected:
+      info.status = HttpsRecordStatus::kIgnored;
+      info.detail = verdict.detail;
+      info.records = verdict.records;
+      break;
+    case Kind::kService: {
+      const HttpsRecord& r = verdict.record;
+      if (!IsValidHostname(verdict.target)) {
+        info.status = HttpsRecordStatus::kIgnored;
+        info.detail = absl::StrCat("TargetName '", verdict.target,
+                                   "' is not a host name this client "
+                                   "resolves");
+        break;
+      }
+      info.status = HttpsRecordStatus::kUsed;
+      info.detail = verdict.detail;
+      info.priority = r.priority;
+      info.target = verdict.target;
+      info.alpn = r.alpn;
+      info.no_default_alpn = r.no_default_alpn;
+      info.port = r.port;
+      info.ipv4_hints = r.ipv4_hints;
+      info.ipv6_hints = r.ipv6_hints;
+      info.ech_config_list = r.ech;
+      info.records = verdict.records;
+      info.compatible_records = verdict.compatible;
+      break;
+    }
+  }
+  FinishJob(key);
+}
+
+// ResolveHttps's request: the origin's A/AAAA lookup and its HTTPS lookup
+// side by side (each a request on a shared job), then the target's A/AAAA
+// when the record names another host; completes as the file comment says.
+class CaresHostResolver::HttpsRequest : public HostResolver::Request {
+ public:
+  // |prefetch|: the lookups are a prefetch's (their cache entries tagged
+  // so; HostCache).
+  HttpsRequest(CaresHostResolver* resolver, std::string host, bool prefetch,
+               HostResolveResult* result)
+      : resolver_(resolver),
+        host_(std::move(host)),
+        prefetch_(prefetch),
+        result_(result) {}
+
+  // OK or an error when both answers were cached (or the host is
+  // invalid), else ERR_IO_PENDING and |callback| runs later.
+  int Start(const std::string& qname, CompletionOnceCallback callback) {
+    start_ = TimeTicks::Now();
+    addr_rv_ = resolver_->StartOrJoin(
+        host_, HostCache::Kind::kAddresses, prefetch_, &addr_, nullptr,
+        [this](int rv) { OnSubLookup(&addr_rv_, &addr_request_, rv); },
+        &addr_request_);
+    if (addr_rv_ != ERR_IO_PENDING) addr_done_ = start_;
+    https_rv_ = resolver_->StartOrJoin(
+        qname, HostCache::Kind::kHttps, prefetch_, &https_, nullptr,
+        [this](int rv) { OnSubLookup(&https_rv_, &https_request_, rv); },
+        &https_request_);
+    if (https_rv_ != ERR_IO_PENDING) https_done_ = start_;
+    int rv = ERR_IO_PENDING;
+    if (TryFinish(&rv)) return rv;
+    callback_ = std::move(callback);
+    ArmExtraWait();
+    return ERR_IO_PENDING;
+  }
+
+ private:
+  void OnSubLookup(int* rv_slot, std::unique_ptr<Request>* request, int rv) {
+    *rv_slot = rv;
+    if (rv_slot == &addr_rv_) addr_done_ = TimeTicks::Now();
+    if (rv_slot == &https_rv_) https_done_ = TimeTicks::Now();
+    request->reset();
+    MaybeComplete();
+  }
+
+  // A/AAAA in, the HTTPS answer not: give it a bounded extra time. Not for
+  // a prefetch: it is off the critical path, and what it waits for (an
+  // alias chain's next hop, say) is what the request will need; c-ares's
+  // own timeouts bound it.
+  void ArmExtraWait() {
+    if (done_ || prefetch_ || https_rv_ != ERR_IO_PENDING ||
+        addr_rv_ == ERR_IO_PENDING || extra_wait_.IsRunning())
+      return;
+    const CaresResolverConfig& c = resolver_->config_;
+    absl::Duration extra =
+        (addr_done_ - start_) * c.https_extra_wait_percent / 100;
+    extra =
+        std::clamp(extra, c.https_extra_wait_min,
+                   std::max(c.https_extra_wait_min, c.https_extra_wait_max));
+    extra_wait_.Start(extra, [this] {
+      https_request_.reset();
+      https_given_up_ = true;
+      MaybeComplete();
+    });
+  }
+
+  void MaybeComplete() {
+    int rv = ERR_IO_PENDING;
+    if (!TryFinish(&rv)) {
+      ArmExtraWait();
+      return;
+    }
+    // The callback may destroy this request: run it from a local.
+    CompletionOnceCallback callback = std::move(callback_);
+    std::move(callback)(rv);
+  }
+
+  // Finishes (filling the caller's result) when the answers in allow it.
+  bool TryFinish(int* rv) {
+    if (done_) return false;
+    const bool https_in = https_rv_ != ERR_IO_PENDING || https_given_up_;
+    if (!https_in) return false;
+    HttpsRecordInfo info = https_given_up_ ? HttpsRecordInfo() : https_.https;
+    if (https_given_up_) {
+      info.status = HttpsRecordStatus::kNotInTime;
+      info.detail =
+          absl::StrCat("no HTTPS answer within ",
+                       absl::FormatDuration(TimeTicks::Now() - addr_done_),
+                       " of the A/AAAA answer; went without it");
+    }
+    if (addr_rv_ != ERR_IO_PENDING && !https_done_.is_null() &&
+        https_done_ > addr_done_)
+      info.wait = https_done_ - addr_done_;
+    if (https_given_up_) info.wait = TimeTicks::Now() - addr_done_;
+    const bool other_target = info.used() && info.target != host_;
+    if (other_target) {
+      if (!target_started_) {
+        target_started_ = true;
+        target_rv_ = resolver_->StartOrJoin(
+            info.target, HostCache::Kind::kAddresses, prefetch_, &target_,
+            nullptr,
+            [this](int rv) { OnSubLookup(&target_rv_, &target_request_, rv); },
+            &target_request_);
+      }
+      if (target_rv_ == ERR_IO_PENDING) {
+        if (!HasHints(info)) return false;
+        return FinishWithHints(info, rv);
+      }
+      if (target_rv_ == OK) {
+        return Finish(target_, OK, info, rv);
+      }
+      // The target did not resolve. ECH in the record: no fallback that
+      // would show the name in the clear (RFC 9460 9.3).
+      const std::string why =
+          absl::StrCat("the HTTPS record's target ", info.target,
+                       " did not resolve (", ErrorToShortString(target_rv_),
+                       target_.detail.empty() ? "" : ": ", target_.detail, ")");
+      if (!info.ech_config_list.empty()) {
+        info.detail = absl::StrCat(why,
+                                   "; the record offers ECH, so the client "
+                                   "does not fall back to the origin's "
+                                   "addresses without it");
+        HostResolveResult failed;
+        failed.source = target_.source;
+        failed.detail = info.detail;
+        return Finish(failed, ERR_NAME_NOT_RESOLVED, info, rv);
+      }
+      if (addr_rv_ == ERR_IO_PENDING) return false;
+      info.status = HttpsRecordStatus::kIgnored;
+      info.detail =
+          absl::StrCat(why, "; fell back to ", host_, "'s own addresses");
+      return Finish(addr_, addr_rv_, info, rv);
+    }
+    if (addr_rv_ == ERR_IO_PENDING) {
+      if (!info.used() || !HasHints(info)) return false;
+      return FinishWithHints(info, rv);
+    }
+    return Finish(addr_, addr_rv_, info, rv);
+  }
+
+  static bool HasHints(const HttpsRecordInfo& info) {
+    return !info.ipv4_hints.empty() || !info.ipv6_hints.empty();
+  }
+
+  bool FinishWithHints(HttpsRecordInfo info, int* rv) {
+    HostResolveResult hinted;
+    hinted.source = DnsSource::kNetwork;
+    // IPv6 first, as an AAAA-then-A answer would be tried in order here.
+    hinted.addresses = info.ipv6_hints;
+    hinted.addresses.insert(hinted.addresses.end(), info.ipv4_hints.begin(),
+                            info.ipv4_hints.end());
+    info.addresses_from_hints = true;
+    return Finish(hinted, OK, info, rv);
+  }
+
+  bool Finish(const HostResolveResult& addresses, int error,
+              HttpsRecordInfo info, int* rv) {
+    done_ = true;
+    extra_wait_.Stop();
+    result_->addresses = addresses.addresses;
+    result_->source = addresses.source;
+    result_->detail = addresses.detail;
+    result_->https = std::move(info);
+    // Whatever is still out keeps running in its job and fills the cache.
+    addr_request_.reset();
+    https_request_.reset();
+    target_request_.reset();
+    *rv = error == OK && result_->addresses.empty() ? ERR_NAME_NOT_RESOLVED
+                                                    : error;
+    return true;
+  }
+
+  CaresHostResolver* const resolver_;
+  const std::string host_;
+  const bool prefetch_;
+  HostResolveResult* const result_;
+  CompletionOnceCallback callback_;
+  TimeTicks start_;
+  HostResolveResult addr_, https_, target_;
+  std::unique_ptr<Request> addr_request_, https_request_, target_request_;
+  int addr_rv_ = ERR_IO_PENDING;
+  int https_rv_ = ERR_IO_PENDING;
+  int target_rv_ = ERR_IO_PENDING;
+  TimeTicks addr_done_, https_done_;
+  bool target_started_ = false;
+  bool https_given_up_ = false;
+  bool done_ = false;
+  OneShotTimer extra_wait_;
+};
+
+int CaresHostResolver::ResolveHttps(const std::string& host, uint16_t port,
+                                    HostResolveResult* result,
+                                    CompletionOnceCallback callback,
+                                    std::unique_ptr<Request>* out_request) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  if (!config_.query_https)
+    return Resolve(host, port, result, std::move(callback), out_request);
+  return ResolveHttpsImpl(host, port, /*prefetch=*/false, result,
+                          std::move(callback), out_request);
+}
+
+int CaresHostResolver::ResolveHttpsImpl(const std::string& host, uint16_t port,
+                                        bool prefetch,
+                                        HostResolveResult* result,
+                                        CompletionOnceCallback callback,
+                                        std::unique_ptr<Request>* out_request) {
+  if (overrides_.Lookup(host, port, result)) return OK;
+  const std::string name = Normalized(host);
+  if (!IsValidHostname(name)) {
+    result->detail = "invalid host name";
+    return ERR_NAME_NOT_RESOLVED;
+  }
+  auto request = std::make_unique<HttpsRequest>(this, name, prefetch, result);
+  int rv = request->Start(HttpsQueryName(name, port), std::move(callback));
+  if (rv == ERR_IO_PENDING) *out_request = std::move(request);
+  return rv;
+}
+
 void CaresHostResolver::FinishJob(const std::string& key) {
   auto it = jobs_.find(key);
   std::unique_ptr<Job> job = std::move(it->second);
@@ -548,6 +906,33 @@ void CaresHostResolver::FinishJob(const std::string& key) {
   StartQueuedJobs();
 
   int error;
+  if (job->kind == HostCache::Kind::kHttps) {
+    // Always OK: the HttpsRecordInfo says what came of it. Failures are
+    // not cached (the next connection asks again).
+    error = OK;
+    job->entry.error = OK;
+    job->entry.from_prefetch = job->prefetch_only;
+    job->entry.https = std::make_shared<const HttpsRecordInfo>(job->https);
+    if (job->https.status != HttpsRecordStatus::kFailed) {
+      absl::Duration ttl =
+          job->https.status == HttpsRecordStatus::kNone
+              ? (job->negative_ttl ? absl::Seconds(*job->negative_ttl)
+                                   : config_.default_negative_ttl)
+              : absl::Seconds(job->min_ttl == UINT32_MAX ? 0 : job->min_ttl);
+      // A negative answer's TTL is bounded like any negative entry.
+      if (job->https.status == HttpsRecordStatus::kNone)
+        ttl = std::min(ttl, config_.max_negative_ttl);
+      cache_.Set(job->name, job->kind, job->entry, ttl);
+    }
+    EventLoop::Current()->PostTask([job = std::move(job)]() mutable {
+      while (!job->requests.empty()) {
+        RequestImpl* request = job->requests.front();
+        job->requests.pop_front();
+        request->Complete(OK, job->entry, job->detail);
+      }
+    });
+    return;
+  }
   bool has_answer = !job->entry.addresses.empty() || !job->entry.texts.empty();
   int queries = job->kind == HostCache::Kind::kTxt ? 1 : 2;
   if (has_answer) {

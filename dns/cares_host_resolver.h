@@ -11,6 +11,28 @@
 // are always delivered from a posted task, never inside the caller's call.
 // Destroying a Request cancels it.
 //
+// HTTPS records (RFC 9460), with query_https: ResolveHttps and Prefetch
+// (which then completes once both are in, alias chain and target included,
+// without the extra-wait bound below: it is off the critical path, and the
+// request it prepares finds everything cached) send the HTTPS query (type 65, raw answer through
+// ares_query: c-ares 1.18 has no parser for it) beside A and AAAA, for the host
+// on port 443 and
+// "_PORT._https.HOST" on others. The RDATA is parsed here (https_record.h);
+// AliasMode is followed, at most max_https_aliases hops, loops refused; the
+// outcome is cached by its TTL like any answer (HostCache::Kind::kHttps).
+// The request completes when both are in, with these bounds, so the HTTPS
+// query never costs the critical path more than a little:
+//   - A/AAAA in first: wait for the HTTPS answer at most an extra
+//     clamp(https_extra_wait_percent of the A/AAAA time, min, max), then go
+//     without it (status not_in_time; the answer still fills the cache);
+//   - HTTPS in first, with a compatible record that carries address hints:
+//     complete at once on the hints (RFC 9460 7.3); the A/AAAA answer, when
+//     it comes, fills the cache and serves every later connection;
+//   - a record whose TargetName is another name: that name's A/AAAA are
+//     looked up (hints meanwhile); if that fails the origin's addresses are
+//     used, unless the record carries ECH (RFC 9460 9.3: no fallback that
+//     would reveal the name), when the lookup fails.
+//
 // Malformed answers are errors at once, not timeouts. c-ares drops a UDP
 // answer whose question section it cannot match to a query (an answer cut
 // short inside the question, say), so the query would wait for its timeout.
@@ -40,6 +62,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
+#include "dns/dns_response.h"
 #include "dns/host_cache.h"
 #include "dns/host_resolver.h"
 #include "net/base/event_loop.h"
@@ -58,6 +81,20 @@ struct CaresResolverConfig {
   bool edns = true;
   int edns_payload = 4096;
   size_t cache_size = 1000;
+  // HTTPS records (see the file comment). Off by default here; the network
+  // context turns it on (fetch --no-https-rr turns it off).
+  bool query_https = false;
+  // The ALPN protocols this client speaks over TLS over TCP: a ServiceMode
+  // record none of whose ALPN set is among them is incompatible (RFC 9460
+  // 7.1.2). h3 belongs here only once an HTTP/3 client exists.
+  std::vector<std::string> https_tls_alpns = {"h2", "http/1.1"};
+  // AliasMode hops followed at most (RFC 9460 10.2: more than 8 is NOT
+  // RECOMMENDED for zones).
+  size_t max_https_aliases = 8;
+  // The extra wait for the HTTPS answer once A/AAAA are in.
+  absl::Duration https_extra_wait_min = absl::Milliseconds(5);
+  absl::Duration https_extra_wait_max = absl::Milliseconds(50);
+  int https_extra_wait_percent = 20;
   // Lookups in flight at once; more wait their turn, so a burst of names
   // does not flood the server (or the socket buffers) with queries.
   size_t max_concurrent_jobs = 64;
@@ -81,6 +118,9 @@ class CaresHostResolver : public HostResolver {
   int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
               CompletionOnceCallback callback,
               std::unique_ptr<Request>* out_request) override;
+  int ResolveHttps(const std::string& host, uint16_t port,
+                   HostResolveResult* result, CompletionOnceCallback callback,
+                   std::unique_ptr<Request>* out_request) override;
   int Prefetch(const std::string& host, HostResolveResult* result,
                CompletionOnceCallback callback,
                std::unique_ptr<Request>* out_request) override;
@@ -92,6 +132,7 @@ class CaresHostResolver : public HostResolver {
   // Counters for tests: DNS queries sent, lookups joined by a later request,
   // sockets and lookups open now.
   size_t queries_sent() const { return queries_sent_; }
+  size_t https_queries_sent() const { return https_queries_sent_; }
   size_t coalesced_requests() const { return coalesced_; }
   size_t open_sockets() const { return sockets_.size(); }
   size_t active_jobs() const { return jobs_.size(); }
@@ -99,9 +140,11 @@ class CaresHostResolver : public HostResolver {
  private:
   class Job;
   class RequestImpl;
+  class HttpsRequest;
   class SocketWatcher;
   struct QueryContext;
   friend class Job;
+  friend class HttpsRequest;
 
   explicit CaresHostResolver(const CaresResolverConfig& config);
   int StartOrJoin(const std::string& name, HostCache::Kind kind, bool prefetch,
@@ -115,6 +158,17 @@ class CaresHostResolver : public HostResolver {
                               unsigned char* abuf, int alen);
   void OnQueryResult(const std::string& key, int qtype, int status,
                      const unsigned char* abuf, int alen);
+  // An HTTPS answer for |job|: follows an alias (another query) or settles
+  // the job's HttpsRecordInfo and finishes it.
+  void OnHttpsAnswer(Job* job, const std::string& key, int status,
+                     const absl::StatusOr<DnsResponse>& response);
+  // ResolveHttps and, with |prefetch|, Prefetch: the addresses and the
+  // HTTPS record together (HttpsRequest), port 0 for a prefetch (the
+  // record of port 443's name).
+  int ResolveHttpsImpl(const std::string& host, uint16_t port, bool prefetch,
+                       HostResolveResult* result,
+                       CompletionOnceCallback callback,
+                       std::unique_ptr<Request>* out_request);
   void FinishJob(const std::string& key);
 
   static void SockStateCallback(void* data, ares_socket_t fd, int readable,
@@ -150,6 +204,7 @@ class CaresHostResolver : public HostResolver {
   std::deque<std::string> queued_jobs_;
   size_t running_jobs_ = 0;
   size_t queries_sent_ = 0;
+  size_t https_queries_sent_ = 0;
   size_t coalesced_ = 0;
   // The UDP sockets c-ares opened through SocketOpen.
   absl::flat_hash_set<ares_socket_t> udp_sockets_;

@@ -7,10 +7,14 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
+#include <map>
+#include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "dns/fake_dns_server.h"
+#include "dns/https_record.h"
 #include "gtest/gtest.h"
 #include "net/base/sanitizer.h"
 #include "net/base/test_completion_callback.h"
@@ -302,6 +306,439 @@ TEST_F(CaresHostResolverTest, OverridesAndBadNames) {
             resolver->Resolve(
                 "bad name!", 443, &result, [](int) {}, &request));
   EXPECT_EQ(server.queries(), 0);
+}
+
+// HTTPS records (RFC 9460) ---------------------------------------------------
+
+std::string HttpsRdata(uint16_t priority, const std::string& target,
+                       std::optional<uint16_t> port = std::nullopt,
+                       std::vector<IPAddress> ipv4_hints = {},
+                       std::string ech = "",
+                       std::vector<std::string> alpn = {"h2", "http/1.1"}) {
+  HttpsRecord r;
+  r.priority = priority;
+  r.target = target;
+  if (priority != 0) {
+    r.alpn = std::move(alpn);
+    r.port = port;
+    r.ipv4_hints = std::move(ipv4_hints);
+    r.ech = std::move(ech);
+  }
+  return *SerializeHttpsRdata(r);
+}
+
+// A stand-in ECHConfigList: well-formed as a list (the resolver does not
+// look inside; BoringSSL does, at the handshake).
+const char kEchList[] = "\x00\x08\xfe\x0d\x00\x04\x01\x02\x03\x04";
+std::string EchList() { return std::string(kEchList, 10); }
+
+class CaresHttpsTest : public CaresHostResolverTest {
+ protected:
+  std::unique_ptr<CaresHostResolver> MakeHttpsResolver(
+      const std::string& server, absl::Duration timeout = absl::Seconds(1),
+      int tries = 1) {
+    CaresResolverConfig config;
+    config.servers = {server};
+    config.clock = &clock_;
+    config.attempt_timeout = timeout;
+    config.tries = tries;
+    config.query_https = true;
+    auto resolver = CaresHostResolver::Create(config);
+    EXPECT_TRUE(resolver.ok()) << resolver.status();
+    return std::move(*resolver);
+  }
+  int ResolveHttps(CaresHostResolver* r, const std::string& host,
+                   HostResolveResult* result, uint16_t port = 443) {
+    std::unique_ptr<HostResolver::Request> request;
+    TestCompletionCallback cb;
+    return cb.GetResult(
+        r->ResolveHttps(host, port, result, cb.callback(), &request));
+  }
+};
+
+// The world's shape: an A record and a ServiceMode "." record with a port,
+// ALPN and ECH.
+std::string ServiceWithEch(const FakeDnsQuery& q) {
+  if (q.qtype == 1)
+    return FakeDnsServer::BuildResponse(
+        q, 0, {{1, 30, FakeDnsServer::ARecord(127, 0, 0, 7)}});
+  if (q.qtype == 65)
+    return FakeDnsServer::BuildResponse(
+        q, 0, {{65, 10, HttpsRdata(1, "", 8443, {}, EchList())}});
+  return FakeDnsServer::BuildResponse(q, 0, {}, 60, 10);
+}
+
+TEST_F(CaresHttpsTest, QueriedBesideAddressesAndCachedByItsTtl) {
+  FakeDnsServer server(ServiceWithEch);
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "www.ok.test", &result))
+      << result.detail;
+  EXPECT_EQ(server.queries(), 3);  // A, AAAA, HTTPS at once
+  EXPECT_EQ(resolver->https_queries_sent(), 1u);
+  ASSERT_EQ(result.addresses.size(), 1u);
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.7");
+  const HttpsRecordInfo& h = result.https;
+  EXPECT_EQ(h.status, HttpsRecordStatus::kUsed) << h.detail;
+  EXPECT_EQ(h.source, DnsSource::kNetwork);
+  EXPECT_EQ(h.priority, 1);
+  EXPECT_EQ(h.target, "www.ok.test");  // "." is the owner
+  EXPECT_EQ(h.port, 8443);
+  EXPECT_EQ(h.alpn, (std::vector<std::string>{"h2", "http/1.1"}));
+  EXPECT_EQ(h.ech_config_list, EchList());
+  EXPECT_FALSE(h.addresses_from_hints);
+  EXPECT_TRUE(h.SupportsAlpn("h2"));
+  EXPECT_FALSE(h.SupportsAlpn("h3"));
+
+  // From the cache, synchronously, no query.
+  std::unique_ptr<HostResolver::Request> request;
+  HostResolveResult cached;
+  EXPECT_EQ(OK, resolver->ResolveHttps(
+                    "www.ok.test", 443, &cached, [](int) {}, &request));
+  EXPECT_EQ(cached.https.source, DnsSource::kCache);
+  EXPECT_EQ(cached.https.port, 8443);
+  EXPECT_EQ(server.queries(), 3);
+
+  // The HTTPS record's TTL (10 s) runs out before the A record's (30 s):
+  // only the HTTPS query goes out again.
+  clock_.Advance(absl::Seconds(11));
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "www.ok.test", &result));
+  EXPECT_EQ(result.source, DnsSource::kCache);
+  EXPECT_EQ(result.https.source, DnsSource::kNetwork);
+  EXPECT_EQ(server.queries(), 4);
+
+  // Plain Resolve never asks for it.
+  ASSERT_EQ(OK, Resolve(resolver.get(), "plain.ok.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kNotQueried);
+  EXPECT_EQ(server.queries(), 6);
+}
+
+TEST_F(CaresHttpsTest, OffByDefaultAndNotForOverrides) {
+  FakeDnsServer server(ServiceWithEch);
+  auto resolver = MakeResolver(server.address_string());  // query_https off
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "www.ok.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kNotQueried);
+  EXPECT_EQ(server.queries(), 2);
+
+  auto https = MakeHttpsResolver(server.address_string());
+  https->AddOverride(*ResolveOverride::Parse("o.test:443:127.0.0.9"));
+  EXPECT_EQ(OK, ResolveHttps(https.get(), "o.test", &result));
+  EXPECT_EQ(result.source, DnsSource::kOverride);
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kNotQueried);
+  EXPECT_EQ(server.queries(), 2);
+}
+
+TEST_F(CaresHttpsTest, NoRecordIsNoneAndNegativelyCached) {
+  FakeDnsServer server(Standard);  // NODATA with SOA minimum 10 for HTTPS
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "n.ok.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kNone);
+  const int queries = server.queries();
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "n.ok.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kNone);
+  EXPECT_EQ(result.https.source, DnsSource::kCache);
+  EXPECT_EQ(server.queries(), queries);
+  clock_.Advance(absl::Seconds(11));
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "n.ok.test", &result));
+  EXPECT_EQ(server.queries(), queries + 1);
+}
+
+TEST_F(CaresHttpsTest, OtherPortsAskForThePortPrefixedName) {
+  std::vector<std::string> names;
+  std::mutex mu;
+  FakeDnsServer server([&](const FakeDnsQuery& q) {
+    std::lock_guard<std::mutex> lock(mu);
+    names.push_back(absl::StrCat(q.qtype, " ", q.name));
+    return Standard(q);
+  });
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "p.ok.test", &result, 8443));
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_NE(std::find(names.begin(), names.end(), "65 _8443._https.p.ok.test"),
+            names.end());
+}
+
+// The HTTPS answer comes late: the lookup waits a bounded extra time after
+// the addresses, then goes without it; the late answer fills the cache.
+TEST_F(CaresHttpsTest, LateHttpsAnswerIsNotWaitedForLong) {
+  FakeDnsServer server([](const FakeDnsQuery& q) {
+    if (q.qtype == 65) usleep(300 * 1000);
+    return ServiceWithEch(q);
+  });
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  const TimeTicks start = TimeTicks::Now();
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "late.ok.test", &result));
+  const absl::Duration took = TimeTicks::Now() - start;
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kNotInTime);
+  EXPECT_NE(result.https.detail.find("went without it"), std::string::npos);
+  EXPECT_LT(took, absl::Milliseconds(200)) << took;
+  EXPECT_GE(result.https.wait, absl::Milliseconds(5));
+  EXPECT_LE(result.https.wait, absl::Milliseconds(150));
+  ASSERT_EQ(result.addresses.size(), 1u);
+  // The answer arrives and is cached for the next connection.
+  const TimeTicks deadline = TimeTicks::Now() + absl::Seconds(3);
+  while (resolver->active_jobs() > 0 && TimeTicks::Now() < deadline)
+    loop_.RunUntilIdle(), usleep(1000);
+  std::unique_ptr<HostResolver::Request> request;
+  EXPECT_EQ(OK, resolver->ResolveHttps(
+                    "late.ok.test", 443, &result, [](int) {}, &request));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed);
+  EXPECT_EQ(result.https.source, DnsSource::kCache);
+}
+
+// The HTTPS answer comes first, with hints, while the A query waits for its
+// retry: the request completes on the hints; the A answer, when it comes,
+// serves the next connection.
+TEST_F(CaresHttpsTest, HintsServeUntilTheAddressesAnswer) {
+  std::atomic<int> a_queries{0};
+  FakeDnsServer server([&](const FakeDnsQuery& q) {
+    if (q.qtype == 1 && a_queries++ == 0) return std::string();  // dropped
+    if (q.qtype == 65)
+      return FakeDnsServer::BuildResponse(
+          q, 0,
+          {{65, 300,
+            HttpsRdata(1, "", std::nullopt,
+                       {*IPAddress::Parse("127.0.0.42")})}});
+    return ServiceWithEch(q);
+  });
+  auto resolver = MakeHttpsResolver(server.address_string(),
+                                    absl::Milliseconds(300), /*tries=*/2);
+  HostResolveResult result;
+  const TimeTicks start = TimeTicks::Now();
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "hint.ok.test", &result));
+  EXPECT_LT(TimeTicks::Now() - start, absl::Milliseconds(250));
+  EXPECT_TRUE(result.https.addresses_from_hints);
+  ASSERT_EQ(result.addresses.size(), 1u);
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.42");
+  // The A answer comes with the retry and replaces the hints.
+  const TimeTicks deadline = TimeTicks::Now() + absl::Seconds(3);
+  while (resolver->active_jobs() > 0 && TimeTicks::Now() < deadline)
+    loop_.RunUntilIdle(), usleep(1000);
+  std::unique_ptr<HostResolver::Request> request;
+  ASSERT_EQ(OK, resolver->ResolveHttps(
+                    "hint.ok.test", 443, &result, [](int) {}, &request));
+  EXPECT_FALSE(result.https.addresses_from_hints);
+  ASSERT_EQ(result.addresses.size(), 1u);
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.7");
+}
+
+// Zones for the alias tests: NAME -> the HTTPS records it answers.
+using Zone = std::map<std::string, std::vector<FakeDnsAnswer>>;
+
+FakeDnsServer::Handler ZoneHandler(Zone https, std::map<std::string, int> a) {
+  return [https, a](const FakeDnsQuery& q) {
+    if (q.qtype == 65) {
+      auto it = https.find(q.name);
+      if (it != https.end())
+        return FakeDnsServer::BuildResponse(q, 0, it->second);
+    }
+    if (q.qtype == 1) {
+      auto it = a.find(q.name);
+      if (it != a.end())
+        return FakeDnsServer::BuildResponse(
+            q, 0, {{1, 30, FakeDnsServer::ARecord(127, 0, 0, it->second)}});
+    }
+    return FakeDnsServer::BuildResponse(q, 0, {}, 60, 10);
+  };
+}
+
+TEST_F(CaresHttpsTest, AliasModeIsFollowedToTheServiceAndItsAddresses) {
+  FakeDnsServer server(
+      ZoneHandler({{"apex.test", {{65, 300, HttpsRdata(0, "pool.svc.test")}}},
+                   {"pool.svc.test", {{65, 300, HttpsRdata(1, "", 8443)}}}},
+                  {{"apex.test", 1}, {"pool.svc.test", 9}}));
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "apex.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed)
+      << result.https.detail;
+  EXPECT_EQ(result.https.alias_chain,
+            std::vector<std::string>{"pool.svc.test"});
+  EXPECT_EQ(result.https.target, "pool.svc.test");
+  EXPECT_EQ(result.https.port, 8443);
+  ASSERT_EQ(result.addresses.size(), 1u);
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.9");  // the target's
+}
+
+TEST_F(CaresHttpsTest, AliasChainEndingWithoutARecordUsesItsLastName) {
+  FakeDnsServer server(
+      ZoneHandler({{"a.test", {{65, 300, HttpsRdata(0, "b.test")}}}},
+                  {{"a.test", 1}, {"b.test", 2}}));
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "a.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed);
+  EXPECT_EQ(result.https.priority, 0);
+  EXPECT_EQ(result.https.target, "b.test");
+  EXPECT_FALSE(result.https.port);
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.2");
+}
+
+TEST_F(CaresHttpsTest, AliasLoopsAndLongChainsAreIgnored) {
+  Zone zone = {{"x.test", {{65, 300, HttpsRdata(0, "y.test")}}},
+               {"y.test", {{65, 300, HttpsRdata(0, "x.test")}}}};
+  for (int i = 0; i < 12; ++i) {
+    zone[absl::StrCat("c", i, ".test")] = {
+        {65, 300, HttpsRdata(0, absl::StrCat("c", i + 1, ".test"))}};
+  }
+  FakeDnsServer server(ZoneHandler(zone, {{"x.test", 3}, {"c0.test", 4}}));
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "x.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kIgnored);
+  EXPECT_NE(result.https.detail.find("loop"), std::string::npos)
+      << result.https.detail;
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.3");  // as without it
+
+  const size_t before = resolver->https_queries_sent();
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "c0.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kIgnored);
+  EXPECT_NE(result.https.detail.find("more than 8"), std::string::npos)
+      << result.https.detail;
+  EXPECT_EQ(resolver->https_queries_sent() - before, 9u);  // c0 + 8 hops
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.4");
+}
+
+TEST_F(CaresHttpsTest, MalformedOrIncompatibleRecordsAreIgnoredWithAReason) {
+  HttpsRecord h3_only;
+  h3_only.priority = 1;
+  h3_only.alpn = {"h3"};
+  h3_only.no_default_alpn = true;
+  FakeDnsServer server(ZoneHandler(
+      {// A truncated SvcParam: the whole RRSet is rejected.
+       {"bad.test",
+        {{65, 300, HttpsRdata(1, "")},
+         {65, 300, std::string("\x00\x02\x00\x00\x03\x00\x02\x01", 8)}}},
+       {"h3.test", {{65, 300, *SerializeHttpsRdata(h3_only)}}},
+       {"nosvc.test", {{65, 300, HttpsRdata(0, "")}}}},
+      {{"bad.test", 5}, {"h3.test", 6}, {"nosvc.test", 8}}));
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "bad.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kIgnored);
+  EXPECT_NE(result.https.detail.find("malformed"), std::string::npos)
+      << result.https.detail;
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.5");
+
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "h3.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kIgnored);
+  EXPECT_NE(result.https.detail.find("h3"), std::string::npos)
+      << result.https.detail;
+
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "nosvc.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kIgnored);
+  EXPECT_NE(result.https.detail.find("not available"), std::string::npos);
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.8");
+}
+
+TEST_F(CaresHttpsTest, UnresolvableTargetFallsBackUnlessTheRecordHasEch) {
+  FakeDnsServer server(ZoneHandler(
+      {{"plain.test", {{65, 300, HttpsRdata(1, "gone.test")}}},
+       {"ech.test",
+        {{65, 300, HttpsRdata(1, "gone.test", std::nullopt, {}, EchList())}}}},
+      {{"plain.test", 1}, {"ech.test", 2}}));
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "plain.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kIgnored);
+  EXPECT_NE(result.https.detail.find("fell back"), std::string::npos);
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.1");
+
+  EXPECT_EQ(ERR_NAME_NOT_RESOLVED,
+            ResolveHttps(resolver.get(), "ech.test", &result));
+  EXPECT_NE(result.detail.find("offers ECH"), std::string::npos)
+      << result.detail;
+}
+
+TEST_F(CaresHttpsTest, ServerFailureIsNotFatal) {
+  FakeDnsServer server([](const FakeDnsQuery& q) {
+    if (q.qtype == 65) return FakeDnsServer::BuildResponse(q, 2, {});
+    return Standard(q);
+  });
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "sf.ok.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kFailed);
+  // c-ares takes SERVFAIL as the server's failure and gives up on it
+  // ("Could not contact DNS servers"): either way the query failed.
+  EXPECT_NE(result.https.detail.find("the HTTPS query for sf.ok.test failed"),
+            std::string::npos)
+      << result.https.detail;
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.7");
+}
+
+TEST_F(CaresHttpsTest, PrefetchFetchesTheRecordToo) {
+  FakeDnsServer server(ServiceWithEch);
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  std::unique_ptr<HostResolver::Request> request;
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(resolver->Prefetch("pf.ok.test", &result,
+                                                cb.callback(), &request)));
+  // The prefetch completed with both answers in: the request it prepared
+  // finds both in the cache, synchronously, with no query.
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed);
+  const int queries = server.queries();
+  EXPECT_EQ(queries, 3);
+  ASSERT_EQ(OK, resolver->ResolveHttps(
+                    "pf.ok.test", 443, &result, [](int) {}, &request));
+  EXPECT_EQ(result.source, DnsSource::kPrefetch);
+  EXPECT_EQ(result.https.source, DnsSource::kPrefetch);
+  EXPECT_EQ(result.https.port, 8443);
+  EXPECT_EQ(server.queries(), queries);
+}
+
+// An alias chain's second hop takes longer than the extra wait: a request
+// goes without the record (the chain completes into the cache), a prefetch
+// waits for it, target addresses included.
+TEST_F(CaresHttpsTest, PrefetchWaitsForAnAliasChainARequestDoesNot) {
+  Zone zone = {{"apex.test", {{65, 300, HttpsRdata(0, "svc.test")}}},
+               {"svc.test", {{65, 300, HttpsRdata(1, "", 8443)}}}};
+  auto handler = ZoneHandler(zone, {{"apex.test", 1}, {"svc.test", 9}});
+  FakeDnsServer server([handler](const FakeDnsQuery& q) {
+    if (q.qtype == 65 && q.name == "svc.test") usleep(120 * 1000);
+    return handler(q);
+  });
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "apex.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kNotInTime);
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.1");
+
+  auto fresh = MakeHttpsResolver(server.address_string());
+  std::unique_ptr<HostResolver::Request> request;
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(fresh->Prefetch("apex.test", &result,
+                                             cb.callback(), &request)));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed)
+      << result.https.detail;
+  EXPECT_EQ(result.https.target, "svc.test");
+  // Everything the request needs is cached: synchronous, the target's
+  // address, the record's port.
+  ASSERT_EQ(OK, fresh->ResolveHttps(
+                    "apex.test", 443, &result, [](int) {}, &request));
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.9");
+  EXPECT_EQ(result.https.port, 8443);
+  EXPECT_EQ(result.https.source, DnsSource::kPrefetch);
+}
+
+TEST_F(CaresHttpsTest, CancelledHttpsRequestNeverCallsBack) {
+  FakeDnsServer server(ServiceWithEch);
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  std::unique_ptr<HostResolver::Request> request;
+  bool called = false;
+  ASSERT_EQ(ERR_IO_PENDING, resolver->ResolveHttps(
+                                "cx.ok.test", 443, &result,
+                                [&](int) { called = true; }, &request));
+  request.reset();
+  EXPECT_EQ(OK, Resolve(resolver.get(), "other.ok.test", &result));
+  loop_.RunUntilIdle();
+  EXPECT_FALSE(called);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 #include "dns/dns_prefetcher.h"
 
+#include <atomic>
+
 #include "absl/strings/str_cat.h"
 #include "dns/cares_host_resolver.h"
 #include "dns/fake_dns_server.h"
+#include "dns/https_record.h"
 #include "gtest/gtest.h"
 
 namespace net {
@@ -54,6 +57,46 @@ TEST(DnsPrefetcherTest, DedupsLimitsConcurrencyAndTellsObservers) {
   EXPECT_EQ(OK, resolver->Resolve(
                     "h7.test", 443, &result, [](int) {}, &request));
   EXPECT_EQ(result.source, DnsSource::kPrefetch);
+}
+
+// With HTTPS records on, a prefetched host's HTTPS record comes along: the
+// first connection finds it in the cache, tagged as prefetched.
+TEST(DnsPrefetcherTest, PrefetchesHttpsRecordsBesideAddresses) {
+  EventLoop loop;
+  std::atomic<int> https_queries{0};
+  FakeDnsServer server([&](const FakeDnsQuery& q) {
+    if (q.qtype == 65) {
+      ++https_queries;
+      HttpsRecord r;
+      r.priority = 1;
+      r.alpn = {"h2"};
+      r.port = 8443;
+      return FakeDnsServer::BuildResponse(q, 0,
+                                          {{65, 60, *SerializeHttpsRdata(r)}});
+    }
+    return AnswerEverything(q);
+  });
+  CaresResolverConfig config;
+  config.servers = {server.address_string()};
+  config.query_https = true;
+  auto resolver = *CaresHostResolver::Create(config);
+  DnsPrefetcher prefetcher(resolver.get());
+  prefetcher.Prefetch({"a.test", "b.test"});
+  prefetcher.WhenIdle([&] { loop.Quit(); });
+  loop.Run();
+  // The HTTPS lookups may still be out when the addresses are in.
+  const TimeTicks deadline = TimeTicks::Now() + absl::Seconds(3);
+  while (resolver->active_jobs() > 0 && TimeTicks::Now() < deadline)
+    loop.RunUntilIdle();
+  EXPECT_EQ(https_queries.load(), 2);
+  HostResolveResult result;
+  std::unique_ptr<HostResolver::Request> request;
+  ASSERT_EQ(OK, resolver->ResolveHttps(
+                    "b.test", 443, &result, [](int) {}, &request));
+  EXPECT_EQ(result.source, DnsSource::kPrefetch);
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed);
+  EXPECT_EQ(result.https.source, DnsSource::kPrefetch);
+  EXPECT_EQ(result.https.port, 8443);
 }
 
 TEST(DnsPrefetcherTest, ExtractsLinkHosts) {

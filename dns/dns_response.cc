@@ -110,6 +110,13 @@ absl::Status ReadRecord(const CBS& message, CBS* cbs, DnsRecord* record) {
       }
       break;
     }
+    case kDnsTypeHttps:
+      // Parsed by the HTTPS record code (https_record.h), whose errors are
+      // the record's, not the message's. The TargetName inside is never
+      // compressed (RFC 9460 2.2), so the RDATA stands alone.
+      record->rdata.assign(reinterpret_cast<const char*>(CBS_data(&rdata)),
+                           CBS_len(&rdata));
+      break;
     default:
       break;
   }

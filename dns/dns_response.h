@@ -2,7 +2,9 @@
 // BoringSSL's CBS, for the answers c-ares hands back raw. It checks the
 // header, skips the question, and decodes the answer and authority
 // sections: A, AAAA, TXT (strings of one record concatenated; records kept
-// apart), CNAME, and the SOA needed for negative caching (RFC 2308). Name
+// apart), CNAME, the SOA needed for negative caching (RFC 2308), and HTTPS
+// (type 65, RFC 9460: its RDATA kept raw for https_record.h, since one
+// malformed HTTPS record must not make the A/AAAA answers unreadable). Name
 // compression is followed with a hop limit; anything malformed is an error,
 // never a crash (see dns_response_fuzzer.cc).
 
@@ -27,6 +29,7 @@ enum DnsType : uint16_t {
   kDnsTypeTxt = 16,
   kDnsTypeAaaa = 28,
   kDnsTypeOpt = 41,
+  kDnsTypeHttps = 65,
 };
 
 struct DnsRecord {
@@ -36,6 +39,7 @@ struct DnsRecord {
   std::optional<IPAddress> address;  // A, AAAA
   std::string text;          // TXT: the record's strings joined; CNAME: target
   uint32_t soa_minimum = 0;  // SOA
+  std::string rdata;         // HTTPS: the raw RDATA (ParseHttpsRdata)
 };
 
 struct DnsResponse {

@@ -74,6 +74,10 @@ bool AddRecord(CBB* cbb, const net::DnsRecord& r) {
       for (int i = 0; i < 4; ++i) CBB_add_u32(&rdata, 0);
       CBB_add_u32(&rdata, r.soa_minimum);
       break;
+    case net::kDnsTypeHttps:
+      CBB_add_bytes(&rdata, reinterpret_cast<const uint8_t*>(r.rdata.data()),
+                    r.rdata.size());
+      break;
     default:
       break;  // kept without its data
   }
@@ -86,7 +90,8 @@ bool SameRecords(const std::vector<net::DnsRecord>& a,
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i].name != b[i].name || a[i].type != b[i].type ||
         a[i].ttl != b[i].ttl || a[i].address != b[i].address ||
-        a[i].text != b[i].text || a[i].soa_minimum != b[i].soa_minimum)
+        a[i].text != b[i].text || a[i].soa_minimum != b[i].soa_minimum ||
+        a[i].rdata != b[i].rdata)
       return false;
   }
   return true;
@@ -102,6 +107,8 @@ void CheckRecord(const net::DnsRecord& r) {
     Check(r.address && r.address->IsIPv6(), "AAAA is IPv6");
   if (r.type != net::kDnsTypeA && r.type != net::kDnsTypeAaaa)
     Check(!r.address, "only A and AAAA carry an address");
+  if (r.type != net::kDnsTypeHttps)
+    Check(r.rdata.empty(), "only HTTPS keeps its raw RDATA");
 }
 
 }  // namespace

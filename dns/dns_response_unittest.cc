@@ -60,6 +60,22 @@ TEST(DnsResponseTest, FollowsCompressionPointersAndStopsLoops) {
   EXPECT_FALSE(ParseDnsResponse(loop).ok());
 }
 
+TEST(DnsResponseTest, KeepsHttpsRdataRawEvenWhenMalformed) {
+  // An HTTPS record (type 65) beside an A record: its RDATA is kept as it
+  // came; one that would not parse as HTTPS (a truncated SvcParam) does not
+  // make the message unreadable.
+  const std::string https("\x00\x01\x00\x00\x03\x00\x02\x01", 8);
+  std::string msg = FakeDnsServer::BuildResponse(
+      Query("h.test", 65), 0,
+      {{65, 300, https}, {1, 60, FakeDnsServer::ARecord(1, 2, 3, 4)}});
+  auto r = ParseDnsResponse(msg);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->answers.size(), 2u);
+  EXPECT_EQ(r->answers[0].type, kDnsTypeHttps);
+  EXPECT_EQ(r->answers[0].rdata, https);
+  EXPECT_EQ(r->answers[1].rdata, "");
+}
+
 TEST(DnsResponseTest, RejectsMalformed) {
   std::string good = FakeDnsServer::BuildResponse(
       Query("a.test", 1), 0, {{1, 1, FakeDnsServer::ARecord(1, 2, 3, 4)}});

@@ -112,7 +112,7 @@ std::string FakeDnsServer::BuildResponse(
   CBB_add_u16(cbb.get(), query.qtype);
   CBB_add_u16(cbb.get(), 1);
   for (const FakeDnsAnswer& a : answers) {
-    AddName(cbb.get(), query.name);
+    AddName(cbb.get(), a.owner.empty() ? query.name : a.owner);
     CBB_add_u16(cbb.get(), a.type);
     CBB_add_u16(cbb.get(), 1);
     CBB_add_u32(cbb.get(), a.ttl);

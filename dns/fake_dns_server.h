@@ -30,6 +30,8 @@ struct FakeDnsAnswer {
   uint16_t type;
   uint32_t ttl;
   std::string rdata;
+  // The record's owner name; empty: the query's name.
+  std::string owner;
 };
 
 class FakeDnsServer {

@@ -14,8 +14,10 @@ HostCache::HostCache(size_t max_entries, const TickClock* clock,
       max_negative_ttl_(max_negative_ttl) {}
 
 std::string HostCache::KeyFor(const std::string& name, Kind kind) {
-  return absl::StrCat(kind == Kind::kTxt ? "txt:" : "addr:",
-                      absl::AsciiStrToLower(name));
+  const char* prefix = kind == Kind::kTxt     ? "txt:"
+                       : kind == Kind::kHttps ? "https:"
+                                              : "addr:";
+  return absl::StrCat(prefix, absl::AsciiStrToLower(name));
 }
 
 const HostCache::Entry* HostCache::Lookup(const std::string& name, Kind kind,

@@ -11,11 +11,13 @@
 #define DNS_HOST_CACHE_H_
 
 #include <list>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
+#include "dns/https_record_info.h"
 #include "net/base/ip_endpoint.h"
 #include "net/base/net_errors.h"
 #include "net/base/thread_checker.h"
@@ -25,12 +27,17 @@ namespace net {
 
 class HostCache {
  public:
-  enum class Kind { kAddresses, kTxt };
+  // kHttps: a name's HTTPS records (RFC 9460) as the resolver evaluated
+  // them, aliases followed, keyed by the query name (the host for port 443,
+  // "_PORT._https.HOST" otherwise).
+  enum class Kind { kAddresses, kTxt, kHttps };
 
   struct Entry {
     int error = OK;  // OK, or the negative answer (ERR_NAME_NOT_RESOLVED)
     std::vector<IPAddress> addresses;
     std::vector<std::string> texts;
+    // kHttps: what the records say (status none for a negative answer).
+    std::shared_ptr<const HttpsRecordInfo> https;
     bool from_prefetch = false;
     TimeTicks expires;
   };

@@ -79,6 +79,7 @@ bool ResolveOverrides::Lookup(const std::string& host, uint16_t port,
   const std::string name = absl::AsciiStrToLower(host);
   auto it = port == 0 ? any_port_.find(name)
                       : overrides_.find(absl::StrCat(name, ":", port));
+  result->https = HttpsRecordInfo();  // never asked for an override
   if (it != (port == 0 ? any_port_.end() : overrides_.end())) {
     result->addresses = {it->second};
     result->source = DnsSource::kOverride;

@@ -16,6 +16,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "dns/dns_source.h"
+#include "dns/https_record_info.h"
 #include "net/base/ip_endpoint.h"
 #include "net/base/net_errors.h"
 #include "net/base/thread_checker.h"
@@ -30,6 +31,11 @@ struct HostResolveResult {
   DnsSource source = DnsSource::kNone;
   // Human-readable reason on failure.
   std::string detail;
+  // The host's HTTPS record (RFC 9460), from ResolveHttps: status
+  // kNotQueried from Resolve, from resolvers that do not ask, and for
+  // overrides and literals. When it is used and its target is another name,
+  // |addresses| are the target's (or its hints').
+  HttpsRecordInfo https;
 };
 
 // ResolveOverride is one curl-style "host:port:address" entry.
@@ -54,6 +60,18 @@ class HostResolver {
                       HostResolveResult* result,
                       CompletionOnceCallback callback,
                       std::unique_ptr<Request>* out_request) = 0;
+  // ResolveHttps is Resolve for a connection to an https origin on |port|:
+  // a resolver that asks for HTTPS records (RFC 9460; CaresHostResolver
+  // with query_https) queries the origin's HTTPS record in parallel with its
+  // A/AAAA records and fills result->https; a record that applies may
+  // change the addresses (its TargetName's, or its address hints while the
+  // A/AAAA answer is still out). The default is Resolve.
+  virtual int ResolveHttps(const std::string& host, uint16_t port,
+                           HostResolveResult* result,
+                           CompletionOnceCallback callback,
+                           std::unique_ptr<Request>* out_request) {
+    return Resolve(host, port, result, std::move(callback), out_request);
+  }
   // Prefetch resolves |host| ahead of use. A resolver with a cache tags the
   // answer so the first request that uses it reports source "prefetch".
   virtual int Prefetch(const std::string& host, HostResolveResult* result,

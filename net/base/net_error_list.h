@@ -175,6 +175,23 @@ NET_ERROR(WRONG_VERSION_ON_EARLY_DATA, -509)
 // The server's compressed Certificate message (RFC 8879) did not decompress
 // to the size it announced.
 NET_ERROR(SSL_CERT_DECOMPRESSION_FAILED, -510)
+// Encrypted ClientHello (ECH, draft-ietf-tls-esni-13 as BoringSSL speaks it;
+// the configuration from the origin's DNS HTTPS record): Chromium's names.
+// The server did not accept the ECH configuration offered (it decrypted
+// nothing: a stale or unknown configuration) and authenticated that with a
+// certificate for the configuration's public name; the connection cannot
+// carry the request. The connect job retries once with the server's retry
+// configurations (or, when it sent none, without ECH); this error remains
+// when the retry was rejected too, or with --ech hard when no configuration
+// could be had.
+NET_ERROR(ECH_NOT_NEGOTIATED, -511)
+// The server rejected ECH and its certificate is not valid for the ECH
+// configuration's public name: its retry configurations cannot be trusted
+// and the connection fails (Chromium's ERR_ECH_FALLBACK_CERTIFICATE_INVALID).
+NET_ERROR(ECH_FALLBACK_CERTIFICATE_INVALID, -512)
+// The ECHConfigList to offer (from the HTTPS record, or --ech ecl:) is not
+// one BoringSSL accepts.
+NET_ERROR(INVALID_ECH_CONFIG_LIST, -513)
 
 // A SPDY framing or session error.
 NET_ERROR(SPDY_PROTOCOL_ERROR, -600)

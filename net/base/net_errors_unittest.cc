@@ -28,6 +28,7 @@ TEST(NetErrorsTest, EveryErrorIsInItsNamedRange) {
   };
   const Rule rules[] = {
       {"ERR_SSL_", NetErrorArea::kTls},
+      {"ERR_ECH_", NetErrorArea::kTls},
       {"ERR_CERT_", NetErrorArea::kCertificate},
       {"ERR_DNS_", NetErrorArea::kDns},
       {"ERR_NAME_NOT_RESOLVED", NetErrorArea::kDns},

@@ -363,6 +363,10 @@ absl::Status NetworkContext::InitResolver() {
     config.servers = params_.dns_servers;
     config.edns = params_.edns;
     config.attempt_timeout = params_.dns_attempt_timeout;
+    // HTTPS records (RFC 9460), as Chrome asks for them; compatible records
+    // are those whose ALPN set meets what this client offers over TLS.
+    config.query_https = params_.https_records;
+    config.https_tls_alpns = params_.session.ssl_config.alpn_protos;
     absl::StatusOr<std::unique_ptr<CaresHostResolver>> cares =
         CaresHostResolver::Create(config);
     if (!cares.ok()) return cares.status();

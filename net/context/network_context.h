@@ -86,6 +86,11 @@ struct NetworkContextParams {
   std::vector<std::string> dns_servers;
   bool edns = true;
   absl::Duration dns_attempt_timeout = absl::Seconds(2);
+  // DNS HTTPS records (RFC 9460), asked for beside A/AAAA for every https
+  // origin and prefetch (c-ares only: getaddrinfo cannot ask): their port,
+  // target, ALPN set and ECH configuration (session.ssl_config.ech_mode says
+  // what TLS does with it). On by default, as in Chrome.
+  bool https_records = true;
   std::vector<ResolveOverride> resolve_overrides;
 
   // Connections and TLS. |session| carries timeouts, the SSLConfig and

@@ -68,6 +68,9 @@ class Preconnector::Job {
     params.ssl_context = session->ssl_client_context();
     params.transport.clock = session->clock();
     params.transport.connect_to = &session->params().connect_to;
+    // The origin's HTTPS record, as the request's connection would use it
+    // (never through a proxy: it resolves the origin).
+    params.transport.https_record = !params.proxy;
     return params;
   }
 

@@ -378,6 +378,9 @@ int HttpNetworkTransaction::DoConnect() {
   // (--connect-to rules apply to what TransportConnectJob connects to: the
   // proxy itself, through one.)
   options.connect_to = &session_->params().connect_to;
+  // An https origin's HTTPS record (RFC 9460): its port and ECH
+  // configuration. Not through a proxy, which resolves the origin itself.
+  options.https_record = timing_.https && !proxy_;
   if (!proxy_) {
     options.tcp = session_->tcp_fast_open_hints()->OptionsFor(
         absl::StrCat(host, ":", port), timing_.https || IsReplaySafe());
@@ -430,6 +433,7 @@ void HttpNetworkTransaction::MergeConnectTiming() {
     timing_.dns_start = t.dns_start;
     timing_.dns_end = t.dns_end;
     timing_.dns_source = t.dns_source;
+    timing_.dns_https = t.dns_https;
   }
   // The first attempt's, across a retry on a new connection.
   if (timing_.connect_start.is_null()) timing_.connect_start = t.connect_start;

@@ -8,6 +8,17 @@
 // passes them on. Every socket comes from the ClientSocketFactory, so tests
 // script TCP and TLS alike (MockClientSocketFactory).
 //
+// Encrypted ClientHello (SSLConfig::ech_mode): the job offers the ECH
+// configuration of the origin's HTTPS record (the resolve step's, with
+// TransportConnectJob::Options::https_record), or curl's --ech ecl: list,
+// and GREASE without one; never Snap Start then (its core has no ECH). When
+// the server rejects the configuration (ERR_ECH_NOT_NEGOTIATED, after
+// authenticating as its public name), the job retries once on a new
+// connection to the same address: with the server's retry configurations,
+// or without ECH when it sent none (it rolled ECH back; with kHard that is
+// the failure instead). The trace's tls.ech is the first attempt's
+// ("rejected"), tls.echRetry the retry's.
+//
 // Users: HttpNetworkTransaction (https), the Preconnector, prevalidation's
 // probe handshake and the truncated-handshake bundle source's fallback.
 //
@@ -110,6 +121,9 @@ class SSLConnectJob : public ConnectJob {
   }
 
  private:
+  // Where the job is in ECH's one retry.
+  enum class EchAttempt { kFirst, kRetryWithConfigs, kRetryWithoutEch };
+
   enum State {
     STATE_NONE,
     STATE_TRANSPORT_CONNECT,
@@ -125,11 +139,29 @@ class SSLConnectJob : public ConnectJob {
   int DoSSLConnectComplete(int result);
   void OnIOComplete(int result);
   void OnHandshakeTimeout();
-  // Chooses the cheapest handshake known for host:port (choice_).
-  void ChooseHandshake();
+  // Chooses the cheapest handshake known for host:port (choice_); Snap
+  // Start is no candidate when |ech| (a configuration will be offered).
+  void ChooseHandshake(bool ech);
+  // This attempt's SSLConfig's ECH fields, per ech_mode: OK, or
+  // ERR_ECH_NOT_NEGOTIATED for kHard without a configuration.
+  int PrepareEch(SSLConfig* config);
+  // The resolve-and-TCP step (or proxy tunnel) with |options|.
+  std::unique_ptr<ConnectJob> MakeTransport(
+      TransportConnectJob::Options options);
+  // After an ECH rejection: a new connection to the address just used, no
+  // new lookup (OK), or the rejection's error when no retry is allowed.
+  int RetryAfterEchRejection(int result);
+  // The retry's outcome into ssl_info_ (tls.ech stays "rejected").
+  void NoteEchRetry(int result);
 
+  HostResolver* const resolver_;
   ClientSocketFactory* const factory_;
   SSLConnectJobParams params_;
+  // What the retry's transport step needs again (params_.transport is
+  // moved into the first).
+  TcpConnectOptions tcp_options_;
+  const ConnectToRules* connect_to_ = nullptr;
+  bool https_record_ = false;
   const TickClock* const clock_;
   // TransportConnectJob, or HttpProxyConnectJob through a proxy.
   std::unique_ptr<ConnectJob> transport_;
@@ -142,6 +174,12 @@ class SSLConnectJob : public ConnectJob {
   std::optional<SSLInfo> ssl_info_;
   bool used_snap_start_core_ = false;
   HandshakeChoice choice_;
+  // ECH's retry: where it stands, the retry configurations, the first
+  // attempt's words and transport stamps.
+  EchAttempt ech_attempt_ = EchAttempt::kFirst;
+  std::string ech_retry_configs_;
+  std::string first_ech_detail_;
+  std::optional<ConnectTiming> first_timing_;
   CompletionOnceCallback callback_;
   OneShotTimer handshake_timer_;
   std::string error_detail_;

@@ -5,6 +5,9 @@
 
 #include "net/http/ssl_connect_job.h"
 
+#include <openssl/hpke.h>
+#include <openssl/mem.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +41,17 @@ class FakeResolver : public HostResolver {
   int error = OK;
   bool async = false;
   int calls = 0;
+  // What ResolveHttps reports (Resolve reports none).
+  HttpsRecordInfo https;
+  int https_calls = 0;
+  int ResolveHttps(const std::string& host, uint16_t port,
+                   HostResolveResult* result, CompletionOnceCallback callback,
+                   std::unique_ptr<Request>* out) override {
+    ++https_calls;
+    int rv = Resolve(host, port, result, std::move(callback), out);
+    result->https = https;
+    return rv;
+  }
   int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
               CompletionOnceCallback callback,
               std::unique_ptr<Request>* out) override {
@@ -231,6 +245,76 @@ TEST_F(SSLConnectJobTest, ServerTheSnapStartContextKnowsGetsTheSnapStartCore) {
             factory_.tls_sockets_requested());
 }
 
+// An HTTPS record with ECH: Snap Start's core cannot hide the name, so
+// BoringSSL runs the handshake, offered the record's configuration.
+TEST_F(SSLConnectJobTest, EchConfigurationRulesOutSnapStart) {
+  auto snap = SnapStartClientContext::Create(&verifier_, {});
+  ASSERT_TRUE(snap.ok()) << snap.status();
+  (*snap)->PutInfo("www.example.test:443", SnapStartInfo());
+  StaticSocketDataProvider data({}, {});
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(SYNC, OK);
+  factory_.AddTlsSocketProvider(&ssl);
+  resolver_.https.status = HttpsRecordStatus::kUsed;
+  resolver_.https.ech_config_list = std::string("\x00\x02\xfe\x0d", 4);
+  SSLConnectJobParams params = Params();
+  params.snap_start_context = snap->get();
+  params.transport.https_record = true;
+  SSLConnectJob job(&resolver_, &factory_, std::move(params));
+  TestCompletionCallback cb;
+  EXPECT_EQ(OK, cb.GetResult(job.Connect(cb.callback())));
+  EXPECT_FALSE(job.used_snap_start_core());
+  EXPECT_EQ(job.handshake_choice()->chosen, "tls_full");
+  ASSERT_EQ(1u, factory_.ssl_configs().size());
+  EXPECT_EQ(factory_.ssl_configs()[0].ech_config_list,
+            resolver_.https.ech_config_list);
+  EXPECT_EQ(resolver_.https_calls, 1);
+}
+
+TEST_F(SSLConnectJobTest, EchModesShapeTheConfig) {
+  resolver_.https.status = HttpsRecordStatus::kUsed;
+  resolver_.https.ech_config_list = "record's";
+  struct Case {
+    EchMode mode;
+    std::string preset;
+    std::string want_list;
+    bool want_grease;
+  } cases[] = {
+      {EchMode::kOn, "", "record's", true},
+      {EchMode::kOn, "ecl", "ecl", true},  // --ech ecl: wins over DNS
+      {EchMode::kGrease, "", "", true},
+      {EchMode::kOff, "", "", false},
+  };
+  for (const Case& c : cases) {
+    StaticSocketDataProvider data({}, {});
+    factory_.AddSocketDataProvider(&data);
+    SSLSocketDataProvider ssl(SYNC, OK);
+    factory_.AddTlsSocketProvider(&ssl);
+    SSLConnectJobParams params = Params();
+    params.transport.https_record = true;
+    params.ssl_config.ech_mode = c.mode;
+    params.ssl_config.ech_config_list = c.preset;
+    SSLConnectJob job(&resolver_, &factory_, std::move(params));
+    TestCompletionCallback cb;
+    EXPECT_EQ(OK, cb.GetResult(job.Connect(cb.callback())));
+    EXPECT_EQ(factory_.ssl_configs().back().ech_config_list, c.want_list);
+    EXPECT_EQ(factory_.ssl_configs().back().ech_grease, c.want_grease);
+  }
+  // --ech hard without a configuration: no connection is worth making.
+  resolver_.https.ech_config_list.clear();
+  StaticSocketDataProvider data({}, {});
+  factory_.AddSocketDataProvider(&data);
+  SSLConnectJobParams params = Params();
+  params.transport.https_record = true;
+  params.ssl_config.ech_mode = EchMode::kHard;
+  SSLConnectJob job(&resolver_, &factory_, std::move(params));
+  TestCompletionCallback cb;
+  EXPECT_EQ(ERR_ECH_NOT_NEGOTIATED, cb.GetResult(job.Connect(cb.callback())));
+  EXPECT_NE(job.error_detail().find("--ech hard"), std::string::npos)
+      << job.error_detail();
+  EXPECT_EQ(job.phase(), ConnectJob::Phase::kSSLHandshake);
+}
+
 TEST_F(SSLConnectJobTest, HookCanHoldTheJobAndLetItGoOn) {
   StaticSocketDataProvider data({}, {});
   factory_.AddSocketDataProvider(&data);
@@ -379,6 +463,154 @@ TEST_F(SSLConnectJobLoopbackTest, UntrustedServerFailsTheHandshake) {
   EXPECT_EQ(ConnectJob::Phase::kSSLHandshake, job.phase());
   EXPECT_FALSE(job.error_detail().empty());
   EXPECT_FALSE(job.TakeSocket());
+}
+
+// ECH against BoringSSL's server through the production factory.
+
+// A fresh X25519 ECH key for |public_name|: the server's keys and the
+// ECHConfigList a DNS record would carry.
+struct EchKeys {
+  bssl::UniquePtr<SSL_ECH_KEYS> keys;
+  std::string list;
+};
+
+EchKeys MakeEchKeys(const std::string& public_name, uint8_t config_id) {
+  EchKeys out;
+  bssl::ScopedEVP_HPKE_KEY key;
+  EXPECT_TRUE(EVP_HPKE_KEY_generate(key.get(), EVP_hpke_x25519_hkdf_sha256()));
+  uint8_t* config = nullptr;
+  size_t config_len = 0;
+  EXPECT_TRUE(SSL_marshal_ech_config(&config, &config_len, config_id, key.get(),
+                                     public_name.c_str(), 32));
+  bssl::UniquePtr<uint8_t> owned(config);
+  out.keys.reset(SSL_ECH_KEYS_new());
+  EXPECT_TRUE(
+      SSL_ECH_KEYS_add(out.keys.get(), 1, config, config_len, key.get()));
+  uint8_t* list = nullptr;
+  size_t list_len = 0;
+  EXPECT_TRUE(
+      SSL_ECH_KEYS_marshal_retry_configs(out.keys.get(), &list, &list_len));
+  out.list.assign(reinterpret_cast<char*>(list), list_len);
+  OPENSSL_free(list);
+  return out;
+}
+
+class SSLConnectJobEchTest : public LoopbackTlsTest {
+ protected:
+  // A job to www.example.test whose HTTPS record (the fake resolver's)
+  // offers |list| and names the server's port; the URL's port is 443, where
+  // nothing listens, so a connection proves the record's port was used.
+  int Connect(const IPEndPoint& server, const std::string& list,
+              EchMode mode = EchMode::kOn,
+              std::unique_ptr<SSLConnectJob>* out = nullptr) {
+    resolver_.https.status = HttpsRecordStatus::kUsed;
+    resolver_.https.port = server.port();
+    resolver_.https.ech_config_list = list;
+    SSLConnectJobParams params;
+    params.host = kLoopbackHost;
+    params.port = 443;
+    params.ssl_context = context_.get();
+    params.ssl_config.ech_mode = mode;
+    params.transport.https_record = true;
+    job_ = std::make_unique<SSLConnectJob>(
+        &resolver_, GetDefaultClientSocketFactory(), std::move(params));
+    TestCompletionCallback cb;
+    return cb.GetResult(job_->Connect(cb.callback()));
+  }
+
+  FakeResolver resolver_;
+  std::unique_ptr<SSLConnectJob> job_;
+};
+
+TEST_F(SSLConnectJobEchTest, TheRecordsPortAndEchConfigurationAreUsed) {
+  EchKeys keys = MakeEchKeys("localhost", 1);
+  LoopbackTlsServer server(LoopbackServerConfig());
+  ASSERT_TRUE(
+      SSL_CTX_set1_ech_keys(server.context()->ssl_ctx(), keys.keys.get()));
+  ASSERT_EQ(OK, Connect(server.address(), keys.list)) << job_->error_detail();
+  EXPECT_EQ(job_->ssl_info()->ech, EchOutcome::kAccepted);
+  EXPECT_EQ(job_->ssl_info()->ech_retry, EchRetry::kNone);
+  EXPECT_EQ(job_->ssl_info()->sni_on_wire, "localhost");
+  EXPECT_EQ(job_->timing().remote_address,
+            absl::StrCat("127.0.0.1:", server.address().port()));
+  EXPECT_EQ(job_->timing().dns_https.port, server.address().port());
+  std::unique_ptr<StreamSocket> socket = job_->TakeSocket();
+  EXPECT_EQ("inner", RoundTrip(socket.get(), "inner"));
+  EXPECT_EQ(server.last()->server_name(), kLoopbackHost);
+
+  // Without https_record the URL's port is used: nothing listens there.
+  SSLConnectJobParams params;
+  params.host = kLoopbackHost;
+  params.port = 443;
+  params.ssl_context = context_.get();
+  SSLConnectJob plain(&resolver_, GetDefaultClientSocketFactory(),
+                      std::move(params));
+  TestCompletionCallback cb;
+  EXPECT_NE(OK, cb.GetResult(plain.Connect(cb.callback())));
+  EXPECT_EQ(plain.phase(), ConnectJob::Phase::kTransportConnect);
+}
+
+TEST_F(SSLConnectJobEchTest, StaleConfigurationRetriesWithTheServersOnce) {
+  EchKeys stale = MakeEchKeys("localhost", 1);
+  EchKeys current = MakeEchKeys("localhost", 2);
+  LoopbackTlsServer server(LoopbackServerConfig());
+  ASSERT_TRUE(
+      SSL_CTX_set1_ech_keys(server.context()->ssl_ctx(), current.keys.get()));
+  ASSERT_EQ(OK, Connect(server.address(), stale.list)) << job_->error_detail();
+  const SSLInfo& info = *job_->ssl_info();
+  EXPECT_EQ(info.ech, EchOutcome::kRejected);
+  EXPECT_EQ(info.ech_retry, EchRetry::kAccepted);
+  EXPECT_NE(info.ech_detail.find("with the server's retry configurations"),
+            std::string::npos)
+      << info.ech_detail;
+  RunUntil([&] {
+    return server.connections().size() == 2 &&
+           server.connections()[1]->handshake_result != ERR_IO_PENDING;
+  });
+  EXPECT_EQ(server.connections().size(), 2u);
+  EXPECT_EQ(server.last()->ssl_info().ech, EchOutcome::kAccepted);
+  EXPECT_EQ(resolver_.calls, 1);  // one lookup for both connections
+  const ConnectTiming timing = job_->timing();
+  EXPECT_FALSE(timing.dns_start.is_null());
+  EXPECT_LE(timing.connect_start, timing.ssl_start);
+  EXPECT_LE(timing.ssl_start, timing.connect_end);
+}
+
+TEST_F(SSLConnectJobEchTest, ServerWithoutEchIsRetriedWithoutIt) {
+  EchKeys keys = MakeEchKeys("localhost", 1);
+  LoopbackTlsServer server(LoopbackServerConfig());  // no ECH keys
+  ASSERT_EQ(OK, Connect(server.address(), keys.list)) << job_->error_detail();
+  EXPECT_EQ(job_->ssl_info()->ech, EchOutcome::kRejected);
+  EXPECT_EQ(job_->ssl_info()->ech_retry, EchRetry::kWithoutEch);
+  EXPECT_EQ(job_->ssl_info()->sni_on_wire, kLoopbackHost);
+  // --ech hard: that is the failure.
+  EXPECT_EQ(ERR_ECH_NOT_NEGOTIATED,
+            Connect(server.address(), keys.list, EchMode::kHard));
+  EXPECT_NE(job_->error_detail().find("--ech hard"), std::string::npos)
+      << job_->error_detail();
+}
+
+TEST_F(SSLConnectJobEchTest, RejectedTwiceFailsAfterOneRetry) {
+  // A server that rotates its key at every connection: the retry
+  // configuration it hands out is stale by the time it is used.
+  SSLServerConfig config = LoopbackServerConfig();
+  auto context = SSLServerContext::Create(config);
+  ASSERT_TRUE(context.ok());
+  int accepted = 0;
+  LoopbackEchoServer<SSLServerSocket> server(
+      [&](std::unique_ptr<StreamSocket> tcp) {
+        EchKeys fresh =
+            MakeEchKeys("localhost", static_cast<uint8_t>(++accepted));
+        EXPECT_TRUE(
+            SSL_CTX_set1_ech_keys((*context)->ssl_ctx(), fresh.keys.get()));
+        return std::make_unique<SSLServerSocket>(std::move(tcp),
+                                                 context->get());
+      });
+  EchKeys stale = MakeEchKeys("localhost", 200);
+  EXPECT_EQ(ERR_ECH_NOT_NEGOTIATED, Connect(server.address(), stale.list));
+  EXPECT_EQ(accepted, 2);  // one retry, no more
+  EXPECT_EQ(job_->ssl_info()->ech, EchOutcome::kRejected);
+  EXPECT_EQ(job_->ssl_info()->ech_retry, EchRetry::kRejected);
 }
 
 }  // namespace

@@ -62,6 +62,10 @@ SnapStartClientSocket::~SnapStartClientSocket() {
 
 int SnapStartClientSocket::Connect(CompletionOnceCallback callback) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  // A TLS 1.2 ClientHello: the name goes in the clear (no ECH), whatever
+  // the bundle or the orbit say.
+  if (!IPAddress::Parse(host_)) ssl_info_.sni_on_wire = host_;
+  ssl_info_.ech_detail = "not offered: Snap Start's TLS 1.2 core has no ECH";
   // Copies: the context's entries may change while this socket waits.
   if (const SnapStartInfo* info = context_->GetInfo(key_)) info_ = *info;
   if (context_->options().tickets) {

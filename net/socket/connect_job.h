@@ -14,6 +14,7 @@
 #include <string>
 
 #include "dns/host_resolver.h"
+#include "dns/https_record_info.h"
 #include "net/base/net_errors.h"
 #include "net/base/tick_clock.h"
 #include "net/socket/stream_socket.h"
@@ -33,6 +34,9 @@ struct ConnectTiming {
   TimeTicks dns_end;
   // The resolver's source of the answer ("network", "cache", ...).
   DnsSource dns_source = DnsSource::kNone;
+  // What the origin's HTTPS record said (status not queried unless the job
+  // resolved with TransportConnectJob::Options::https_record).
+  HttpsRecordInfo dns_https;
   // The first TCP attempt.
   TimeTicks connect_start;
   // The address of the latest TCP attempt ("ip:port").

@@ -110,12 +110,14 @@ int TransportConnectJob::DoResolveHost() {
   phase_ = Phase::kResolveHost;
   timing_.dns_start = options_.clock->NowTicks();
   next_state_ = STATE_RESOLVE_HOST_COMPLETE;
-  int rv = resolver_->Resolve(
-      host_, port_, &resolved_,
-      [weak = weak_factory_.GetWeakPtr()](int rv) {
-        if (weak) weak->OnIOComplete(rv);
-      },
-      &resolve_request_);
+  auto callback = [weak = weak_factory_.GetWeakPtr()](int rv) {
+    if (weak) weak->OnIOComplete(rv);
+  };
+  int rv = options_.https_record && via_.empty()
+               ? resolver_->ResolveHttps(host_, port_, &resolved_,
+                                         std::move(callback), &resolve_request_)
+               : resolver_->Resolve(host_, port_, &resolved_,
+                                    std::move(callback), &resolve_request_);
   resolved_synchronously_ = rv != ERR_IO_PENDING;
   return rv;
 }
@@ -125,6 +127,7 @@ int TransportConnectJob::DoResolveHostComplete(int result) {
   timing_.dns_end =
       resolved_synchronously_ ? timing_.dns_start : options_.clock->NowTicks();
   timing_.dns_source = resolved_.source;
+  timing_.dns_https = resolved_.https;
   if (result == OK && resolved_.addresses.empty())
     result = ERR_NAME_NOT_RESOLVED;
   if (result != OK) {
@@ -150,7 +153,8 @@ int TransportConnectJob::DoConnect() {
   phase_ = Phase::kTransportConnect;
   if (timing_.connect_start.is_null())
     timing_.connect_start = options_.clock->NowTicks();
-  const IPEndPoint endpoint(resolved_.addresses[address_index_], port_);
+  const IPEndPoint endpoint(resolved_.addresses[address_index_],
+                            connect_port());
   timing_.remote_address = endpoint.ToString();
   socket_ = factory_->CreateTransportClientSocket(endpoint, connect_timeout_,
                                                   options_.tcp);
@@ -175,9 +179,19 @@ int TransportConnectJob::DoConnectComplete(int result) {
     next_state_ = STATE_CONNECT;
     return OK;
   }
-  error_detail_ = absl::StrCat("connecting to ", host_, ":", port_, via_, ": ",
-                               ErrorToShortString(result));
+  error_detail_ = absl::StrCat(
+      "connecting to ", host_, ":", connect_port(), via_,
+      connect_port() != port_ ? " (the port of its HTTPS record)" : "", ": ",
+      ErrorToShortString(result));
   return result;
+}
+
+uint16_t TransportConnectJob::connect_port() const {
+  // RFC 9460 7.2: the record's port, when a record applies.
+  if (options_.https_record && via_.empty() && resolved_.https.used() &&
+      resolved_.https.port)
+    return *resolved_.https.port;
+  return port_;
 }
 
 }  // namespace net

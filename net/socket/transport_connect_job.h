@@ -55,6 +55,12 @@ class TransportConnectJob : public ConnectJob {
     // curl's --connect-to: the job resolves and connects to the rules'
     // destination for host:port instead (not owned; null: none).
     const ConnectToRules* connect_to = nullptr;
+    // An https origin's connection: resolve with its HTTPS record
+    // (HostResolver::ResolveHttps) and connect to the port a record that
+    // applies names (its addresses come from the resolver). Not when a
+    // connect-to rule redirected the job: the user's rule wins. With
+    // |resolved| (a retry), the port of the record it carries.
+    bool https_record = false;
   };
 
   TransportConnectJob(HostResolver* resolver, ClientSocketFactory* factory,
@@ -77,6 +83,8 @@ class TransportConnectJob : public ConnectJob {
   ConnectTiming timing() const override { return timing_; }
   const HostResolveResult& resolve_result() const override { return resolved_; }
   size_t address_index() const override { return address_index_; }
+  // The port connected to: the job's, or the HTTPS record's.
+  uint16_t connect_port() const;
   // "resolving HOST: ..." or "connecting to HOST:PORT: ERR_..." (the last
   // address's error), with " (connect-to for HOST:PORT)" when a rule
   // redirected the job.

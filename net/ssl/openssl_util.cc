@@ -140,6 +140,11 @@ int MapOpenSSLError(int ssl_error, int transport_error, bool transport_eof,
       return ERR_WRONG_VERSION_ON_EARLY_DATA;
     case SSL_R_CERT_DECOMPRESSION_FAILED:
       return ERR_SSL_CERT_DECOMPRESSION_FAILED;
+    // The server could not use the ECH configuration and authenticated the
+    // rejection with a certificate for its public name (the client socket
+    // keeps the retry configurations).
+    case SSL_R_ECH_REJECTED:
+      return ERR_ECH_NOT_NEGOTIATED;
     default:
       return ERR_SSL_PROTOCOL_ERROR;
   }

@@ -8,6 +8,7 @@
 #include "net/base/check.h"
 #include "net/base/event_loop.h"
 #include "net/base/ip_endpoint.h"
+#include "net/ssl/ech_config.h"
 #include "net/ssl/openssl_util.h"
 
 namespace net {
@@ -93,6 +94,7 @@ int SSLClientSocket::InitializeSSL() {
   AttachSSLInfo(ssl(), &ssl_info_);
   SSL_set_connect_state(ssl());
 
+  int rv;
   if (!SSL_set_min_proto_version(ssl(), config_.version_min) ||
       !SSL_set_max_proto_version(ssl(), config_.version_max)) {
     return ERR_INVALID_ARGUMENT;
@@ -118,6 +120,8 @@ int SSLClientSocket::InitializeSSL() {
       return ERR_INVALID_ARGUMENT;
     }
   }
+  rv = InitializeEch();
+  if (rv != OK) return rv;
   if (config_.false_start_enabled)
     SSL_set_mode(ssl(), SSL_MODE_ENABLE_FALSE_START);
   SSL_set_early_data_enabled(ssl(), config_.early_data_enabled);
@@ -126,6 +130,66 @@ int SSLClientSocket::InitializeSSL() {
   // BoringSSL calls this only when the server sent a CertificateRequest.
   SSL_set_cert_cb(ssl(), ClientCertCallback, this);
   return OK;
+}
+
+int SSLClientSocket::InitializeEch() {
+  const bool literal = IPAddress::Parse(host_).has_value();
+  if (!literal) ssl_info_.sni_on_wire = host_;
+  if (config_.version_max < TLS1_3_VERSION) {
+    if (!config_.ech_config_list.empty() || config_.ech_grease)
+      ech_detail_ = "not offered: ECH needs TLS 1.3 (--tls-max is 1.2)";
+    return OK;
+  }
+  if (!config_.ech_config_list.empty()) {
+    const std::string& list = config_.ech_config_list;
+    if (!SSL_set1_ech_config_list(ssl(),
+                                  reinterpret_cast<const uint8_t*>(list.data()),
+                                  list.size())) {
+      ERR_clear_error();
+      error_detail_ =
+          absl::StrCat("the ECHConfigList for ", host_, " (", list.size(),
+                       " bytes) is not one BoringSSL accepts");
+      return ERR_INVALID_ECH_CONFIG_LIST;
+    }
+    // BoringSSL offers ECH with the first configuration it can use, and
+    // that configuration's public name goes in the clear.
+    if (std::optional<std::string> public_name = EchOuterServerName(list)) {
+      ech_offered_ = true;
+      if (!literal) ssl_info_.sni_on_wire = *public_name;
+    } else {
+      ech_detail_ =
+          "the ECHConfigList has no configuration this client supports "
+          "(draft-13, X25519)";
+    }
+  }
+  // BoringSSL greases only when it offers no real configuration.
+  if (config_.ech_grease) {
+    SSL_set_enable_ech_grease(ssl(), 1);
+    ech_greased_ = !ech_offered_;
+  }
+  return OK;
+}
+
+void SSLClientSocket::FillEchInfo() {
+  if (ssl_info_.ech == EchOutcome::kAccepted) {
+    ssl_info_.ech_detail = absl::StrCat("accepted: ", host_,
+                                        " went encrypted in the inner "
+                                        "ClientHello; the outer one named ",
+                                        ssl_info_.sni_on_wire);
+    return;
+  }
+  ssl_info_.ech = ech_greased_ ? EchOutcome::kGrease : EchOutcome::kNone;
+  if (ech_greased_) {
+    ssl_info_.ech_detail = absl::StrCat(
+        "GREASE: no ECH configuration for ", host_,
+        ech_detail_.empty() ? "" : " (", ech_detail_,
+        ech_detail_.empty() ? "" : ")", "; the name went in the clear");
+  } else {
+    ssl_info_.ech_detail = ech_detail_.empty() && !config_.ech_grease &&
+                                   config_.ech_config_list.empty()
+                               ? "off"
+                               : ech_detail_;
+  }
 }
 
 int SSLClientSocket::Connect(CompletionOnceCallback callback) {
@@ -262,6 +326,39 @@ int SSLClientSocket::DoHandshake() {
     return ERR_IO_PENDING;
   }
   int error = MapError(rv, /*in_handshake=*/true);
+  if (cert_verify_done_ && ssl_info_.cert_verify.error != OK &&
+      !ech_name_override_.empty()) {
+    // ECH was rejected and the server's certificate does not cover the
+    // configuration's public name: its retry configurations are not to be
+    // trusted (Chromium's rule).
+    ssl_info_.ech = EchOutcome::kRejected;
+    error_detail_ = absl::StrCat(
+        "the server rejected ECH, and its certificate is not valid for the "
+        "ECH public name ",
+        ech_name_override_, ": ", ssl_info_.cert_verify.detail);
+    ssl_info_.ech_detail = error_detail_;
+    return ERR_ECH_FALLBACK_CERTIFICATE_INVALID;
+  }
+  if (error == ERR_ECH_NOT_NEGOTIATED) {
+    // Only now may the retry configurations be read (BoringSSL's rule: in
+    // response to SSL_R_ECH_REJECTED, after the public name was verified).
+    const uint8_t* retry = nullptr;
+    size_t retry_len = 0;
+    SSL_get0_ech_retry_configs(ssl(), &retry, &retry_len);
+    ssl_info_.ech = EchOutcome::kRejected;
+    ssl_info_.ech_retry_configs.assign(reinterpret_cast<const char*>(retry),
+                                       retry_len);
+    error_detail_ = absl::StrCat(
+        "the server rejected the ECH configuration offered for ", host_,
+        " (it authenticated as the public name ", ech_name_override_,
+        ") and sent ",
+        retry_len > 0
+            ? absl::StrCat("retry configurations (", retry_len, " bytes)")
+            : std::string("no retry configurations: it rolled ECH "
+                          "back"));
+    ssl_info_.ech_detail = error_detail_;
+    return error;
+  }
   // The client-certificate callback failed (it returned 0, so BoringSSL
   // reports a generic SSL_ERROR_SSL): the OBC's own error says why.
   if (client_cert_error_ != OK) {
@@ -289,6 +386,16 @@ int SSLClientSocket::DoVerifyCert() {
   }
   ssl_info_.peer_cert_count = static_cast<int>(params.chain_der.size());
   params.hostname = host_;
+  // ECH rejected: this handshake only authenticates the rejection, with a
+  // certificate for the configuration's public name (then it fails with
+  // SSL_R_ECH_REJECTED and the retry configurations may be used).
+  const char* override_name = nullptr;
+  size_t override_len = 0;
+  SSL_get0_ech_name_override(ssl(), &override_name, &override_len);
+  if (override_len > 0) {
+    ech_name_override_.assign(override_name, override_len);
+    params.hostname = ech_name_override_;
+  }
   params.now = absl::Now();
   const uint8_t* ocsp = nullptr;
   size_t ocsp_len = 0;
@@ -333,6 +440,7 @@ void SSLClientSocket::OnHandshakeIOComplete(int result) {
 void SSLClientSocket::FinishHandshake() {
   handshake_done_ = true;
   FillNegotiatedInfo(&ssl_info_);
+  FillEchInfo();
   ssl_info_.false_start = SSL_in_false_start(ssl());
   if (ssl_info_.resumed) ssl_info_.cert_verify = CertVerifyResult{OK};
   if (early_data_pending_) {
@@ -372,6 +480,7 @@ void SSLClientSocket::OnEarlyDataResolved(bool rejected) {
   // session. Rejected: the connection is dead (ERR_EARLY_DATA_REJECTED).
   if (!rejected) {
     FillNegotiatedInfo(&ssl_info_);
+    FillEchInfo();
     if (ssl_info_.resumed) ssl_info_.cert_verify = CertVerifyResult{OK};
   }
   FillEarlyDataInfo();

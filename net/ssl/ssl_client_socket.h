@@ -6,6 +6,16 @@
 //   HANDSHAKE         -> SSL_do_handshake until done or blocked
 //   VERIFY_CERT       -> the CertVerifier (BoringSSL pauses with
 //                        SSL_ERROR_WANT_CERTIFICATE_VERIFY meanwhile)
+// Encrypted ClientHello (draft-13): with SSLConfig::ech_config_list the
+// real host goes in the encrypted inner ClientHello and the configuration's
+// public name in the clear; without one a GREASE extension (ech_grease). A
+// server that cannot use the configuration authenticates its rejection as
+// the public name (the verifier is asked about that name then) and the
+// handshake fails with ERR_ECH_NOT_NEGOTIATED, its retry configurations in
+// ssl_info().ech_retry_configs for the caller's retry (SSLConnectJob); a
+// certificate not valid for the public name is
+// ERR_ECH_FALLBACK_CERTIFICATE_INVALID.
+//
 // It completes early under False Start when BoringSSL allows it (TLS 1.2,
 // ECDHE, AEAD, ALPN), and right after the ClientHello when it offers TLS 1.3
 // early data (config.early_data_enabled and a 0-RTT-capable session not yet
@@ -73,6 +83,10 @@ class SSLClientSocket : public SSLSocketBase {
   };
 
   int InitializeSSL();
+  // Encrypted ClientHello: the configuration to offer, or GREASE.
+  int InitializeEch();
+  // ssl_info_.ech and its detail once the handshake completed.
+  void FillEchInfo();
   int DoHandshakeLoop(int result);
   int DoWaitForSession();
   int DoWaitForSessionComplete();
@@ -123,6 +137,14 @@ class SSLClientSocket : public SSLSocketBase {
   bool early_data_offered_ = false;
   // Why early data was not offered, when we decided it (else BoringSSL's).
   std::string early_data_reason_;
+
+  // ECH: a configuration was offered (BoringSSL can use one in the list),
+  // or GREASE was sent instead; why not, when neither; and the public name
+  // the server authenticated a rejection with.
+  bool ech_offered_ = false;
+  bool ech_greased_ = false;
+  std::string ech_detail_;
+  std::string ech_name_override_;
 
   SSLInfo ssl_info_;
   ThreadChecker thread_checker_;

@@ -18,6 +18,15 @@ namespace net {
 
 class ClientCertProvider;
 
+// What the client does with Encrypted ClientHello (ECH), curl's --ech
+// spelling: kOff (false: no ECH, no GREASE), kGrease (grease: always a GREASE
+// extension, never a real configuration), kOn (true, the default as in
+// Chrome: the origin's configuration from its DNS HTTPS record, or
+// |ech_config_list|; GREASE when there is none and |ech_grease|), kHard
+// (hard: as kOn, but a connection without a configuration, or whose server
+// rolled ECH back, fails with ERR_ECH_NOT_NEGOTIATED).
+enum class EchMode { kOff, kGrease, kOn, kHard };
+
 struct SSLConfig {
   uint16_t version_min = TLS1_2_VERSION;
   uint16_t version_max = TLS1_3_VERSION;
@@ -55,6 +64,17 @@ struct SSLConfig {
   // passes its SSLConfig's).
   std::vector<CertCompressionAlgorithm> cert_compression = {
       CertCompressionAlgorithm::kBrotli, CertCompressionAlgorithm::kZlib};
+  // Encrypted ClientHello (draft-13, BoringSSL's). |ech_config_list| is the
+  // ECHConfigList (wire form) the socket offers: set per connection by
+  // SSLConnectJob from the origin's HTTPS record (or its server's retry
+  // configurations), or for every connection by curl's --ech ecl:. Empty:
+  // none; then |ech_grease| sends a GREASE ECH extension, so a connection
+  // without ECH looks on the wire like one with it. ECH needs TLS 1.3:
+  // nothing is offered when version_max is below it. SSLClientSocket obeys
+  // the two fields; SSLConnectJob obeys |ech_mode|.
+  EchMode ech_mode = EchMode::kOn;
+  std::string ech_config_list;
+  bool ech_grease = true;
 };
 
 }  // namespace net

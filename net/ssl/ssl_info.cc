@@ -34,4 +34,34 @@ const char* EarlyDataStateToString(EarlyDataState state) {
   return "";
 }
 
+const char* EchOutcomeToString(EchOutcome outcome) {
+  switch (outcome) {
+    case EchOutcome::kNone:
+      return "none";
+    case EchOutcome::kGrease:
+      return "grease";
+    case EchOutcome::kAccepted:
+      return "accepted";
+    case EchOutcome::kRejected:
+      return "rejected";
+  }
+  return "none";
+}
+
+const char* EchRetryToString(EchRetry retry) {
+  switch (retry) {
+    case EchRetry::kNone:
+      return "";
+    case EchRetry::kAccepted:
+      return "accepted";
+    case EchRetry::kRejected:
+      return "rejected";
+    case EchRetry::kWithoutEch:
+      return "without_ech";
+    case EchRetry::kFailed:
+      return "failed";
+  }
+  return "";
+}
+
 }  // namespace net

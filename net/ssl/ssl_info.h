@@ -57,6 +57,30 @@ enum class EarlyDataState { kNotOffered, kOffered, kAccepted, kRejected };
 // "rejected".
 const char* EarlyDataStateToString(EarlyDataState state);
 
+// Encrypted ClientHello (ECH) on one connection, as the trace's tls.ech
+// reports it: kNone (not offered: off, TLS 1.2, no configuration and GREASE
+// off, a Snap Start handshake), kGrease (a GREASE ECH extension: it hides
+// nothing, the real name is in the ClientHello), kAccepted (the server
+// decrypted the inner ClientHello: only the configuration's public name went
+// in the clear), kRejected (the server could not use the configuration
+// offered; the retry's outcome is in EchRetry).
+enum class EchOutcome { kNone, kGrease, kAccepted, kRejected };
+
+// The trace's name for |outcome|: "none", "grease", "accepted", "rejected".
+const char* EchOutcomeToString(EchOutcome outcome);
+
+// After a rejection, what the one retry on a new connection did: kNone (no
+// retry: ECH was not rejected), kAccepted (retried with the server's retry
+// configurations, accepted), kRejected (retried, rejected again: the
+// request fails with ERR_ECH_NOT_NEGOTIATED), kWithoutEch (the server sent
+// no retry configurations, authenticating that it rolled ECH back: retried
+// without ECH, the name in the clear), kFailed (the retry failed otherwise).
+enum class EchRetry { kNone, kAccepted, kRejected, kWithoutEch, kFailed };
+
+// The trace's name for |retry|: "" (none), "accepted", "rejected",
+// "without_ech", "failed".
+const char* EchRetryToString(EchRetry retry);
+
 // HandshakeChoice: which TLS handshake a connection chose among those it
 // could run (SSLConnectJob), by cost — the round trips from connectStart to
 // the response's first byte, TCP's own included (one less when TCP Fast
@@ -100,6 +124,20 @@ struct SSLInfo {
   EarlyDataState early_data = EarlyDataState::kNotOffered;
   std::string early_data_reason;
   CertCompressionInfo cert_compression;
+  // Encrypted ClientHello, and in words what it did or why not ("rejected:
+  // ...; retried with the server's retry configurations"). A server's
+  // socket reports kAccepted when it decrypted an inner ClientHello.
+  EchOutcome ech = EchOutcome::kNone;
+  EchRetry ech_retry = EchRetry::kNone;
+  std::string ech_detail;
+  // What the ClientHello carried in the clear as server_name: the ECH
+  // configuration's public name when a configuration was offered, the host
+  // otherwise (GREASE hides nothing; nor do Snap Start and the prefetched
+  // bundle), empty for an IP literal (no SNI). Client side.
+  std::string sni_on_wire;
+  // Client, after a rejection: the server's retry configurations (an
+  // ECHConfigList, empty when it sent none), for the retry. Not traced.
+  std::string ech_retry_configs;
   // Connect() completed before the server answered (a Snap Start attempt,
   // or a TLS 1.3 client in early data: the handshake travels with the first
   // Write). These facts are final only

@@ -49,6 +49,8 @@ void SSLSocketBase::FillNegotiatedInfo(SSLInfo* info) const {
   SSL_get0_alpn_selected(s, &alpn, &alpn_len);
   info->alpn.assign(reinterpret_cast<const char*>(alpn), alpn_len);
   info->resumed = SSL_session_reused(s);
+  // Client and server alike: the server decrypted the inner ClientHello.
+  if (SSL_ech_accepted(s)) info->ech = EchOutcome::kAccepted;
 }
 
 int SSLSocketBase::Read(std::shared_ptr<IOBuffer> buf, int len,

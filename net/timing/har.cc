@@ -265,6 +265,18 @@ void SetSince(Json* object, absl::string_view key, TimeTicks origin,
 void AddStackFacts(const LoadTiming& t, Json* entry) {
   entry->Set("_priority", Json::Str(RequestPriorityToString(t.priority)));
   entry->Set("_dnsSource", Json::Str(DnsSourceToString(t.dns_source)));
+  if (t.dns_https.status != HttpsRecordStatus::kNotQueried) {
+    const HttpsRecordInfo& h = t.dns_https;
+    Json& https = entry->Set("_httpsRecord", Json::Object());
+    https.Set("status", Json::Str(HttpsRecordStatusToString(h.status)));
+    if (h.used()) {
+      https.Set("priority", Json::Int(h.priority));
+      https.Set("target", Json::Str(h.target));
+      https.Set("port", Json::Int(h.port.value_or(0)));
+      https.Set("ech", Json::Bool(!h.ech_config_list.empty()));
+    }
+    https.Set("detail", Json::Str(h.detail));
+  }
   entry->Set("_socketReused", Json::Bool(t.socket_reused));
   if (t.spdy.used) {
     Json& spdy = entry->Set("_spdy", Json::Object());
@@ -305,6 +317,10 @@ void AddStackFacts(const LoadTiming& t, Json* entry) {
   tls.Set("falseStart", Json::Bool(s.false_start));
   tls.Set("waitedForSession", Json::Bool(s.waited_for_session));
   tls.Set("sessionWaitMs", Json::Ms(s.session_wait));
+  tls.Set("ech", Json::Str(EchOutcomeToString(s.ech)));
+  if (s.ech_retry != EchRetry::kNone)
+    tls.Set("echRetry", Json::Str(EchRetryToString(s.ech_retry)));
+  tls.Set("sniOnWire", Json::Str(s.sni_on_wire));
 
   entry->Set("_certSource", Json::Str(t.cert_bundle.used ? "prefetch"
                                       : s.resumed        ? "session"

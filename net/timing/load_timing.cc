@@ -154,6 +154,44 @@ static void AppendCertBundle(const LoadTiming& t, std::string* json) {
   *json += "}";
 }
 
+// A JSON array of strings.
+static std::string JsonStrings(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i)
+    absl::StrAppend(&out, i ? "," : "", "\"", JsonEscape(items[i]), "\"");
+  return out + "]";
+}
+
+static std::string JsonAddresses(const std::vector<IPAddress>& addresses) {
+  std::vector<std::string> text;
+  for (const IPAddress& a : addresses) text.push_back(a.ToString());
+  return JsonStrings(text);
+}
+
+// ",\"httpsRecord\":{...}": dns.httpsRecord, when the lookup asked.
+static void AppendHttpsRecord(const LoadTiming& t, std::string* json) {
+  const HttpsRecordInfo& h = t.dns_https;
+  if (h.status == HttpsRecordStatus::kNotQueried) return;
+  absl::StrAppend(json, ",\"httpsRecord\":{\"status\":\"",
+                  HttpsRecordStatusToString(h.status), "\",\"source\":\"",
+                  DnsSourceToString(h.source), "\"");
+  if (h.used()) {
+    absl::StrAppend(
+        json, ",\"priority\":", h.priority, ",\"target\":\"",
+        JsonEscape(h.target), "\",\"alpn\":", JsonStrings(h.alpn),
+        ",\"noDefaultAlpn\":", h.no_default_alpn ? "true" : "false",
+        ",\"port\":", h.port ? absl::StrCat(*h.port) : std::string("null"),
+        ",\"ipv4hint\":", JsonAddresses(h.ipv4_hints),
+        ",\"ipv6hint\":", JsonAddresses(h.ipv6_hints),
+        ",\"ech\":", h.ech_config_list.empty() ? "false" : "true",
+        ",\"records\":", h.records, ",\"addressesFrom\":\"",
+        h.addresses_from_hints ? "hints" : "a_aaaa", "\"");
+  }
+  absl::StrAppend(json, ",\"aliasChain\":", JsonStrings(h.alias_chain),
+                  ",\"waitMs\":", Ms(h.wait), ",\"detail\":\"",
+                  JsonEscape(h.detail), "\"}");
+}
+
 std::string LoadTimingToJson(const LoadTiming& t) {
   std::string json = "{";
   absl::StrAppend(&json, "\"name\":\"", JsonEscape(t.url), "\"");
@@ -174,7 +212,9 @@ std::string LoadTimingToJson(const LoadTiming& t) {
   absl::StrAppend(&json, ",\"error\":\"", ErrorToShortString(t.net_error),
                   "\"");
   absl::StrAppend(&json, ",\"dns\":{\"source\":\"",
-                  DnsSourceToString(t.dns_source), "\"}");
+                  DnsSourceToString(t.dns_source), "\"");
+  AppendHttpsRecord(t, &json);
+  json += "}";
   absl::StrAppend(&json, ",\"remoteAddress\":\"", JsonEscape(t.remote_address),
                   "\"");
   absl::StrAppend(&json, ",\"proxy\":\"", JsonEscape(t.proxy), "\"");
@@ -279,7 +319,13 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                   ",\"runnerUpRtts\":", t.handshake_choice.runner_up_rtts, "}"),
         ",\"earlyData\":\"", EarlyDataStateToString(s.early_data),
         "\",\"earlyDataReason\":\"", JsonEscape(s.early_data_reason),
-        "\",\"certCompression\":",
+        "\",\"ech\":\"", EchOutcomeToString(s.ech), "\"",
+        s.ech_retry == EchRetry::kNone
+            ? std::string()
+            : absl::StrCat(",\"echRetry\":\"", EchRetryToString(s.ech_retry),
+                           "\""),
+        ",\"echDetail\":\"", JsonEscape(s.ech_detail), "\",\"sniOnWire\":\"",
+        JsonEscape(s.sni_on_wire), "\",\"certCompression\":",
         s.cert_compression.algorithm.empty()
             ? std::string("null")
             : absl::StrCat("{\"algorithm\":\"", s.cert_compression.algorithm,
@@ -414,7 +460,7 @@ std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings) {
                 "\",\"resumed\":", t.ssl.resumed ? "true" : "false",
                 ",\"falseStart\":", t.ssl.false_start ? "true" : "false",
                 ",\"earlyData\":\"", EarlyDataStateToString(t.ssl.early_data),
-                "\"",
+                "\",\"ech\":\"", EchOutcomeToString(t.ssl.ech), "\"",
                 t.ssl.snap_start == SnapStartOutcome::kNone
                     ? std::string()
                     : absl::StrCat(",\"snapStart\":\"",

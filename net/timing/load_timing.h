@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "dns/dns_source.h"
 #include "net/base/request_priority.h"
+#include "dns/https_record_info.h"
 #include "net/base/tick_clock.h"
 #include "net/socket/tcp_fast_open.h"
 #include "net/ssl/ssl_info.h"
@@ -218,6 +219,9 @@ struct LoadTiming {
   int status_code = 0;
   int net_error = 0;  // OK or the failure
   DnsSource dns_source = DnsSource::kNone;
+  // The origin's DNS HTTPS record (RFC 9460), as the lookup found it
+  // (dns.httpsRecord; absent when not queried).
+  HttpsRecordInfo dns_https;
   // The transport peer ("ip:port"): the proxy's, through a proxy.
   std::string remote_address;
   // The HTTP proxy the request went through ("http://host:port", never its

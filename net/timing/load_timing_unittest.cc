@@ -116,6 +116,48 @@ TEST(LoadTimingTest, PrefetchedBundleIsTheCertificateSource) {
             std::string::npos);
 }
 
+TEST(LoadTimingTest, HttpsRecordAndEch) {
+  LoadTiming t = HttpsTiming();
+  // Not asked: no httpsRecord at all; TLS says GREASE or none.
+  std::string json = LoadTimingToJson(t);
+  EXPECT_EQ(json.find("httpsRecord"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"ech\":\"none\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("echRetry"), std::string::npos) << json;
+
+  t.dns_https.status = HttpsRecordStatus::kNone;
+  t.dns_https.source = DnsSource::kNetwork;
+  json = LoadTimingToJson(t);
+  EXPECT_NE(json.find("\"dns\":{\"source\":\"network\",\"httpsRecord\":{"
+                      "\"status\":\"none\",\"source\":\"network\","
+                      "\"aliasChain\":[],\"waitMs\":0.000,\"detail\":\"\"}}"),
+            std::string::npos)
+      << json;
+
+  t.dns_https.status = HttpsRecordStatus::kUsed;
+  t.dns_https.priority = 1;
+  t.dns_https.target = "www.example.test";
+  t.dns_https.alpn = {"h2"};
+  t.dns_https.port = 8443;
+  t.dns_https.ech_config_list = "x";
+  t.dns_https.wait = absl::Microseconds(1500);
+  t.ssl.ech = EchOutcome::kRejected;
+  t.ssl.ech_retry = EchRetry::kAccepted;
+  t.ssl.sni_on_wire = "public.example.test";
+  json = LoadTimingToJson(t);
+  EXPECT_NE(json.find("\"priority\":1,\"target\":\"www.example.test\","
+                      "\"alpn\":[\"h2\"],\"noDefaultAlpn\":false,"
+                      "\"port\":8443,\"ipv4hint\":[],\"ipv6hint\":[],"
+                      "\"ech\":true"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"waitMs\":1.500"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"ech\":\"rejected\",\"echRetry\":\"accepted\""),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"sniOnWire\":\"public.example.test\""),
+            std::string::npos);
+}
+
 TEST(LoadTimingTest, EscapesStrings) {
   EXPECT_EQ(JsonEscape("a\"b\\c\n\x01"), "a\\\"b\\\\c\\n\\u0001");
 }

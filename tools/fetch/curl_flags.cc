@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -154,6 +155,21 @@ std::optional<absl::Status> ParseCurlFlag(const std::vector<std::string>& args,
     o->http1_1_only = true;
   } else if (flag == "--http3") {
     o->http3 = true;
+  } else if (flag == "--ech") {
+    // curl 8.8's values; pn: (a public name override) has no BoringSSL
+    // counterpart: the configuration names it.
+    std::string v;
+    absl::Status s = take(&v);
+    if (!s.ok()) return s;
+    if (absl::StartsWith(v, "ecl:")) {
+      std::string list;
+      if (v.size() == 4 || !absl::Base64Unescape(v.substr(4), &list))
+        return FlagError(flag, "ecl: wants the base64 of an ECHConfigList");
+    } else if (v != "true" && v != "false" && v != "grease" && v != "hard") {
+      return FlagError(flag,
+                       "expected true, false, grease, hard or ecl:BASE64");
+    }
+    o->ech = v;
   } else if (flag == "--no-progress-meter") {
     o->no_progress_meter = true;
   } else if (flag == "-x" || flag == "--proxy") {
@@ -177,7 +193,8 @@ std::string FetchVersion() {
       "fetch (netstack) 0.9 (BoringSSL, c-ares, zlib, brotli, ada URL "
       "parser)\n",
       "Protocols: http https\n",
-      "Features: TLS1.3 0-RTT False-Start Snap-Start SPDY/3 TCP-Fast-Open "
+      "Features: TLS1.3 0-RTT False-Start Snap-Start SPDY/3 TCP-Fast-Open ECH "
+      "HTTPS-RR "
       "Origin-Bound-Certificates Cert-Bundle-Prefetch OCSP CRL "
       "Cert-Compression libz brotli alt-connect(--connect-to) HAR "
       "Trace-Events\n");

@@ -1,7 +1,7 @@
 // curl's command-line idioms for fetch: combined short flags (-fsSL,
 // -ofile), and the curl flags that map onto FetchOptions (-f, -i, -k, -m,
 // -A, -u, -b, -c, -D, --cacert, --capath, --compressed, --retry,
-// --http1.1, -x/--proxy, --noproxy, --no-progress-meter). fetch_options.cc
+// --http1.1, -x/--proxy, --noproxy, --no-progress-meter, --ech). fetch_options.cc
 // runs every argument through here first; what is left is fetch's own.
 
 #ifndef TOOLS_FETCH_CURL_FLAGS_H_

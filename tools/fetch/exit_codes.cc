@@ -22,6 +22,7 @@ constexpr int kExitObc = 58;
 constexpr int kExitCertificate = 60;
 constexpr int kExitFileTooBig = 63;
 constexpr int kExitHttp3 = 95;  // curl's CURLE_HTTP3
+constexpr int kExitEch = 101;   // curl's CURLE_ECH_REQUIRED
 
 }  // namespace
 
@@ -46,6 +47,7 @@ const FetchExitCode kFetchExitCodes[] = {
     {kExitCertificate, "certificate error (also a prefetched bundle's)"},
     {kExitFileTooBig, "maximum file size exceeded"},
     {kExitHttp3, "QUIC or HTTP/3 error"},
+    {kExitEch, "ECH not negotiated (rejected after the retry, --ech hard)"},
 };
 const size_t kFetchExitCodeCount = std::size(kFetchExitCodes);
 
@@ -74,6 +76,9 @@ int ExitCodeForError(int error) {
     case ERR_TUNNEL_CONNECTION_FAILED:
     case ERR_PROXY_AUTH_REQUESTED:
       return kExitProxyTunnel;
+    case ERR_ECH_NOT_NEGOTIATED:
+    case ERR_ECH_FALLBACK_CERTIFICATE_INVALID:
+      return kExitEch;
     default:
       break;
   }

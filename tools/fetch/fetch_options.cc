@@ -133,6 +133,11 @@ DNS and prefetching
                           [the system resolver, or the world's DNS server]
   --no-world-dns          with --world, use its static addresses instead of its DNS server
   --no-edns               plain DNS (512-byte UDP answers, TCP on truncation) [EDNS0]
+  --no-https-rr           do not ask for DNS HTTPS records (RFC 9460). Asked by default,
+                          beside A/AAAA, for https origins and prefetches (c-ares: with
+                          --dns-server or a world): the record's port, target, ALPN set
+                          and ECH configuration are used; the trace's dns.httpsRecord
+  --https-rr              ask for them (the default)
   --dns-timeout SEC       per-attempt DNS timeout [2]
   --prefetch HOST[:PORT],...
                           resolve these hosts first (then fetch); with --bundle-sources
@@ -187,6 +192,15 @@ TLS
                           a CREDENTIAL frame). All URLs (and --parallel copies) start at
                           once. -v and the trace's spdy say which session and stream
                           carried each request and the credential slot [off]
+  --ech MODE              Encrypted ClientHello (curl's spelling): true (the origin's
+                          configuration from its DNS HTTPS record; GREASE without one),
+                          grease (always GREASE, never a configuration), false (none),
+                          hard (as true, but exit 101 without a configuration or when
+                          the server turns ECH off), ecl:BASE64 (this ECHConfigList for
+                          every origin). A rejected configuration is retried once, on a
+                          new connection, with the server's retry configurations. The
+                          trace's tls.ech, tls.echRetry, tls.sniOnWire [true]
+  --no-ech-grease         no GREASE ECH extension without a configuration [GREASE on]
   --cert-compression LIST
                           certificate compression (RFC 8879, TLS 1.3) offered: brotli,
                           zlib, both in preference order (brotli,zlib), or off. The
@@ -276,7 +290,7 @@ Exit codes: 0 ok, 1 other, 2 bad usage or config, 3 bad URL,
   52 empty response, 56 the proxy refused the tunnel (CONNECT),
   58 origin-bound certificate error,
   60 certificate error (also a prefetched bundle's), 63 maximum file size exceeded,
-  95 QUIC or HTTP/3 error.
+  95 QUIC or HTTP/3 error, 101 ECH not negotiated (rejected after the retry, --ech hard).
   They follow the error's range (net/base/net_error_list.h): connection 7, certificate
   60, HTTP 8, DNS 6, TLS 35, SPDY 16, prefetch 60, Snap Start 35, OBC 58, QUIC 95,
   generic 1.
@@ -520,6 +534,10 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       o.use_world_dns = false;
     } else if (flag == "--no-edns") {
       o.edns = false;
+    } else if (flag == "--no-https-rr" || flag == "--https-rr") {
+      o.https_records = flag == "--https-rr";
+    } else if (flag == "--no-ech-grease") {
+      o.ech_grease = false;
     } else if (flag == "--dns-timeout") {
       status = seconds(&o.dns_timeout);
     } else if (flag == "--prefetch") {

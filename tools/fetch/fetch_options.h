@@ -86,6 +86,8 @@ struct FetchOptions {
   // world's static --resolve entries instead).
   std::vector<std::string> dns_servers;
   bool use_world_dns = true;
+  // --no-https-rr: do not ask for DNS HTTPS records (RFC 9460).
+  bool https_records = true;
   bool edns = true;
   absl::Duration dns_timeout = absl::Seconds(2);
   std::vector<std::string> prefetch_hosts;  // --prefetch HOST[:PORT]
@@ -168,6 +170,12 @@ struct FetchOptions {
   // --http3: https over HTTP/3 (QUIC), TCP if QUIC fails (curl's --http3);
   // --quic-idle-timeout: QUIC's max_idle_timeout.
   bool http3 = false;
+  // --ech (curl's spelling): "true" (the default here, as in Chrome),
+  // "false", "grease", "hard", or "ecl:" and the base64 of an ECHConfigList
+  // (validated as base64 here, as a list by fetch_params).
+  std::string ech = "true";
+  // --no-ech-grease: no GREASE ECH extension without a configuration.
+  bool ech_grease = true;
   bool h3_alt_svc = false;  // --h3-alt-svc: HTTP/3 where Alt-Svc offers h3
   absl::Duration quic_idle_timeout = absl::Seconds(30);
   bool no_progress_meter = false;  // --no-progress-meter

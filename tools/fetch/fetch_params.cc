@@ -3,11 +3,14 @@
 #include <cstdlib>
 #include <optional>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cert/obc/obc_types.h"
 #include "cert/revocation_checker.h"
 #include "net/proxy/proxy_config.h"
 #include "net/ssl/cert_compression.h"
+#include "net/ssl/ech_config.h"
 #include "prefetch/bundle_source.h"
 
 namespace net {
@@ -32,6 +35,24 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
   params.session.ssl_config.cipher_list = options.ciphers;
   params.session.ssl_config.early_data_enabled = options.early_data;
   params.session.tcp_fast_open = options.tcp_fast_open;
+  params.https_records = options.https_records;
+  SSLConfig& ssl = params.session.ssl_config;
+  ssl.ech_grease = options.ech_grease;
+  if (options.ech == "false") {
+    ssl.ech_mode = EchMode::kOff;
+  } else if (options.ech == "grease") {
+    ssl.ech_mode = EchMode::kGrease;
+  } else if (options.ech == "hard") {
+    ssl.ech_mode = EchMode::kHard;
+  } else if (absl::StartsWith(options.ech, "ecl:")) {
+    std::string list;
+    if (!absl::Base64Unescape(options.ech.substr(4), &list) ||
+        !ParseEchConfigList(list).ok()) {
+      return absl::InvalidArgumentError(
+          "--ech ecl: is not the base64 of an ECHConfigList");
+    }
+    ssl.ech_config_list = list;
+  }
   if (options.spdy && !options.http1_1_only)
     params.session.ssl_config.alpn_protos = {"spdy/3", "http/1.1"};
   if (options.http1_1_only)

@@ -3,6 +3,7 @@
 
 #include "tools/fetch/fetch_params.h"
 
+#include "absl/strings/escaping.h"
 #include "gtest/gtest.h"
 
 namespace net {
@@ -83,6 +84,56 @@ TEST(FetchParamsTest, RevocationFilterFlags) {
             (std::vector<std::string>{"/s1", "/s2"}));
   EXPECT_FALSE(
       ParseFetchOptions({"--revocation", "bloom", "https://a.test/"}).ok());
+}
+
+TEST(FetchParamsTest, EchAndHttpsRecords) {
+  auto params_for = [](std::vector<std::string> args) {
+    args.push_back("https://a.test/");
+    absl::StatusOr<FetchOptions> parsed = ParseFetchOptions(args);
+    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    absl::StatusOr<NetworkContextParams> params =
+        MakeNetworkContextParams(*parsed, {*Url::Parse("https://a.test/")});
+    EXPECT_TRUE(params.ok()) << params.status();
+    return *params;
+  };
+  // The defaults, as Chrome: HTTPS records asked, ECH on with GREASE.
+  NetworkContextParams p = params_for({});
+  EXPECT_TRUE(p.https_records);
+  EXPECT_EQ(p.session.ssl_config.ech_mode, EchMode::kOn);
+  EXPECT_TRUE(p.session.ssl_config.ech_grease);
+  EXPECT_EQ(p.session.ssl_config.ech_config_list, "");
+  p = params_for({"--no-https-rr", "--ech", "false", "--no-ech-grease"});
+  EXPECT_FALSE(p.https_records);
+  EXPECT_EQ(p.session.ssl_config.ech_mode, EchMode::kOff);
+  EXPECT_FALSE(p.session.ssl_config.ech_grease);
+  EXPECT_EQ(params_for({"--ech", "grease"}).session.ssl_config.ech_mode,
+            EchMode::kGrease);
+  EXPECT_EQ(params_for({"--ech", "hard"}).session.ssl_config.ech_mode,
+            EchMode::kHard);
+  // ecl: a configuration for every origin (a draft-13 one with X25519).
+  const std::string list =
+      std::string("\x00\x34\xfe\x0d\x00\x30\x01\x00\x20\x00\x20", 11) +
+      std::string(32, 'k') + std::string("\x00\x04\x00\x01\x00\x01\x20", 7) +
+      std::string("\x01p\x00\x00", 4);
+  p = params_for({"--ech", "ecl:" + absl::Base64Escape(list)});
+  EXPECT_EQ(p.session.ssl_config.ech_mode, EchMode::kOn);
+  EXPECT_EQ(p.session.ssl_config.ech_config_list, list);
+
+  // Bad values name the flag.
+  for (const char* bad : {"maybe", "ecl:", "ecl:!!!", "pn:public.test"}) {
+    absl::StatusOr<FetchOptions> parsed =
+        ParseFetchOptions({"--ech", bad, "https://a.test/"});
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_NE(parsed.status().message().find("--ech"), std::string::npos);
+  }
+  // Base64 that is no ECHConfigList: refused when the parameters are made.
+  absl::StatusOr<FetchOptions> parsed = ParseFetchOptions(
+      {"--ech", "ecl:" + absl::Base64Escape("nonsense"), "https://a.test/"});
+  ASSERT_TRUE(parsed.ok());
+  absl::StatusOr<NetworkContextParams> params =
+      MakeNetworkContextParams(*parsed, {});
+  ASSERT_FALSE(params.ok());
+  EXPECT_NE(params.status().message().find("--ech"), std::string::npos);
 }
 
 TEST(FetchParamsTest, NamesTheFlagOfAnUnknownValue) {

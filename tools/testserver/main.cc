@@ -17,6 +17,7 @@
 #include "net/session_cache/session_cache_config.h"
 #include "net/snap_start/tls12_messages.h"
 #include "net/ssl/cert_compression.h"
+#include "tools/testserver/ech_keys.h"
 #include "tools/testserver/test_server.h"
 
 namespace {
@@ -139,6 +140,20 @@ constexpr char kUsage[] = R"(usage: testserver [flags]
                             closed at once with a "connection_limit" log line
                             (default: the descriptor limit, raised to its hard limit
                             at start, less 64)
+  --ech-key FILE            Encrypted ClientHello (draft-13, X25519): decrypt inner
+                            ClientHellos with the key in FILE (created, mode 0600,
+                            when it does not exist), and hand its configuration out
+                            as the retry configuration to clients whose one is
+                            stale. The connection log line says ech_accepted,
+                            sni_inner (the hidden name) and sni_outer
+  --ech-public-name NAME    the configuration's public name (the outer ClientHello's
+                            server_name; the certificate must cover it) for a new
+                            key (default public.example.test)
+  --ech-config-id N         the configuration's id for a new key (default 1)
+  --ech-config-out FILE     write the ECHConfigList, base64 (a DNS HTTPS record's
+                            ech=), to FILE
+  --ech-config-only         write --ech-config-out and exit (a stale configuration
+                            for a key the server does not hold)
   --log FILE                append JSON log lines to FILE
   --quiet                   no log lines on stderr
 Prints "listening https|http ADDR:PORT" per listener, then "ready".
@@ -217,6 +232,10 @@ int main(int argc, char** argv) {
   bool http_fast_open_given = false;
   size_t shards = 1;
   double grace_s = 2;
+  // ECH (ech_keys.h).
+  std::string ech_key_file, ech_config_out;
+  bool ech_config_only = false;
+  net::EchKeys::Options ech_options;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     auto value = [&]() -> std::string {
@@ -409,9 +428,35 @@ int main(int argc, char** argv) {
       if (n > 255) BadFlag("--spdy-credential-slots must be at most 255");
       if (!config.spdy) config.spdy.emplace();
       config.spdy->credential_slots = static_cast<uint32_t>(n);
+    } else if (flag == "--ech-key") {
+      ech_key_file = value();
+    } else if (flag == "--ech-public-name") {
+      ech_options.public_name = value();
+    } else if (flag == "--ech-config-id") {
+      int64_t n = number();
+      if (n > 255) BadFlag("--ech-config-id must be at most 255");
+      ech_options.config_id = static_cast<uint8_t>(n);
+    } else if (flag == "--ech-config-out") {
+      ech_config_out = value();
+    } else if (flag == "--ech-config-only") {
+      ech_config_only = true;
     } else {
       BadFlag("unknown flag '" + flag + "'");
     }
+  }
+  if (ech_key_file.empty() && (ech_config_only || !ech_config_out.empty()))
+    BadFlag("--ech-config-out and --ech-config-only need --ech-key");
+  if (!ech_key_file.empty()) {
+    auto keys = net::EchKeys::LoadOrCreate(ech_key_file, ech_options);
+    absl::Status written = keys.ok() && !ech_config_out.empty()
+                               ? (*keys)->WriteConfigList(ech_config_out)
+                               : keys.status();
+    if (!written.ok()) {
+      std::cerr << "testserver: " << written.message() << "\n";
+      return 1;
+    }
+    if (ech_config_only) return 0;
+    config.ech = *keys;
   }
   if (config.snap_start_core_only && !config.snap_start)
     config.snap_start.emplace();  // the core without an orbit: plain TLS 1.2

@@ -24,6 +24,7 @@
 #include "net/socket/prefixed_stream_socket.h"
 #include "net/ssl/ssl_server_socket.h"
 #include "net/timing/load_timing.h"
+#include "tools/testserver/ech_keys.h"
 #include "tools/testserver/http2_server_session.h"
 #include "tools/testserver/routes.h"
 #include "tools/testserver/spdy_server_session.h"
@@ -95,7 +96,9 @@ class TestServer::Connection {
     // Routing the ClientHello and the handshake, together.
     ArmDeadline(server_->config().handshake_timeout, "handshake");
     SnapStartServerContext* snap = server_->snap_start_context();
-    if (!snap) {
+    // With ECH keys the ClientHello is read first too: its server_name is
+    // the outer one, which BoringSSL no longer reports once it decrypted.
+    if (!snap && !server_->config().ech) {
       StartHandshake(ClientHelloRouter::Route::kOther, std::move(transport_),
                      std::string());
       return;
@@ -121,8 +124,10 @@ class TestServer::Connection {
                       std::unique_ptr<StreamSocket> transport,
                       std::string bytes) {
     if (closed_) return;  // timed out while routing: |transport| closes
+    if (server_->config().ech) outer_sni_ = ClientHelloServerName(bytes);
     int rv;
-    if (route == ClientHelloRouter::Route::kSnapStartCore) {
+    if (route == ClientHelloRouter::Route::kSnapStartCore &&
+        server_->snap_start_context()) {
       auto snap = std::make_unique<SnapStartServerSocket>(
           std::move(transport), std::move(bytes),
           server_->snap_start_context());
@@ -169,6 +174,21 @@ class TestServer::Connection {
     return out;
   }
 
+  // ECH fields for the log lines (BoringSSL connections): whether the
+  // server decrypted an inner ClientHello, and the names inside and out.
+  // Without ECH keys (or when ECH was not accepted) the only name there is
+  // is the outer one.
+  std::string EchLogFields() const {
+    if (!ssl_) return "";
+    const bool accepted = info().ech == EchOutcome::kAccepted;
+    const std::string name = ssl_->server_name();
+    return absl::StrCat(
+        ",\"ech_accepted\":", accepted ? "true" : "false", ",\"sni_inner\":",
+        accepted ? absl::StrCat("\"", JsonEscape(name), "\"") : "null",
+        ",\"sni_outer\":\"",
+        JsonEscape(server_->config().ech ? outer_sni_ : name), "\"");
+  }
+
   // Early data fields for the log lines (BoringSSL connections): a client
   // whose 0-RTT was rejected abandons the connection, so the
   // handshake_failed line says so too.
@@ -183,12 +203,12 @@ class TestServer::Connection {
   void OnHandshake(int rv) {
     if (closed_) return;
     if (rv != OK) {
-      server_->Log(
-          absl::StrCat("{\"event\":\"handshake_failed\",\"conn\":", id_,
-                       ",\"local\":\"", local_, "\",\"peer\":\"", peer_,
-                       "\",\"error\":\"", ErrorToShortString(rv),
-                       "\",\"detail\":\"", JsonEscape(error_detail()), "\"",
-                       SnapStartLogFields(), EarlyDataLogFields(), "}"));
+      server_->Log(absl::StrCat(
+          "{\"event\":\"handshake_failed\",\"conn\":", id_, ",\"local\":\"",
+          local_, "\",\"peer\":\"", peer_, "\",\"error\":\"",
+          ErrorToShortString(rv), "\",\"detail\":\"",
+          JsonEscape(error_detail()), "\"", SnapStartLogFields(),
+          EarlyDataLogFields(), EchLogFields(), "}"));
       Close();
       return;
     }
@@ -286,6 +306,7 @@ class TestServer::Connection {
               : "false",
           SnapStartLogFields());
       line += EarlyDataLogFields();
+      line += EchLogFields();
       if (!info.cert_compression.algorithm.empty()) {
         absl::StrAppend(
             &line, ",\"cert_compression\":{\"algorithm\":\"",
@@ -759,6 +780,8 @@ class TestServer::Connection {
   // The TLS transport until a stack takes it, and the router choosing one.
   std::unique_ptr<StreamSocket> transport_;
   std::unique_ptr<ClientHelloRouter> router_;
+  // With ECH keys: the server_name of the ClientHello as it came (outer).
+  std::string outer_sni_;
   TimeTicks first_data_;
   bool logged_connection_ = false;
   // The current request (or part of it) arrived as TLS 1.3 early data.
@@ -902,6 +925,9 @@ absl::Status TestServer::Start() {
     auto context = SSLServerContext::Create(config_.ssl);
     if (!context.ok()) return context.status();
     ssl_context_ = std::move(*context);
+    if (config_.ech &&
+        !SSL_CTX_set1_ech_keys(ssl_context_->ssl_ctx(), config_.ech->keys()))
+      return absl::InternalError("SSL_CTX_set1_ech_keys failed");
     if (config_.request_client_cert) {
       // SSL_VERIFY_PEER without FAIL_IF_NO_PEER_CERT: ask, do not require.
       SSL_CTX_set_custom_verify(ssl_context_->ssl_ctx(), SSL_VERIFY_PEER,

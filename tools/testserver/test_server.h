@@ -83,6 +83,7 @@
 #include "net/ssl/ssl_server_context.h"
 #include "tools/testserver/channel_bound_cookie.h"
 #include "tools/testserver/dbsc_server.h"
+#include "tools/testserver/ech_keys.h"
 #include "tools/testserver/http2_server_session.h"
 #include "tools/testserver/spdy_server_session.h"
 
@@ -123,6 +124,11 @@ struct TestServerConfig {
   // Http2ServerSession. Off unless set: clients offer h2 first, so turning it
   // on changes what every client of this server speaks.
   std::optional<Http2ServerConfig> http2;
+  // Encrypted ClientHello (ech_keys.h): BoringSSL decrypts inner
+  // ClientHellos with these keys (and hands them out as retry
+  // configurations); each connection's log line says ech_accepted and the
+  // inner and outer server names. Null: no ECH.
+  std::shared_ptr<const EchKeys> ech;
   // Every TLS connection to the core (interop tests of the TLS 1.2 core).
   bool snap_start_core_only = false;  // Limits (see above).
   absl::Duration handshake_timeout = absl::Seconds(10);

@@ -6,13 +6,14 @@ value of its enumerated fields. Three checks, each robust to a different change:
      requests that fill every part of the trace) prints JSON; every key path in it
      (`tls.snapStart`, `cert.revocation.checks[].depth`) must appear in the glossary in
      backquotes. This follows the writer exactly, nesting included, with no network;
-  2. the writer's source: every key literal in net/timing/load_timing.cc's LoadTimingToJson and
-     AppendCertBundle, and every Resource Timing point of OrderedPoints, must be the last part
+  2. the writer's source: every key literal in net/timing/load_timing.cc's LoadTimingToJson,
+     AppendCertBundle and AppendHttpsRecord, and every Resource Timing point of OrderedPoints, must be the last part
      of a path from (1). A key added in a part of the trace that trace_sample does not fill yet
      fails here, naming the key, instead of passing unseen;
   3. the values: every string the trace's enumerations print (the ...ToString functions of
      tcp.fastOpen / tcp.fastOpenMode, obc.source / obc.algorithm, cert.revocation source and
-     outcome, tls.snapStart) must appear in the glossary in backquotes.
+     outcome, tls.snapStart, tls.ech, tls.echRetry, dns.httpsRecord.status) must appear in the
+     glossary in backquotes.
 
 Usage: trace_glossary_test.py TRACE_SAMPLE GLOSSARY LOAD_TIMING_CC (the other sources are found
 beside LOAD_TIMING_CC's workspace root).
@@ -37,6 +38,9 @@ ENUM_FUNCTIONS = [
     ("cert/cert_verifier.cc", "RevocationOutcomeToString"),
     ("net/ssl/ssl_info.cc", "SnapStartOutcomeToString"),
     ("net/ssl/ssl_info.cc", "EarlyDataStateToString"),
+    ("net/ssl/ssl_info.cc", "EchOutcomeToString"),
+    ("net/ssl/ssl_info.cc", "EchRetryToString"),
+    ("dns/https_record_info.cc", "HttpsRecordStatusToString"),
     ("dns/dns_source.cc", "DnsSourceToString"),
     ("net/timing/load_timing.cc", "SessionUseToString"),
     ("net/timing/load_timing.cc", "DbscRoleToString"),
@@ -91,7 +95,8 @@ class TraceGlossaryTest(unittest.TestCase):
         for p in ("tls.snapStart", "spdy.streamId", "h2.coalescedOnto", "priority",
                   "tcp.fastOpenMode", "tls.handshake.chosen", "tls.certCompression.algorithm",
                   "obc.algorithm", "cert.bundle.notUsedBecause", "cert.revocation.checks[].detail", "failedAt", "secureConnectionStart",
-                  "dbsc.deferredMs", "dbsc.keySource"):
+                  "dbsc.deferredMs", "dbsc.keySource",
+                  "dns.httpsRecord.ech", "tls.echRetry", "tls.sniOnWire"):
             self.assertIn(p, self.paths)
 
     def test_every_key_path_is_in_the_glossary(self):
@@ -102,7 +107,8 @@ class TraceGlossaryTest(unittest.TestCase):
     def test_every_key_the_writer_can_emit_is_in_the_sample(self):
         with open(LOAD_TIMING) as f:
             src = f.read()
-        body = function_body(src, "LoadTimingToJson") + function_body(src, "AppendCertBundle")
+        body = (function_body(src, "LoadTimingToJson") + function_body(src, "AppendCertBundle") +
+                function_body(src, "AppendHttpsRecord"))
         keys = set(re.findall(r'\\"([A-Za-z][A-Za-z0-9]*)\\":', body))
         # The Resource Timing points: OrderedPoints' table ({"startTime", ...}, and the ones it
         # pushes back).

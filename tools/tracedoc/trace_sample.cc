@@ -1,7 +1,8 @@
 // trace_sample: prints the trace JSON (net/timing's LoadTimingToJson, what
 // `fetch --trace-json` writes, one object per line) of two synthetic
 // requests, for the trace glossary's test (trace_glossary_test.py):
-//   1. an https request with every part of the trace filled in: TCP Fast
+//   1. an https request with every part of the trace filled in: an HTTPS
+//      record, ECH (rejected, then retried), TCP Fast
 //      Open, SPDY, Snap Start, the handshake choice, certificate
 //      compression, an origin-bound certificate, revocation checks (with
 //      times and a detail), a certificate bundle that was rejected once and
@@ -42,6 +43,22 @@ LoadTiming Everything() {
   t.status_code = 200;
   t.net_error = ERR_CONNECTION_RESET;
   t.dns_source = DnsSource::kPrefetch;
+  HttpsRecordInfo& h = t.dns_https;
+  h.status = HttpsRecordStatus::kUsed;
+  h.source = DnsSource::kPrefetch;
+  h.alias_chain = {"pool.example.test"};
+  h.priority = 1;
+  h.target = "pool.example.test";
+  h.alpn = {"h2", "http/1.1"};
+  h.port = 443;
+  h.ipv4_hints = {*IPAddress::Parse("198.18.0.14")};
+  h.ipv6_hints = {*IPAddress::Parse("2001:db8::14")};
+  h.ech_config_list = "(an ECHConfigList)";
+  h.records = 1;
+  h.compatible_records = 1;
+  h.addresses_from_hints = true;
+  h.wait = absl::Milliseconds(2);
+  h.detail = "example";
   t.remote_address = "198.18.0.14:443";
   t.https = true;
   t.tcp_fast_open.mode = TcpFastOpenMode::kNoCookie;
@@ -107,6 +124,12 @@ LoadTiming Everything() {
   s.early_data = EarlyDataState::kNotOffered;
   s.early_data_reason = "disabled";
   s.cert_compression.algorithm = "brotli";
+  s.ech = EchOutcome::kRejected;
+  s.ech_retry = EchRetry::kAccepted;
+  s.ech_detail =
+      "the server rejected the ECH configuration offered; retried once on a "
+      "new connection with the server's retry configurations: accepted";
+  s.sni_on_wire = "public.example.test";
   s.cert_compression.compressed_bytes = 1543;
   s.cert_compression.uncompressed_bytes = 1993;
   s.obc.source = ObcSource::kPooledKey;

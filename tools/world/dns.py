@@ -32,7 +32,7 @@ DNS_BIG_TXT_STRINGS = 14  # 14 strings of 255 bytes: 3570 bytes of TXT data
 # The hosts with A records, in zone-file order (every world host).
 DNS_HOSTS = ["www", "nginx", "static", "slow", "tls12", "slow12", "expired", "wrongname",
              "untrusted", "ecdsa", "ocsp", "revoked", "cdn1", "cdn2", "cdn3", "stapled",
-             "revoked-stapled", "stapled-other", "spdy", "uncovered"]
+             "revoked-stapled", "stapled-other", "spdy", "uncovered", "ech"]
 
 DNS_TYPE_A, DNS_TYPE_TXT, DNS_TYPE_AAAA = 1, 16, 28
 
@@ -52,12 +52,15 @@ def zone_txt_string(s):
     return '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def dns_zone(bundle_txt=()):
+def dns_zone(bundle_txt=(), https_rrs=()):
     """Returns (zone file text, {A-record name: address}, {AAAA name: address}, big TXT text).
-    bundle_txt: [(full owner name, [strings])], the certificate-bundle TXT records."""
+    bundle_txt: [(full owner name, [strings])], the certificate-bundle TXT records.
+    https_rrs: [(owner label, RDATA in presentation form)], the HTTPS records (RFC 9460)."""
     a = {"ns." + DNS_ZONE: hosts.DNS_ADDR}
     for h in DNS_HOSTS:
         a["%s.%s" % (h, DNS_ZONE)] = ADDR[h]
+    for h in hosts.ECH_NAMES:  # the other HTTPS-record cases, on the ECH origin's address
+        a["%s.%s" % (h, DNS_ZONE)] = ADDR["ech"]
     a["short." + DNS_ZONE] = ADDR["www"]
     a["both." + DNS_ZONE] = ADDR["www"]
     aaaa = {"v6." + DNS_ZONE: "::1", "both." + DNS_ZONE: "::1"}
@@ -75,6 +78,12 @@ def dns_zone(bundle_txt=()):
     ]
     for h in DNS_HOSTS:
         lines.append("%s IN A %s" % (h, ADDR[h]))
+    for h in hosts.ECH_NAMES:
+        lines.append("%s IN A %s" % (h, ADDR["ech"]))
+    if https_rrs:
+        lines.append("; HTTPS records (RFC 9460; tools/world/dns.py https_records)")
+    for owner, rdata in https_rrs:
+        lines.append("%s IN HTTPS %s" % (owner, rdata))
     lines += [
         "; test records",
         "short %d IN A %s" % (DNS_SHORT_TTL, ADDR["www"]),
@@ -189,8 +198,50 @@ def wait_dns_answers(peer, addr, port, timeout, probe="www." + DNS_ZONE, want=No
         time.sleep(0.01)
 
 
+def https_record_rdata(alpn, ech=None):
+    """A ServiceMode record for the owner itself ("."), in presentation form: its ALPN set
+    and, when given, its ECH configuration (base64 ECHConfigList). No port and no address
+    hints: RFC 9460 7.3 advises against hints when the target is the owner."""
+    rdata = '1 . alpn="%s"' % ",".join(alpn)
+    if ech:
+        rdata += ' ech="%s"' % ech
+    return rdata
+
+
 class DnsMixin:
     """World's DNS part: Knot and its relay (uses World's args, paths, peers and notes)."""
+
+    def https_records(self):
+        """[(owner label, RDATA)]: an HTTPS record for every https origin, saying what its
+        server offers (http/1.1; the SPDY origin spdy/3 first, the ECH origin h2 and its ECH
+        configuration), and the ECH cases of hosts.ECH_NAMES. An origin on a port other than
+        443 (the relay world) has its record under _PORT._https.NAME too (RFC 9460 9.1)."""
+        out = []
+
+        def add(label, port, rdata):
+            out.append((label, rdata))
+            if port != 443:
+                out.append(("_%d._https.%s" % (port, label), rdata))
+
+        for o in self.origins.values():
+            if o["scheme"] != "https" or not o["host"].endswith("." + DNS_ZONE):
+                continue
+            label = o["host"][:-len(DNS_ZONE) - 1]
+            if any(label == l for l, _ in out):
+                continue
+            ech = o.get("ech")
+            add(label, o["port"], https_record_rdata(o.get("alpn") or ["http/1.1"],
+                                                     ech["config"] if ech else None))
+        ech_origin = self.origins.get("ech")
+        if ech_origin:
+            port, ech = ech_origin["port"], ech_origin["ech"]
+            add("stale-ech", port, https_record_rdata(["h2", "http/1.1"], ech["stale_config"]))
+            add("alias-ech", port, "0 ech.%s." % DNS_ZONE)
+            # RFC 3597's generic form: priority 1, ".", then port (key 3) whose 2-byte value
+            # is cut to 1: RDATA ending inside a SvcParam (RFC 9460 2.2: malformed).
+            add("badrr", port, r"\# 8 0001000003000201")
+            add("h3only", port, "1 . alpn=h3 no-default-alpn")
+        return out
 
     # DNS: Knot serving example.test on 127.0.0.53, and netem on 127.0.0.54 adding --dns-rtt-ms.
     def start_dns(self):
@@ -208,7 +259,8 @@ class DnsMixin:
         shutil.rmtree(d, ignore_errors=True)  # no state from an earlier world (timer DB)
         for sub in ("", "run", "db"):
             os.makedirs(os.path.join(d, sub), exist_ok=True)
-        zone_text, a_records, aaaa_records, big = dns_zone(self.bundle_txt)
+        https_rrs = self.https_records()
+        zone_text, a_records, aaaa_records, big = dns_zone(self.bundle_txt, https_rrs)
         zone_file = os.path.join(d, DNS_ZONE + ".zone")
         write_file(zone_file, zone_text)
         big_file = os.path.join(d, "big.txt")
@@ -280,6 +332,12 @@ class DnsMixin:
             "nxdomain_host": "nope." + DNS_ZONE,
             # the certificate-bundle TXT records (details under "bundles" and "bundle_cases")
             "bundle_txt_names": [name for name, _ in self.bundle_txt],
+            # HTTPS records (RFC 9460): owner name -> RDATA as in the zone file
+            "https_records": {"%s.%s" % (owner, DNS_ZONE): rdata for owner, rdata in https_rrs},
+            # the ECH origin and the names that show the other HTTPS-record cases
+            "ech": dict((self.origins["ech"]["ech"] if "ech" in self.origins else {}),
+                        origin="ech" if "ech" in self.origins else None,
+                        names={n: "%s.%s" % (n, DNS_ZONE) for n in hosts.ECH_NAMES}),
         }
 
     def start_dns_relay(self, knot_port):

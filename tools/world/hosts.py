@@ -40,6 +40,9 @@ ADDR = {
     "spdy": "127.0.0.29",
     # A leaf of intermediate2, the CA the world's revocation filter does not cover.
     "uncovered": "127.0.0.30",
+    # Encrypted ClientHello (a testserver with --ech-key and --http2): its DNS HTTPS record
+    # carries its ECH configuration (dns.py); ECH_NAMES share its address.
+    "ech": "127.0.0.31",
 }
 
 # The packet-level world (--link packet) puts each origin on 198.18.0.N, N the last byte of
@@ -91,8 +94,17 @@ FAST_OPEN_ORIGINS = {"slow": "no-cookie", "slow12": "no-cookie", "tls12": "no-co
 # `fetch --spdy` gets a SPDY/3 session there and any other client HTTP/1.1).
 SPDY_ORIGINS = {"spdy"}
 
+# The ECH origin's configuration's public name (the outer ClientHello's server_name, which a
+# rejection is authenticated as: its certificate covers it), and the other names on its
+# address, each with an HTTPS record of its own (dns.py https_records): a stale ECH
+# configuration (for a key the server does not hold: it rejects it and hands out its own), an
+# AliasMode record to ech.example.test, a malformed record (a truncated SvcParam: the client
+# ignores the RRSet) and h3 only (no-default-alpn: no protocol a TCP client speaks).
+ECH_PUBLIC_NAME = "public.example.test"
+ECH_NAMES = ["stale-ech", "alias-ech", "badrr", "h3only"]
+
 # The order origins are listed in (world.json, the demo page).
 ORIGIN_ORDER = ["www", "www_http", "nginx", "ecdsa", "static", "slow", "slow_http", "tls12",
-                "slow12", "spdy",
+                "slow12", "spdy", "ech",
                 "expired", "wrongname", "untrusted", "revoked"] + list(STAPLING_ORIGINS) + \
     ["uncovered"]

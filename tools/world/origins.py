@@ -4,13 +4,16 @@ slowed ones; add_origin, which describes an origin for world.json (OriginsMixin,
 """
 
 import os
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pki  # noqa: E402
-from hosts import ADDR, FAST_OPEN_ORIGINS, SNAP_START_ORBITS, SPDY_ORIGINS  # noqa: E402
-from peers import Peer, match_listener, parse_listening, wait_ready_lines  # noqa: E402
+from hosts import (ADDR, ECH_PUBLIC_NAME, FAST_OPEN_ORIGINS, SNAP_START_ORBITS,  # noqa: E402
+                   SPDY_ORIGINS)
+from peers import (Peer, WorldError, match_listener, parse_listening,  # noqa: E402
+                   wait_ready_lines)
 
 
 class OriginsMixin:
@@ -43,7 +46,7 @@ class OriginsMixin:
 
 
     def testserver_peer(self, name, fixture, listens, http_listens=(), tls_max="1.3",
-                        fast_open=None, well_known=None, spdy=False):
+                        fast_open=None, well_known=None, spdy=False, ech=False):
         chain, key = self.host_files(fixture)
         argv = [self.testserver]
         for a, p in listens:
@@ -68,6 +71,13 @@ class OriginsMixin:
         if spdy:
             # SPDY/3: ALPN spdy/3 offered before http/1.1; the same routes over streams.
             argv += ["--spdy"]
+        if ech:
+            # Encrypted ClientHello: the key (kept in DIR/ech across restarts of this origin),
+            # its configuration for the DNS HTTPS record, and HTTP/2, which that record's alpn
+            # offers first.
+            argv += ["--ech-key", self.path("ech", "ech.key"),
+                     "--ech-public-name", ECH_PUBLIC_NAME,
+                     "--ech-config-out", self.path("ech", "ech.b64"), "--http2"]
         if fast_open:
             # TCP Fast Open (packet world, whose server namespace has net.ipv4.tcp_fastopen=3):
             # HTTPS as the origin says (no-cookie: it takes SYN data from anyone, and its
@@ -95,6 +105,7 @@ class OriginsMixin:
             ("revoked", "revoked", (ADDR["revoked"], https), None, "1.3"),
             # intermediate2's leaf: not covered by the world's revocation filter.
             ("uncovered", "uncovered", (ADDR["uncovered"], https), None, "1.3"),
+            ("ech", "ech", (ADDR["ech"], https), None, "1.3"),
         ]
         if self.packet:
             # No relays: slow (TLS 1.3, and plain HTTP as slow_http) and slow12 (tls12's
@@ -108,6 +119,7 @@ class OriginsMixin:
             self.path_rtt(ADDR["slow12"], self.args.rtt_ms)
         elif not self.netem:
             plan = [p for p in plan if p[0] != "slow"]
+        os.makedirs(self.path("ech"), exist_ok=True)
         peers = []
         for origin, fixture, listen, http_listen, tls_max in plan:
             fast_open = FAST_OPEN_ORIGINS.get(origin, "cookie") if self.packet else None
@@ -115,7 +127,7 @@ class OriginsMixin:
                                         [http_listen] if http_listen else [], tls_max,
                                         fast_open=fast_open,
                                         well_known=self.origin_well_known_file(origin),
-                                        spdy=origin in SPDY_ORIGINS)
+                                        spdy=origin in SPDY_ORIGINS, ech=origin == "ech")
             self.peers.append(peer)
             peers.append((peer, origin, fixture, listen, http_listen, tls_max))
             peer.start()
@@ -137,6 +149,9 @@ class OriginsMixin:
                                  "origin": None}} if rtt else {}
             if origin in SPDY_ORIGINS:
                 extra["alpn"] = ["spdy/3", "http/1.1"]  # what the server offers, in order
+            if origin == "ech":
+                extra["alpn"] = ["h2", "http/1.1"]
+                extra["ech"] = self.make_ech_configs()
             self.add_origin(origin, host, "https", listen[0], port, "testserver", peer.name,
                             tls_max=tls_max, expect=expect, fixture=fixture, rtt_ms=rtt,
                             tcp_fast_open=fast_open, **extra)
@@ -152,6 +167,24 @@ class OriginsMixin:
                                 "testserver", peer.name, rtt_ms=rtt,
                                 tcp_fast_open="cookie" if fast_open else None, **extra)
                 self.backends[origin + "_http"] = (http_listen[0], hport)
+
+    def make_ech_configs(self):
+        """The ECH origin's configuration (its testserver wrote it at start) and a stale one:
+        a configuration of the same public name for a key no server holds (the testserver
+        writes it and exits), which the ECH origin rejects, handing out its own."""
+        stale = [self.testserver, "--ech-key", self.path("ech", "stale.key"),
+                 "--ech-public-name", ECH_PUBLIC_NAME, "--ech-config-id", "2",
+                 "--ech-config-out", self.path("ech", "stale.b64"), "--ech-config-only"]
+        p = subprocess.run(stale, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=self.args.timeout)
+        if p.returncode != 0:
+            raise WorldError("the stale ECH configuration: %s exited %d: %s" % (
+                " ".join(stale), p.returncode, p.stdout.strip()))
+        out = {"public_name": ECH_PUBLIC_NAME, "key_file": self.path("ech", "ech.key")}
+        for what, name in (("config", "ech.b64"), ("stale_config", "stale.b64")):
+            with open(self.path("ech", name)) as f:
+                out[what] = f.read().strip()
+        return out
 
     # netem relays: slow -> the slow backend, slow12 -> tls12, slow_http -> www's plain
     # HTTP listener (the baseline an HTTPS fetch is compared with).

@@ -38,6 +38,8 @@ Hosts (all with SAN dNSName, RSA-2048 unless noted):
                               wildcard.example.test)
   uncovered                   good leaf issued by intermediate2, the CA the world's revocation
                               filter does not cover: a client with the filter asks OCSP
+  ech                         good leaf for ech, stale-ech, alias-ech, badrr, h3only and
+                              public (the ECH configuration's public name)
 
 Every intermediate-issued leaf carries AIA OCSP http://ocsp.example.test:8888/, AIA caIssuers
 http://static.example.test/intermediate.der and CRL DP http://static.example.test/intermediate.crl;
@@ -90,6 +92,11 @@ HOSTS = {
                     expect="ok"),
     # The SPDY/3 origin (a testserver with --spdy: ALPN spdy/3, then http/1.1).
     "spdy": dict(names=["spdy.example.test"], key="rsa", expect="ok"),
+    # The ECH origin (hosts.py ECH_NAMES share its address; public.example.test is its ECH
+    # configuration's public name, which a rejection is authenticated as).
+    "ech": dict(names=["ech.example.test", "stale-ech.example.test", "alias-ech.example.test",
+                       "badrr.example.test", "h3only.example.test", "public.example.test"],
+                key="rsa", expect="ok"),
     # A wildcard leaf: every host under pages.example.test (the SPDY page-load experiment's two
     # host names on one address, tools/experiments/spdy_page_load.py).
     "wildcard": dict(names=["*.pages.example.test"], key="rsa", expect="ok"),

@@ -259,7 +259,7 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin, Revocat
             self.start_testservers()
         else:
             self.skip(("www", "slow", "tls12", "slow12", "spdy", "expired", "wrongname",
-                       "untrusted", "revoked", "uncovered"), "no --testserver given")
+                       "untrusted", "revoked", "uncovered", "ech"), "no --testserver given")
 
         if self.testserver and self.packet:
             pass  # slow and slow12 are test servers of their own behind a slow path

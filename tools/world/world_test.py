@@ -754,9 +754,20 @@ crls = sys.argv[1] + ".crls.pem"  # curl checks the whole chain: both CRLs
 open(crls, "w").write(open(w["crl"]["root_pem"]).read() + open(w["crl"]["pem"]).read())
 report["revoked_crl"] = curl("--crlfile", crls, w["origins"]["revoked"]["url"])
 report["www_crl"] = curl("--crlfile", crls, w["origins"]["www"]["url"])
-for key in ("spdy", "www"):  # the running servers' command lines
+for key in ("spdy", "www", "ech"):  # the running servers' command lines
     pid = w["pids"][w["origins"][key]["process"]]
     report[key + "_cmdline"] = open("/proc/%d/cmdline" % pid).read().split("\0")
+if w.get("dns") and "KDIG" and "KNOTC":  # the HTTPS records as Knot serves them
+    d = w["dns"]
+    addr, port = d["direct"].rsplit(":", 1)
+    report["https"] = {
+        n: subprocess.run(["KDIG", "@" + addr, "-p", port, "+short", n, "HTTPS"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True).stdout
+        for n in d["https_records"]}
+    report["zone_check"] = subprocess.run(["KNOTC", "-c", d["config"], "zone-check",
+                                           d["zone"]]).returncode
+    report["dns_ech"] = d["ech"]
 json.dump(report, open(sys.argv[1], "w"))
 sys.exit(42)
 """
@@ -766,7 +777,8 @@ sys.exit(42)
         script = os.path.join(tmp, "check.py")
         report_path = os.path.join(tmp, "report.json")
         with open(script, "w") as f:
-            f.write(self.CHECK.replace("CURL", CURL))
+            f.write(self.CHECK.replace("CURL", CURL).replace("KDIG", KDIG or "")
+                    .replace("KNOTC", KNOTC or ""))
         d = os.path.join(tmp, "w")
         rc, out, err = run([sys.executable, WORLD, "--dir", d, "--testserver", FAKE_TESTSERVER,
                             "--netem", FAKE_NETEM, "--certbundle", certbundle_bin(),
@@ -780,7 +792,7 @@ sys.exit(42)
                                                  "slow", "slow_http", "tls12", "slow12",
                                                  "spdy", "expired", "wrongname", "untrusted",
                                                  "revoked", "stapled", "revoked-stapled",
-                                                 "stapled-other", "uncovered"]))
+                                                 "stapled-other", "uncovered", "ech"]))
         self.assertEqual(rep["skipped"], [] if KNOTD else ["dns"])
         for key in ("www", "www_http", "slow", "slow_http", "tls12", "slow12", "spdy"):
             rc_, body, e = rep[key]
@@ -825,6 +837,30 @@ sys.exit(42)
         self.assertIn("--spdy", rep["spdy_cmdline"])
         self.assertNotIn("--spdy", rep["www_cmdline"])
         self.assertIn("spdy.example.test", rep["www"][1])  # the demo page links it
+        # The ECH origin: its key and configuration (the stand-in's fixed one), h2.
+        ech = w["origins"]["ech"]
+        self.assertEqual((ech["host"], ech["address"]), ("ech.example.test", "127.0.0.31"))
+        self.assertEqual(ech["alpn"], ["h2", "http/1.1"])
+        self.assertIn("--ech-key", rep["ech_cmdline"])
+        self.assertIn("--http2", rep["ech_cmdline"])
+        self.assertEqual(ech["ech"]["public_name"], "public.example.test")
+        self.assertNotEqual(ech["ech"]["config"], "")
+        self.assertEqual(rep["ech"][0], 0, rep["ech"][2])
+        if KNOTD and KDIG and KNOTC:
+            # Knot takes the zone's HTTPS records (knotc zone-check) and serves each, under
+            # the name and, on the relay world's ephemeral ports, _PORT._https.NAME.
+            self.assertEqual(rep["zone_check"], 0)
+            https = rep["https"]
+            self.assertIn('1 . alpn=h2,http/1.1 ech=' + ech["ech"]["config"],
+                          https["ech.example.test"])
+            self.assertIn("_%d._https.ech.example.test" % ech["port"], https)
+            self.assertIn("1 . alpn=http/1.1", https["www.example.test"])
+            self.assertIn("alpn=spdy/3,http/1.1", https["spdy.example.test"])
+            self.assertIn("ech=" + ech["ech"]["stale_config"], https["stale-ech.example.test"])
+            self.assertIn("0 ech.example.test.", https["alias-ech.example.test"])
+            self.assertIn("1 . alpn=h3 no-default-alpn", https["h3only.example.test"])
+            self.assertIn("can't print", https["badrr.example.test"])  # malformed
+            self.assertEqual(rep["dns_ech"]["origin"], "ech")
         if KNOTD:  # DNS with its default relay (40 ms)
             self.assertEqual(w["dns"]["rtt_ms"], 40)
             self.assertIn("dns_netem", w["pids"])
@@ -1017,7 +1053,7 @@ class DnsWorldTest(unittest.TestCase):
                     "untrusted": "127.0.0.19", "ecdsa": "127.0.0.20", "ocsp": "127.0.0.21",
                     "revoked": "127.0.0.22", "stapled": "127.0.0.26",
                     "revoked-stapled": "127.0.0.27", "stapled-other": "127.0.0.28",
-                    "spdy": "127.0.0.29", "uncovered": "127.0.0.30"}
+                    "spdy": "127.0.0.29", "uncovered": "127.0.0.30", "ech": "127.0.0.31"}
         for host, addr in expected.items():
             self.assertEqual(d["records"][host + ".example.test"], addr)
         for name in ("dns_knot", "dns_netem"):

@@ -18,16 +18,32 @@ import sys
 import threading
 
 
+FAKE_ECH_CONFIG = "AEr+DQBGAQAgACBYajBLBFNw1HuAwSN8rApMLoG8OAv56OJ2ar+1xwJ8ZgAIAAEAAQABAANAE3B1YmxpYy5leGFtcGxlLnRlc3QAAA=="
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--listen", action="append", default=[])
     ap.add_argument("--http-listen", action="append", default=[])
-    ap.add_argument("--cert-chain", required=True)
-    ap.add_argument("--key", required=True)
+    ap.add_argument("--cert-chain")
+    ap.add_argument("--key")
     ap.add_argument("--tls-max", default="1.3", choices=["1.2", "1.3"])
     ap.add_argument("--docroot", default=".")
     ap.add_argument("--log")
+    # ECH: the real server's key file and configuration; here a fixed, well-formed
+    # ECHConfigList (draft-13, X25519, public.example.test) for a key nobody holds, so the
+    # world's zone and world.json have one to carry.
+    ap.add_argument("--ech-key")
+    ap.add_argument("--ech-config-out")
+    ap.add_argument("--ech-config-only", action="store_true")
     args, _ = ap.parse_known_args()
+    if args.ech_config_out:
+        with open(args.ech_config_out, "w") as f:
+            f.write(FAKE_ECH_CONFIG + "\n")
+    if args.ech_config_only:
+        return
+    if not args.cert_chain or not args.key:
+        ap.error("--cert-chain and --key are required")
 
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
