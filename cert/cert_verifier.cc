@@ -14,6 +14,10 @@ const char* RevocationSourceToString(RevocationSource source) {
       return "prevalidated";
     case RevocationSource::kStapled:
       return "stapled";
+    case RevocationSource::kFilter:
+      return "filter";
+    case RevocationSource::kFilterStash:
+      return "filter_stash";
   }
   return "unknown";
 }

@@ -31,13 +31,17 @@ struct CertVerifyParams {
   std::string stapled_ocsp_response;
 };
 
-// How revocation was (or was not) established for the trace.
+// How revocation was (or was not) established for the trace. kFilter: the
+// profile's revocation filter answered (cert/revocation_filter.h), with no
+// request; kFilterStash: a stash applied on top of it said revoked.
 enum class RevocationSource {
   kNotChecked,
   kFresh,
   kCache,
   kPrevalidated,
-  kStapled
+  kStapled,
+  kFilter,
+  kFilterStash
 };
 enum class RevocationOutcome {
   kNotChecked,
@@ -56,7 +60,8 @@ struct RevocationCheck {
   int depth = 0;  // 0 = leaf
   RevocationSource source = RevocationSource::kNotChecked;
   RevocationOutcome outcome = RevocationOutcome::kNotChecked;
-  std::string method;  // "ocsp", "crl", "stapled", "cache", "none"
+  // "ocsp", "crl", "stapled", "cache", "filter", "filter_stash", "none"
+  std::string method;
   TimeTicks start;
   TimeTicks end;
   std::string detail;

@@ -28,6 +28,8 @@ const char* RevocationModeToString(RevocationPolicy::Mode mode) {
       return "soft";
     case RevocationPolicy::Mode::kHardFail:
       return "hard";
+    case RevocationPolicy::Mode::kFilter:
+      return "filter";
   }
   return "?";
 }
@@ -37,6 +39,7 @@ std::optional<RevocationPolicy::Mode> ParseRevocationMode(
   if (text == "off") return RevocationPolicy::Mode::kOff;
   if (text == "soft") return RevocationPolicy::Mode::kSoftFail;
   if (text == "hard") return RevocationPolicy::Mode::kHardFail;
+  if (text == "filter") return RevocationPolicy::Mode::kFilter;
   return std::nullopt;
 }
 
@@ -179,6 +182,29 @@ class OcspCrlRevocationChecker::ElementCheck {
 
   void Start() {
     record_.start = TimeTicks::Now();
+    // The filter first: an answer there needs no request at all.
+    if (checker_->filter_ && !StapleOnly()) {
+      RevocationFilterStore::Result filter =
+          checker_->filter_->Check(cert_der_, issuer_der_);
+      const char* method = filter.from_stash ? "filter_stash" : "filter";
+      const RevocationSource source = filter.from_stash
+                                          ? RevocationSource::kFilterStash
+                                          : RevocationSource::kFilter;
+      switch (filter.answer) {
+        case RevocationFilter::Answer::kRevoked:
+          return Finish(Verdict::kRevoked, source, method, filter.detail);
+        case RevocationFilter::Answer::kGood:
+          if (stapled_.empty())
+            return Finish(Verdict::kGood, source, method, filter.detail);
+          // A staple can only add a revocation newer than the filter; any
+          // other answer from it leaves the filter's.
+          filter_good_detail_ = filter.detail;
+          break;
+        case RevocationFilter::Answer::kNotCovered:
+          errors_ += filter.detail + "; ";
+          break;
+      }
+    }
     urls_ = GetRevocationUrls(cert_der_);
     absl::StatusOr<OcspCertId> id = BuildOcspCertId(cert_der_, issuer_der_);
     if (id.ok()) {
@@ -208,6 +234,16 @@ class OcspCrlRevocationChecker::ElementCheck {
   }
 
  private:
+  // After a staple that did not answer for this certificate: the filter's
+  // good answer if it gave one, else the cache and the network.
+  void AfterStaple() {
+    if (filter_good_detail_) {
+      return Finish(Verdict::kGood, RevocationSource::kFilter, "filter",
+                    *filter_good_detail_);
+    }
+    CheckCacheThenFetch();
+  }
+
   // Answers from the cache, else fetches: what happens without a staple, or
   // after one that does not answer for this certificate.
   void CheckCacheThenFetch() {
@@ -293,13 +329,18 @@ class OcspCrlRevocationChecker::ElementCheck {
       const bool staple = source == RevocationSource::kStapled;
       if (!result.ok()) {
         errors_ += absl::StrCat(method, ": ", result.status().message(), "; ");
-        return staple ? CheckCacheThenFetch() : TryNext();
+        return staple ? AfterStaple() : TryNext();
       }
       if (result->status == OcspCertStatus::kUnknown) {
         errors_ += absl::StrCat(method, ": responder says unknown; ");
-        return staple ? CheckCacheThenFetch() : TryNext();
+        return staple ? AfterStaple() : TryNext();
       }
       bool revoked = result->status == OcspCertStatus::kRevoked;
+      if (!revoked && filter_good_detail_) {
+        // The filter had said good; the staple agrees.
+        return Finish(Verdict::kGood, RevocationSource::kFilter, "filter",
+                      *filter_good_detail_);
+      }
       absl::Time expires = options_now_ + checker_->policy_.max_age;
       if (result->next_update && *result->next_update < expires)
         expires = *result->next_update;
@@ -393,6 +434,8 @@ class OcspCrlRevocationChecker::ElementCheck {
   std::string cache_key_;
   std::string nonce_;
   std::string errors_;
+  // The filter said good and a staple is being read (see Start).
+  std::optional<std::string> filter_good_detail_;
   absl::Time options_now_;
   std::unique_ptr<RevocationFetcher::Request> fetch_;
   Verdict verdict_ = Verdict::kUnable;
@@ -448,7 +491,7 @@ class OcspCrlRevocationChecker::CheckRequest : public CertVerifier::Request {
 
   int Aggregate() {
     bool revoked = false, unable = false, any_fresh = false, any_cache = false,
-         any_stapled = false;
+         any_stapled = false, any_filter = false, any_stash = false;
     for (auto& e : elements_) {
       result_->revocation_checks.push_back(e->record());
       switch (e->verdict()) {
@@ -464,11 +507,16 @@ class OcspCrlRevocationChecker::CheckRequest : public CertVerifier::Request {
       any_fresh |= e->record().source == RevocationSource::kFresh;
       any_cache |= e->record().source == RevocationSource::kCache;
       any_stapled |= e->record().source == RevocationSource::kStapled;
+      any_filter |= e->record().source == RevocationSource::kFilter;
+      any_stash |= e->record().source == RevocationSource::kFilterStash;
     }
     result_->revocation_duration = TimeTicks::Now() - start_;
+    // The costliest source any element needed names the chain's.
     result_->revocation_source = any_fresh     ? RevocationSource::kFresh
                                  : any_stapled ? RevocationSource::kStapled
                                  : any_cache   ? RevocationSource::kCache
+                                 : any_stash   ? RevocationSource::kFilterStash
+                                 : any_filter  ? RevocationSource::kFilter
                                                : RevocationSource::kNotChecked;
     if (revoked) {
       result_->revocation_outcome = RevocationOutcome::kRevoked;
@@ -513,8 +561,13 @@ class OcspCrlRevocationChecker::CheckRequest : public CertVerifier::Request {
 
 OcspCrlRevocationChecker::OcspCrlRevocationChecker(
     const RevocationPolicy& policy, RevocationFetcher* fetcher,
-    RevocationCache* cache, WorkerPool* pool)
-    : policy_(policy), fetcher_(fetcher), cache_(cache), pool_(pool) {}
+    RevocationCache* cache, WorkerPool* pool,
+    const RevocationFilterStore* filter)
+    : policy_(policy),
+      fetcher_(fetcher),
+      cache_(cache),
+      pool_(pool),
+      filter_(filter) {}
 
 OcspCrlRevocationChecker::~OcspCrlRevocationChecker() {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);

@@ -1,17 +1,25 @@
 // OcspCrlRevocationChecker: the RevocationChecker behind BasicCertVerifier.
 // Every element of the verified chain except the trust anchor is checked at
-// the same time (seed 003 found browsers doing them one after another): a
-// stapled OCSP response for the leaf, else the revocation cache, else OCSP
-// from the certificate's AIA URL (GET or POST), else its CRL distribution
-// point. The RevocationPolicy decides what "could not check" means:
-// off (nothing fetched and no cache consulted: only a stapled answer for the
-// leaf counts, as Chromium still honours staples with online checks off),
-// soft-fail (proceed; the trace says soft_failed) or hard-fail
-// (ERR_CERT_UNABLE_TO_CHECK_REVOCATION). A revoked certificate is always
+// the same time (seed 003 found browsers doing them one after another):
+// first the profile's revocation filter, when it has one (CRLite's cascade,
+// cert/revocation_filter_store.h: revoked is ERR_CERT_REVOKED and covered
+// and not revoked is good, both without a request; a leaf's stapled answer
+// is still read when the filter says good, since a revoked staple is newer
+// news); for what the filter does not cover, a stapled OCSP response for the
+// leaf, else the revocation cache, else OCSP from the certificate's AIA URL
+// (GET or POST), else its CRL distribution point. The RevocationPolicy
+// decides what "could not check" means: off (no filter, nothing fetched and
+// no cache consulted: only a stapled answer for the leaf counts, as Chromium
+// still honours staples with online checks off), soft-fail (proceed; the
+// trace says soft_failed), filter (soft-fail behind a filter the context
+// must have) or hard-fail (ERR_CERT_UNABLE_TO_CHECK_REVOCATION: with a
+// filter, the fail-closed posture CRLite argues for, at the price of OCSP
+// for what it does not cover). A revoked certificate is always
 // ERR_CERT_REVOKED, a revoked staple under "off" included.
 //
-// The fetcher, cache and worker pool are not owned and must outlive the
-// checker; with the policy off the fetcher may be null (never used).
+// The fetcher, cache, filter store and worker pool are not owned and must
+// outlive the checker; with the policy off the fetcher may be null (never
+// used), and without a filter the store may be null.
 // Network thread; OCSP/CRL signature checks run on the worker pool.
 
 #ifndef CERT_REVOCATION_CHECKER_H_
@@ -28,13 +36,17 @@
 #include "absl/time/time.h"
 #include "cert/basic_cert_verifier.h"
 #include "cert/revocation_fetcher.h"
+#include "cert/revocation_filter_store.h"
 #include "net/base/thread_checker.h"
 #include "net/base/worker_pool.h"
 
 namespace net {
 
 struct RevocationPolicy {
-  enum class Mode { kOff, kSoftFail, kHardFail };
+  // kFilter is kSoftFail with a revocation filter required (the context
+  // refuses to start without one); a filter given with kSoftFail or
+  // kHardFail is consulted first as well.
+  enum class Mode { kOff, kSoftFail, kHardFail, kFilter };
   Mode mode = Mode::kSoftFail;
   // Cap on how long any OCSP answer is trusted (and cached), whatever its
   // nextUpdate says.
@@ -98,7 +110,8 @@ class OcspCrlRevocationChecker : public RevocationChecker {
  public:
   OcspCrlRevocationChecker(const RevocationPolicy& policy,
                            RevocationFetcher* fetcher, RevocationCache* cache,
-                           WorkerPool* pool);
+                           WorkerPool* pool,
+                           const RevocationFilterStore* filter = nullptr);
   ~OcspCrlRevocationChecker() override;
 
   int Check(const CertVerifyParams& params, CertVerifyResult* result,
@@ -115,6 +128,7 @@ class OcspCrlRevocationChecker : public RevocationChecker {
   RevocationFetcher* const fetcher_;
   RevocationCache* const cache_;
   WorkerPool* const pool_;
+  const RevocationFilterStore* const filter_;
   ThreadChecker thread_checker_;
 };
 

@@ -16,6 +16,7 @@
 #include "cert/ocsp_test_util.h"
 #include "cert/revocation_fetcher.h"
 #include "net/base/event_loop.h"
+#include "net/base/net_errors.h"
 
 namespace net {
 

@@ -133,11 +133,11 @@ https://%(host)s:%(port)d {
     return peer
 
 
-def _gtlsserver(ctx, root):
+def _gtlsserver(ctx, root, *options):
     chain, key = _leaf(ctx)
     port = e2e.free_port()
-    peer = e2e.Peer("gtlsserver", [_binary("gtlsserver"), "-q", "-d", root, "127.0.0.1",
-                                   str(port), key, chain],
+    peer = e2e.Peer("gtlsserver", [_binary("gtlsserver"), "-q", "-d", root, *options,
+                                   "127.0.0.1", str(port), key, chain],
                     ctx.scratch("gtlsserver.log"), ready=lambda p: _udp_bound(port))
     peer.port = port
     return peer
@@ -212,12 +212,12 @@ class UdpBlackHole:
         return False
 
 
-def _check_h3(t, what):
+def _check_h3(t, what, zero_rtt="none"):
     expect_eq((t["status"], t["tls"]["alpn"], t["tls"]["version"]), (200, "h3", "TLSv1.3"), what)
     expect("quic" in t, "%s: no quic object: %r" % (what, t))
     q = t["quic"]
-    expect_eq((q["used"], q["version"], q["zeroRtt"], q["fallback"]), (True, 1, "none", ""),
-              "%s: quic facts" % what)
+    expect_eq((q["used"], q["version"], q["zeroRtt"], q["fallback"]),
+              (True, 1, zero_rtt, ""), "%s: quic facts" % what)
     expect_eq(t["cert"]["verifyResult"], "OK", "%s: certificate verification" % what)
 
 
@@ -362,6 +362,53 @@ def dropped_udp_falls_back_after_the_connect_timeout(ctx):
         expect(hole.received() >= 1, "no Initial reached the black hole")
 
 
+def _second_visit_zero_rtt(ctx, port):
+    """fetch --repeat 2: the first visit leaves a ticket; the second round (idle connections
+    closed) resumes and sends its GET in 0-RTT, which the server accepts."""
+    url = "https://%s:%d/r5.txt" % (HOST, port)
+    r = _fetch(ctx, port, [url], "-o", "/dev/null", "--repeat", "2").expect_ok()
+    expect_eq(len(r.trace), 2, "trace entries")
+    first, second = r.trace
+    _check_h3(first, "the first visit")
+    expect_eq(first["quic"]["sentEarly"], False, "the first visit's request in 0-RTT")
+    _check_h3(second, "the second visit", zero_rtt="accepted")
+    expect_eq((second["quic"]["session"], second["quic"]["sentEarly"], second["tls"]["resumed"]),
+              ("new", True, True), "the second visit: a new, resumed connection, GET in 0-RTT")
+    return r
+
+
+def ngtcp2_zero_rtt_second_visit(ctx):
+    root = _docroot(ctx)
+    qlog = ctx.scratch("gtlsserver-qlog")
+    os.makedirs(qlog, exist_ok=True)
+    with _gtlsserver(ctx, root, "--qlog-dir=" + qlog) as srv:
+        _second_visit_zero_rtt(ctx, srv.port)
+        time.sleep(0.3)
+    # The server's qlogs agree: of its two connections, one received 0-RTT packets.
+    zero_rtt = 0
+    files = sorted(os.listdir(qlog))
+    for name in files:
+        with open(os.path.join(qlog, name)) as f:
+            text = f.read()
+        if '"packet_type":"0RTT"' in text and '"name":"transport:packet_received"' in text:
+            zero_rtt += 1
+    expect_eq((len(files), zero_rtt), (2, 1),
+              "gtlsserver qlogs (connections, connections that received 0-RTT)")
+
+
+def caddy_zero_rtt_second_visit(ctx):
+    root = _docroot(ctx)
+    with _caddy(ctx, root) as caddy:
+        _second_visit_zero_rtt(ctx, caddy.port)
+        time.sleep(0.3)
+        with open(caddy.access) as f:
+            lines = [json.loads(l) for l in f if '"uri":"/r5.txt"' in l]
+        expect_eq([l["request"]["proto"] for l in lines], ["HTTP/3.0"] * 2,
+                  "Caddy's log of the two visits")
+        expect_eq(len({l["request"]["remote_port"] for l in lines}), 2,
+                  "client ports in Caddy's log (two QUIC connections)")
+
+
 if __name__ == "__main__":
     # The world only for its PKI: this script starts its own peers.
     e2e.main(world_args=("--no-nginx", "--no-dns"), checks=[
@@ -373,4 +420,6 @@ if __name__ == "__main__":
         no_udp_server_falls_back_to_tcp,
         caddy_alt_svc_discovery,
         dropped_udp_falls_back_after_the_connect_timeout,
+        ngtcp2_zero_rtt_second_visit,
+        caddy_zero_rtt_second_visit,
     ])

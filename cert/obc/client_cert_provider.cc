@@ -58,4 +58,13 @@ int ObcClientCertProvider::GetClientCert(
   return rv;
 }
 
+bool ObcClientCertProvider::LookupClientCert(const Origin& origin,
+                                             std::string* cert_der) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  OriginBoundCertStore::Result result;
+  if (!store_->Lookup(origin, &result)) return false;
+  *cert_der = std::move(result.cert_der);
+  return true;
+}
+
 }  // namespace net

@@ -49,6 +49,15 @@ class ClientCertProvider {
   virtual int GetClientCert(const Origin& origin, ClientCert* cert,
                             CompletionOnceCallback callback,
                             std::unique_ptr<Request>* out_request) = 0;
+
+  // LookupClientCert: the certificate (DER) GetClientCert would give
+  // |origin| now, if it has one already (true); false if it has none yet or
+  // the provider cannot say. Creates nothing, never waits. An HTTP/2 session
+  // that presented one certificate carries another origin only if this
+  // names the same one (HTTP/2 has no CREDENTIAL frame).
+  virtual bool LookupClientCert(const Origin& origin, std::string* cert_der) {
+    return false;
+  }
 };
 
 // ObcClientCertProvider presents |store|'s OBC for the origin's scope (in
@@ -63,6 +72,8 @@ class ObcClientCertProvider : public ClientCertProvider {
   int GetClientCert(const Origin& origin, ClientCert* cert,
                     CompletionOnceCallback callback,
                     std::unique_ptr<Request>* out_request) override;
+  // The store's certificate for |origin|'s scope, if it has one.
+  bool LookupClientCert(const Origin& origin, std::string* cert_der) override;
 
   KeyAlgorithm algorithm() const { return algorithm_; }
 

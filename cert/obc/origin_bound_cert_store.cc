@@ -285,6 +285,12 @@ bool OriginBoundCertStore::Lookup(const ObcScope& scope, Result* result) const {
   return true;
 }
 
+bool OriginBoundCertStore::Lookup(const Origin& origin, Result* result) const {
+  absl::StatusOr<ObcScope> scope =
+      ObcScope::ForOrigin(origin, options_.scope_mode);
+  return scope.ok() && Lookup(*scope, result);
+}
+
 bool OriginBoundCertStore::Delete(const ObcScope& scope) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (records_.erase(scope.ToString()) == 0) return false;

@@ -128,6 +128,9 @@ class OriginBoundCertStore {
   // Lookup fills |*result| (facts: kCachedCert) and returns true if |scope|
   // has a certificate; creates nothing.
   bool Lookup(const ObcScope& scope, Result* result) const;
+  // Lookup for |origin|'s scope in the store's scope mode; false also for an
+  // origin with no valid scope.
+  bool Lookup(const Origin& origin, Result* result) const;
   // Delete forgets |scope|'s certificate and key; returns whether it had
   // one. A job running for the scope still stores its result when done.
   bool Delete(const ObcScope& scope);

@@ -539,6 +539,14 @@ TEST_F(OriginBoundCertStoreTest, ClientCertProviderPresentsTheOriginsOwnObc) {
   EXPECT_EQ(again.facts.source, ObcSource::kCachedCert);
   EXPECT_EQ(again.cert_der, cert.cert_der);
 
+  // LookupClientCert names the same certificate and creates none.
+  std::string looked_up;
+  ASSERT_TRUE(provider.LookupClientCert(origin, &looked_up));
+  EXPECT_EQ(looked_up, cert.cert_der);
+  EXPECT_FALSE(provider.LookupClientCert(Origin("https", "none.test", 443),
+                                         &looked_up));
+  EXPECT_EQ(store->size(), 1u);
+
   // Cancelling a pending request: no callback.
   ClientCert other;
   bool ran = false;

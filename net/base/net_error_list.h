@@ -278,6 +278,10 @@ NET_ERROR(HTTP2_SETTINGS_TIMEOUT, -628)
 // faster than it reads our acks, rapid resets, endless CONTINUATION frames):
 // nghttp2 gave up on it.
 NET_ERROR(HTTP2_FLOOD_DETECTED, -629)
+// The server wants HTTP/1.1 for this request: it reset the stream, or sent
+// GOAWAY, with HTTP_1_1_REQUIRED (RFC 9113 7). The transaction sends the
+// request again over HTTP/1.1 on a new connection and remembers the origin.
+NET_ERROR(HTTP_1_1_REQUIRED, -630)
 
 // QUIC (net/quic, issue 25): one QUIC v1 connection on ngtcp2.
 // A QUIC transport error: the peer's packets broke RFC 9000 (ngtcp2 closed

@@ -19,6 +19,8 @@
 #include "net/context/preconnector.h"
 #include "net/context/prevalidate_job.h"
 #include "net/context/server_rtt_prober.h"
+#include "net/device_bound_sessions/session_fetcher.h"
+#include "net/device_bound_sessions/session_service.h"
 #include "net/http/default_client_socket_factory.h"
 #include "net/snap_start/snap_start_client_context.h"
 #include "net/socket/client_socket_factory.h"
@@ -216,6 +218,11 @@ NetworkContext::~NetworkContext() {
   dns_prefetcher_.reset();
   preconnector_.reset();
   rtt_prober_.reset();
+  // DBSC's jobs use the session, the jar and the key pools.
+  request_context_.device_bound_sessions = nullptr;
+  dbsc_service_.reset();
+  dbsc_fetcher_.reset();
+  dbsc_key_pool_.reset();
   visit_recorder_.reset();
   http_session_.reset();
   orbit_learner_.reset();
@@ -264,12 +271,15 @@ absl::Status NetworkContext::Init() {
   profile_options.dir = params_.profile_dir;
   profile_options.private_profile = params_.private_profile;
   profile_options.cookies = params_.cookies;
+  profile_options.device_bound_sessions = params_.device_bound_sessions;
   absl::StatusOr<std::unique_ptr<Profile>> profile =
       Profile::Open(profile_options, absl::Now());
   if (!profile.ok()) return profile.status();
   profile_ = *std::move(profile);
 
-  absl::Status status = InitResolver();
+  absl::Status status = InitRevocationFilter();
+  if (!status.ok()) return status;
+  status = InitResolver();
   if (!status.ok()) return status;
 
   absl::StatusOr<std::unique_ptr<BasicCertVerifier>> verifier =
@@ -328,6 +338,7 @@ absl::Status NetworkContext::Init() {
   request_context_.http_session = http_session_.get();
   request_context_.cookie_jar = profile_->cookie_jar();
   request_context_.network_delegate = visit_recorder_.get();
+  InitDeviceBoundSessions();
   dns_prefetcher_ = std::make_unique<DnsPrefetcher>(
       resolver_.get(), params_.max_concurrent_prefetches);
   if (cert_prefetcher_) dns_prefetcher_->AddObserver(cert_prefetcher_.get());
@@ -371,9 +382,33 @@ absl::Status NetworkContext::InitResolver() {
   return absl::OkStatus();
 }
 
+// The revocation filter: the files the params name go into the profile's
+// store (which a persistent profile loaded its saved filter into).
+absl::Status NetworkContext::InitRevocationFilter() {
+  RevocationFilterStore* filters = profile_->revocation_filter();
+  if (!params_.revocation_filter_file.empty()) {
+    absl::Status status =
+        filters->InstallFilterFile(params_.revocation_filter_file);
+    if (!status.ok()) return status;
+  }
+  for (const std::string& path : params_.revocation_stash_files) {
+    absl::Status status = filters->InstallStashFile(path);
+    if (!status.ok()) return status;
+  }
+  if (params_.revocation == RevocationPolicy::Mode::kFilter &&
+      !filters->has_filter()) {
+    return absl::FailedPreconditionError(
+        "revocation mode filter needs a revocation filter: none given "
+        "(revocation_filter_file; fetch --revocation-filter FILE) and none "
+        "saved in the profile");
+  }
+  return absl::OkStatus();
+}
+
 // Revocation: fetches on the plain-HTTP session (so fetching an OCSP
 // response never itself needs a revocation check, and carries no cookies),
-// the profile's cache, and the checker behind the verifier.
+// the profile's cache and revocation filter, and the checker behind the
+// verifier.
 void NetworkContext::InitRevocation() {
   RevocationPolicy policy;
   policy.mode = params_.revocation;
@@ -383,9 +418,10 @@ void NetworkContext::InitRevocation() {
     revocation_fetcher_ = std::make_unique<HttpUrlFetcher>(plain_session_.get(),
                                                            absl::Seconds(5));
   }
+  RevocationFilterStore* filters = profile_->revocation_filter();
   revocation_checker_ = std::make_unique<OcspCrlRevocationChecker>(
       policy, revocation_fetcher_.get(), profile_->revocation_cache(),
-      worker_pool_.get());
+      worker_pool_.get(), filters->has_filter() ? filters : nullptr);
   verifier_->set_revocation_checker(revocation_checker_.get());
 }
 
@@ -429,6 +465,41 @@ absl::Status NetworkContext::InitObc() {
   obc_provider_ =
       std::make_unique<ObcClientCertProvider>(obc_store_.get(), algorithm);
   return absl::OkStatus();
+}
+
+// Device bound sessions: the service over the profile's store and jar, its
+// session keys from the OBC key pool (one of its own, a single P-256 key
+// deep, when OBCs are off), its POSTs as URLRequests on a context without
+// the delegate (never deferred themselves) and without the visit recorder
+// (not navigations).
+void NetworkContext::InitDeviceBoundSessions() {
+  if (!params_.device_bound_sessions || !profile_->cookie_jar() ||
+      !profile_->device_bound_sessions())
+    return;
+  KeyPool* pool = key_pool_.get();
+  if (pool) {
+    if (pool->target_depth(KeyAlgorithm::kEcdsaP256) < 1)
+      pool->SetTargetDepth(KeyAlgorithm::kEcdsaP256, 1);
+  } else {
+    KeyPool::Options options;
+    options.target_depth = {1, 0, 0, 0};
+    dbsc_key_pool_ = std::make_unique<KeyPool>(worker_pool_.get(), options);
+    pool = dbsc_key_pool_.get();
+  }
+  dbsc_request_context_.http_session = http_session_.get();
+  dbsc_request_context_.cookie_jar = profile_->cookie_jar();
+  // A request held for a refresh should not wait longer than the user
+  // allowed any request (fetch -m).
+  absl::Duration timeout = params_.dbsc_fetch_timeout;
+  if (params_.session.request_timeout > absl::ZeroDuration())
+    timeout = std::min(timeout, params_.session.request_timeout);
+  dbsc_fetcher_ = std::make_unique<UrlRequestSessionFetcher>(
+      &dbsc_request_context_, timeout,
+      static_cast<int64_t>(kMaxInstructionsBytes));
+  dbsc_service_ = std::make_unique<SessionService>(
+      SessionServiceOptions(), profile_->device_bound_sessions(),
+      profile_->cookie_jar(), pool, dbsc_fetcher_.get());
+  request_context_.device_bound_sessions = dbsc_service_.get();
 }
 
 // Snap Start: one client context; its server information persists in the
@@ -508,8 +579,14 @@ void NetworkContext::WhenIdle(absl::AnyInvocable<void()> done) {
   // DNS first (its completions start bundle jobs), then bundles (their
   // completions feed Snap Start), then orbit learning.
   dns_prefetcher_->WhenIdle([this, done = std::move(done)]() mutable {
+    // Device bound session registrations and refreshes last: nothing
+    // above starts them, and the profile is saved after them.
+    auto after_probes = [this, done = std::move(done)]() mutable {
+      if (!dbsc_service_) return std::move(done)();
+      dbsc_service_->WhenIdle(std::move(done));
+    };
     // Bundles' completions start RTT probes: those after the bundles.
-    auto after_learning = [this, done = std::move(done)]() mutable {
+    auto after_learning = [this, done = std::move(after_probes)]() mutable {
       if (!rtt_prober_) return std::move(done)();
       rtt_prober_->WhenIdle(std::move(done));
     };
@@ -635,6 +712,11 @@ void NetworkContext::Shutdown(absl::AnyInvocable<void(absl::Status)> done) {
     int rv = FlushObcs([shared](int rv) { (*shared)(rv); });
     if (rv != ERR_IO_PENDING) (*shared)(rv);
   });
+}
+
+std::vector<LoadTiming> NetworkContext::TakeDeviceBoundSessionTraces() {
+  if (!dbsc_service_) return {};
+  return dbsc_service_->TakeTraces();
 }
 
 absl::Status NetworkContext::SaveProfile() {

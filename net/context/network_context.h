@@ -68,6 +68,8 @@ class OcspCrlRevocationChecker;
 class OriginBoundCertStore;
 class PrevalidatedCertVerifier;
 class Prevalidator;
+class SessionFetcher;
+class SessionService;
 class SnapStartClientContext;
 class StreamSocket;
 class WorkerPool;
@@ -112,8 +114,18 @@ struct NetworkContextParams {
   // ignored). Prefetched bundles and prevalidation are still verified.
   bool ignore_certificate_errors = false;
 
-  // Revocation checking of every verified chain (off, soft-fail, hard-fail).
+  // Revocation checking of every verified chain (off, soft-fail, hard-fail,
+  // filter: soft-fail behind a revocation filter that must be there).
   RevocationPolicy::Mode revocation = RevocationPolicy::Mode::kSoftFail;
+  // A CRLite revocation filter (cert/revocation_filter.h; made by
+  // tools/revocation_filter) and stashes on top of it, installed in the
+  // profile at Create — saved in its directory for the next run, or held in
+  // memory only by a private profile; a filter older than the profile's is
+  // refused — and consulted before any staple, cache, OCSP or CRL request
+  // under every mode but off. Each file is read with a bound
+  // (RevocationFilterStore::kMaxFilterBytes, kMaxStashBytes).
+  std::string revocation_filter_file;
+  std::vector<std::string> revocation_stash_files;
 
   // Certificate-bundle prefetching (prefetch/): off when empty, else the
   // sources tried, in order, for every host the DNS prefetcher resolves.
@@ -155,6 +167,17 @@ struct NetworkContextParams {
   std::string profile_dir;
   bool private_profile = false;
   bool cookies = true;
+
+  // Device Bound Session Credentials (net/device_bound_sessions, the W3C
+  // DBSC draft): a response's Secure-Session-Registration registers a
+  // session (a P-256 key from the key pool, pre-generated off the critical
+  // path), kept in the profile; a request in its scope whose bound cookie
+  // is missing waits for the session's refresh. On, as Chrome ships it: a
+  // server has to ask. Needs cookies.
+  bool device_bound_sessions = true;
+  // Each registration or refresh POST gives up after this long (or after
+  // session.request_timeout, if shorter).
+  absl::Duration dbsc_fetch_timeout = absl::Seconds(10);
 
   // Worker threads for key generation, chain building and OCSP/CRL checks.
   int worker_threads = 2;
@@ -242,6 +265,11 @@ class NetworkContext {
   // SaveProfile writes the profile's stores (see Profile::Save).
   absl::Status SaveProfile();
 
+  // TakeDeviceBoundSessionTraces hands over the traces of the registration
+  // and refresh POSTs the context made so far (each with its dbsc object),
+  // in the order they ended: what fetch writes after its own requests.
+  std::vector<LoadTiming> TakeDeviceBoundSessionTraces();
+
   // Shutdown is what an embedder does before it destroys the context, in
   // the order that loses nothing: wait until the work visits started off
   // the critical path is done (WhenIdle: prefetches, bundles, Snap Start
@@ -278,6 +306,8 @@ class NetworkContext {
   Preconnector* preconnector() { return preconnector_.get(); }
   // Null without TCP Fast Open (session.tcp_fast_open).
   ServerRttProber* rtt_prober() { return rtt_prober_.get(); }
+  // Null when device bound sessions are off.
+  SessionService* device_bound_sessions() { return dbsc_service_.get(); }
   const NetworkContextParams& params() const { return params_; }
   // Why the context has no verifier (empty if it has one).
   const std::string& trust_error() const { return trust_error_; }
@@ -291,10 +321,12 @@ class NetworkContext {
   explicit NetworkContext(NetworkContextParams params);
   absl::Status Init();
   absl::Status InitResolver();
+  absl::Status InitRevocationFilter();
   void InitRevocation();
   absl::Status InitObc();
   absl::Status InitSnapStart();
   absl::Status InitBundlePrefetch();
+  void InitDeviceBoundSessions();
 
   NetworkContextParams params_;
   std::unique_ptr<WorkerPool> worker_pool_;
@@ -331,6 +363,13 @@ class NetworkContext {
   // cookie jar, and the visit recorder as their network delegate.
   std::unique_ptr<VisitRecorder> visit_recorder_;
   URLRequestContext request_context_;
+  // Device bound sessions: a key pool of their own when OBCs are off, the
+  // context their POSTs run on (the session and jar, no DBSC delegate), the
+  // fetcher and the service the request context points at.
+  std::unique_ptr<KeyPool> dbsc_key_pool_;
+  URLRequestContext dbsc_request_context_;
+  std::unique_ptr<SessionFetcher> dbsc_fetcher_;
+  std::unique_ptr<SessionService> dbsc_service_;
   std::unique_ptr<Preconnector> preconnector_;
   // Measures the RTT of servers whose bundle invites SYN data (Fast Open).
   std::unique_ptr<ServerRttProber> rtt_prober_;

@@ -12,9 +12,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "cert/prevalidator.h"
+#include "cert/revocation_filter_builder.h"
+#include "cert/x509_util.h"
 #include "dns/dns_prefetcher.h"
 #include "gtest/gtest.h"
 #include "net/base/event_loop.h"
+#include "net/base/file_util.h"
 #include "net/base/test_completion_callback.h"
 #include "net/context/preconnector.h"
 #include "net/context/server_rtt_prober.h"
@@ -81,6 +84,122 @@ TEST_F(NetworkContextTest, FetchesOverTls) {
   // The cookie went into the context's jar.
   ASSERT_NE((*context)->cookie_jar(), nullptr);
   EXPECT_EQ((*context)->cookie_jar()->size(), 1u);
+}
+
+// Writes a revocation filter over the test root and intermediate (the
+// server's chain, cert/testdata/good_leaf_chain.pem) with the server's leaf
+// revoked or not; returns its path.
+std::string WriteTestFilter(const std::string& dir, uint64_t sequence,
+                            bool leaf_revoked) {
+  auto chain = LoadPemCertificatesFromFile("cert/testdata/good_leaf_chain.pem");
+  auto root = LoadPemCertificatesFromFile("cert/testdata/good_root.pem");
+  auto leaf = *GetCertificateFilterFacts((*chain)[0], (*chain)[1]);
+  auto inter = *GetCertificateFilterFacts((*chain)[1], (*root)[0]);
+  RevocationFilterBuildOptions options;
+  options.sequence = sequence;
+  options.created = options.coverage = absl::Now();
+  options.issuers = {{leaf.key.issuer_spki_sha256, "Intermediate"},
+                     {inter.key.issuer_spki_sha256, "Root"}};
+  std::vector<RevocationFilterKey> revoked = {
+      {leaf.key.issuer_spki_sha256, "\x77"}};
+  std::vector<RevocationFilterKey> valid = {inter.key};
+  (leaf_revoked ? revoked : valid).push_back(leaf.key);
+  std::string path = absl::StrCat(dir, "/filter-", sequence);
+  EXPECT_TRUE(
+      WriteFileAtomically(
+          path, BuildRevocationFilter(revoked, valid, options)->Serialize())
+          .ok());
+  return path;
+}
+
+TEST_F(NetworkContextTest, RevocationFilterAnswersWithNoRequest) {
+  std::string dir = MakeTempDir();
+  NetworkContextParams params = Params();
+  params.revocation = RevocationPolicy::Mode::kFilter;
+  // Mode filter without a filter is refused.
+  auto none = NetworkContext::Create(params);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("needs a revocation filter"),
+            std::string::npos)
+      << none.status();
+  params.revocation_filter_file = WriteTestFilter(dir, 1, false);
+  {
+    auto context = NetworkContext::Create(params);
+    ASSERT_TRUE(context.ok()) << context.status();
+    std::string body;
+    LoadTiming timing;
+    EXPECT_EQ(OK, Fetch(context->get(), OriginUrl(), &body, &timing));
+    const CertVerifyResult& v = timing.ssl.cert_verify;
+    EXPECT_EQ(v.revocation_source, RevocationSource::kFilter);
+    EXPECT_EQ(v.revocation_outcome, RevocationOutcome::kGood);
+    ASSERT_EQ(v.revocation_checks.size(), 2u);  // leaf and intermediate
+    for (const RevocationCheck& c : v.revocation_checks)
+      EXPECT_EQ(c.method, "filter");
+  }
+  // The leaf revoked: the request fails, with no request to anyone.
+  params.revocation_filter_file = WriteTestFilter(dir, 2, true);
+  {
+    auto context = NetworkContext::Create(params);
+    ASSERT_TRUE(context.ok()) << context.status();
+    std::string body;
+    LoadTiming timing;
+    EXPECT_EQ(ERR_CERT_REVOKED,
+              Fetch(context->get(), OriginUrl(), &body, &timing));
+    EXPECT_EQ(timing.ssl.cert_verify.revocation_source,
+              RevocationSource::kFilter);
+  }
+  // A damaged file is an error naming it.
+  std::string bytes = *ReadFileToString(params.revocation_filter_file);
+  bytes[12] ^= 1;
+  std::string damaged = dir + "/damaged";
+  ASSERT_TRUE(WriteFileAtomically(damaged, bytes).ok());
+  params.revocation_filter_file = damaged;
+  auto bad = NetworkContext::Create(params);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(damaged + ": checksum_mismatch"),
+            std::string::npos)
+      << bad.status();
+}
+
+TEST_F(NetworkContextTest, RevocationFilterLivesInTheProfile) {
+  std::string dir = MakeTempDir();
+  std::string profile = dir + "/profile";
+  NetworkContextParams params = Params();
+  params.revocation = RevocationPolicy::Mode::kFilter;
+  params.profile_dir = profile;
+  params.revocation_filter_file = WriteTestFilter(dir, 5, true);
+  {
+    auto context = NetworkContext::Create(params);
+    ASSERT_TRUE(context.ok()) << context.status();
+    ASSERT_TRUE((*context)->SaveProfile().ok());
+  }
+  // The next run needs no file: the profile has it.
+  params.revocation_filter_file.clear();
+  {
+    auto context = NetworkContext::Create(params);
+    ASSERT_TRUE(context.ok()) << context.status();
+    std::string body;
+    EXPECT_EQ(ERR_CERT_REVOKED, Fetch(context->get(), OriginUrl(), &body));
+  }
+  // An older filter than the profile's is refused.
+  params.revocation_filter_file = WriteTestFilter(dir, 4, false);
+  auto older = NetworkContext::Create(params);
+  ASSERT_FALSE(older.ok());
+  EXPECT_NE(older.status().message().find("rollback"), std::string::npos);
+  // A private profile holds it in memory only.
+  std::string never = dir + "/never";
+  params.profile_dir = never;
+  params.private_profile = true;
+  params.revocation_filter_file = WriteTestFilter(dir, 6, false);
+  {
+    auto context = NetworkContext::Create(params);
+    ASSERT_TRUE(context.ok()) << context.status();
+    std::string body;
+    EXPECT_EQ(OK, Fetch(context->get(), OriginUrl(), &body));
+    ASSERT_TRUE((*context)->SaveProfile().ok());
+  }
+  struct stat st;
+  EXPECT_NE(0, stat(never.c_str(), &st));
 }
 
 TEST_F(NetworkContextTest, UnusableTrustAnchorIsAnError) {

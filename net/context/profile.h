@@ -1,7 +1,9 @@
 // Profile: the per-profile state a NetworkContext keeps between runs — the
 // host history (the DNS prefetcher's startup list), the revocation cache, the
-// cookie jar — and where the stores that manage their own files (origin-bound
-// certificates, Snap Start server information) keep theirs.
+// revocation filter and its stashes (CRLite, cert/revocation_filter_store.h),
+// the cookie jar, the device bound sessions with their keys — and where the
+// stores that manage their own files (origin-bound certificates, Snap Start
+// server information) keep theirs.
 //
 // A persistent profile is a directory (created 0700) locked for the
 // Profile's lifetime: a second Profile on the same directory, in this process
@@ -21,9 +23,11 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "cert/revocation_checker.h"
+#include "cert/revocation_filter_store.h"
 #include "dns/host_history.h"
 #include "net/base/file_util.h"
 #include "net/base/thread_checker.h"
+#include "net/device_bound_sessions/session_store.h"
 #include "net/http/cookie_jar.h"
 
 namespace net {
@@ -43,6 +47,8 @@ class Profile {
     bool private_profile = false;
     // Keep a cookie jar (loaded from and saved to the profile).
     bool cookies = true;
+    // Keep device bound sessions (with cookies only: they bind cookies).
+    bool device_bound_sessions = true;
   };
 
   // Open creates (0700) and locks the directory of a persistent profile and
@@ -58,8 +64,16 @@ class Profile {
 
   HostHistory* host_history() { return &host_history_; }
   RevocationCache* revocation_cache() { return &revocation_cache_; }
+  // The revocation filter (empty until one is installed or loaded); saved in
+  // the directory (RevocationFilterStore::kFilterFileName, kStashFileName)
+  // when it changed.
+  RevocationFilterStore* revocation_filter() { return &revocation_filter_; }
   // Null when cookies are off.
   CookieJar* cookie_jar() { return cookie_jar_.get(); }
+  // The device bound sessions (net/device_bound_sessions), their private
+  // keys included: saved with the profile, never elsewhere. Null when off
+  // (or cookies are).
+  SessionStore* device_bound_sessions() { return dbsc_store_.get(); }
 
   // PathFor is the file |name| in a persistent profile, "" otherwise (the
   // convention of the stores that keep their own files: "" = memory only).
@@ -77,7 +91,9 @@ class Profile {
   std::unique_ptr<FileLock> lock_;
   HostHistory host_history_;
   RevocationCache revocation_cache_;
+  RevocationFilterStore revocation_filter_;
   std::unique_ptr<CookieJar> cookie_jar_;
+  std::unique_ptr<SessionStore> dbsc_store_;
   ThreadChecker thread_checker_;
 };
 

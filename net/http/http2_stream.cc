@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "net/http2/http2_priority.h"
 
 namespace net {
 namespace {
@@ -49,17 +50,19 @@ Http2Headers MakeHttp2RequestHeaders(const HttpRequestInfo& request) {
       headers.emplace_back("content-length",
                            absl::StrCat(request.upload_body.size()));
   }
-  // RFC 9218, as Chromium sends it for a request of HIGHEST priority (a
-  // navigation): urgency 0, incremental.
-  if (!request.HasExtraHeader("priority"))
-    headers.emplace_back("priority", "u=0, i");
+  // RFC 9218, as Chromium sends it: the request priority's urgency (none
+  // for the default, LOWEST's 3) and incremental.
+  const std::string priority =
+      PriorityFieldValue(request.priority, request.priority_incremental);
+  if (!priority.empty() && !request.HasExtraHeader("priority"))
+    headers.emplace_back("priority", priority);
   return headers;
 }
 
 Http2Stream::Http2Stream(WeakPtr<Http2Session> session, Params params)
     : session_(std::move(session)),
       params_(std::move(params)),
-      reused_session_(true) {}
+      use_(params_.use) {}
 
 Http2Stream::Http2Stream(std::unique_ptr<StreamSocket> socket,
                          Http2SessionPool* pool,
@@ -69,7 +72,7 @@ Http2Stream::Http2Stream(std::unique_ptr<StreamSocket> socket,
       pool_(pool),
       on_session_started_(std::move(on_session_started)),
       params_(std::move(params)),
-      reused_session_(false) {}
+      use_(SessionUse::kNew) {}
 
 Http2Stream::~Http2Stream() = default;
 
@@ -130,7 +133,7 @@ int Http2Stream::SendRequest(CompletionOnceCallback callback) {
   if (!session || !stream_) return ERR_HTTP2_SERVER_REFUSED_STREAM;
   LoadTiming* timing = params_.timing;
   timing->h2.used = true;
-  timing->h2.session = reused_session_ ? SessionUse::kReused : SessionUse::kNew;
+  timing->h2.session = use_;
   {
     IPEndPoint local;
     std::string via;
@@ -142,6 +145,7 @@ int Http2Stream::SendRequest(CompletionOnceCallback callback) {
   Http2Headers headers = MakeHttp2RequestHeaders(*request_);
   headers_sent_.assign(headers.begin(), headers.end());
   timing->request_start = params_.clock->NowTicks();
+  stream_->set_priority(request_->priority);
   int rv = stream_->SendRequest(
       headers, request_->upload_body,
       [this, callback = std::move(callback)](int rv) mutable {
@@ -150,6 +154,9 @@ int Http2Stream::SendRequest(CompletionOnceCallback callback) {
         std::move(callback)(rv);
       });
   params_.timing->h2.stream_id = stream_->stream_id();
+  params_.timing->h2.weight = stream_->sent_priority().weight;
+  params_.timing->h2.depends_on =
+      static_cast<uint32_t>(stream_->sent_priority().parent);
   if (rv != OK && rv != ERR_IO_PENDING) error_detail_ = StreamFailure(rv);
   return rv;
 }
@@ -248,7 +255,7 @@ bool Http2Stream::ShouldRetryOnAnotherStream(int error, bool* avoid_pooling) {
         "refused stream (REFUSED_STREAM or GOAWAY): retried on a new session";
     return true;
   }
-  if (reused_session_ &&
+  if (use_ != SessionUse::kNew &&
       (error == ERR_HTTP2_PING_FAILED || error == ERR_CONNECTION_CLOSED ||
        error == ERR_CONNECTION_RESET)) {
     // The reused session was dead; nothing came back for this request.
@@ -257,6 +264,19 @@ bool Http2Stream::ShouldRetryOnAnotherStream(int error, bool* avoid_pooling) {
     return true;
   }
   return false;
+}
+
+bool Http2Stream::ShouldRetryMisdirectedRequest() {
+  if (use_ == SessionUse::kNew || !request_) return false;
+  const Origin origin(request_->url.scheme(), request_->url.host(),
+                      request_->url.port());
+  // RFC 9110 15.5.20, RFC 8336 2.4: not on this connection again.
+  if (Http2Session* session = session_.get()) session->NoteMisdirected(origin);
+  params_.timing->h2.retry =
+      absl::StrCat("misdirected (421) on a ",
+                   use_ == SessionUse::kPooled ? "coalesced" : "reused",
+                   " session: retried on a new connection of its own");
+  return true;
 }
 
 TcpFastOpenInfo Http2Stream::GetTcpFastOpenInfo() const {

@@ -1,15 +1,16 @@
 // Http2Stream: the HttpStream of HTTP/2 — one Http2SessionStream of a
 // session in the Http2SessionPool, SpdyHttpStream's peer. Either a stream
-// of the origin's open session ("reused"), or the first stream of a new
-// session on a connection whose TLS handshake chose h2 ("new"):
-// InitializeStream then starts the session and puts it into the pool, so
-// the origin's other requests multiplex on it. The request goes out as an
-// HTTP/2 header list (:method :authority :scheme :path, then the request's
-// headers lower-cased, connection-specific ones dropped, and Chromium's
-// RFC 9218 "priority: u=0, i"); the response comes back as HTTP/1.1
-// response headers, so everything above reads every protocol alike. The
-// trace gets the h2 facts (stream id, which session, the server's
-// SETTINGS).
+// of the origin's open session ("reused"), of a session made for another
+// origin that the pool coalesced this one onto ("pooled"), or the first
+// stream of a new session on a connection whose TLS handshake chose h2
+// ("new"): InitializeStream then starts the session and puts it into the
+// pool, so the origin's other requests multiplex on it. The request goes
+// out as an HTTP/2 header list (:method :authority :scheme :path, then the
+// request's headers lower-cased, connection-specific ones dropped, and the
+// RFC 9218 "priority" header of its priority) with its priority's weight and
+// dependency; the response comes back as HTTP/1.1 response headers, so
+// everything above reads every protocol alike. The trace gets the h2 facts
+// (stream id, which session, the server's SETTINGS, the priority sent).
 //
 // Owned by HttpNetworkTransaction. The pool, the LoadTiming and the clock
 // are not owned and must outlive it; the session may go away at any time
@@ -46,6 +47,9 @@ class Http2Stream : public HttpStream {
     const TickClock* clock = DefaultTickClock::GetInstance();
     // For a new session.
     Http2SessionParams session;
+    // For an open session: the origin's own (kReused) or another origin's
+    // it was coalesced onto (kPooled).
+    SessionUse use = SessionUse::kReused;
   };
 
   // A stream of the open |session|.
@@ -83,6 +87,9 @@ class Http2Stream : public HttpStream {
   // reused session turned out dead (PING failed, connection closed or
   // reset) before any response.
   bool ShouldRetryOnAnotherStream(int error, bool* avoid_pooling) override;
+  // A 421 on a reused or coalesced session: the session is told not to
+  // carry the request's origin again (Http2Session::NoteMisdirected).
+  bool ShouldRetryMisdirectedRequest() override;
 
  private:
   int OnResponseHeaders(int result);
@@ -96,7 +103,8 @@ class Http2Stream : public HttpStream {
   Http2SessionPool* const pool_ = nullptr;
   absl::AnyInvocable<void()> on_session_started_;
   Params params_;
-  const bool reused_session_;
+  // kNew, kReused or kPooled.
+  const SessionUse use_;
   const HttpRequestInfo* request_ = nullptr;
   std::unique_ptr<Http2SessionStream> stream_;
   std::optional<HttpResponseHeaders> response_headers_;

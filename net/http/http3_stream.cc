@@ -246,7 +246,9 @@ void Http3Stream::NoteConnectionFacts() {
   q.packets_sent = facts.packets.sent;
   q.packets_received = facts.packets.received;
   q.packets_lost = facts.packets.lost;
-  q.zero_rtt = "none";
+  q.zero_rtt = facts.zero_rtt;
+  q.zero_rtt_reason = facts.zero_rtt_reason;
+  if (stream_) q.sent_early = stream_->sent_early();
   q.close_reason = facts.close_reason;
   if (stream_) q.stream_id = stream_->stream_id();
 }

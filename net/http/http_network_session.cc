@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "cert/obc/client_cert_provider.h"
 #include "cert/x509_util.h"
 #include "net/ssl/ssl_info.h"
 
@@ -36,7 +37,57 @@ HttpNetworkSession::HttpNetworkSession(const HttpNetworkSessionParams& params,
             return CertificateCoversHost(
                 info->cert_verify.verified_chain_der.front(), origin.host());
           })),
-      http2_pool_(std::make_unique<Http2SessionPool>()) {}
+      http2_pool_(std::make_unique<Http2SessionPool>(
+          [provider = params.ssl_config.client_cert_provider](
+              const Http2Session& session, const Origin& origin) {
+            return CanCoalesceHttp2(provider, session, origin);
+          })),
+      server_properties_(params.max_server_properties) {}
+
+const char* ConnectWaitPolicyToString(ConnectWaitPolicy policy) {
+  switch (policy) {
+    case ConnectWaitPolicy::kAlways:
+      return "always";
+    case ConnectWaitPolicy::kKnownMultiplexed:
+      return "known";
+  }
+  return "unknown";
+}
+
+// static
+std::string HttpNetworkSession::CanCoalesceHttp2(ClientCertProvider* provider,
+                                                 const Http2Session& session,
+                                                 const Origin& origin) {
+  // Chromium's rule (SpdySession::CanPool): the certificate the session's
+  // handshake verified, with no error, must be valid for the new host too.
+  // A connection whose verification failed and was ignored (-k) has no
+  // verified chain, nor has a resumed one: neither carries another origin.
+  const SSLInfo* info =
+      session.socket() ? session.socket()->GetSSLInfo() : nullptr;
+  if (!info || info->cert_verify.error != OK ||
+      info->cert_verify.verified_chain_der.empty() ||
+      !CertificateCoversHost(info->cert_verify.verified_chain_der.front(),
+                             origin.host()))
+    return "certificate";
+  // HTTP/2 has no CREDENTIAL frame: a session that presented an
+  // origin-bound certificate carries only origins bound to that same one.
+  if (!info->client_cert_der.empty()) {
+    std::string der;
+    if (!provider || !provider->LookupClientCert(origin, &der) ||
+        der != info->client_cert_der)
+      return "obc";
+  }
+  return "";
+}
+
+bool HttpNetworkSession::ShouldWaitForMultiplexedConnect(
+    const std::string& key) const {
+  const HttpServerProperties::Multiplexing known =
+      server_properties_.GetMultiplexing(key);
+  if (known == HttpServerProperties::Multiplexing::kNo) return false;
+  if (params_.connect_wait == ConnectWaitPolicy::kAlways) return true;
+  return known == HttpServerProperties::Multiplexing::kYes;
+}
 
 // static
 std::string HttpNetworkSession::GroupKey(const std::string& scheme,
@@ -158,6 +209,8 @@ void HttpNetworkSession::CloseIdleSockets() {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   idle_.clear();
   sweep_timer_.Stop();
+  // HTTP/3 sessions with no request on them close too.
+  http3_session_pool()->CloseIdleSessions();
   // Closed idle connections leave room for waiting requests.
   std::vector<std::string> keys;
   for (const auto& [key, group] : groups_) keys.push_back(key);

@@ -23,6 +23,7 @@
 #include "net/base/tick_clock.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/alt_svc.h"
+#include "net/http/http_server_properties.h"
 #include "net/http2/http2_session.h"
 #include "net/http2/http2_session_pool.h"
 #include "net/proxy/proxy_config.h"
@@ -54,6 +55,23 @@ class TlsHandshakeObserver {
   virtual void OnTlsHandshakeDone(const std::string& host, uint16_t port,
                                   int result, LoadTiming* timing) = 0;
 };
+
+// ConnectWaitPolicy: whether a request waits for another request's
+// connection to its origin (or to the address its origin resolves to), to
+// share its HTTP/2 or SPDY session instead of opening one of its own.
+enum class ConnectWaitPolicy {
+  // Until the server is known to speak HTTP/1.1: a new h2 server gets one
+  // session, and on first contact with an HTTP/1.1-only server the other
+  // requests pay about one handshake, waiting.
+  kAlways,
+  // Chromium's: only for servers known to have spoken h2 or SPDY
+  // (HttpServerProperties); others connect in parallel, and when several of
+  // those connections negotiate h2, the first session carries the requests
+  // and the later connections are closed.
+  kKnownMultiplexed,
+};
+// "always" or "known".
+const char* ConnectWaitPolicyToString(ConnectWaitPolicy policy);
 
 struct HttpNetworkSessionParams {
   absl::Duration connect_timeout = absl::Seconds(10);
@@ -110,6 +128,11 @@ struct HttpNetworkSessionParams {
   // limit, the server's SETTINGS timeout, PING and idle timeouts. The origin
   // and clock are filled in per session.
   Http2SessionParams http2;
+  // Whether requests wait for another request's connection to share its
+  // HTTP/2 or SPDY session (above).
+  ConnectWaitPolicy connect_wait = ConnectWaitPolicy::kAlways;
+  // How many servers HttpServerProperties remembers.
+  size_t max_server_properties = HttpServerProperties::kDefaultMaxEntries;
   // HTTP/3 over QUIC (issue 25, step 1): https requests go over HTTP/3
   // (net/quic; fetch --http3), straight to QUIC with no discovery; a QUIC
   // failure before the request left (no UDP answer within the handshake
@@ -210,9 +233,31 @@ class HttpNetworkSession {
   bool spdy_enabled() const;
   SpdySessionPool* spdy_session_pool() { return spdy_pool_.get(); }
   // HTTP/2 (issue 24): on when the SSLConfig offers ALPN "h2" (the
-  // default). The pool holds the open HTTP/2 sessions by origin.
+  // default). The pool holds the open HTTP/2 sessions by origin and route,
+  // and coalesces another origin onto a direct session (by DNS or its
+  // ORIGIN frames) when CanCoalesceHttp2 accepts.
   bool h2_enabled() const;
   Http2SessionPool* http2_session_pool() { return http2_pool_.get(); }
+  // CanCoalesceHttp2: "" if |session| may carry |origin| as far as its TLS
+  // connection goes — its verified certificate (a clean verification, not
+  // one whose errors were ignored, nor a resumed session's, which carries
+  // none) covers |origin|'s host, and it presented no origin-bound
+  // certificate or the very one |origin| would present
+  // (ClientCertProvider::LookupClientCert) — else "certificate" or "obc".
+  static std::string CanCoalesceHttp2(ClientCertProvider* provider,
+                                      const Http2Session& session,
+                                      const Origin& origin);
+  // What the session learned of servers (HTTP/1.1 required, multiplexing).
+  HttpServerProperties* server_properties() { return &server_properties_; }
+  // Connections a request made and closed because, once its handshake chose
+  // h2, another request's session to the origin already existed
+  // (ConnectWaitPolicy::kKnownMultiplexed's extra connections).
+  uint64_t redundant_multiplexed_connections() const {
+    return redundant_multiplexed_connections_;
+  }
+  void NoteRedundantMultiplexedConnection() {
+    ++redundant_multiplexed_connections_;
+  }
   // One new https connection per origin at a time while SPDY or HTTP/2 is
   // on, so the
   // requests that arrive while it is being made share its session (as
@@ -223,12 +268,11 @@ class HttpNetworkSession {
   void WaitForSpdyConnect(const std::string& key,
                           absl::AnyInvocable<void()> cb);
   void EndSpdyConnect(const std::string& key);
-  // |key|'s server chose HTTP/1.1: its requests no longer wait on each
-  // other's connections.
-  void NoteNoSpdy(const std::string& key) { no_spdy_.insert(key); }
-  bool KnownNoSpdy(const std::string& key) const {
-    return no_spdy_.count(key) > 0;
-  }
+  // Whether a request for |key| (a group, or an "ip:" address key) should
+  // wait for another request's connection to it, by the ConnectWaitPolicy
+  // and what server_properties() says of |key|: never once it chose
+  // HTTP/1.1.
+  bool ShouldWaitForMultiplexedConnect(const std::string& key) const;
 
  private:
   struct IdleSocket {
@@ -281,7 +325,8 @@ class HttpNetworkSession {
   // Origins with a connection being made, and who waits on each.
   std::map<std::string, std::vector<absl::AnyInvocable<void()>>>
       spdy_connecting_;
-  std::set<std::string> no_spdy_;
+  HttpServerProperties server_properties_;
+  uint64_t redundant_multiplexed_connections_ = 0;
   ThreadChecker thread_checker_;
 };
 

@@ -50,6 +50,7 @@ int HttpNetworkTransaction::Start(const HttpRequestInfo& request,
   timing_.start = session_->clock()->NowTicks();
   timing_.url = request_.url.spec();
   timing_.method = request_.method;
+  timing_.priority = request_.priority;
   timing_.https = request_.url.SchemeIsCryptographic();
   proxy_.reset();
   if (const ProxyServer* proxy =
@@ -240,16 +241,27 @@ int HttpNetworkTransaction::DoInitConnection() {
   if (timing_.fetch_start.is_null())
     timing_.fetch_start = session_->clock()->NowTicks();
   if (Http3Allowed()) return UseHttp3();
-  if (H2Allowed()) {
+  if (H2Allowed() && !dedicated_h2_connection_) {
     // The origin's open HTTP/2 session carries the request (while its
-    // handshake is unconfirmed, early data, only a replayable one).
-    const Origin origin(request_.url.scheme(), request_.url.host(),
-                        request_.url.port());
-    if (Http2Session* s = session_->http2_session_pool()->FindAvailableSession(
-            origin, IsReplaySafe()))
-      return UseHttp2Session(s->GetWeakPtr());
+    // handshake is unconfirmed, early data, only a replayable one), or one
+    // it was coalesced onto earlier, or — with no lookup — a session whose
+    // ORIGIN frames list it.
+    Http2SessionPool* pool = session_->http2_session_pool();
+    const Origin origin = RequestOrigin();
+    CoalescedBy by = CoalescedBy::kNone;
+    Http2Session* s = pool->FindAvailableSession(H2Key(), IsReplaySafe(), &by);
+    if (s && s->origin() == origin)
+      return UseHttp2Session(s->GetWeakPtr(), CoalescedBy::kNone);
+    if (s && !no_pooling_) return UseHttp2Session(s->GetWeakPtr(), by);
+    if (!no_pooling_ && !proxy_) {
+      Http2SessionPool::CoalesceResult found =
+          pool->FindSessionByOriginFrame(origin, IsReplaySafe());
+      if (found.session)
+        return UseHttp2Session(found.session->GetWeakPtr(), found.by);
+      NoteNotCoalesced(found.not_coalesced_reason);
+    }
   }
-  if (SpdyAllowed() || H2Allowed()) {
+  if ((SpdyAllowed() || H2Allowed()) && !dedicated_h2_connection_) {
     // An open session to the origin (its own, or one it was pooled onto
     // earlier) carries the request; if another request is making the
     // origin's connection, wait for it and look again.
@@ -262,7 +274,8 @@ int HttpNetworkTransaction::DoInitConnection() {
       if (!no_pooling_ || s->origin() == origin)
         return UseSpdySession(s->GetWeakPtr());
     }
-    if (!owns_spdy_connect_ && !session_->KnownNoSpdy(PoolKey())) {
+    if (!owns_spdy_connect_ &&
+        session_->ShouldWaitForMultiplexedConnect(PoolKey())) {
       if (!session_->BeginSpdyConnect(PoolKey())) {
         next_state_ = STATE_INIT_CONNECTION;
         session_->WaitForSpdyConnect(PoolKey(),
@@ -307,6 +320,21 @@ int HttpNetworkTransaction::DoInitConnection() {
         next_state_ = STATE_INIT_STREAM;
         return OK;
       }
+      if (timing_.ssl.alpn == "h2" || timing_.ssl.alpn == "spdy/3") {
+        // A preconnected multiplexed connection this request may not use
+        // (the server requires HTTP/1.1 now): closed; a new one is made.
+        idle->Disconnect();
+        idle.reset();
+        reused_socket_ = false;
+        timing_.socket_reused = false;
+        timing_.socket_preconnected = false;
+        timing_.dns_source = DnsSource::kNone;
+        timing_.ssl = SSLInfo();
+        timing_.remote_address.clear();
+        reuse_addresses_ = false;
+        next_state_ = STATE_CONNECT;
+        return OK;
+      }
       // An idle HTTP/1.1 connection: nobody need wait for this one.
       EndSpdyConnect();
       stream_ = std::make_unique<HttpBasicStream>(
@@ -325,6 +353,8 @@ int HttpNetworkTransaction::DoConnect() {
   next_state_ = STATE_CONNECT_COMPLETE;
   found_pooled_session_ = false;
   pooled_session_ = WeakPtr<SpdySession>();
+  found_h2_session_ = false;
+  h2_session_found_ = WeakPtr<Http2Session>();
   TransportConnectJob::Options options;
   options.clock = session_->clock();
   if (reuse_addresses_) {
@@ -332,7 +362,8 @@ int HttpNetworkTransaction::DoConnect() {
     // first), the address that answered first.
     options.resolved = resolve_result_;
     options.first_address = address_index_;
-  } else if (SpdyAllowed() && !no_pooling_ && !proxy_) {
+  } else if ((SpdyAllowed() || (H2Allowed() && !dedicated_h2_connection_)) &&
+             !no_pooling_ && !proxy_) {
     // (Through a proxy the lookup is the proxy's: no IP pooling.)
     options.on_host_resolved = [this](const HostResolveResult& result) {
       return OnHostResolved(result);
@@ -362,6 +393,11 @@ int HttpNetworkTransaction::DoConnect() {
     params.ssl_config = session_->params().ssl_config;
     params.ssl_config.early_data_enabled =
         params.ssl_config.early_data_enabled && CanSendEarlyData();
+    if (RequiresHttp11()) {
+      // The server answered HTTP/2 with HTTP_1_1_REQUIRED: offer only
+      // HTTP/1.1 (Chromium's rule).
+      params.ssl_config.alpn_protos = {"http/1.1"};
+    }
     params.ssl_context = session_->ssl_client_context();
     params.snap_start_context = session_->params().snap_start_context;
     params.snap_start_learn_in_handshake =
@@ -414,6 +450,13 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
     found_pooled_session_ = false;
     return UseSpdySession(std::move(pooled_session_));
   }
+  if (found_h2_session_) {
+    // The OnHostResolved hook found another origin's HTTP/2 session at one
+    // of this origin's addresses.
+    connect_job_.reset();
+    found_h2_session_ = false;
+    return UseHttp2Session(std::move(h2_session_found_), CoalescedBy::kDns);
+  }
   if (const HandshakeChoice* choice = connect_job_->handshake_choice())
     timing_.handshake_choice = *choice;
   if (connect_job_->ssl_info()) OnHandshakeDone(result);
@@ -452,7 +495,26 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
   connect_job_.reset();
   next_state_ = STATE_INIT_STREAM;
   // The protocol the handshake chose picks the stream.
+  if (timing_.https &&
+      (timing_.ssl.alpn == "spdy/3" || timing_.ssl.alpn == "h2")) {
+    // The server speaks a multiplexed protocol: later requests wait for
+    // its connections (ConnectWaitPolicy).
+    session_->server_properties()->SetMultiplexing(PoolKey(), true);
+    if (!spdy_ip_key_.empty())
+      session_->server_properties()->SetMultiplexing(spdy_ip_key_, true);
+  }
   if (timing_.https && SpdyAllowed() && timing_.ssl.alpn == "spdy/3") {
+    if (SpdySession* s = session_->spdy_session_pool()->FindAvailableSession(
+            RequestOrigin());
+        s && s->origin() == RequestOrigin()) {
+      // Another request's connection made the origin's session while this
+      // one connected (requests that did not wait): that session carries
+      // it, this connection is closed.
+      socket->Disconnect();
+      session_->NoteRedundantMultiplexedConnection();
+      EndSpdyConnect();
+      return UseSpdySession(s->GetWeakPtr());
+    }
     // A new SPDY session (InitializeStream makes it, after the OBC the
     // handshake presented, if any).
     timing_.spdy.session = SessionUse::kNew;
@@ -469,14 +531,41 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
     return OK;
   }
   if (timing_.https && H2Allowed() && timing_.ssl.alpn == "h2") {
+    if (!dedicated_h2_connection_) {
+      // As for SPDY above: the first session wins, this connection closes —
+      // the origin's own, or one that appeared at this connection's address
+      // while it was being made and may carry the origin (Chromium looks
+      // again before it makes a session of a new socket).
+      Http2SessionPool* pool = session_->http2_session_pool();
+      Http2Session* s = pool->FindAvailableSession(H2Key(), IsReplaySafe());
+      CoalescedBy by = CoalescedBy::kNone;
+      if (s && s->origin() != RequestOrigin()) s = nullptr;
+      if (!s && !no_pooling_ && !proxy_) {
+        std::vector<IPEndPoint> endpoints;
+        for (const IPAddress& address : resolve_result_.addresses)
+          endpoints.emplace_back(address, request_.url.port());
+        Http2SessionPool::CoalesceResult found = pool->FindSessionForCoalescing(
+            RequestOrigin(), endpoints, IsReplaySafe());
+        s = found.session;
+        by = found.by;
+      }
+      if (s) {
+        socket->Disconnect();
+        session_->NoteRedundantMultiplexedConnection();
+        EndSpdyConnect();
+        return UseHttp2Session(s->GetWeakPtr(), by,
+                               /*made_own_connection=*/true);
+      }
+    }
     StartHttp2Session(std::move(socket));
     return OK;
   }
   if (timing_.https) {
     // HTTP/1.1: whoever waits on this origin makes its own connection.
     if (SpdyAllowed() || H2Allowed()) {
-      session_->NoteNoSpdy(PoolKey());
-      if (!spdy_ip_key_.empty()) session_->NoteNoSpdy(spdy_ip_key_);
+      session_->server_properties()->SetMultiplexing(PoolKey(), false);
+      if (!spdy_ip_key_.empty())
+        session_->server_properties()->SetMultiplexing(spdy_ip_key_, false);
     }
     EndSpdyConnect();
   }
@@ -622,8 +711,23 @@ bool HttpNetworkTransaction::MaybeRetry(int error) {
   // The two are disjoint: the streams that retry on another stream (SPDY's)
   // never run on a reused idle connection, in early data or over Snap
   // Start.
-  return MaybeRetryOnAnotherStream(error) || MaybeFallBackToTcp(error) ||
-         MaybeRetryOnNewConnection(error);
+  return MaybeRetryOverHttp11(error) || MaybeRetryOnAnotherStream(error) ||
+         MaybeFallBackToTcp(error) || MaybeRetryOnNewConnection(error);
+}
+
+bool HttpNetworkTransaction::MaybeRetryOverHttp11(int error) {
+  if (error != ERR_HTTP_1_1_REQUIRED || http11_required_ || !stream_)
+    return false;
+  // The server wants HTTP/1.1 for this origin: remember it (later requests
+  // offer only http/1.1) and send the request again over HTTP/1.1 on a new
+  // connection, as Chromium does.
+  http11_required_ = true;
+  session_->server_properties()->SetHttp11Required(PoolKey());
+  timing_.h2.retry =
+      "HTTP_1_1_REQUIRED: retried over HTTP/1.1 on a new connection";
+  StartOverForRetry();
+  next_state_ = STATE_INIT_CONNECTION;
+  return true;
 }
 
 void HttpNetworkTransaction::OnBodyDone(int result) {
@@ -674,6 +778,17 @@ int HttpNetworkTransaction::DoReadHeadersComplete(int result) {
     return result;
   }
   timing_.status_code = stream_->response_headers()->status_code();
+  if (timing_.status_code == 421 && !misdirected_retried_ &&
+      stream_->ShouldRetryMisdirectedRequest()) {
+    // 421 on a shared HTTP/2 session: once more, on a new connection of the
+    // origin's own (Chromium retries a 421 once without IP pooling).
+    misdirected_retried_ = true;
+    dedicated_h2_connection_ = true;
+    no_pooling_ = true;
+    StartOverForRetry();
+    next_state_ = STATE_INIT_CONNECTION;
+    return OK;
+  }
   // A connection made for this request: what it did with Fast Open (known
   // once the server answered), remembered for the next connection.
   if (!timing_.socket_reused && timing_.spdy.session != SessionUse::kPooled &&
@@ -743,7 +858,17 @@ const HttpResponseHeaders* HttpNetworkTransaction::response_headers() const {
 
 bool HttpNetworkTransaction::SpdyAllowed() const {
   return timing_.https && session_->spdy_enabled() &&
-         session_->params().snap_start_context == nullptr;
+         session_->params().snap_start_context == nullptr && !RequiresHttp11();
+}
+
+bool HttpNetworkTransaction::RequiresHttp11() const {
+  return http11_required_ ||
+         session_->server_properties()->RequiresHttp11(PoolKey());
+}
+
+Origin HttpNetworkTransaction::RequestOrigin() const {
+  return Origin(request_.url.scheme(), request_.url.host(),
+                request_.url.port());
 }
 
 void HttpNetworkTransaction::EndSpdyConnect() {
@@ -764,10 +889,27 @@ int HttpNetworkTransaction::OnHostResolved(const HostResolveResult& result) {
   std::vector<IPEndPoint> endpoints;
   for (const IPAddress& address : result.addresses)
     endpoints.emplace_back(address, request_.url.port());
-  const Origin origin(request_.url.scheme(), request_.url.host(),
-                      request_.url.port());
-  if (SpdySession* s = session_->spdy_session_pool()->FindSessionForPooling(
-          origin, endpoints)) {
+  const Origin origin = RequestOrigin();
+  if (H2Allowed() && !dedicated_h2_connection_) {
+    // HTTP/2 coalescing (RFC 9113 9.1.1), Chromium's rule: an open session
+    // to one of these addresses whose verified certificate covers this host
+    // (and whose client certificate, if any, is this origin's too).
+    Http2SessionPool::CoalesceResult found =
+        session_->http2_session_pool()->FindSessionForCoalescing(
+            origin, endpoints, IsReplaySafe());
+    if (found.session) {
+      EndSpdyConnect();
+      found_h2_session_ = true;
+      h2_session_found_ = found.session->GetWeakPtr();
+      return ERR_ABORTED;  // DoConnectComplete takes the session
+    }
+    NoteNotCoalesced(found.not_coalesced_reason);
+  }
+  SpdySession* s = SpdyAllowed()
+                       ? session_->spdy_session_pool()->FindSessionForPooling(
+                             origin, endpoints)
+                       : nullptr;
+  if (s) {
     EndSpdyConnect();
     found_pooled_session_ = true;
     pooled_session_ = s->GetWeakPtr();
@@ -778,7 +920,8 @@ int HttpNetworkTransaction::OnHostResolved(const HostResolveResult& result) {
   // A connection to the first address is being made for another origin:
   // wait for it, it may carry this one too.
   const std::string ip_key = absl::StrCat("ip:", endpoints[0].ToString());
-  if (spdy_ip_key_.empty() && !session_->KnownNoSpdy(ip_key)) {
+  if (spdy_ip_key_.empty() &&
+      session_->ShouldWaitForMultiplexedConnect(ip_key)) {
     if (!session_->BeginSpdyConnect(ip_key)) {
       session_->WaitForSpdyConnect(ip_key, [weak = weak_factory_.GetWeakPtr()] {
         // The job that waits, if it still does (a timeout drops it).
@@ -840,6 +983,12 @@ bool HttpNetworkTransaction::MaybeRetryOnAnotherStream(int error) {
   if (!stream_->ShouldRetryOnAnotherStream(error, &avoid_pooling)) return false;
   if (avoid_pooling) no_pooling_ = true;
   ++stream_retries_;
+  StartOverForRetry();
+  next_state_ = STATE_INIT_CONNECTION;
+  return true;
+}
+
+void HttpNetworkTransaction::StartOverForRetry() {
   stream_.reset();
   reused_socket_ = false;
   timing_.socket_reused = false;
@@ -850,14 +999,23 @@ bool HttpNetworkTransaction::MaybeRetryOnAnotherStream(int error) {
   timing_.connect_end = TimeTicks();
   timing_.request_start = TimeTicks();
   timing_.response_start = TimeTicks();
-  next_state_ = STATE_INIT_CONNECTION;
-  return true;
+  timing_.status_code = 0;
+  timing_.header_bytes = 0;
 }
 
 // HTTP/2 -----------------------------------------------------------------
 
 bool HttpNetworkTransaction::H2Allowed() const {
-  return timing_.https && session_->h2_enabled();
+  return timing_.https && session_->h2_enabled() && !RequiresHttp11();
+}
+
+Http2SessionKey HttpNetworkTransaction::H2Key() const {
+  return Http2SessionKey{RequestOrigin(), proxy_ ? proxy_->ToString() : ""};
+}
+
+void HttpNetworkTransaction::NoteNotCoalesced(const std::string& reason) {
+  if (!reason.empty() && timing_.h2.not_coalesced_reason.empty())
+    timing_.h2.not_coalesced_reason = reason;
 }
 
 Http2Stream::Params HttpNetworkTransaction::Http2StreamParams() {
@@ -865,12 +1023,16 @@ Http2Stream::Params HttpNetworkTransaction::Http2StreamParams() {
   params.timing = &timing_;
   params.clock = session_->clock();
   params.session = session_->params().http2;
+  params.session.proxy = proxy_ ? proxy_->ToString() : "";
   return params;
 }
 
 void HttpNetworkTransaction::StartHttp2Session(
     std::unique_ptr<StreamSocket> socket) {
   timing_.h2.session = SessionUse::kNew;
+  timing_.h2.coalesced = false;
+  timing_.h2.coalesced_by.clear();
+  timing_.h2.coalesced_onto.clear();
   stream_ = std::make_unique<Http2Stream>(
       std::move(socket), session_->http2_session_pool(),
       [this] {
@@ -883,8 +1045,15 @@ void HttpNetworkTransaction::StartHttp2Session(
       Http2StreamParams());
 }
 
-int HttpNetworkTransaction::UseHttp2Session(WeakPtr<Http2Session> session) {
-  timing_.h2.session = SessionUse::kReused;
+int HttpNetworkTransaction::UseHttp2Session(WeakPtr<Http2Session> session,
+                                            CoalescedBy coalesced_by,
+                                            bool made_own_connection) {
+  const bool coalesced = coalesced_by != CoalescedBy::kNone;
+  timing_.h2.session = coalesced ? SessionUse::kPooled : SessionUse::kReused;
+  timing_.h2.coalesced = coalesced;
+  timing_.h2.coalesced_by = CoalescedByToString(coalesced_by);
+  timing_.h2.coalesced_onto =
+      coalesced && session ? session->origin().Serialize() : "";
   // An HTTP/2 session's connection holds no slot of the HTTP/1.1 limit.
   socket_slot_.reset();
   if (session) {
@@ -897,9 +1066,17 @@ int HttpNetworkTransaction::UseHttp2Session(WeakPtr<Http2Session> session) {
     IPEndPoint peer;
     if (session->socket()->GetPeerAddress(&peer) == OK)
       timing_.remote_address = peer.ToString();
+    // Coalesced after a lookup: the (free) connection comes after it. (A
+    // request that made a connection of its own and found a session when
+    // it was ready keeps the connection's times: it paid them.)
+    if (coalesced && !timing_.dns_end.is_null() && !made_own_connection) {
+      timing_.connect_start = timing_.ssl_start = timing_.connect_end =
+          session_->clock()->NowTicks();
+    }
   }
-  stream_ =
-      std::make_unique<Http2Stream>(std::move(session), Http2StreamParams());
+  Http2Stream::Params params = Http2StreamParams();
+  params.use = timing_.h2.session;
+  stream_ = std::make_unique<Http2Stream>(std::move(session), params);
   next_state_ = STATE_INIT_STREAM;
   return OK;
 }
@@ -908,7 +1085,9 @@ int HttpNetworkTransaction::UseHttp2Session(WeakPtr<Http2Session> session) {
 
 bool HttpNetworkTransaction::Http3Allowed() {
   alt_svc_.reset();
-  if (!timing_.https || proxy_ || http3_failed_) return false;
+  // (HTTP_1_1_REQUIRED: the server asked for HTTP/1.1, not HTTP/3 either.)
+  if (!timing_.https || proxy_ || http3_failed_ || RequiresHttp11())
+    return false;
   const Origin origin(request_.url.scheme(), request_.url.host(),
                       request_.url.port());
   if (!session_->params().http3) {

@@ -77,6 +77,9 @@ class HttpNetworkTransaction {
 
   const HttpResponseHeaders* response_headers() const;
   const LoadTiming& load_timing() const { return timing_; }
+  // For the layer above to add what it did (URLRequest: device bound
+  // sessions).
+  LoadTiming* mutable_load_timing() { return &timing_; }
   // A human-readable explanation of the last error.
   const std::string& error_detail() const { return error_detail_; }
   // The request headers as they went on the wire (the stream's own, such
@@ -131,10 +134,23 @@ class HttpNetworkTransaction {
   int UseSpdySession(WeakPtr<SpdySession> session);
   SpdyHttpStream::Params SpdyStreamParams();
   // HTTP/2: whether this request may use an HTTP/2 session (https, h2
-  // offered).
+  // offered, the server not known to require HTTP/1.1).
   bool H2Allowed() const;
-  // Takes the origin's open HTTP/2 |session| and goes on to its stream.
-  int UseHttp2Session(WeakPtr<Http2Session> session);
+  // The server answered HTTP/2 with HTTP_1_1_REQUIRED (this request, or
+  // an earlier one: HttpServerProperties).
+  bool RequiresHttp11() const;
+  Origin RequestOrigin() const;
+  // The request's key in the Http2SessionPool: origin and proxy.
+  Http2SessionKey H2Key() const;
+  // Takes the open HTTP/2 |session| and goes on to its stream: the origin's
+  // own (|coalesced_by| kNone) or another origin's it was coalesced onto.
+  // |made_own_connection|: the request made a connection (then closed) and
+  // found the session once it was ready; the trace keeps its times.
+  int UseHttp2Session(WeakPtr<Http2Session> session, CoalescedBy coalesced_by,
+                      bool made_own_connection = false);
+  // An open session could have carried the request but did not, for
+  // |reason| (the first one is kept for the trace).
+  void NoteNotCoalesced(const std::string& reason);
   // A new HTTP/2 session on |socket| (its handshake chose h2) carries the
   // request: the stream starts it and puts it into the pool.
   void StartHttp2Session(std::unique_ptr<StreamSocket> socket);
@@ -159,6 +175,13 @@ class HttpNetworkTransaction {
   // on another stream (HttpStream::ShouldRetryOnAnotherStream): starts over
   // at INIT_CONNECTION, at most 3 times. False (nothing changed) if not.
   bool MaybeRetryOnAnotherStream(int error);
+  // ERR_HTTP_1_1_REQUIRED (RST_STREAM or GOAWAY HTTP_1_1_REQUIRED): notes
+  // the server in HttpServerProperties and starts over at INIT_CONNECTION,
+  // offering only http/1.1, once. False (nothing changed) otherwise.
+  bool MaybeRetryOverHttp11(int error);
+  // Drops the stream and clears what the trace said of its connection, for
+  // a retry from INIT_CONNECTION.
+  void StartOverForRetry();
   // The stream failed before a response: MaybeRetryOnAnotherStream or
   // MaybeRetryOnNewConnection, whichever applies.
   bool MaybeRetry(int error);
@@ -225,6 +248,15 @@ class HttpNetworkTransaction {
   // The OnHostResolved hook found this session to pool onto.
   WeakPtr<SpdySession> pooled_session_;
   bool found_pooled_session_ = false;
+  // The OnHostResolved hook found this HTTP/2 session to coalesce onto.
+  WeakPtr<Http2Session> h2_session_found_;
+  bool found_h2_session_ = false;
+  // A 421 on a shared HTTP/2 session: the retry uses a new connection of
+  // the origin's own (no open session, no coalescing, no waiting), once.
+  bool dedicated_h2_connection_ = false;
+  bool misdirected_retried_ = false;
+  // HTTP_1_1_REQUIRED: this request goes over HTTP/1.1 only.
+  bool http11_required_ = false;
   // The request's stream: HttpBasicStream or SpdyHttpStream, chosen by how
   // the connection was had (an idle one, an open SPDY session, or the
   // protocol a new connection's handshake chose).

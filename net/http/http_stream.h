@@ -76,6 +76,13 @@ class HttpStream {
   virtual bool ShouldRetryOnAnotherStream(int error, bool* avoid_pooling) {
     return false;
   }
+  // After a 421 (Misdirected Request) response: true if the request should
+  // go again on a new connection of its origin's own, because the stream's
+  // connection was shared (a coalesced or reused HTTP/2 session; the stream
+  // tells the session not to carry the origin again and says so in the
+  // trace). False for a connection made for this request: its 421 is the
+  // response.
+  virtual bool ShouldRetryMisdirectedRequest() { return false; }
 
   // After |error| ended the stream before its request left: true if the
   // stream's own connection (QUIC's, which Http3Stream makes itself)

@@ -1,10 +1,12 @@
 #include "net/http2/http2_session.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "net/base/check.h"
@@ -56,6 +58,8 @@ int Http2ErrorCodeToNetError(uint32_t error_code) {
       return ERR_HTTP2_SERVER_REFUSED_STREAM;
     case NGHTTP2_COMPRESSION_ERROR:
       return ERR_HTTP2_COMPRESSION_ERROR;
+    case NGHTTP2_HTTP_1_1_REQUIRED:
+      return ERR_HTTP_1_1_REQUIRED;
     case NGHTTP2_NO_ERROR:
     case NGHTTP2_INTERNAL_ERROR:
     case NGHTTP2_STREAM_CLOSED:
@@ -86,6 +90,20 @@ std::string Http2SettingName(int32_t id) {
     default:
       return absl::StrCat("UNKNOWN_0x", absl::Hex(id));
   }
+}
+
+std::optional<Origin> ParseOriginFrameEntry(absl::string_view entry) {
+  // An ASCII serialization: a scheme, "://", a host and maybe a port;
+  // nothing after it. (Firefox too takes https origins only.)
+  constexpr absl::string_view kHttps = "https://";
+  if (!absl::StartsWithIgnoreCase(entry, kHttps)) return std::nullopt;
+  const absl::string_view authority = entry.substr(kHttps.size());
+  if (authority.empty() ||
+      authority.find_first_of("/?#@\\") != absl::string_view::npos)
+    return std::nullopt;
+  absl::StatusOr<Url> url = Url::Parse(entry);
+  if (!url.ok() || !url->SchemeIsCryptographic()) return std::nullopt;
+  return url->GetOrigin();
 }
 
 // Http2Session --------------------------------------------------------------
@@ -141,6 +159,9 @@ void Http2Session::Start() {
     // limit is the stream's ERR_RESPONSE_HEADERS_TOO_BIG; past it, an
     // endless block is a flood.
     nghttp2_option_set_max_continuations(option, 64);
+    // RFC 8336 ORIGIN frames reach OnFrameRecv (nghttp2 drops those not on
+    // stream 0).
+    nghttp2_option_set_builtin_recv_extension_type(option, NGHTTP2_ORIGIN);
     rv = nghttp2_session_client_new2(&ng, callbacks, this, option);
   }
   if (callbacks) nghttp2_session_callbacks_del(callbacks);
@@ -197,6 +218,46 @@ bool Http2Session::IsAvailable(bool replay_safe) const {
   return true;
 }
 
+bool Http2Session::MayCarry(const Origin& origin) const {
+  if (origin == params_.origin) return true;
+  if (misdirected_overflow_ || WasMisdirected(origin)) return false;
+  return !origin_frame_received_ || origin_set_.count(origin) > 0;
+}
+
+void Http2Session::NoteMisdirected(const Origin& origin) {
+  if (misdirected_.size() >= params_.max_misdirected) {
+    misdirected_overflow_ = true;
+    return;
+  }
+  misdirected_.insert(origin);
+  // RFC 8336 2.4 (and Firefox): a 421 takes the origin out of the set.
+  origin_set_.erase(origin);
+}
+
+bool Http2Session::WasMisdirected(const Origin& origin) const {
+  return misdirected_.count(origin) > 0;
+}
+
+void Http2Session::OnOriginFrame(const nghttp2_extension& ext) {
+  const auto* frame = static_cast<const nghttp2_ext_origin*>(ext.payload);
+  origin_frame_received_ = true;
+  if (!frame) return;
+  for (size_t i = 0; i < frame->nov; ++i) {
+    const absl::string_view text(
+        reinterpret_cast<const char*>(frame->ov[i].origin),
+        frame->ov[i].origin_len);
+    std::optional<Origin> origin = ParseOriginFrameEntry(text);
+    if (!origin || (origin_set_.size() >= params_.max_origin_set &&
+                    !origin_set_.count(*origin))) {
+      ++origin_frame_entries_ignored_;
+      continue;
+    }
+    // A later ORIGIN frame does not bring back an origin the server
+    // answered 421 for here.
+    if (!WasMisdirected(*origin)) origin_set_.insert(*std::move(origin));
+  }
+}
+
 void Http2Session::Ping(CompletionOnceCallback callback) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (state_ == State::kClosed || !ng_) {
@@ -240,8 +301,11 @@ void Http2Session::FailStreams(int error) {
     if (stream->closed_) continue;
     stream->closed_ = true;
     if (stream->end_stream_received_) continue;
-    stream->Fail(stream->headers_sent_ ? error
-                                       : ERR_HTTP2_SERVER_REFUSED_STREAM);
+    // Never sent: refused (retryable), unless the server asked for HTTP/1.1
+    // for everything, which that retry must honour.
+    stream->Fail(stream->headers_sent_ || error == ERR_HTTP_1_1_REQUIRED
+                     ? error
+                     : ERR_HTTP2_SERVER_REFUSED_STREAM);
   }
 }
 
@@ -260,6 +324,8 @@ void Http2Session::CloseWithError(int error, const std::string& detail) {
   int stream_error = error;
   if (goaway_received_ && goaway_error_code_ != NGHTTP2_NO_ERROR)
     stream_error = ERR_HTTP2_GOAWAY_FRAME;
+  if (goaway_received_ && goaway_error_code_ == NGHTTP2_HTTP_1_1_REQUIRED)
+    stream_error = ERR_HTTP_1_1_REQUIRED;
   FailStreams(stream_error);
   for (auto& cb : ping_callbacks_) {
     EventLoop::Current()->PostTask(
@@ -331,29 +397,31 @@ int32_t Http2Session::SubmitRequest(Http2SessionStream* stream,
     nv.flags = NGHTTP2_NV_FLAG_NONE;
     nva.push_back(nv);
   }
-  // Chromium's HTTP/2 priorities (Http2PriorityDependencies) for a request
-  // of HIGHEST priority: an exclusive dependency on the newest open stream
-  // of the same priority (here every stream's), weight 256.
-  int32_t parent = 0;
-  for (auto it = dependency_order_.rbegin(); it != dependency_order_.rend();
-       ++it) {
-    if (streams_.count(*it)) {
-      parent = *it;
-      break;
-    }
-  }
+  // Chromium's HTTP/2 priorities (Http2PriorityDependencies): an exclusive
+  // dependency on the newest open stream of the same or a more urgent
+  // priority, the priority's weight. nghttp2 gives the request the next
+  // stream id.
+  const uint32_t next_id = nghttp2_session_get_next_stream_id(ng_.get());
+  if (next_id > static_cast<uint32_t>(INT32_MAX))
+    return ERR_HTTP2_SERVER_REFUSED_STREAM;  // ids exhausted: a new session
+  stream->sent_priority_ = priorities_.OnStreamCreation(
+      static_cast<int32_t>(next_id), stream->priority_);
   nghttp2_priority_spec priority;
-  nghttp2_priority_spec_init(&priority, parent, NGHTTP2_MAX_WEIGHT,
-                             /*exclusive=*/1);
+  nghttp2_priority_spec_init(&priority, stream->sent_priority_.parent,
+                             stream->sent_priority_.weight,
+                             stream->sent_priority_.exclusive ? 1 : 0);
   nghttp2_data_provider provider;
   provider.source.ptr = nullptr;
   provider.read_callback = &ReadUpload;
   const int32_t id =
       nghttp2_submit_request(ng_.get(), &priority, nva.data(), nva.size(),
                              has_body ? &provider : nullptr, nullptr);
-  if (id < 0) return ERR_HTTP2_PROTOCOL_ERROR;
+  if (id < 0) {
+    priorities_.OnStreamDestruction(static_cast<int32_t>(next_id));
+    return ERR_HTTP2_PROTOCOL_ERROR;
+  }
+  NET_DCHECK(static_cast<uint32_t>(id) == next_id);
   streams_[id] = stream;
-  dependency_order_.push_back(id);
   ++streams_started_;
   UpdateIdleTimer();
   return id;
@@ -363,9 +431,7 @@ void Http2Session::Unregister(Http2SessionStream* stream) {
   const int32_t id = stream->stream_id_;
   if (id <= 0) return;
   streams_.erase(id);
-  dependency_order_.erase(
-      std::remove(dependency_order_.begin(), dependency_order_.end(), id),
-      dependency_order_.end());
+  priorities_.OnStreamDestruction(id);
   const size_t unread = stream->buffered_bytes();
   buffered_bytes_ -= unread;
   if (state_ != State::kClosed && ng_) {
@@ -629,6 +695,9 @@ int Http2Session::OnFrameRecv(nghttp2_session*, const nghttp2_frame* frame,
       self->goaway_error_code_ = frame->goaway.error_code;
       self->EnterGoingAway();
       break;
+    case NGHTTP2_ORIGIN:
+      self->OnOriginFrame(frame->ext);
+      break;
     case NGHTTP2_PING:
       if ((frame->hd.flags & NGHTTP2_FLAG_ACK) &&
           !self->ping_callbacks_.empty()) {
@@ -678,12 +747,14 @@ int Http2Session::OnStreamClose(nghttp2_session*, int32_t stream_id,
   Http2SessionStream* stream = self->FindStream(stream_id);
   if (!stream) return 0;
   stream->closed_ = true;
-  self->dependency_order_.erase(
-      std::remove(self->dependency_order_.begin(),
-                  self->dependency_order_.end(), stream_id),
-      self->dependency_order_.end());
+  self->priorities_.OnStreamDestruction(stream_id);
   if (!stream->end_stream_received_) {
     int error = Http2ErrorCodeToNetError(error_code);
+    // Above a GOAWAY HTTP_1_1_REQUIRED's last stream id (nghttp2 closes
+    // those REFUSED_STREAM): HTTP/1.1 is what the server wants for it too.
+    if (self->goaway_received_ &&
+        self->goaway_error_code_ == NGHTTP2_HTTP_1_1_REQUIRED)
+      error = ERR_HTTP_1_1_REQUIRED;
     // Refused by GOAWAY's last stream id (nghttp2 closes those with
     // REFUSED_STREAM), or reset before the response ended.
     stream->Fail(error);

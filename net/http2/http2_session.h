@@ -14,10 +14,14 @@
 //   WINDOW_UPDATE is off): a stream buffers at most its 6 MB window and the
 //   session at most its 15 MB one, whatever the server sends; a server that
 //   overruns a window gets FLOW_CONTROL_ERROR from nghttp2.
-// - Priorities as Chromium sends them for a request of HIGHEST priority (a
-//   navigation): HEADERS carry an exclusive dependency on the newest open
-//   stream of the session and weight 256, and the request carries the RFC
-//   9218 header "priority: u=0, i".
+// - Priorities as Chromium sends them (http2_priority.h): each stream's
+//   HEADERS carry its request priority's weight and an exclusive dependency
+//   on the newest open stream of the same or a more urgent priority.
+// - The ORIGIN frame (RFC 8336) is read: once one arrives, the origins the
+//   session may carry are its own plus those the frames list (origin_set(),
+//   MayCarry); without one, any (the pool decides by DNS and certificate).
+//   An origin the server answered 421 for (NoteMisdirected) is never
+//   carried again.
 // - Response header lists are bounded (256 KB in all, RFC 9113 accounting:
 //   name + value + 32 per field): beyond it the stream is reset and fails
 //   ERR_RESPONSE_HEADERS_TOO_BIG. nghttp2 bounds each HPACK field (64 KB)
@@ -29,7 +33,9 @@
 // - GOAWAY: no new streams; streams above its last stream id (and those
 //   whose HEADERS never left) fail ERR_HTTP2_SERVER_REFUSED_STREAM, which is
 //   retryable; with an error code the others fail ERR_HTTP2_GOAWAY_FRAME.
-//   RST_STREAM codes map to named errors (Http2ErrorCodeToNetError).
+//   GOAWAY HTTP_1_1_REQUIRED fails every stream ERR_HTTP_1_1_REQUIRED (the
+//   server wants none of them over HTTP/2). RST_STREAM codes map to named
+//   errors (Http2ErrorCodeToNetError).
 // - No stream for idle_timeout: GOAWAY NO_ERROR and close.
 //
 // Ownership: the session owns its socket. Its owner (an Http2SessionPool,
@@ -47,6 +53,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,10 +64,12 @@
 #include "net/base/event_loop.h"
 #include "net/base/io_buffer.h"
 #include "net/base/net_errors.h"
+#include "net/base/request_priority.h"
 #include "net/base/thread_checker.h"
 #include "net/base/tick_clock.h"
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
+#include "net/http2/http2_priority.h"
 #include "net/socket/stream_socket.h"
 
 namespace net {
@@ -72,6 +82,10 @@ using Http2Headers = std::vector<std::pair<std::string, std::string>>;
 struct Http2SessionParams {
   // The origin the connection was made for.
   Origin origin;
+  // The HTTP proxy the connection goes through ("http://host:port"), or ""
+  // for a direct one: part of the pool's key, so no request goes over
+  // another route's session.
+  std::string proxy;
   // SETTINGS we send (Chromium's values).
   uint32_t header_table_size = 64 * 1024;
   int32_t stream_window = 6 * 1024 * 1024;
@@ -83,6 +97,13 @@ struct Http2SessionParams {
   absl::Duration ping_timeout = absl::Seconds(10);
   // No stream open for this long: GOAWAY and close.
   absl::Duration idle_timeout = absl::Minutes(5);
+  // The most origins ORIGIN frames may add to the origin set; later ones
+  // are ignored (origin_frame_entries_ignored()), so a server cannot grow
+  // the client's memory without bound.
+  size_t max_origin_set = 256;
+  // The most origins NoteMisdirected keeps; past it the session carries no
+  // other origin at all.
+  size_t max_misdirected = 64;
   // Clock for PING round trips. Not owned.
   const TickClock* clock = DefaultTickClock::GetInstance();
 };
@@ -92,6 +113,11 @@ struct Http2SessionParams {
 int Http2ErrorCodeToNetError(uint32_t error_code);
 // Http2SettingName: "MAX_CONCURRENT_STREAMS" for 3, "UNKNOWN_0x..." else.
 std::string Http2SettingName(int32_t id);
+// ParseOriginFrameEntry reads one Origin-Entry of an ORIGIN frame (RFC 8336
+// 2.2: an origin's ASCII serialization, "https://host[:port]"): the origin,
+// or nullopt for anything else (another scheme, a path, a query, userinfo,
+// not a URL), which RFC 8336 says to ignore.
+std::optional<Origin> ParseOriginFrameEntry(absl::string_view entry);
 
 class Http2Session {
  public:
@@ -130,6 +156,25 @@ class Http2Session {
 
   State state() const { return state_; }
   const Origin& origin() const { return params_.origin; }
+  const std::string& proxy() const { return params_.proxy; }
+
+  // The ORIGIN frame (RFC 8336). Whether one arrived; the origins they
+  // listed (each once, at most max_origin_set); how many were left out
+  // (malformed, not https, past the bound).
+  bool origin_frame_received() const { return origin_frame_received_; }
+  const std::set<Origin>& origin_set() const { return origin_set_; }
+  size_t origin_frame_entries_ignored() const {
+    return origin_frame_entries_ignored_;
+  }
+  // Whether the server would have |origin| on this session, as far as the
+  // session knows: its own origin always; another one unless the server
+  // answered 421 for it here, or sent ORIGIN frames that do not list it.
+  // (Whether the certificate covers it, and DNS, are the pool's checks.)
+  bool MayCarry(const Origin& origin) const;
+  // The server answered 421 Misdirected Request for |origin| on this
+  // session: it is not carried here again.
+  void NoteMisdirected(const Origin& origin);
+  bool WasMisdirected(const Origin& origin) const;
   StreamSocket* socket() const { return socket_.get(); }
   // The session's error once closed (OK before), and what happened.
   int error() const { return error_; }
@@ -197,6 +242,8 @@ class Http2Session {
   // Submits |stream|'s request; returns its stream id or a net error.
   int32_t SubmitRequest(Http2SessionStream* stream, const Http2Headers& headers,
                         bool has_body);
+  // An ORIGIN frame arrived.
+  void OnOriginFrame(const nghttp2_extension& ext);
   void Unregister(Http2SessionStream* stream);
   // |stream|'s caller took |bytes| of its body: credit the windows.
   void Consume(int32_t stream_id, size_t bytes);
@@ -236,8 +283,8 @@ class Http2Session {
   // Streams submitted, not yet given an id by nghttp2's return (during
   // nghttp2_submit_request).
   Http2SessionStream* submitting_ = nullptr;
-  // Open streams in creation order, for Chromium's dependency chain.
-  std::vector<int32_t> dependency_order_;
+  // Open streams by priority and age, for Chromium's dependency chain.
+  Http2PriorityDependencies priorities_;
   uint64_t streams_started_ = 0;
 
   std::shared_ptr<IOBuffer> read_buf_;
@@ -252,6 +299,13 @@ class Http2Session {
   bool goaway_received_ = false;
   int32_t goaway_last_stream_id_ = 0;
   uint32_t goaway_error_code_ = 0;
+
+  bool origin_frame_received_ = false;
+  std::set<Origin> origin_set_;
+  size_t origin_frame_entries_ignored_ = 0;
+  std::set<Origin> misdirected_;
+  // More 421s than max_misdirected: no other origin any more.
+  bool misdirected_overflow_ = false;
 
   std::vector<CompletionOnceCallback> ping_callbacks_;
   TimeTicks ping_sent_;
@@ -282,6 +336,14 @@ class Http2SessionStream {
   ~Http2SessionStream();
   Http2SessionStream(const Http2SessionStream&) = delete;
   Http2SessionStream& operator=(const Http2SessionStream&) = delete;
+
+  // The request's priority (HIGHEST unless set): its HEADERS' weight and
+  // dependency (http2_priority.h). Before SendRequest.
+  void set_priority(RequestPriority priority) { priority_ = priority; }
+  RequestPriority priority() const { return priority_; }
+  // What the HEADERS frame said of the stream's priority (after
+  // SendRequest).
+  const Http2StreamPriority& sent_priority() const { return sent_priority_; }
 
   // SendRequest submits |headers| (pseudo-headers first, names lower-case)
   // and |body| (kept until sent). OK once the request is on the wire (its
@@ -319,6 +381,8 @@ class Http2SessionStream {
 
   WeakPtr<Http2Session> session_;
   int32_t stream_id_ = 0;
+  RequestPriority priority_ = HIGHEST;
+  Http2StreamPriority sent_priority_;
   bool headers_sent_ = false;
   bool request_sent_ = false;
   bool response_headers_done_ = false;

@@ -4,6 +4,7 @@
 #include "net/http2/http2_session.h"
 
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -560,6 +561,185 @@ TEST_F(Http2SessionTest, PoolSharesOneSessionPerOrigin) {
   EXPECT_EQ(pool.FindAvailableSession(params.origin), nullptr);
   // Closed (nothing open after GOAWAY) and destroyed by the pool.
   EXPECT_EQ(pool.session_count(), 0u);
+}
+
+// Streams of different priorities: each HEADERS carries its priority's
+// weight and depends on the newest open stream at its own or a more urgent
+// priority (Chromium's Http2PriorityDependencies), as nghttp2's server
+// decoded them.
+TEST_F(Http2SessionTest, HeadersCarryEachRequestsPriority) {
+  StartWithServer([](const TestHeaders&, const std::string&) {
+    Http2TestServer::Response r;
+    r.never_respond = true;  // keep every stream open
+    return r;
+  });
+  const RequestPriority priorities[] = {LOWEST, HIGHEST, HIGHEST, MEDIUM, IDLE};
+  std::vector<std::unique_ptr<Http2SessionStream>> streams;
+  for (RequestPriority p : priorities) {
+    streams.push_back(Open());
+    streams.back()->set_priority(p);
+    TestCompletionCallback send;
+    ASSERT_EQ(send.GetResult(
+                  streams.back()->SendRequest(Get("/"), "", send.callback())),
+              OK);
+  }
+  loop_.RunUntilIdle();
+  struct Want {
+    int32_t id, dep, weight;
+  };
+  const Want want[] = {
+      {1, 0, 147},  // LOWEST, alone
+      {3, 0, 256},  // HIGHEST: more urgent than all open
+      {5, 3, 256},  // HIGHEST after HIGHEST
+      {7, 5, 220},  // MEDIUM after the newest HIGHEST
+      {9, 1, 110},  // IDLE after the newest LOWEST
+  };
+  std::vector<Http2TestServer::Frame> headers;
+  for (const auto& f : server_->frames())
+    if (f.type == NGHTTP2_HEADERS) headers.push_back(f);
+  ASSERT_EQ(headers.size(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(headers[i].stream_id, want[i].id);
+    EXPECT_EQ(headers[i].dep, want[i].dep) << "stream " << want[i].id;
+    EXPECT_EQ(headers[i].weight, want[i].weight) << "stream " << want[i].id;
+    EXPECT_TRUE(headers[i].exclusive);
+    EXPECT_EQ(streams[i]->sent_priority().weight, want[i].weight);
+    EXPECT_EQ(streams[i]->sent_priority().parent, want[i].dep);
+  }
+  // A cancelled stream is no parent any more.
+  streams[2].reset();  // stream 5
+  streams.push_back(Open());
+  TestCompletionCallback send;
+  ASSERT_EQ(send.GetResult(
+                streams.back()->SendRequest(Get("/"), "", send.callback())),
+            OK);
+  EXPECT_EQ(streams.back()->sent_priority().parent, 3);
+}
+
+TEST_F(Http2SessionTest, RstStreamHttp11RequiredIsANamedError) {
+  StartWithServer([](const TestHeaders&, const std::string&) {
+    Http2TestServer::Response r;
+    r.rst = true;
+    r.rst_code = NGHTTP2_HTTP_1_1_REQUIRED;
+    return r;
+  });
+  auto stream = Open();
+  EXPECT_EQ(Fetch(stream.get(), "/"), ERR_HTTP_1_1_REQUIRED);
+  EXPECT_EQ(session_->state(), Http2Session::State::kOpen);
+  EXPECT_EQ(Http2ErrorCodeToNetError(NGHTTP2_HTTP_1_1_REQUIRED),
+            ERR_HTTP_1_1_REQUIRED);
+}
+
+// GOAWAY HTTP_1_1_REQUIRED: the stream below its last id and the one above
+// it (which nghttp2 closes REFUSED_STREAM) both fail ERR_HTTP_1_1_REQUIRED,
+// so neither is retried over HTTP/2.
+TEST_F(Http2SessionTest, GoAwayHttp11RequiredFailsEveryStream) {
+  StartWithServer([](const TestHeaders&, const std::string&) {
+    Http2TestServer::Response r;
+    r.never_respond = true;
+    return r;
+  });
+  auto a = Open();
+  auto b = Open();
+  TestCompletionCallback sa, sb;
+  ASSERT_EQ(sa.GetResult(a->SendRequest(Get("/a"), "", sa.callback())), OK);
+  ASSERT_EQ(sb.GetResult(b->SendRequest(Get("/b"), "", sb.callback())), OK);
+  loop_.RunUntilIdle();
+  server_->SendGoAway(1, NGHTTP2_HTTP_1_1_REQUIRED);
+  server_->Close();
+  TestCompletionCallback ha, hb;
+  EXPECT_EQ(hb.GetResult(b->ReadResponseHeaders(hb.callback())),
+            ERR_HTTP_1_1_REQUIRED);
+  EXPECT_EQ(ha.GetResult(a->ReadResponseHeaders(ha.callback())),
+            ERR_HTTP_1_1_REQUIRED);
+  EXPECT_FALSE(session_->IsAvailable());
+}
+
+TEST(Http2OriginFrameTest, ParsesAsciiOriginsOnly) {
+  EXPECT_EQ(ParseOriginFrameEntry("https://a.example.test"),
+            Origin("https", "a.example.test", 443));
+  EXPECT_EQ(ParseOriginFrameEntry("https://a.example.test:8443"),
+            Origin("https", "a.example.test", 8443));
+  EXPECT_EQ(ParseOriginFrameEntry("HTTPS://A.Example.Test"),
+            Origin("https", "a.example.test", 443));
+  EXPECT_EQ(ParseOriginFrameEntry("https://[::1]:8443"),
+            Origin("https", "::1", 8443));
+  for (const char* bad :
+       {"", "https://", "http://a.example.test", "a.example.test",
+        "https://a.example.test/", "https://a.example.test/x",
+        "https://a.example.test?q", "https://u@a.example.test",
+        "https://a.example.test#f", "https://a.example.test:0",
+        "https://a..test:99999", "ftp://a.example.test"}) {
+    EXPECT_EQ(ParseOriginFrameEntry(bad), std::nullopt) << bad;
+  }
+}
+
+// ORIGIN frames: the set is the session's own origin plus what the frames
+// list; malformed and non-https entries and those past the bound are
+// ignored and counted; a 421 takes an origin out for good.
+TEST_F(Http2SessionTest, OriginFrameSetsWhatTheSessionMayCarry) {
+  Http2SessionParams params;
+  params.max_origin_set = 3;
+  StartWithServer(
+      [](const TestHeaders&, const std::string&) {
+        return Http2TestServer::Response();
+      },
+      params);
+  const Origin own("https", "example.test", 443);
+  const Origin b("https", "b.example.test", 443);
+  const Origin c("https", "c.example.test", 8443);
+  const Origin d("https", "d.example.test", 443);
+  loop_.RunUntilIdle();
+  EXPECT_FALSE(session_->origin_frame_received());
+  EXPECT_TRUE(session_->MayCarry(b));  // no ORIGIN yet: DNS decides
+  server_->SendOrigin({"https://b.example.test", "http://x.example.test",
+                       "not an origin", "https://c.example.test:8443"});
+  loop_.RunUntilIdle();
+  EXPECT_TRUE(session_->origin_frame_received());
+  EXPECT_EQ(session_->origin_set(), (std::set<Origin>{b, c}));
+  EXPECT_EQ(session_->origin_frame_entries_ignored(), 2u);
+  EXPECT_TRUE(session_->MayCarry(own));
+  EXPECT_TRUE(session_->MayCarry(b));
+  EXPECT_TRUE(session_->MayCarry(c));
+  EXPECT_FALSE(session_->MayCarry(d));
+  // A second frame adds (up to the bound of 3).
+  server_->SendOrigin({"https://d.example.test", "https://e.example.test",
+                       "https://b.example.test"});
+  loop_.RunUntilIdle();
+  EXPECT_EQ(session_->origin_set(), (std::set<Origin>{b, c, d}));
+  EXPECT_EQ(session_->origin_frame_entries_ignored(), 3u);
+  EXPECT_FALSE(session_->MayCarry(Origin("https", "e.example.test", 443)));
+  // 421 for b: out, and a later frame does not bring it back.
+  session_->NoteMisdirected(b);
+  EXPECT_FALSE(session_->MayCarry(b));
+  EXPECT_TRUE(session_->WasMisdirected(b));
+  server_->SendOrigin({"https://b.example.test"});
+  loop_.RunUntilIdle();
+  EXPECT_FALSE(session_->MayCarry(b));
+  EXPECT_TRUE(session_->MayCarry(own));
+  // The session is unharmed: a request still works.
+  auto stream = Open();
+  EXPECT_EQ(Fetch(stream.get(), "/"), OK);
+}
+
+TEST_F(Http2SessionTest, MisdirectedOriginsAreBounded) {
+  Http2SessionParams params;
+  params.max_misdirected = 2;
+  StartWithServer(
+      [](const TestHeaders&, const std::string&) {
+        return Http2TestServer::Response();
+      },
+      params);
+  const Origin a("https", "a.example.test", 443);
+  const Origin b("https", "b.example.test", 443);
+  const Origin c("https", "c.example.test", 443);
+  session_->NoteMisdirected(a);
+  EXPECT_TRUE(session_->MayCarry(c));
+  session_->NoteMisdirected(b);
+  session_->NoteMisdirected(c);  // past the bound: no other origin at all
+  EXPECT_FALSE(session_->MayCarry(c));
+  EXPECT_FALSE(session_->MayCarry(Origin("https", "z.example.test", 443)));
+  EXPECT_TRUE(session_->MayCarry(Origin("https", "example.test", 443)));
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 // driven like our client (mem_recv / mem_send over the fake socket) — that
 // answers each request with what the test's handler returns (a body, a
 // generated body of any size sent under flow control, a reset, a header
-// block of a chosen size, or nothing), and records what the client sent:
+// block of a chosen size, or nothing), sends ORIGIN frames and GOAWAY when
+// the test says, and records what the client sent:
 // the request headers, its SETTINGS, every frame's type, HEADERS priorities,
 // WINDOW_UPDATEs.
 //
@@ -141,6 +142,17 @@ class Http2TestServer {
   void SendGoAway(int32_t last_stream_id, uint32_t code) {
     nghttp2_submit_goaway(ng_, NGHTTP2_FLAG_NONE, last_stream_id, code, nullptr,
                           0);
+    Flush();
+  }
+  // Sends an ORIGIN frame (RFC 8336) listing |origins| (stream 0).
+  void SendOrigin(const std::vector<std::string>& origins) {
+    std::vector<nghttp2_origin_entry> ov;
+    for (const std::string& o : origins) {
+      ov.push_back(
+          {reinterpret_cast<uint8_t*>(const_cast<char*>(o.data())), o.size()});
+    }
+    EXPECT_EQ(
+        nghttp2_submit_origin(ng_, NGHTTP2_FLAG_NONE, ov.data(), ov.size()), 0);
     Flush();
   }
   // Responds now to stream |id| (one the handler left unanswered).

@@ -118,7 +118,23 @@ int Http3Session::Connect(const IPEndPoint& peer,
   });
   if (rv == ERR_IO_PENDING) {
     connect_callback_ = std::move(callback);
-    return rv;
+    if (quic_->in_early_data()) {
+      // 0-RTT: HTTP/3's streams and replay-safe requests go now. Open from a
+      // task, as a completed handshake would.
+      rv = SetUpHttp3();
+      if (rv != OK) {
+        quic_->CloseWithApplicationError(NGHTTP3_H3_INTERNAL_ERROR, rv,
+                                         "HTTP/3 setup in 0-RTT failed");
+        return ERR_IO_PENDING;  // OnConnectDone reports it
+      }
+      quic_->ScheduleWrite();
+      // Open at once: requests may be created now and go in 0-RTT, in the
+      // client's first flight (the server's answers are read from a task).
+      state_ = State::kOpen;
+      connect_callback_ = nullptr;
+      return OK;
+    }
+    return ERR_IO_PENDING;
   }
   // Failed at once (the socket could not be made).
   Closed(rv, quic_->error_detail());
@@ -163,6 +179,40 @@ int Http3Session::CreateStream(std::unique_ptr<Http3SessionStream>* stream) {
 // QuicSession::Delegate -----------------------------------------------------
 
 int Http3Session::OnHandshakeCompleted() {
+  int rv = SetUpHttp3();
+  if (rv != OK) return rv;
+  // Requests that waited for the handshake (not replay-safe, or rejected
+  // in 0-RTT) go now, from tasks.
+  std::vector<WeakPtr<Http3SessionStream>> waiting =
+      std::move(waiting_for_handshake_);
+  waiting_for_handshake_.clear();
+  for (WeakPtr<Http3SessionStream>& s : waiting) {
+    if (s) s->Poke();
+  }
+  return OK;
+}
+
+int Http3Session::OnEarlyDataRejected() {
+  // ngtcp2 discarded every stream, ours and HTTP/3's control and QPACK
+  // streams: nghttp3's state goes too, and the requests are submitted again
+  // once the handshake completes (nothing of theirs reached the server,
+  // RFC 9001 4.6.2).
+  h3_.reset();
+  for (auto& entry : streams_) {
+    Http3SessionStream* s = entry.second;
+    s->stream_id_ = -1;
+    s->submitted_ = false;
+    s->upload_offset_ = 0;
+    s->upload_acked_ = 0;
+    s->resend_ = true;
+    waiting_for_handshake_.push_back(s->weak_factory_.GetWeakPtr());
+  }
+  streams_.clear();
+  return OK;
+}
+
+int Http3Session::SetUpHttp3() {
+  if (h3_) return OK;
   nghttp3_callbacks callbacks = {};
   callbacks.acked_stream_data = &Http3Session::OnAckedStreamData;
   callbacks.stream_close = &Http3Session::OnH3StreamClose;
@@ -299,6 +349,8 @@ int Http3Session::OnStreamDataWritten(int64_t stream_id, size_t len) {
   int rv = nghttp3_conn_add_write_offset(h3_.get(), stream_id, len);
   if (rv != 0) return FailConnection(rv, "HTTP/3 write offset");
   if (Http3SessionStream* s = FindStream(stream_id)) {
+    // Handed to ngtcp2 before the handshake completed: 0-RTT packets.
+    if (len > 0 && quic_->in_early_data()) s->sent_early_ = true;
     if (!s->request_sent_ && s->upload_offset_ == s->upload_.size()) {
       s->request_sent_ = true;
       s->Poke();
@@ -529,7 +581,25 @@ Http3SessionStream* Http3Session::FindStream(int64_t stream_id) {
 
 int Http3Session::SubmitRequest(Http3SessionStream* stream,
                                 const Http3Headers& headers, bool has_body) {
-  if (state_ != State::kOpen || !h3_) return ERR_HTTP3_SERVER_REFUSED_STREAM;
+  if (state_ != State::kOpen) return ERR_HTTP3_SERVER_REFUSED_STREAM;
+  // In early data only what is safe to replay: GET or HEAD without a body
+  // (TCP's 0-RTT rule, HttpNetworkTransaction::IsReplaySafe); the rest
+  // waits for the handshake, as does everything after a 0-RTT rejection.
+  bool replay_safe = !has_body;
+  if (replay_safe) {
+    replay_safe = false;
+    for (const auto& h : headers) {
+      if (h.first == ":method") {
+        replay_safe = h.second == "GET" || h.second == "HEAD";
+        break;
+      }
+    }
+  }
+  const bool early = quic_->in_early_data();
+  if (!h3_ || (early && !replay_safe)) {
+    waiting_for_handshake_.push_back(stream->weak_factory_.GetWeakPtr());
+    return ERR_IO_PENDING;
+  }
   int64_t stream_id = -1;
   int rv = quic_->OpenBidiStream(&stream_id);
   if (rv == ERR_IO_PENDING) {
@@ -559,7 +629,11 @@ int Http3Session::SubmitRequest(Http3SessionStream* stream,
     return ERR_HTTP3_PROTOCOL_ERROR;
   }
   ++streams_started_;
-  quic_->ScheduleWrite();
+  if (early) {
+    quic_->FlushWrites();
+  } else {
+    quic_->ScheduleWrite();
+  }
   return OK;
 }
 
@@ -613,6 +687,12 @@ void Http3Session::FailStreams(int error) {
               "the connection closed before the request left");
   }
   waiting_for_stream_id_.clear();
+  for (WeakPtr<Http3SessionStream>& s : waiting_for_handshake_) {
+    if (s && s->error_ == OK)
+      s->Fail(ERR_HTTP3_SERVER_REFUSED_STREAM,
+              "the connection closed before the request left");
+  }
+  waiting_for_handshake_.clear();
 }
 
 void Http3Session::Closed(int error, const std::string& detail) {
@@ -721,7 +801,7 @@ void Http3SessionStream::Poke() {
 
 void Http3SessionStream::RunCallbacks() {
   WeakPtr<Http3SessionStream> weak = weak_factory_.GetWeakPtr();
-  if (!submitted_ && error_ == OK && send_callback_) TrySubmit();
+  if (!submitted_ && error_ == OK && (send_callback_ || resend_)) TrySubmit();
   if (send_callback_ && (request_sent_ || error_ != OK)) {
     CompletionOnceCallback cb = std::move(send_callback_);
     send_callback_ = nullptr;

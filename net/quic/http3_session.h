@@ -86,7 +86,13 @@ class Http3Session : public QuicSession::Delegate {
 
   // Connect runs the QUIC handshake to |peer| and opens HTTP/3's control
   // and QPACK streams: OK, a named error, or ERR_IO_PENDING. Requests that
-  // want the session meanwhile wait with WaitForConnect.
+  // want the session meanwhile wait with WaitForConnect. When the QUIC
+  // session resumes with early data, the session opens at once (Connect returns
+  // OK before the handshake completed): replay-safe requests
+  // (GET or HEAD without a body, RFC 8470 2.1, the rule TCP's 0-RTT
+  // follows) go in 0-RTT; any other waits for the handshake. If the server
+  // rejects 0-RTT, the early requests are sent again in 1-RTT on the same
+  // connection once the handshake completes.
   int Connect(const IPEndPoint& peer, CompletionOnceCallback callback);
   // |callback| gets Connect's outcome (from a posted task).
   void WaitForConnect(CompletionOnceCallback callback);
@@ -97,6 +103,14 @@ class Http3Session : public QuicSession::Delegate {
 
   // Whether a new request may use the session: connected, not going away.
   bool IsAvailable() const { return state_ == State::kOpen; }
+  // Open (or going away) with no request on it or waiting for it.
+  bool IsIdle() const {
+    return (state_ == State::kOpen || state_ == State::kGoingAway ||
+            state_ == State::kClosed) &&
+           streams_.empty() && waiting_for_stream_id_.empty() &&
+           waiting_for_handshake_.empty() && connect_waiters_.empty() &&
+           !connect_callback_;
+  }
   State state() const { return state_; }
   const Origin& origin() const { return params_.origin; }
   QuicSession* quic() const { return quic_.get(); }
@@ -123,6 +137,7 @@ class Http3Session : public QuicSession::Delegate {
 
   // QuicSession::Delegate:
   int OnHandshakeCompleted() override;
+  int OnEarlyDataRejected() override;
   int64_t OnStreamData(int64_t stream_id, const uint8_t* data, size_t len,
                        bool fin) override;
   int OnStreamDataAcked(int64_t stream_id, uint64_t len) override;
@@ -188,6 +203,9 @@ class Http3Session : public QuicSession::Delegate {
   Http3SessionStream* FindStream(int64_t stream_id);
 
   void OnConnectDone(int rv);
+  // nghttp3 and the control and QPACK streams (once per handshake, again
+  // after a 0-RTT rejection).
+  int SetUpHttp3();
   // nghttp3 failed with |rv|: close the connection with its inferred code.
   int FailConnection(int rv, const char* what);
   void EnterGoingAway();
@@ -206,6 +224,9 @@ class Http3Session : public QuicSession::Delegate {
   std::map<int64_t, Http3SessionStream*> streams_;
   // Streams waiting for the server's stream limit to open.
   std::vector<WeakPtr<Http3SessionStream>> waiting_for_stream_id_;
+  // Streams waiting for the handshake: not replay-safe while in early
+  // data, or sent early and rejected.
+  std::vector<WeakPtr<Http3SessionStream>> waiting_for_handshake_;
   uint64_t streams_started_ = 0;
   bool goaway_received_ = false;
   int64_t goaway_id_ = -1;
@@ -244,6 +265,10 @@ class Http3SessionStream {
                CompletionOnceCallback callback);
 
   int64_t stream_id() const { return stream_id_; }
+  // Whether the request went (also) in 0-RTT, and whether it was sent again
+  // after the server rejected 0-RTT.
+  bool sent_early() const { return sent_early_; }
+  bool resent_after_rejection() const { return resend_; }
   const Http3Headers& response_headers() const { return response_headers_; }
   int status() const { return status_; }
   size_t buffered_bytes() const { return body_.size() - body_offset_; }
@@ -293,6 +318,9 @@ class Http3SessionStream {
   std::shared_ptr<IOBuffer> body_buf_;
   int body_len_ = 0;
   bool poke_posted_ = false;
+  bool sent_early_ = false;
+  // 0-RTT was rejected after the request was submitted: submit it again.
+  bool resend_ = false;
   WeakPtrFactory<Http3SessionStream> weak_factory_{this};
 };
 

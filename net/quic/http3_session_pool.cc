@@ -45,6 +45,16 @@ void Http3SessionPool::OnClosed(Http3Session* session) {
   }
 }
 
+void Http3SessionPool::CloseIdleSessions() {
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    if (it->second->IsIdle()) {
+      it = sessions_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 void Http3SessionPool::MarkBroken(const Origin& origin,
                                   const std::string& reason) {
   if (broken_.size() >= kMaxBroken) {

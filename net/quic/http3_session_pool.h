@@ -40,6 +40,12 @@ class Http3SessionPool {
   // Why QUIC to |origin| is off ("" if it is not).
   std::string BrokenReason(const Origin& origin);
 
+  // Closes (CONNECTION_CLOSE, H3_NO_ERROR) and destroys every session that
+  // carries no request now (HttpNetworkSession::CloseIdleSockets: fetch
+  // --repeat's next round then makes a new connection, resuming with the
+  // ticket the old one got). Connecting sessions stay.
+  void CloseIdleSessions();
+
   size_t session_count() const { return sessions_.size(); }
 
  private:

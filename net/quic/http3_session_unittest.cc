@@ -349,5 +349,119 @@ TEST(Http3ErrorsTest, CodesMapToNamedErrors) {
   EXPECT_EQ(QuicTransportErrorName(0x4242), "0x4242");
 }
 
+// A first connection leaves a ticket (with the server's transport
+// parameters) in the context; the second resumes and sends its GET in
+// 0-RTT packets, which the server accepts.
+TEST_F(Http3SessionTest, SecondConnectionSendsGetInZeroRtt) {
+  ASSERT_TRUE(StartServer());
+  std::string body;
+  {
+    auto first = NewSession();
+    ASSERT_EQ(OK, Connect(first.get(), server_.endpoint()));
+    EXPECT_EQ(first->quic()->facts().zero_rtt, "none");
+    EXPECT_EQ(200, Fetch(first.get(), "/hello.txt", &body));
+    EXPECT_FALSE(first->quic()->ssl_info().resumed);
+  }
+  ASSERT_GE(context_->session_cache()->size(), 1u) << "no ticket kept";
+  auto second = NewSession();
+  // Connect opens the session at once (OK), before the handshake completed.
+  TestCompletionCallback connect_cb;
+  ASSERT_EQ(OK, second->Connect(server_.endpoint(), connect_cb.callback()));
+  ASSERT_TRUE(second->quic()->in_early_data());
+  EXPECT_TRUE(second->IsAvailable());
+  EXPECT_EQ(second->quic()->facts().zero_rtt, "offered");
+  std::unique_ptr<Http3SessionStream> stream;
+  ASSERT_EQ(OK, second->CreateStream(&stream));
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(
+                    stream->SendRequest(Get("/hello.txt"), "", cb.callback())));
+  EXPECT_TRUE(stream->sent_early());
+  ASSERT_EQ(OK, cb.GetResult(stream->ReadResponseHeaders(cb.callback())));
+  EXPECT_EQ(stream->status(), 200);
+  EXPECT_FALSE(stream->resent_after_rejection());
+  QuicConnectionFacts facts = second->quic()->facts();
+  EXPECT_EQ(facts.zero_rtt, "accepted");
+  EXPECT_TRUE(second->quic()->ssl_info().resumed);
+  EXPECT_EQ(second->quic()->ssl_info().cert_verify.error, OK);
+}
+
+// A POST is not replay-safe: on a session still in early data it waits
+// for the handshake, while a GET beside it goes in 0-RTT.
+TEST_F(Http3SessionTest, PostWaitsForTheHandshakeInEarlyData) {
+  ASSERT_TRUE(StartServer());
+  std::string body;
+  {
+    auto first = NewSession();
+    ASSERT_EQ(OK, Connect(first.get(), server_.endpoint()));
+    EXPECT_EQ(200, Fetch(first.get(), "/hello.txt", &body));
+  }
+  auto second = NewSession();
+  TestCompletionCallback connect_cb;
+  ASSERT_EQ(OK, second->Connect(server_.endpoint(), connect_cb.callback()));
+  ASSERT_TRUE(second->quic()->in_early_data());
+  std::unique_ptr<Http3SessionStream> get, post;
+  ASSERT_EQ(OK, second->CreateStream(&get));
+  ASSERT_EQ(OK, second->CreateStream(&post));
+  Http3Headers post_headers = Get("/hello.txt");
+  post_headers[0].second = "POST";
+  TestCompletionCallback get_cb, post_cb;
+  ASSERT_EQ(ERR_IO_PENDING,
+            post->SendRequest(post_headers, "a=b", post_cb.callback()));
+  ASSERT_EQ(ERR_IO_PENDING,
+            get->SendRequest(Get("/hello.txt"), "", get_cb.callback()));
+  EXPECT_EQ(OK, get_cb.WaitForResult());
+  EXPECT_EQ(OK, post_cb.WaitForResult());
+  EXPECT_TRUE(get->sent_early());
+  EXPECT_FALSE(post->sent_early());
+  EXPECT_TRUE(second->quic()->handshake_completed());
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(get->ReadResponseHeaders(cb.callback())));
+  EXPECT_EQ(get->status(), 200);
+  ASSERT_EQ(OK, cb.GetResult(post->ReadResponseHeaders(cb.callback())));
+  EXPECT_GT(post->status(), 0);
+  EXPECT_EQ(second->quic()->facts().zero_rtt, "accepted");
+}
+
+// The ticket is from another server (its ticket key differs: a restart),
+// so 0-RTT is rejected: the GET sent early goes again in 1-RTT on the same
+// connection and gets its response.
+TEST_F(Http3SessionTest, RejectedZeroRttIsResentInOneRtt) {
+  ASSERT_TRUE(StartServer());
+  QuicSessionParams params;
+  params.port = 443;  // the cache key: both servers are "the origin"
+  std::string body;
+  {
+    auto first = NewSession(params);
+    ASSERT_EQ(OK, Connect(first.get(), server_.endpoint()));
+    EXPECT_EQ(200, Fetch(first.get(), "/hello.txt", &body));
+  }
+  server_.Stop();
+  ASSERT_TRUE(StartServer());
+  auto second = NewSession(params);
+  TestCompletionCallback connect_cb;
+  ASSERT_EQ(OK, second->Connect(server_.endpoint(), connect_cb.callback()));
+  ASSERT_TRUE(second->quic()->in_early_data());
+  body.clear();
+  std::unique_ptr<Http3SessionStream> stream;
+  ASSERT_EQ(OK, second->CreateStream(&stream));
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(
+                    stream->SendRequest(Get("/hello.txt"), "", cb.callback())));
+  ASSERT_EQ(OK, cb.GetResult(stream->ReadResponseHeaders(cb.callback())));
+  EXPECT_EQ(stream->status(), 200);
+  auto buf = std::make_shared<IOBuffer>(4096);
+  int rv;
+  while ((rv = cb.GetResult(stream->ReadBody(buf, 4096, cb.callback()))) > 0)
+    body.append(buf->data(), rv);
+  EXPECT_EQ(rv, 0);
+  EXPECT_EQ(body, "hello over h3\n");
+  EXPECT_TRUE(stream->sent_early());
+  EXPECT_TRUE(stream->resent_after_rejection());
+  QuicConnectionFacts facts = second->quic()->facts();
+  EXPECT_EQ(facts.zero_rtt, "rejected");
+  EXPECT_FALSE(facts.zero_rtt_reason.empty());
+  EXPECT_FALSE(second->quic()->ssl_info().resumed);
+}
+
 }  // namespace
 }  // namespace net

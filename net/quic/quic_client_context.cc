@@ -2,7 +2,29 @@
 
 #include <ngtcp2/ngtcp2_crypto_boringssl.h>
 
+#include <utility>
+
+#include "net/quic/quic_session.h"
+
 namespace net {
+namespace {
+
+// The server's transport parameters ride on the SSL_SESSION they came
+// with: a std::string in ex data, freed with the session.
+constexpr size_t kMaxTransportParams = 4096;
+
+void FreeTransportParams(void* parent, void* ptr, CRYPTO_EX_DATA* ad, int index,
+                         long argl, void* argp) {
+  delete static_cast<std::string*>(ptr);
+}
+
+int TransportParamsIndex() {
+  static const int index = SSL_SESSION_get_ex_new_index(
+      0, nullptr, nullptr, nullptr, &FreeTransportParams);
+  return index;
+}
+
+}  // namespace
 
 QuicClientContext::QuicClientContext(CertVerifier* verifier)
     : verifier_(verifier) {
@@ -14,9 +36,39 @@ QuicClientContext::QuicClientContext(CertVerifier* verifier)
     return;
   }
   if (ngtcp2_crypto_boringssl_configure_client_context(ctx.get()) != 0) return;
+  // Tickets come to QuicSession's new-session callback, which hands them
+  // here with the transport parameters; BoringSSL keeps none itself.
+  SSL_CTX_set_session_cache_mode(
+      ctx.get(), SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL);
+  SSL_CTX_sess_set_new_cb(ctx.get(), &QuicSession::OnNewSessionTicket);
+  if (TransportParamsIndex() < 0) return;
   ssl_ctx_ = std::move(ctx);
 }
 
 QuicClientContext::~QuicClientContext() = default;
+
+void QuicClientContext::AddSession(const std::string& key,
+                                   bssl::UniquePtr<SSL_SESSION> session,
+                                   std::string transport_params) {
+  if (!session) return;
+  if (!transport_params.empty() &&
+      transport_params.size() <= kMaxTransportParams) {
+    auto* tp = new std::string(std::move(transport_params));
+    if (!SSL_SESSION_set_ex_data(session.get(), TransportParamsIndex(), tp))
+      delete tp;
+  }
+  session_cache_.Insert(key, std::move(session));
+}
+
+QuicResumption QuicClientContext::LookupSession(const std::string& key) {
+  QuicResumption r;
+  r.session = session_cache_.Lookup(key, absl::Now());
+  if (!r.session) return r;
+  if (auto* tp = static_cast<std::string*>(
+          SSL_SESSION_get_ex_data(r.session.get(), TransportParamsIndex()))) {
+    r.transport_params = *tp;
+  }
+  return r;
+}
 
 }  // namespace net

@@ -166,9 +166,47 @@ int QuicSession::InitTls() {
   SSL_enable_ocsp_stapling(ssl_.get());
   SSL_set_custom_verify(ssl_.get(), SSL_VERIFY_PEER,
                         &QuicSession::VerifyCallback);
-  // QUIC's 0-RTT is a later step: no early data.
+  // Resumption with the origin's ticket; early data when it allows it and
+  // we know the server's transport parameters it came with (RFC 9000
+  // 7.4.1: 0-RTT must respect the limits the server gave then).
   SSL_set_early_data_enabled(ssl_.get(), 0);
+  QuicResumption resumption = context_->LookupSession(SessionKey());
+  if (resumption.session) {
+    SSL_set_session(ssl_.get(), resumption.session.get());
+    if (context_->early_data_enabled() &&
+        !resumption.transport_params.empty() &&
+        SSL_SESSION_early_data_capable(resumption.session.get())) {
+      early_transport_params_ = std::move(resumption.transport_params);
+      SSL_set_early_data_enabled(ssl_.get(), 1);
+    }
+  }
   return OK;
+}
+
+std::string QuicSession::SessionKey() const {
+  return absl::StrCat(params_.host, ":", params_.port);
+}
+
+int QuicSession::OnNewSessionTicket(SSL* ssl, SSL_SESSION* session) {
+  auto* ref = static_cast<ngtcp2_crypto_conn_ref*>(SSL_get_app_data(ssl));
+  if (!ref) return 0;
+  QuicSession* self = static_cast<QuicSession*>(ref->user_data);
+  if (!self->conn_) return 0;
+  uint8_t tp[4096];
+  ngtcp2_ssize n = ngtcp2_conn_encode_0rtt_transport_params(self->conn_.get(),
+                                                            tp, sizeof(tp));
+  std::string params;
+  if (n > 0) params.assign(reinterpret_cast<const char*>(tp), n);
+  // Returning 1 takes the reference BoringSSL passed.
+  self->context_->AddSession(self->SessionKey(),
+                             bssl::UniquePtr<SSL_SESSION>(session),
+                             std::move(params));
+  return 1;
+}
+
+bool QuicSession::in_early_data() const {
+  return early_data_offered_ && !handshake_completed_ && !closed_ && ssl_ &&
+         SSL_in_early_data(ssl_.get());
 }
 
 int QuicSession::OnRecvCryptoData(ngtcp2_conn* conn,
@@ -191,8 +229,9 @@ int QuicSession::DriveHandshake() {
   // handshake while the CertVerifier works, as SSLClientSocket does.
   SSL* ssl = ssl_.get();
   if (!ngtcp2_conn_get_handshake_completed(conn_.get())) {
-    int rv = SSL_do_handshake(ssl);
-    if (rv <= 0) {
+    for (;;) {
+      int rv = SSL_do_handshake(ssl);
+      if (rv > 0) break;
       int err = SSL_get_error(ssl, rv);
       switch (err) {
         case SSL_ERROR_WANT_READ:
@@ -201,11 +240,27 @@ int QuicSession::DriveHandshake() {
         case SSL_ERROR_WANT_CERTIFICATE_VERIFY:
           StartVerify();
           return 0;
+        case SSL_ERROR_EARLY_DATA_REJECTED: {
+          // The server declined 0-RTT (its ServerHello / EncryptedExtensions
+          // say so): ngtcp2 drops the early streams (its callback tells the
+          // delegate to send them again) and the handshake goes on in 1-RTT.
+          facts_.zero_rtt = "rejected";
+          const char* reason =
+              SSL_early_data_reason_string(SSL_get_early_data_reason(ssl));
+          facts_.zero_rtt_reason = reason ? reason : "";
+          SSL_reset_early_data_reject(ssl);
+          if (ngtcp2_conn_tls_early_data_rejected(conn_.get()) != 0)
+            return NGTCP2_ERR_CALLBACK_FAILURE;
+          continue;
+        }
         default:
           ERR_clear_error();
           return NGTCP2_ERR_CRYPTO;
       }
     }
+    // A client in early data has sent its ClientHello and may write 0-RTT;
+    // the handshake itself is not done.
+    if (SSL_in_early_data(ssl)) return 0;
     ngtcp2_conn_tls_handshake_completed(conn_.get());
   }
   // NewSessionTicket and other post-handshake messages.
@@ -270,6 +325,31 @@ void QuicSession::OnVerifyDone(int result) {
     HandleLibError(rv);
     return;
   }
+  if (!handshake_completed_ && SSL_is_init_finished(ssl_.get()) &&
+      !SSL_in_early_data(ssl_.get()) && !last_handshake_datagram_.empty()) {
+    // ngtcp2 1.11 moves a client to "handshake completed" (its callback,
+    // 1-RTT stream data allowed) only inside ngtcp2_conn_read_pkt. After a
+    // verification that finished asynchronously, the server has nothing
+    // more to send until it gets our Finished, so that would wait a round
+    // trip for its HANDSHAKE_DONE: the last datagram goes in again (ngtcp2
+    // discards its packets as duplicates) and the transition happens now,
+    // the request leaving with our Finished.
+    std::string again = std::move(last_handshake_datagram_);
+    last_handshake_datagram_.clear();
+    ngtcp2_path path = {
+        {reinterpret_cast<sockaddr*>(&local_sa_), local_sa_len_},
+        {reinterpret_cast<sockaddr*>(&peer_sa_), peer_sa_len_},
+        nullptr,
+    };
+    ngtcp2_pkt_info pi = {};
+    rv = ngtcp2_conn_read_pkt(conn_.get(), &path, &pi,
+                              reinterpret_cast<const uint8_t*>(again.data()),
+                              again.size(), NowNs());
+    if (rv != 0) {
+      HandleLibError(rv);
+      return;
+    }
+  }
   WritePackets();
 }
 
@@ -286,6 +366,19 @@ void QuicSession::FillSslInfo() {
   SSL_get0_alpn_selected(s, &alpn, &alpn_len);
   ssl_info_.alpn.assign(reinterpret_cast<const char*>(alpn), alpn_len);
   ssl_info_.resumed = SSL_session_reused(s);
+  if (early_data_offered_) {
+    if (SSL_early_data_accepted(s)) {
+      facts_.zero_rtt = "accepted";
+      facts_.zero_rtt_reason.clear();
+    } else {
+      facts_.zero_rtt = "rejected";
+      if (facts_.zero_rtt_reason.empty()) {
+        const char* reason =
+            SSL_early_data_reason_string(SSL_get_early_data_reason(s));
+        facts_.zero_rtt_reason = reason ? reason : "";
+      }
+    }
+  }
   if (ssl_info_.resumed) ssl_info_.cert_verify = CertVerifyResult{OK};
 }
 
@@ -304,6 +397,8 @@ int QuicSession::OnHandshakeCompletedCb(ngtcp2_conn* conn, void* user_data) {
                                    "the server negotiated no ALPN we offered");
     return NGTCP2_ERR_CALLBACK_FAILURE;
   }
+  self->last_handshake_datagram_.clear();
+  self->last_handshake_datagram_.shrink_to_fit();
   if (self->delegate_) {
     int rv = self->delegate_->OnHandshakeCompleted();
     if (rv < 0) return NGTCP2_ERR_CALLBACK_FAILURE;
@@ -313,6 +408,14 @@ int QuicSession::OnHandshakeCompletedCb(ngtcp2_conn* conn, void* user_data) {
       if (weak) weak->RunConnectCallback(OK);
     });
   }
+  return 0;
+}
+
+int QuicSession::OnTlsEarlyDataRejected(ngtcp2_conn* conn, void* user_data) {
+  QuicSession* self = static_cast<QuicSession*>(user_data);
+  if (!self->early_data_offered_) return 0;  // nothing was sent early
+  if (self->delegate_ && self->delegate_->OnEarlyDataRejected() < 0)
+    return NGTCP2_ERR_CALLBACK_FAILURE;
   return 0;
 }
 
@@ -473,6 +576,7 @@ int QuicSession::InitConnection() {
   callbacks.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb;
   callbacks.stream_stop_sending = &QuicSession::OnStreamStopSendingCb;
   callbacks.version_negotiation = ngtcp2_crypto_version_negotiation_cb;
+  callbacks.tls_early_data_rejected = &QuicSession::OnTlsEarlyDataRejected;
 
   ngtcp2_cid dcid, scid;
   dcid.datalen = 18;  // RFC 9000 7.2: at least 8 bytes, unpredictable
@@ -519,6 +623,15 @@ int QuicSession::InitConnection() {
   }
   conn_.reset(conn);
   ngtcp2_conn_set_tls_native_handle(conn, ssl_.get());
+  if (!early_transport_params_.empty() &&
+      ngtcp2_conn_decode_and_set_0rtt_transport_params(
+          conn,
+          reinterpret_cast<const uint8_t*>(early_transport_params_.data()),
+          early_transport_params_.size()) != 0) {
+    // Parameters we cannot use: resume without early data.
+    SSL_set_early_data_enabled(ssl_.get(), 0);
+    early_transport_params_.clear();
+  }
   return OK;
 }
 
@@ -544,9 +657,26 @@ int QuicSession::Connect(const IPEndPoint& peer,
   if (rv != OK) return rv;
   connect_callback_ = std::move(callback);
   WritePackets();  // the Initial (ClientHello)
+  if (!closed_ && SSL_in_early_data(ssl_.get())) {
+    // BoringSSL offered early data with the ticket: 0-RTT keys are in.
+    early_data_offered_ = true;
+    facts_.zero_rtt = "offered";
+  }
   if (closed_) {
     connect_callback_ = nullptr;
     return error_;
+  }
+  if (early_data_offered_) {
+    // The first read from a task: the caller's replay-safe requests go in
+    // 0-RTT before anything the server answers is processed (on loopback
+    // the whole handshake could otherwise finish inside Connect).
+    read_posted_ = true;
+    EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
+      if (!weak) return;
+      weak->read_posted_ = false;
+      weak->DoRead();
+    });
+    return ERR_IO_PENDING;
   }
   DoRead();
   if (closed_) {
@@ -688,6 +818,8 @@ bool QuicSession::ProcessDatagram(int len) {
       nullptr,
   };
   ngtcp2_pkt_info pi = {};
+  if (!handshake_completed_)
+    last_handshake_datagram_.assign(read_buf_->data(), len);
   int rv = ngtcp2_conn_read_pkt(conn_.get(), &path, &pi,
                                 reinterpret_cast<uint8_t*>(read_buf_->data()),
                                 static_cast<size_t>(len), NowNs());
@@ -743,7 +875,9 @@ void QuicSession::WritePackets() {
     bool fin = false;
     ngtcp2_vec vec[16];
     int64_t veccnt = 0;
-    if (delegate_ && handshake_completed_ &&
+    // Stream data once the handshake completed, or before in 0-RTT packets
+    // (the delegate offers only replay-safe requests then).
+    if (delegate_ && (handshake_completed_ || in_early_data()) &&
         ngtcp2_conn_get_max_data_left(conn_.get()) > 0) {
       veccnt = delegate_->GetStreamData(&stream_id, &fin, vec, 16);
       if (veccnt < 0) {

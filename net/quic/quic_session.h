@@ -95,6 +95,13 @@ struct QuicConnectionFacts {
   QuicPacketCounts packets;
   absl::Duration smoothed_rtt = absl::ZeroDuration();
   absl::Duration min_rtt = absl::ZeroDuration();
+  // 0-RTT: "none" (not offered: no ticket, or one without early data),
+  // "accepted", "rejected" (the requests sent early went again in 1-RTT);
+  // "offered" while the handshake runs.
+  std::string zero_rtt = "none";
+  // BoringSSL's reason when early data was not accepted ("peer_declined",
+  // "session_not_resumed", ...); "" else.
+  std::string zero_rtt_reason;
   // How the connection ended, once it did ("" while open): "idle timeout
   // (30s without a packet from the server)", "server closed: transport
   // error 0xa (PROTOCOL_VIOLATION) ...", "we closed: ...".
@@ -115,6 +122,10 @@ class QuicSession {
     // The handshake completed (1-RTT keys both ways): open the control
     // streams. A negative return (a net error) closes the connection.
     virtual int OnHandshakeCompleted() = 0;
+    // The server rejected 0-RTT: every stream opened so far is gone
+    // (ngtcp2 discarded them); what was sent early must be sent again once
+    // the handshake completes (OnHandshakeCompleted follows).
+    virtual int OnEarlyDataRejected() = 0;
     // |len| bytes of stream |stream_id| at the current offset, and |fin|.
     // Returns how many may be credited back to the server's flow control
     // now (framing the delegate consumed); the rest it credits later with
@@ -160,7 +171,10 @@ class QuicSession {
 
   // Connect sends the Initial to |peer| and runs the handshake: OK once it
   // completed (ALPN h3, the certificate verified), or a named error.
-  // Usually ERR_IO_PENDING.
+  // Usually ERR_IO_PENDING. With a ticket for the server (QuicClientContext)
+  // it resumes; if the ticket allows early data, in_early_data() is true
+  // when Connect returns: streams may be opened and written at once (0-RTT
+  // packets) while the handshake runs.
   int Connect(const IPEndPoint& peer, CompletionOnceCallback callback);
 
   // For the delegate.
@@ -180,6 +194,9 @@ class QuicSession {
   // The delegate has something new to send: write soon (a posted task, so
   // it may be called from anywhere, ngtcp2's callbacks included).
   void ScheduleWrite();
+  // Writes now (not from inside ngtcp2's callbacks): a request submitted in
+  // early data leaves in 0-RTT packets before any answer is processed.
+  void FlushWrites() { WritePackets(); }
   // Closes the connection now with an application error (CONNECTION_CLOSE
   // of type 0x1d with |app_error|, RFC 9000 19.19), ending with |error|.
   void CloseWithApplicationError(uint64_t app_error, int error,
@@ -189,6 +206,12 @@ class QuicSession {
   void SetApplicationCloseError(uint64_t app_error, const std::string& detail);
 
   bool handshake_completed() const { return handshake_completed_; }
+  // 0-RTT keys are in and the handshake has not completed: what is sent now
+  // may be replayed by an attacker (replay-safe requests only).
+  bool in_early_data() const;
+  // BoringSSL's new-session callback (QuicClientContext installs it): keeps
+  // the ticket with the server's transport parameters in the context.
+  static int OnNewSessionTicket(SSL* ssl, SSL_SESSION* session);
   bool closed() const { return closed_; }
   int error() const { return error_; }
   const std::string& error_detail() const { return error_detail_; }
@@ -210,6 +233,7 @@ class QuicSession {
                               uint64_t offset, const uint8_t* data,
                               size_t datalen, void* user_data);
   static int OnHandshakeCompletedCb(ngtcp2_conn* conn, void* user_data);
+  static int OnTlsEarlyDataRejected(ngtcp2_conn* conn, void* user_data);
   static int OnRecvStreamData(ngtcp2_conn* conn, uint32_t flags,
                               int64_t stream_id, uint64_t offset,
                               const uint8_t* data, size_t datalen,
@@ -255,6 +279,8 @@ class QuicSession {
   void StartVerify();
   void OnVerifyDone(int result);
   void FillSslInfo();
+  // The session cache key: "host:port".
+  std::string SessionKey() const;
 
   void DoRead();
   void OnReadDone(int rv);
@@ -294,6 +320,12 @@ class QuicSession {
   std::unique_ptr<ngtcp2_conn, ConnDeleter> conn_;
   ngtcp2_crypto_conn_ref conn_ref_ = {};
   SSLInfo ssl_info_;
+  // The server's 0-RTT transport parameters from the ticket we resume
+  // with (empty: no 0-RTT).
+  std::string early_transport_params_;
+  bool early_data_offered_ = false;
+  // The last datagram read while the handshake runs (see OnVerifyDone).
+  std::string last_handshake_datagram_;
   bool verify_started_ = false;
   bool verify_done_ = false;
   std::unique_ptr<CertVerifier::Request> verify_request_;

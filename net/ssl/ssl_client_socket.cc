@@ -516,6 +516,7 @@ int SSLClientSocket::OnClientCertCallback() {
     return 0;
   }
   ssl_info_.obc = client_cert_.facts;
+  ssl_info_.client_cert_der = client_cert_.cert_der;
   return 1;
 }
 

@@ -109,8 +109,11 @@ struct SSLInfo {
   absl::Duration session_wait = absl::ZeroDuration();
   int peer_cert_count = 0;
   CertVerifyResult cert_verify;  // client only; default when resumed
-  // Client side: the OBC presented (source kNone if none was asked for).
+  // Client side: the OBC presented (source kNone if none was asked for),
+  // and the certificate itself (DER; empty if none): an HTTP/2 session
+  // carries another origin only if that origin's OBC is this one.
   ObcFacts obc;
+  std::string client_cert_der;
   // Snap Start (net/snap_start); the detail says why.
   SnapStartOutcome snap_start = SnapStartOutcome::kNone;
   std::string snap_start_detail;

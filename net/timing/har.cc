@@ -263,6 +263,7 @@ void SetSince(Json* object, absl::string_view key, TimeTicks origin,
 }
 
 void AddStackFacts(const LoadTiming& t, Json* entry) {
+  entry->Set("_priority", Json::Str(RequestPriorityToString(t.priority)));
   entry->Set("_dnsSource", Json::Str(DnsSourceToString(t.dns_source)));
   if (t.dns_https.status != HttpsRecordStatus::kNotQueried) {
     const HttpsRecordInfo& h = t.dns_https;
@@ -293,6 +294,13 @@ void AddStackFacts(const LoadTiming& t, Json* entry) {
     Json& settings = h2.Set("settings", Json::Object());
     for (const auto& [name, value] : t.h2.server_settings)
       settings.Set(name, Json::Int(value));
+    h2.Set("retry", Json::Str(t.h2.retry));
+    h2.Set("coalesced", Json::Bool(t.h2.coalesced));
+    h2.Set("coalescedBy", Json::Str(t.h2.coalesced_by));
+    h2.Set("coalescedOnto", Json::Str(t.h2.coalesced_onto));
+    h2.Set("notCoalescedReason", Json::Str(t.h2.not_coalesced_reason));
+    h2.Set("weight", Json::Int(t.h2.weight));
+    h2.Set("dependsOn", Json::Int(t.h2.depends_on));
   }
   if (t.net_error != OK) {
     entry->Set("_error", Json::Str(ErrorToShortString(t.net_error)));

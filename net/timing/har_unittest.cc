@@ -139,6 +139,9 @@ TEST(HarTest, Http2Facts) {
   t.h2.session_id = "https://a.test via 127.0.0.1:5000";
   t.h2.server_settings = {{"MAX_CONCURRENT_STREAMS", 128},
                           {"INITIAL_WINDOW_SIZE", 65536}};
+  t.h2.weight = 147;
+  t.h2.depends_on = 1;
+  t.priority = LOWEST;
   std::string har = LoadTimingsToHar({t}, Options());
   EXPECT_TRUE(Has(har, "\"httpVersion\": \"HTTP/2\"")) << har;
   EXPECT_TRUE(Has(har, "\"_h2\": {")) << har;
@@ -146,6 +149,10 @@ TEST(HarTest, Http2Facts) {
   EXPECT_TRUE(Has(har, "\"session\": \"reused\",")) << har;
   EXPECT_TRUE(Has(har, "\"MAX_CONCURRENT_STREAMS\": 128,")) << har;
   EXPECT_TRUE(Has(har, "\"INITIAL_WINDOW_SIZE\": 65536\n")) << har;
+  EXPECT_TRUE(Has(har, "\"coalesced\": false,")) << har;
+  EXPECT_TRUE(Has(har, "\"weight\": 147,")) << har;
+  EXPECT_TRUE(Has(har, "\"dependsOn\": 1\n")) << har;
+  EXPECT_TRUE(Has(har, "\"_priority\": \"LOWEST\"")) << har;
   // And the trace line.
   const std::string json = LoadTimingToJson(t);
   EXPECT_TRUE(
@@ -153,8 +160,22 @@ TEST(HarTest, Http2Facts) {
           "\"h2\":{\"streamId\":3,\"session\":\"reused\",\"sessionId\":"
           "\"https://a.test via 127.0.0.1:5000\",\"settings\":{"
           "\"MAX_CONCURRENT_STREAMS\":128,\"INITIAL_WINDOW_SIZE\":65536},"
-          "\"retry\":\"\"}"))
+          "\"retry\":\"\",\"coalesced\":false,\"coalescedBy\":\"\","
+          "\"coalescedOnto\":\"\",\"notCoalescedReason\":\"\","
+          "\"weight\":147,\"dependsOn\":1}"))
       << json;
+  EXPECT_TRUE(Has(json, "\"priority\":\"LOWEST\"")) << json;
+  // Coalesced onto another origin's session.
+  t.h2.session = SessionUse::kPooled;
+  t.h2.coalesced = true;
+  t.h2.coalesced_by = "originFrame";
+  t.h2.coalesced_onto = "https://b.test";
+  EXPECT_TRUE(Has(LoadTimingToJson(t), "\"session\":\"pooled\",\"sessionId\":"))
+      << LoadTimingToJson(t);
+  EXPECT_TRUE(Has(LoadTimingToJson(t),
+                  "\"coalesced\":true,\"coalescedBy\":\"originFrame\","
+                  "\"coalescedOnto\":\"https://b.test\""))
+      << LoadTimingToJson(t);
   EXPECT_FALSE(Has(LoadTimingToJson(HttpsTiming()), "\"h2\""));
 }
 

@@ -60,6 +60,46 @@ const char* SessionUseToString(SessionUse use) {
   return "";
 }
 
+const char* DbscRoleToString(DbscRole role) {
+  switch (role) {
+    case DbscRole::kNone:
+      return "";
+    case DbscRole::kRequest:
+      return "request";
+    case DbscRole::kRegistering:
+      return "registering";
+    case DbscRole::kRegistration:
+      return "registration";
+    case DbscRole::kRefresh:
+      return "refresh";
+  }
+  return "";
+}
+
+const char* DbscOutcomeToString(DbscOutcome outcome) {
+  switch (outcome) {
+    case DbscOutcome::kNone:
+      return "";
+    case DbscOutcome::kStarted:
+      return "started";
+    case DbscOutcome::kRegistered:
+      return "registered";
+    case DbscOutcome::kRefreshed:
+      return "refreshed";
+    case DbscOutcome::kChallenged:
+      return "challenged";
+    case DbscOutcome::kEnded:
+      return "ended";
+    case DbscOutcome::kFailed:
+      return "failed";
+    case DbscOutcome::kSkipped:
+      return "skipped";
+    case DbscOutcome::kBound:
+      return "bound";
+  }
+  return "";
+}
+
 std::string JsonEscape(const std::string& s) {
   std::string out;
   for (unsigned char c : s) {
@@ -166,6 +206,8 @@ std::string LoadTimingToJson(const LoadTiming& t) {
   if (!t.failed_at.is_null())
     absl::StrAppend(&json, ",\"failedAt\":", Ms(t.failed_at - t.start));
   absl::StrAppend(&json, ",\"method\":\"", t.method, "\"");
+  absl::StrAppend(&json, ",\"priority\":\"",
+                  RequestPriorityToString(t.priority), "\"");
   absl::StrAppend(&json, ",\"status\":", t.status_code);
   absl::StrAppend(&json, ",\"error\":\"", ErrorToShortString(t.net_error),
                   "\"");
@@ -210,7 +252,13 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                       JsonEscape(t.h2.server_settings[i].first),
                       "\":", t.h2.server_settings[i].second);
     }
-    absl::StrAppend(&json, "},\"retry\":\"", JsonEscape(t.h2.retry), "\"}");
+    absl::StrAppend(
+        &json, "},\"retry\":\"", JsonEscape(t.h2.retry),
+        "\",\"coalesced\":", t.h2.coalesced ? "true" : "false",
+        ",\"coalescedBy\":\"", JsonEscape(t.h2.coalesced_by),
+        "\",\"coalescedOnto\":\"", JsonEscape(t.h2.coalesced_onto),
+        "\",\"notCoalescedReason\":\"", JsonEscape(t.h2.not_coalesced_reason),
+        "\",\"weight\":", t.h2.weight, ",\"dependsOn\":", t.h2.depends_on, "}");
   }
   if (t.quic.used || !t.quic.fallback.empty()) {
     const QuicTrace& q = t.quic;
@@ -222,10 +270,26 @@ std::string LoadTimingToJson(const LoadTiming& t) {
                     ",\"packetsSent\":", q.packets_sent,
                     ",\"packetsReceived\":", q.packets_received,
                     ",\"packetsLost\":", q.packets_lost, ",\"zeroRtt\":\"",
-                    JsonEscape(q.zero_rtt), "\",\"closeReason\":\"",
-                    JsonEscape(q.close_reason), "\",\"fallback\":\"",
-                    JsonEscape(q.fallback), "\",\"altSvc\":\"",
-                    JsonEscape(q.alt_svc), "\"}");
+                    JsonEscape(q.zero_rtt), "\",\"zeroRttReason\":\"",
+                    JsonEscape(q.zero_rtt_reason),
+                    "\",\"sentEarly\":", q.sent_early ? "true" : "false",
+                    ",\"closeReason\":\"", JsonEscape(q.close_reason),
+                    "\",\"fallback\":\"", JsonEscape(q.fallback),
+                    "\",\"altSvc\":\"", JsonEscape(q.alt_svc), "\"}");
+  }
+  if (t.dbsc.role != DbscRole::kNone) {
+    const DbscTrace& d = t.dbsc;
+    auto ms_or_null = [](const std::optional<absl::Duration>& v) {
+      return v ? Ms(*v) : std::string("null");
+    };
+    absl::StrAppend(&json, ",\"dbsc\":{\"role\":\"", DbscRoleToString(d.role),
+                    "\",\"sessionId\":\"", JsonEscape(d.session_id),
+                    "\",\"outcome\":\"", DbscOutcomeToString(d.outcome),
+                    "\",\"alg\":\"", d.alg, "\",\"keySource\":\"", d.key_source,
+                    "\",\"registeredMs\":", ms_or_null(d.registered),
+                    ",\"refreshMs\":", ms_or_null(d.refresh),
+                    ",\"deferredMs\":", ms_or_null(d.deferred),
+                    ",\"detail\":\"", JsonEscape(d.detail), "\"}");
   }
   absl::StrAppend(&json, ",\"encodedBodySize\":", t.body_bytes);
   absl::StrAppend(&json, ",\"headerSize\":", t.header_bytes);

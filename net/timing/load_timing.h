@@ -10,11 +10,13 @@
 #ifndef NET_TIMING_LOAD_TIMING_H_
 #define NET_TIMING_LOAD_TIMING_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/time/time.h"
 #include "dns/dns_source.h"
+#include "net/base/request_priority.h"
 #include "dns/https_record_info.h"
 #include "net/base/tick_clock.h"
 #include "net/socket/tcp_fast_open.h"
@@ -76,12 +78,27 @@ struct SpdyTrace {
 struct Http2Trace {
   bool used = false;
   uint32_t stream_id = 0;
-  // kNew (this request's connection made the session) or kReused (an open
-  // session to the origin carried it).
+  // kNew (this request's connection made the session), kReused (an open
+  // session to the origin carried it) or kPooled (a session made for another
+  // origin carried it: coalesced).
   SessionUse session = SessionUse::kNone;
   // Which session: its origin and local address, the same for every request
   // it carried.
   std::string session_id;
+  // Coalescing (RFC 9113 9.1.1, RFC 8336): the request went over a session
+  // made for another origin (|coalesced_onto|, serialized), found by DNS
+  // ("dns": the origin resolved to the session's address) or by the
+  // session's ORIGIN frames ("originFrame", no lookup).
+  bool coalesced = false;
+  std::string coalesced_onto;
+  std::string coalesced_by;
+  // Why an open session that could have carried the request did not
+  // ("certificate", "obc", "misdirected", "originFrame"), if one could.
+  std::string not_coalesced_reason;
+  // The HEADERS frame's priority: weight (1-256) and the stream it depends
+  // on (0: the root).
+  int weight = 0;
+  uint32_t depends_on = 0;
   // The SETTINGS the server sent (name, value), e.g. MAX_CONCURRENT_STREAMS
   // 128: each name once with its last value, in the order first seen; empty
   // if none had arrived.
@@ -109,14 +126,73 @@ struct QuicTrace {
   uint64_t packets_sent = 0;
   uint64_t packets_received = 0;
   uint64_t packets_lost = 0;
-  // 0-RTT: "none" (not attempted: a later step of issue 25).
+  // 0-RTT: "none" (not offered: no ticket for the origin, or one without
+  // early data), "accepted", "rejected" (the early requests were sent again
+  // in 1-RTT on the same connection); the connection's, as QUIC decided it.
   std::string zero_rtt = "none";
+  // BoringSSL's reason when 0-RTT was offered and not accepted.
+  std::string zero_rtt_reason;
+  // This request went in 0-RTT packets.
+  bool sent_early = false;
   // How the connection ended, if it did while the request was on it.
   std::string close_reason;
   // Why this request left QUIC for TCP ("" if it did not).
   std::string fallback;
   // The Alt-Svc value that sent it to HTTP/3 ("" when --http3 did).
   std::string alt_svc;
+};
+
+// What Device Bound Session Credentials (net/device_bound_sessions) did
+// with a request (issue 26). role kNone: nothing, and the trace has no
+// dbsc object.
+enum class DbscRole {
+  kNone,
+  // A request in a session's scope (its bound cookie was there, or it was
+  // deferred until a refresh ended).
+  kRequest,
+  // A response that asked for a session (Secure-Session-Registration): the
+  // registration started beside it.
+  kRegistering,
+  // The registration POST the stack made (its own trace entry).
+  kRegistration,
+  // A refresh POST the stack made (its own trace entry, one per attempt).
+  kRefresh,
+};
+enum class DbscOutcome {
+  kNone,
+  kStarted,     // a registration began
+  kRegistered,  // a session was created
+  kRefreshed,   // a refresh answered 2xx (new bound cookies)
+  kChallenged,  // 403 with a new challenge: the proof is made again
+  kEnded,       // the session was terminated (the draft's rules)
+  kFailed,      // no session, or the refresh failed and the session stays
+  kSkipped,     // the refresh was not tried (backing off after failures)
+  kBound,       // the bound cookie was there: nothing to do
+};
+// The trace's words: "request", "registering", "registration", "refresh";
+// "started", "registered", "refreshed", "challenged", "ended", "failed",
+// "skipped", "bound" ("" for kNone).
+const char* DbscRoleToString(DbscRole role);
+const char* DbscOutcomeToString(DbscOutcome outcome);
+
+struct DbscTrace {
+  DbscRole role = DbscRole::kNone;
+  std::string session_id;
+  DbscOutcome outcome = DbscOutcome::kNone;
+  // The proof's algorithm ("ES256") when one was signed for this step.
+  std::string alg;
+  // Registration: "pooled" (the key pool had a key) or "generated" (the
+  // registration waited for one).
+  std::string key_source;
+  // Registration: from the response that asked for the session to the
+  // session stored. Refresh: the whole refresh (every attempt), on its last
+  // attempt's entry. Request: how long it was held for a refresh (its
+  // LoadTiming starts after that). Null when it does not apply.
+  std::optional<absl::Duration> registered;
+  std::optional<absl::Duration> refresh;
+  std::optional<absl::Duration> deferred;
+  // Why, in words, when it failed, ended or was skipped.
+  std::string detail;
 };
 
 struct LoadTiming {
@@ -138,6 +214,8 @@ struct LoadTiming {
   // Facts.
   std::string url;
   std::string method = "GET";
+  // The request's priority (HIGHEST for a navigation).
+  RequestPriority priority = HIGHEST;
   int status_code = 0;
   int net_error = 0;  // OK or the failure
   DnsSource dns_source = DnsSource::kNone;
@@ -165,6 +243,7 @@ struct LoadTiming {
   SpdyTrace spdy;
   Http2Trace h2;
   QuicTrace quic;
+  DbscTrace dbsc;
   int64_t body_bytes = 0;
   int64_t header_bytes = 0;
 };

@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "net/base/check.h"
 #include "net/base/event_loop.h"
@@ -34,8 +35,9 @@ URLRequest::URLRequest(const URLRequestContext* context, const Url& url,
 
 URLRequest::~URLRequest() {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
-  // The transaction first: its callbacks point here.
+  // The transaction and a refresh wait first: their callbacks point here.
   transaction_.reset();
+  dbsc_deferral_.reset();
 }
 
 CompletionOnceCallback URLRequest::IOCallback() {
@@ -85,6 +87,7 @@ void URLRequest::Cancel() {
     cancelled_timing_ = transaction_->load_timing();
     transaction_.reset();  // closes its connection
   }
+  dbsc_deferral_.reset();
   next_state_ = STATE_NONE;
   redirect_deferred_ = false;
   read_buf_.reset();
@@ -156,11 +159,28 @@ int URLRequest::DoLoop(int result) {
 }
 
 int URLRequest::DoStartHop() {
+  // DBSC (draft "Changes to the Fetch specification"): a session whose
+  // bound cookie this hop lacks is refreshed first; the hop then starts
+  // again here, and its cookies are read after the refresh stored new ones.
+  // A caller's own Cookie header leaves the jar, and DBSC, out.
+  DeviceBoundSessionDelegate* dbsc = context_->device_bound_sessions;
+  if (dbsc && context_->cookie_jar && !HasHeader(extra_headers_, "cookie")) {
+    dbsc_deferral_.reset();
+    int rv =
+        dbsc->MaybeDeferRequest(url(), original_url().GetOrigin(), &dbsc_state_,
+                                IOCallback(), &dbsc_deferral_);
+    if (rv == ERR_IO_PENDING) {
+      next_state_ = STATE_START_HOP;
+      return rv;
+    }
+    dbsc_deferral_.reset();
+  }
   HttpRequestInfo request;
   request.url = url();
   request.method = method_;
   request.upload_body = upload_body_;
   request.extra_headers = extra_headers_;
+  request.priority = options_.priority;
   if (options_.decode_content && !HasHeader(extra_headers_, "accept-encoding"))
     request.extra_headers.emplace_back("Accept-Encoding",
                                        kAcceptEncodingDecoded);
@@ -173,6 +193,13 @@ int URLRequest::DoStartHop() {
     if (!cookie_header_.empty())
       request.extra_headers.emplace_back("Cookie", cookie_header_);
   }
+  // A refresh that failed or was skipped tells the server why the bound
+  // cookie is missing (draft "Add debug header"), on this hop only.
+  if (!dbsc_state_.skipped.empty()) {
+    request.extra_headers.emplace_back(
+        "Secure-Session-Skipped", absl::StrJoin(dbsc_state_.skipped, ", "));
+    dbsc_state_.skipped.clear();
+  }
   transaction_ =
       std::make_unique<HttpNetworkTransaction>(context_->http_session);
   next_state_ = STATE_START_HOP_COMPLETE;
@@ -181,9 +208,18 @@ int URLRequest::DoStartHop() {
 
 int URLRequest::DoStartHopComplete(int result) {
   request_headers_ = transaction_->request_headers_sent();
-  if (result != OK) return result;
+  if (result != OK) {
+    transaction_->mutable_load_timing()->dbsc = dbsc_state_.trace;
+    return result;
+  }
   SaveCookies();
   const HttpResponseHeaders& headers = *transaction_->response_headers();
+  if (DeviceBoundSessionDelegate* dbsc = context_->device_bound_sessions) {
+    if (context_->cookie_jar)
+      dbsc->OnResponseHeaders(url(), original_url().GetOrigin(), headers,
+                              &dbsc_state_);
+  }
+  transaction_->mutable_load_timing()->dbsc = dbsc_state_.trace;
   redirect_info_.reset();
   std::optional<std::string> location = headers.GetHeader("location");
   if (IsRedirectStatus(headers.status_code()) && location) {
@@ -249,6 +285,8 @@ int URLRequest::DoFollowRedirect() {
   transaction_.reset();
   drain_buf_.reset();
   drained_bytes_ = 0;
+  // The next hop's DBSC facts are its own.
+  dbsc_state_.trace = DbscTrace();
 
   const RedirectInfo info = *std::move(redirect_info_);
   redirect_info_.reset();

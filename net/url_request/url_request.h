@@ -11,6 +11,10 @@
 //  - cookies: every hop sends the jar's Cookie header for its URL (unless
 //    the caller set one) and stores its response's Set-Cookie headers, a
 //    redirect's included;
+//  - device bound sessions (when the context has them): a hop in the scope
+//    of a session whose short-lived bound cookie is missing waits until the
+//    session's refresh ended, then goes with the fresh cookie; a response's
+//    Secure-Session-Registration starts a registration beside the request;
 //  - content decoding (gzip, deflate, br) when the caller asks, streamed;
 //  - a bound on the body (decoded bytes when decoding): ERR_FILE_TOO_BIG;
 //  - what happened at each hop: its URL, the request headers actually sent,
@@ -42,12 +46,14 @@
 #include <vector>
 
 #include "net/base/io_buffer.h"
+#include "net/base/request_priority.h"
 #include "net/base/thread_checker.h"
 #include "net/base/url.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/http_network_transaction.h"
 #include "net/http/http_response_headers.h"
 #include "net/timing/load_timing.h"
+#include "net/url_request/device_bound_session_delegate.h"
 #include "net/url_request/redirect_info.h"
 #include "net/url_request/url_request_context.h"
 
@@ -120,6 +126,10 @@ class URLRequest {
     // or a fetch the stack makes for itself: the network delegate may count
     // it as a visit.
     bool navigation = false;
+    // Every hop's priority (HttpRequestInfo::priority): HIGHEST, as for a
+    // navigation, unless the caller says otherwise. Over HTTP/2 it sets the
+    // stream's weight and dependency and the RFC 9218 "priority" header.
+    RequestPriority priority = HIGHEST;
   };
 
   // |context| and |delegate| are not owned and must outlive the request.
@@ -265,6 +275,10 @@ class URLRequest {
   bool follow_requested_ = false;
   std::shared_ptr<IOBuffer> drain_buf_;
   int64_t drained_bytes_ = 0;
+  // Device bound sessions: what this request carries across hops, and its
+  // wait for a refresh (destroyed first: it points at dbsc_state_).
+  DeviceBoundSessionRequestState dbsc_state_;
+  std::unique_ptr<DeviceBoundSessionDelegate::Deferral> dbsc_deferral_;
   // Kept when Cancel() drops the transaction.
   std::optional<HttpResponseHeaders> cancelled_headers_;
   LoadTiming cancelled_timing_;

@@ -405,6 +405,22 @@ TEST_F(URLRequestTest, HeadStaysHeadOn303) {
 
 // A redirect to another origin gets its own connection, and neither the
 // caller's Authorization nor its Cookie header goes with it.
+// The caller's priority goes with every hop (HIGHEST by default).
+TEST_F(URLRequestTest, PriorityGoesWithEveryHop) {
+  AddSocket(
+      {MockWrite(ASYNC, Req("GET", "a.test", "/1")),
+       MockWrite(ASYNC, Req("GET", "a.test", "/2"))},
+      {MockRead(ASYNC, Redirect(302, "/2")), MockRead(ASYNC, Ok("done"))});
+  URLRequest::Options options;
+  options.priority = LOWEST;
+  auto request = CreateAndRun("http://a.test/1", options);
+  EXPECT_EQ(delegate_.result, OK) << request->error_detail();
+  ASSERT_EQ(request->hops().size(), 1u);
+  EXPECT_EQ(request->hops()[0].timing.priority, LOWEST);
+  EXPECT_EQ(request->load_timing().priority, LOWEST);
+  EXPECT_EQ(URLRequest::Options().priority, HIGHEST);
+}
+
 TEST_F(URLRequestTest, CrossOriginRedirectDropsCredentials) {
   StaticSocketDataProvider& data1 = AddSocket(
       {MockWrite(ASYNC, Req("GET", "a.test", "/",
@@ -983,6 +999,183 @@ TEST_F(URLRequestTest, ConnectionErrorIsReported) {
   EXPECT_EQ(request->response_headers(), nullptr);
   EXPECT_EQ(network_delegate_.completed,
             std::vector<int>{ERR_CONNECTION_REFUSED});
+}
+
+// A DeviceBoundSessionDelegate that tests drive: it defers a request once
+// (as a session needing a refresh does) until Release(), which stores the
+// "refreshed" cookie first; it records every response head.
+class FakeDbscDelegate : public DeviceBoundSessionDelegate {
+ public:
+  class Wait : public Deferral {
+   public:
+    explicit Wait(FakeDbscDelegate* owner) : owner_(owner) {}
+    ~Wait() override {
+      ++owner_->waits_destroyed;
+      if (owner_->pending_ == this) owner_->pending_ = nullptr;
+    }
+    CompletionOnceCallback callback;
+    DeviceBoundSessionRequestState* state = nullptr;
+
+   private:
+    FakeDbscDelegate* const owner_;
+  };
+
+  int MaybeDeferRequest(const Url& url, const Origin& initiator,
+                        DeviceBoundSessionRequestState* state,
+                        CompletionOnceCallback callback,
+                        std::unique_ptr<Deferral>* out) override {
+    asked.push_back(url.spec());
+    initiators.push_back(initiator.Serialize());
+    if (!skip_note.empty()) state->skipped = {skip_note};
+    if (!defer || !state->deferred_sessions.empty()) return OK;
+    state->deferred_sessions.emplace_back("a.test", "s1");
+    auto wait = std::make_unique<Wait>(this);
+    wait->callback = std::move(callback);
+    wait->state = state;
+    pending_ = wait.get();
+    *out = std::move(wait);
+    return ERR_IO_PENDING;
+  }
+
+  void OnResponseHeaders(const Url& url, const Origin& initiator,
+                         const HttpResponseHeaders& headers,
+                         DeviceBoundSessionRequestState* state) override {
+    responses.push_back(absl::StrCat(url.spec(), " ", headers.status_code()));
+    if (headers.GetHeader("secure-session-registration")) {
+      state->trace.role = DbscRole::kRegistering;
+      state->trace.outcome = DbscOutcome::kStarted;
+    }
+  }
+
+  // The refresh ended: |cookie| is in the jar, the trace says so, and the
+  // request hears of it from a task (never synchronously).
+  void Release(CookieJar* jar, const std::string& cookie) {
+    ASSERT_NE(pending_, nullptr);
+    ASSERT_TRUE(
+        jar->SetCookie(*Url::Parse("http://a.test/"), cookie, absl::Now())
+            .ok());
+    pending_->state->trace.role = DbscRole::kRequest;
+    pending_->state->trace.outcome = DbscOutcome::kRefreshed;
+    pending_->state->trace.session_id = "s1";
+    pending_->state->trace.deferred = absl::Milliseconds(5);
+    EventLoop::Current()->PostTask(
+        [cb = std::move(pending_->callback)]() mutable { std::move(cb)(OK); });
+  }
+  bool waiting() const { return pending_ != nullptr; }
+
+  bool defer = false;
+  std::string skip_note;
+  std::vector<std::string> asked;
+  std::vector<std::string> initiators;
+  std::vector<std::string> responses;
+  int waits_destroyed = 0;
+
+ private:
+  Wait* pending_ = nullptr;
+};
+
+// A hop whose session needs a refresh waits, sends nothing, and then goes
+// with the cookie the refresh stored; the trace says it was deferred.
+TEST_F(URLRequestTest, DeviceBoundSessionDefersUntilTheRefreshEnded) {
+  FakeDbscDelegate dbsc;
+  dbsc.defer = true;
+  context_.device_bound_sessions = &dbsc;
+  StaticSocketDataProvider& data = AddSocket(
+      {MockWrite(ASYNC, Req("GET", "a.test", "/p", "Cookie: auth=fresh\r\n"))},
+      {MockRead(ASYNC, Ok("protected"))});
+  auto request = CreateAndRun("http://a.test/p");
+  EXPECT_TRUE(dbsc.waiting());
+  EXPECT_EQ(delegate_.calls, 0);
+  EXPECT_EQ(factory_.sockets_created(), 0u);
+  dbsc.Release(&jar_, "auth=fresh");
+  loop_.RunUntilIdle();
+  EXPECT_EQ(delegate_.result, OK);
+  EXPECT_EQ(delegate_.body, "protected");
+  EXPECT_EQ(request->cookie_header_sent(), "auth=fresh");
+  // Asked twice: before the wait and after it (then not deferred again).
+  EXPECT_EQ(dbsc.asked,
+            (std::vector<std::string>{"http://a.test/p", "http://a.test/p"}));
+  EXPECT_EQ(dbsc.initiators[0], "http://a.test");
+  EXPECT_EQ(dbsc.responses, std::vector<std::string>{"http://a.test/p 200"});
+  const DbscTrace& trace = request->load_timing().dbsc;
+  EXPECT_EQ(trace.role, DbscRole::kRequest);
+  EXPECT_EQ(trace.outcome, DbscOutcome::kRefreshed);
+  EXPECT_EQ(trace.deferred, absl::Milliseconds(5));
+  EXPECT_NE(
+      LoadTimingToJson(request->load_timing()).find("\"deferredMs\":5.000"),
+      std::string::npos);
+  ExpectConsumed(data);
+}
+
+TEST_F(URLRequestTest, DeviceBoundSessionCancelWhileDeferred) {
+  FakeDbscDelegate dbsc;
+  dbsc.defer = true;
+  context_.device_bound_sessions = &dbsc;
+  auto request = CreateAndRun("http://a.test/p");
+  ASSERT_TRUE(dbsc.waiting());
+  request->Cancel();
+  EXPECT_FALSE(dbsc.waiting());
+  EXPECT_EQ(dbsc.waits_destroyed, 1);
+  loop_.RunUntilIdle();
+  EXPECT_EQ(delegate_.calls, 0);
+  EXPECT_EQ(request->status(), ERR_ABORTED);
+  // Destroying a deferred request ends its wait too.
+  auto second = CreateAndRun("http://a.test/q");
+  ASSERT_TRUE(dbsc.waiting());
+  second.reset();
+  EXPECT_FALSE(dbsc.waiting());
+  EXPECT_EQ(factory_.sockets_created(), 0u);
+}
+
+// Secure-Session-Skipped goes on the hop after a failed refresh; every
+// hop's response head is handed over, and each hop's trace is its own.
+TEST_F(URLRequestTest, DeviceBoundSessionHeadersAndTracePerHop) {
+  FakeDbscDelegate dbsc;
+  dbsc.skip_note = "unreachable;session_identifier=\"s1\"";
+  context_.device_bound_sessions = &dbsc;
+  StaticSocketDataProvider& data = AddSocket(
+      {MockWrite(ASYNC,
+                 Req("GET", "a.test", "/login",
+                     "Secure-Session-Skipped: unreachable;session_identifier="
+                     "\"s1\"\r\n")),
+       MockWrite(ASYNC,
+                 Req("GET", "a.test", "/home",
+                     "Secure-Session-Skipped: unreachable;session_identifier="
+                     "\"s1\"\r\n"))},
+      {MockRead(
+           ASYNC,
+           Redirect(302, "/home",
+                    "Secure-Session-Registration: (ES256);path=\"r\"\r\n")),
+       MockRead(ASYNC, Ok("home"))});
+  auto request = CreateAndRun("http://a.test/login");
+  EXPECT_EQ(delegate_.result, OK);
+  EXPECT_EQ(dbsc.responses,
+            (std::vector<std::string>{"http://a.test/login 302",
+                                      "http://a.test/home 200"}));
+  ASSERT_EQ(request->hops().size(), 1u);
+  EXPECT_EQ(request->hops()[0].timing.dbsc.role, DbscRole::kRegistering);
+  EXPECT_EQ(request->load_timing().dbsc.role, DbscRole::kNone);
+  EXPECT_EQ(LoadTimingToJson(request->load_timing()).find("dbsc"),
+            std::string::npos);
+  ExpectConsumed(data);
+}
+
+// A caller's own Cookie header leaves the jar, and DBSC's deferral, out
+// (its response still reaches DBSC, as its Set-Cookie reaches the jar).
+TEST_F(URLRequestTest, DeviceBoundSessionNotAskedWithTheCallersCookie) {
+  FakeDbscDelegate dbsc;
+  dbsc.defer = true;
+  context_.device_bound_sessions = &dbsc;
+  StaticSocketDataProvider& data = AddSocket(
+      {MockWrite(ASYNC, Req("GET", "a.test", "/", "Cookie: mine=1\r\n"))},
+      {MockRead(ASYNC, Ok("x"))});
+  auto request = Create("http://a.test/");
+  request->AddExtraRequestHeader("Cookie", "mine=1");
+  Run(request.get());
+  EXPECT_EQ(delegate_.result, OK);
+  EXPECT_TRUE(dbsc.asked.empty());
+  EXPECT_EQ(dbsc.responses, std::vector<std::string>{"http://a.test/ 200"});
+  ExpectConsumed(data);
 }
 
 }  // namespace

@@ -53,11 +53,14 @@ import argparse
 import io
 import os
 import shutil
+import signal
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -66,7 +69,17 @@ from byte_relay import ByteRelay, tls_records  # noqa: E402
 import exp_common  # noqa: E402
 from exp_common import ExperimentError, fmt_range  # noqa: E402
 
-MODES = ["http1", "http1_no_coalesce", "spdy"]
+# h2: HTTP/2 against the same test server binary and routes as SPDY (a second instance with
+# --http2), fetch's default ALPN: the second host coalesced onto the first's session.
+MODES = ["http1", "http1_no_coalesce", "spdy", "h2"]
+# The connection waiting policy with h2 offered (issue 24 item 7; opt-in with --modes): against
+# the HTTP/1.1 test server (http1_h2wait: fetch's default, requests wait for the first
+# connection's ALPN; http1_h2parallel: --connect-wait known, Chromium's) and against nginx
+# speaking h2 (nginx_h2: the default; nginx_h2_parallel: --connect-wait known, first contact).
+WAIT_MODES = ["http1_h2wait", "http1_h2parallel", "nginx_h2", "nginx_h2_parallel"]
+ALL_MODES = MODES + WAIT_MODES
+H2_MODES = ("h2", "nginx_h2", "nginx_h2_parallel")
+NGINX_MODES = ("nginx_h2", "nginx_h2_parallel")
 HOSTS = ["a.pages.example.test", "b.pages.example.test"]
 WILDCARD_DIR = "wildcard.example.test"  # tools/world/pki.py HOSTS["wildcard"]
 SERVER_ADDRESS = "127.0.9.42"
@@ -79,10 +92,17 @@ CSV_COLUMNS = ["rate_kbps", "mode", "runs", "median_ms", "min_ms", "max_ms", "tc
 RUNS_CSV_COLUMNS = ["rate_kbps", "run", "mode", "order", "page_load_ms", "tcp_connections",
                     "tls_full_handshakes", "tls_resumed_handshakes", "certificate_bytes",
                     "server_bytes", "client_bytes", "sessions"]
-COLORS = {"http1": "#4c78a8", "http1_no_coalesce": "#9e9e9e", "spdy": "#54a24b"}
+COLORS = {"http1": "#4c78a8", "http1_no_coalesce": "#9e9e9e", "spdy": "#54a24b",
+          "http1_h2wait": "#e45756", "http1_h2parallel": "#f58518", "nginx_h2": "#72b7b2",
+          "nginx_h2_parallel": "#b279a2", "h2": "#4c9f70"}
 LABELS = {"http1": "HTTP/1.1, 6 conns/host, coalesced (opt-in)",
           "http1_no_coalesce": "HTTP/1.1, 6 conns/host, no coalescing (default)",
-          "spdy": "SPDY/3, one pooled connection"}
+          "spdy": "SPDY/3, one pooled connection",
+          "http1_h2wait": "HTTP/1.1 server, h2 offered, requests wait (default)",
+          "http1_h2parallel": "HTTP/1.1 server, h2 offered, --connect-wait known",
+          "h2": "HTTP/2, one connection, the second host coalesced",
+          "nginx_h2": "nginx h2, requests wait (default)",
+          "nginx_h2_parallel": "nginx h2, --connect-wait known, first contact"}
 
 
 def log(msg):
@@ -107,7 +127,9 @@ def parse_args(argv):
     ap.add_argument("--max-conns-per-host", type=int, default=6,
                     help="HTTP/1.1 connections per host (default 6, Chromium's)")
     ap.add_argument("--modes", default=",".join(MODES),
-                    help="comma-separated subset of %s" % ",".join(MODES))
+                    help="comma-separated subset of %s (default: the first three; the others "
+                         "measure the connection waiting policy, h2 ones with nginx)"
+                         % ",".join(ALL_MODES))
     ap.add_argument("--keep-dir", action="store_true", help="keep the PKI and logs")
     ap.add_argument("--fetch", required=True, help="fetch binary")
     ap.add_argument("--testserver", required=True, help="testserver binary")
@@ -128,8 +150,8 @@ def parse_args(argv):
         ap.error("--max-conns-per-host must be at least 1")
     args.modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     for m in args.modes:
-        if m not in MODES:
-            ap.error("unknown mode %r (known: %s)" % (m, ", ".join(MODES)))
+        if m not in ALL_MODES:
+            ap.error("unknown mode %r (known: %s)" % (m, ", ".join(ALL_MODES)))
     exp_common.check_executable(ap, args, ("fetch", "testserver", "netem", "pki"))
     return args
 
@@ -172,6 +194,91 @@ class Peer:
                 self.proc.kill()
                 self.proc.wait()
         self.log.close()
+
+
+class NginxH2:
+    """nginx (Debian's, 1.22) speaking h2 and HTTP/1.1 over TLS on SERVER_ADDRESS with the
+    wildcard certificate, serving the page's /size/N files (bodies of N bytes; the query string
+    is ignored), for the h2 modes. Stopped by PID."""
+
+    def __init__(self, work, leaf, resources):
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        if not os.access(nginx, os.X_OK):
+            raise ExperimentError("the h2 modes need nginx (tools/setup.sh installs it)")
+        d = os.path.join(work, "nginx")
+        root = os.path.join(d, "root")
+        os.makedirs(os.path.join(root, "size"), exist_ok=True)
+        os.makedirs(os.path.join(d, "logs"), exist_ok=True)
+        for n in set(SIZES):
+            with open(os.path.join(root, "size", str(n)), "wb") as f:
+                f.write(b"x" * n)
+        for dirpath, dirs, files in os.walk(d):
+            os.chmod(dirpath, 0o755)
+            for name in files:
+                os.chmod(os.path.join(dirpath, name), 0o644)
+        self.port = _free_port(SERVER_ADDRESS)
+        conf = os.path.join(d, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write("""%(user)s
+daemon off;
+master_process on;
+worker_processes 1;
+pid %(d)s/nginx.pid;
+error_log %(d)s/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+    default_type application/octet-stream;
+    access_log off;
+    client_body_temp_path %(d)s/cb;
+    proxy_temp_path %(d)s/px;
+    fastcgi_temp_path %(d)s/fc;
+    uwsgi_temp_path %(d)s/uw;
+    scgi_temp_path %(d)s/sc;
+    server {
+        listen %(addr)s:%(port)d ssl http2;
+        server_name %(names)s;
+        ssl_certificate %(chain)s;
+        ssl_certificate_key %(key)s;
+        ssl_session_cache off;
+        ssl_session_tickets off;
+        root %(root)s;
+    }
+}
+""" % {"user": "user root root;" if os.geteuid() == 0 else "", "d": d, "addr": SERVER_ADDRESS,
+       "port": self.port, "names": " ".join(HOSTS), "chain": os.path.join(leaf, "chain.pem"),
+       "key": os.path.join(leaf, "key.pem"), "root": root})
+        self.log = open(os.path.join(d, "nginx.out"), "wb")
+        self.proc = subprocess.Popen([nginx, "-p", d + "/", "-c", conf, "-e",
+                                      os.path.join(d, "logs", "error.log")],
+                                     stdin=subprocess.DEVNULL, stdout=self.log,
+                                     stderr=subprocess.STDOUT)
+        for _ in range(200):
+            if self.proc.poll() is not None:
+                raise ExperimentError("nginx did not start (see %s)" % d)
+            try:
+                socket.create_connection((SERVER_ADDRESS, self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.025)
+        raise ExperimentError("nginx did not listen on %s:%d" % (SERVER_ADDRESS, self.port))
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGQUIT)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def _free_port(addr):
+    s = socket.socket()
+    s.bind((addr, 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 # -- what the relay saw -----------------------------------------------------------------------
@@ -240,6 +347,11 @@ def mode_flags(mode):
         return ["--no-coalesce", "--http1.1"]
     if mode == "spdy":
         return ["--spdy"]
+    # h2 offered (fetch's default ALPN), the two waiting policies.
+    if mode in ("http1_h2wait", "h2", "nginx_h2"):
+        return ["--no-coalesce", "--connect-wait", "always"]
+    if mode in ("http1_h2parallel", "nginx_h2_parallel"):
+        return ["--no-coalesce", "--connect-wait", "known"]
     raise ValueError(mode)
 
 
@@ -272,6 +384,16 @@ def check(mode, traces, urls, counts, max_conns):
             p.append("no request was pooled onto the other host's session")
         if counts["tcp_connections"] != 1:
             p.append("%d TCP connections at the relay, expected 1" % counts["tcp_connections"])
+    elif mode in H2_MODES:
+        if alpns != {"h2"}:
+            p.append("ALPN %s, expected h2" % sorted(map(str, alpns)))
+        if not any((t.get("h2") or {}).get("coalesced") for t in traces):
+            p.append("no request was coalesced onto the other host's session")
+        if mode in ("h2", "nginx_h2") and counts["tcp_connections"] != 1:
+            p.append("%d TCP connections at the relay, expected 1" % counts["tcp_connections"])
+        if counts["tcp_connections"] > max_conns * len(HOSTS):
+            p.append("%d TCP connections, more than %d per host" % (counts["tcp_connections"],
+                                                                   max_conns))
     else:
         if alpns != {"http/1.1"}:
             p.append("ALPN %s, expected http/1.1" % sorted(map(str, alpns)))
@@ -292,6 +414,7 @@ def check(mode, traces, urls, counts, max_conns):
 
 
 def load_page(args, relay, mode, urls, relay_port, trust_anchor, rate):
+    """One page load of |mode| through |relay| (listening on |relay_port|)."""
     mark = relay.mark()
     tail = ["--trust-anchor", trust_anchor, "--tls-max", "1.2", "--revocation", "off",
             "--max-time", "60", "-Z", "--max-conns-per-host", str(args.max_conns_per_host)]
@@ -314,8 +437,8 @@ def load_page(args, relay, mode, urls, relay_port, trust_anchor, rate):
         raise ExperimentError("%s: %s\n  command: %s" % (mode, "; ".join(problems[:4]), cmd))
     start = min(t["startTime"] for t in traces)
     end = max(t["startTime"] + t["responseEnd"] for t in traces)
-    sessions = len(set((t.get("spdy") or {}).get("sessionId") for t in traces
-                       if t.get("spdy")))
+    sessions = len(set((t.get("spdy") or t.get("h2") or {}).get("sessionId") for t in traces
+                       if t.get("spdy") or t.get("h2")))
     return dict(counts, page_load_ms=end - start, sessions=sessions)
 
 
@@ -330,6 +453,7 @@ def main(argv=None):
     work = tempfile.mkdtemp(prefix="spdy-page-load-", dir=base_tmp)
     peers = []
     relay = None
+    extra_relays = []
     failed = True
     try:
         pki_dir = os.path.join(work, "pki")
@@ -352,6 +476,29 @@ def main(argv=None):
         # On every address: fetch reaches it from behind netem shell's link.
         relay = ByteRelay("0.0.0.0", 0, (SERVER_ADDRESS, server_port), up_delay_s=0)
         relay_port = relay.sock.getsockname()[1]
+        relays = {m: (relay, relay_port) for m in args.modes}
+        if "h2" in args.modes:
+            # The same test server speaking h2 (a second instance: the HTTP/1.1 modes that
+            # offer h2 need a server that does not).
+            h2_server = Peer("testserver-h2", [
+                args.testserver, "--listen", SERVER_ADDRESS + ":0",
+                "--cert-chain", os.path.join(leaf, "chain.pem"),
+                "--key", os.path.join(leaf, "key.pem"), "--http2", "--quiet",
+                "--log", os.path.join(work, "testserver-h2.log")],
+                os.path.join(work, "testserver-h2.err"))
+            peers.append(h2_server)
+            ts_h2_relay = ByteRelay("0.0.0.0", 0,
+                                    (SERVER_ADDRESS, h2_server.port("listening https")),
+                                    up_delay_s=0)
+            extra_relays.append(ts_h2_relay)
+            relays["h2"] = (ts_h2_relay, ts_h2_relay.sock.getsockname()[1])
+        if any(m in NGINX_MODES for m in args.modes):
+            nginx = NginxH2(work, leaf, args.resources)
+            peers.append(nginx)
+            h2_relay = ByteRelay("0.0.0.0", 0, (SERVER_ADDRESS, nginx.port), up_delay_s=0)
+            extra_relays.append(h2_relay)
+            for m in NGINX_MODES:
+                relays[m] = (h2_relay, h2_relay.sock.getsockname()[1])
         trust = os.path.join(pki_dir, "root.pem")
         samples, runs, status = {}, [], {}
         page_bytes = 0
@@ -368,7 +515,10 @@ def main(argv=None):
                     if (rate, mode) in status:
                         continue
                     try:
-                        m = load_page(args, relay, mode, urls, relay_port, trust, rate)
+                        mode_relay, mode_port = relays[mode]
+                        m = load_page(args, mode_relay, mode, page_urls(mode_port,
+                                                                         args.resources),
+                                      mode_port, trust, rate)
                     except ExperimentError as e:
                         status[(rate, mode)] = "FAILED: %s" % str(e).splitlines()[0]
                         log("%s\n  (the other modes go on)" % e)
@@ -418,15 +568,21 @@ def main(argv=None):
                                 "TLS full + resumed", "cert bytes", "status"), table, rep)
         ok = {(r["rate_kbps"], r["mode"]): r for r in summary if r["status"] == "ok"}
         for rate in args.rates_kbps:
-            spdy = ok.get((rate, "spdy"))
-            for other in ("http1", "http1_no_coalesce"):
-                o = ok.get((rate, other))
-                if spdy and o:
-                    rep.write("%s, %s / spdy: page load %.2fx, %g vs %g connections, "
-                              "certificate bytes %g vs %g\n" % (
-                                  rate_label(rate), other, o["median_ms"] / spdy["median_ms"],
-                                  o["tcp_connections"], spdy["tcp_connections"],
-                                  o["certificate_bytes"], spdy["certificate_bytes"]))
+            for mux in ("spdy", "h2"):
+                m = ok.get((rate, mux))
+                for other in ("http1", "http1_no_coalesce"):
+                    o = ok.get((rate, other))
+                    if m and o:
+                        rep.write("%s, %s / %s: page load %.2fx, %g vs %g connections, "
+                                  "certificate bytes %g vs %g\n" % (
+                                      rate_label(rate), other, mux,
+                                      o["median_ms"] / m["median_ms"], o["tcp_connections"],
+                                      m["tcp_connections"], o["certificate_bytes"],
+                                      m["certificate_bytes"]))
+            spdy, h2 = ok.get((rate, "spdy")), ok.get((rate, "h2"))
+            if spdy and h2:
+                rep.write("%s, h2 / spdy: page load %.2fx\n" % (
+                    rate_label(rate), h2["median_ms"] / spdy["median_ms"]))
         for (rate, mode), why in sorted(status.items()):
             rep.write("%s %s: %s\n" % (rate_label(rate), mode, why))
         report = rep.getvalue()
@@ -481,6 +637,8 @@ def main(argv=None):
     finally:
         if relay is not None:
             relay.stop()
+        for r in extra_relays:
+            r.stop()
         for p in reversed(peers):
             p.stop()
         if failed or args.keep_dir:

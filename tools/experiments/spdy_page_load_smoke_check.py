@@ -3,7 +3,7 @@
 after the warm-up): the CSVs and the SVG written with every mode and the exact CSV header. Each
 page load is checked by the experiment itself (every body complete, ALPN, one SPDY session with
 the second host pooled, at most 6 connections per host, a TLS handshake per connection). Here:
-SPDY used one connection and one full handshake; HTTP/1.1 used more than one connection per
+SPDY and HTTP/2 each used one connection and one full handshake; HTTP/1.1 used more than one connection per
 host, at most six, and received more certificate bytes (one chain per full handshake); without
 coalescing, every connection made a full handshake. Timing is not judged (2-core CI): the full
 run is.
@@ -36,9 +36,10 @@ def check_modes(rows):
     for m in rows:
         if not 0 < num(m, "min_ms") <= num(m, "median_ms") <= num(m, "max_ms"):
             bad.append("%s: page load times %s" % (m, rows[m]))
-    if (num("spdy", "tcp_connections"), num("spdy", "tls_full_handshakes"),
-            num("spdy", "tls_resumed_handshakes")) != (1, 1, 0):
-        bad.append("spdy: %s" % rows["spdy"])
+    for m in ("spdy", "h2"):
+        if (num(m, "tcp_connections"), num(m, "tls_full_handshakes"),
+                num(m, "tls_resumed_handshakes")) != (1, 1, 0):
+            bad.append("%s: %s" % (m, rows[m]))
     for m in ("http1", "http1_no_coalesce"):
         if not 2 < num(m, "tcp_connections") <= 12:
             bad.append("%s: %g connections for 2 hosts at 6 per host" % (
@@ -63,7 +64,7 @@ def check(d):
     if header != WANT:
         bad.append("CSV header is %r" % header)
     rows = {r["mode"]: r for r in csv.DictReader(open(os.path.join(d, "spdy_page_load.csv")))}
-    if list(rows) != ["http1", "http1_no_coalesce", "spdy"]:
+    if list(rows) != ["http1", "http1_no_coalesce", "spdy", "h2"]:
         bad.append("modes %s" % list(rows))
     for name, r in rows.items():
         if r["status"] != "ok" or r["runs"] != "1" or r["rate_kbps"] != "2000":
@@ -71,8 +72,8 @@ def check(d):
     if not bad:
         bad += check_modes(rows)
     runs = list(csv.DictReader(open(os.path.join(d, "spdy_page_load_runs.csv"))))
-    if len(runs) != 3:
-        bad.append("%d page loads in the runs CSV, expected 3" % len(runs))
+    if len(runs) != 4:
+        bad.append("%d page loads in the runs CSV, expected 4" % len(runs))
     root = ET.parse(os.path.join(d, "spdy_page_load.svg")).getroot()
     if not root.tag.endswith("svg") or len([e for e in root.iter()
                                             if e.tag.endswith("rect")]) < 4:

@@ -20,6 +20,9 @@ off):
   http              slow_http (plain HTTP behind the same link)
   tls12_ocsp        --tls-max 1.2 --no-false-start            2010's normal: full handshake + OCSP
   tls13_first       --tls-max 1.3                             first visit, OCSP on the path
+  tls13_filter      --tls-max 1.3 --revocation filter         first visit, revocation from the
+                                                              world's CRLite filter (issue 26
+                                                              items 3 and 5): no request
   tls13_preconnect  --tls-max 1.3 --preconnect --prefetch H:P connection opened and handshaked at
                                                               the prefetch, kept warm (trace
                                                               socketPreconnected: true)
@@ -63,9 +66,24 @@ A feature whose fetch flag (--preconnect, --early-data, --cert-compression) is m
 no early data); with the flag present, a fetch that does not do what its row claims makes that
 row "FAILED" with the reason, the others are still measured and written, and the exit code is 1.
 
-Output: the three tables; with --out DIR: successors.csv (latency:
+4. Revocation (issue 26 item 5, OCSP prevalidation against the CRLite filter), from the latency
+   runs: the OCSP requests that reached the responder during each visit (its log, before and
+   after each fetch process: for the prevalidated row that is the prefetch's, before the
+   click), the time to a revocation decision on the click (the trace's
+   cert.revocation.ms), the OCSP bytes per visit (requests x the DER sizes of one request and
+   its response, measured once with `openssl ocsp`), the bytes a client holds up front (the
+   world's filter file), and what the responder learns.
+
+5. OBC vs DBSC (issue 26 item 5, binding_pair.py, in a world of its own whose test servers ask
+   for client certificates and hand out 2 s DBSC cookies): first-visit cost, when the session
+   is bound to its key, return visits with the cookie valid and expired (the DBSC refresh),
+   client and server bytes, and whether each survives nginx terminating TLS in front of the
+   test server. --no-binding skips it.
+
+Output: the tables; with --out DIR: successors_binding.csv (the pair), successors.csv (latency:
 `strategy,runs,median_ms,min_ms,max_ms,median_ttfb_ms,status`), successors_bytes.csv,
-successors_cost.csv, successors_runs.csv, successors.svg, successors.txt.
+successors_cost.csv, successors_runs.csv, successors_revocation.csv, successors.svg,
+successors.txt.
 
 Python 3, standard library only.
 """
@@ -85,16 +103,18 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from byte_relay import ByteRelay, tls_records  # noqa: E402
+import binding_pair  # noqa: E402
 import exp_common  # noqa: E402
 from exp_common import ExperimentError, fmt_range, rel  # noqa: E402
 
-STRATEGIES = ["http", "tls12_ocsp", "tls13_first", "tls13_preconnect", "tls13_0rtt",
-              "snap_prefetched"]
+STRATEGIES = ["http", "tls12_ocsp", "tls13_first", "tls13_filter", "tls13_preconnect",
+              "tls13_0rtt", "snap_prefetched"]
 # Cost-table only: Snap Start with the bundle from the truncated handshake (the source that
 # reaches the origin itself) instead of DNS TXT.
 COST_VARIANTS = ["snap_prefetched_truncated"]
 # The fetch flag each strategy needs beyond what fetch had before issue 15.
-NEEDS = {"tls13_preconnect": "--preconnect", "tls13_0rtt": "--early-data"}
+NEEDS = {"tls13_preconnect": "--preconnect", "tls13_0rtt": "--early-data",
+         "tls13_filter": "--revocation-filter"}
 COMPRESSIONS = ["off", "zlib", "brotli"]
 # Chains for the byte counts: (label, origin key in world.json).
 # "ecdsa_ts" is a test server the experiment starts with the world's ecdsa.example.test chain
@@ -115,7 +135,17 @@ COST_CSV_COLUMNS = ["strategy", "links", "connections", "full_handshakes",
                     "server_bytes", "unclicked_link", "clicked_link", "status"]
 RUNS_CSV_COLUMNS = ["run", "strategy", "order", "responseEnd", "responseStart", "connectEnd",
                     "tls_version", "resumed", "earlyData", "socketPreconnected", "snapStart",
-                    "cert_source", "revocation_source", "revocation_ms"]
+                    "cert_source", "revocation_source", "revocation_ms", "ocsp_requests"]
+# The revocation table (issue 26 item 5): the rows that check revocation, how.
+REVOCATION_ROWS = [
+    ("tls12_ocsp", "OCSP on the click"),
+    ("tls13_first", "OCSP on the click"),
+    ("snap_prefetched", "OCSP before the click (prevalidated bundle)"),
+    ("tls13_filter", "CRLite filter, no request"),
+]
+REVOCATION_CSV_COLUMNS = ["strategy", "how", "revocation_source", "ocsp_requests_per_visit",
+                          "decision_ms_on_click", "ocsp_bytes_per_visit", "bytes_up_front",
+                          "responder_learns", "status"]
 
 
 class Unavailable(ExperimentError):
@@ -159,6 +189,8 @@ def parse_args(argv):
                     help="comma-separated subset to measure (default: all); the others are "
                          "reported as not measured")
     ap.add_argument("--no-latency", action="store_true", help="skip the latency runs")
+    ap.add_argument("--no-binding", action="store_true",
+                    help="skip the OBC vs DBSC pair (binding_pair.py: a world of its own)")
     ap.add_argument("--keep-world", action="store_true",
                     help="keep the world's directory (PKI, logs)")
     ap.add_argument("--fetch", required=True, help="fetch binary")
@@ -187,7 +219,7 @@ def fetch_features(fetch):
                        stderr=subprocess.STDOUT, timeout=30)
     text = p.stdout.decode(errors="replace")
     return {flag: (flag in text) for flag in ("--preconnect", "--early-data",
-                                              "--cert-compression")}
+                                              "--cert-compression", "--revocation-filter")}
 
 
 def testserver_args(testserver):
@@ -338,6 +370,8 @@ def direct_target(o):
 
 
 SELECTED = None  # the --strategies subset (set by main)
+# Why the world has no revocation filter (set by main; None: it has one).
+NO_FILTER = None
 
 
 def strategy_flags(name, o, features):
@@ -356,6 +390,11 @@ def strategy_flags(name, o, features):
                 "--prefetch", host], None
     if name == "tls13_first":
         return ["--tls-max", "1.3", "--revocation", "soft", "--prefetch", host], None
+    if name == "tls13_filter":
+        if NO_FILTER:
+            return None, "unavailable: the world publishes no revocation filter (%s)" % NO_FILTER
+        # --revocation filter takes the world's filter (world.json's revocation_filter).
+        return ["--tls-max", "1.3", "--revocation", "filter", "--prefetch", host], None
     if name == "tls13_preconnect":
         return ["--tls-max", "1.3", "--revocation", "soft", "--preconnect",
                 "--prefetch", hp], None
@@ -413,6 +452,9 @@ def check_trace(name, t, repeat_index):
             p.append("revocation source %r, expected prevalidated" % rev.get("source"))
     if name in ("tls12_ocsp", "tls13_first") and rev.get("source") not in ("fresh",):
         p.append("revocation source %r, expected fresh (OCSP on the path)" % rev.get("source"))
+    if name == "tls13_filter" and (rev.get("source"), rev.get("outcome")) != ("filter", "good"):
+        p.append("revocation %r/%r, expected filter/good (the world's filter covers slow)" % (
+            rev.get("source"), rev.get("outcome")))
     return p
 
 
@@ -448,7 +490,59 @@ def measured_trace(name, mine, flags, cmd):
     return t
 
 
-# -- the three measurements ------------------------------------------------------------------
+# -- the four measurements -------------------------------------------------------------------
+
+def ocsp_requests(info):
+    """Requests that have reached the world's OCSP responder so far (one log line each)."""
+    o = info["ocsp"]
+    try:
+        with open(o["log"], errors="replace") as f:
+            return f.read().count(o["log_marker"])
+    except OSError:
+        return 0
+
+
+def ocsp_message_bytes(info, tmp):
+    """(request, response) DER sizes of one OCSP exchange for the slow origin's leaf, as the
+    responder answers it: `openssl ocsp` (with a nonce, as fetch sends one)."""
+    p = info["pki"]
+    serial = info["ocsp"]["good_serial"]
+    req, resp = os.path.join(tmp, "ocsp.req"), os.path.join(tmp, "ocsp.resp")
+    r = subprocess.run(["openssl", "ocsp", "-issuer", p["intermediate"], "-serial",
+                        "0x" + serial, "-url", "http://%s/" % info["ocsp"]["direct"],
+                        "-CAfile", p["root"], "-reqout", req, "-respout", resp],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=30)
+    if r.returncode != 0 or not os.path.exists(resp):
+        raise ExperimentError("openssl ocsp against the world's responder failed: %s" %
+                              r.stdout.decode(errors="replace").strip())
+    return os.path.getsize(req), os.path.getsize(resp)
+
+
+def revocation_rows(samples, status, info, exchange):
+    """The revocation table's rows (REVOCATION_CSV_COLUMNS) from the latency samples."""
+    f = info.get("revocation_filter") or {}
+    rows = []
+    for name, how in REVOCATION_ROWS:
+        ms = samples.get(name) or []
+        if not ms:
+            rows.append({"strategy": name, "how": how,
+                         "status": status.get(name, "not measured")})
+            continue
+        reqs = exp_common.summarize([m["ocsp_requests"] for m in ms])[0]
+        revs = [m["revocation_ms"] for m in ms if m["revocation_ms"] is not None]
+        sources = sorted(set(m["revocation_source"] for m in ms))
+        rows.append({
+            "strategy": name, "how": how, "revocation_source": "/".join(sources),
+            "ocsp_requests_per_visit": reqs,
+            "decision_ms_on_click": exp_common.summarize(revs)[0] if revs else "",
+            "ocsp_bytes_per_visit": reqs * sum(exchange),
+            "bytes_up_front": f.get("bytes", "") if name == "tls13_filter" else 0,
+            "responder_learns": "nothing" if name == "tls13_filter" else
+                                "the serial of every site visited, when",
+            "status": "ok"})
+    return rows
+
 
 def latency(args, world, profiles_dir, counter, features, status):
     info = world.info
@@ -491,8 +585,10 @@ def latency(args, world, profiles_dir, counter, features, status):
             if name in status:
                 continue
             try:
+                before = ocsp_requests(info)
                 mine, cmd = run_one(args, world.json_path, profiles_dir, counter, name, url,
                                     flags)
+                requests = ocsp_requests(info) - before
                 t = measured_trace(name, mine, flags, cmd)
             except ExperimentError as e:
                 status[name] = failed_status(e)
@@ -506,7 +602,8 @@ def latency(args, world, profiles_dir, counter, features, status):
                  "resumed": tls.get("resumed", ""), "earlyData": tls.get("earlyData", ""),
                  "socketPreconnected": t.get("socketPreconnected", ""),
                  "snapStart": tls.get("snapStart", ""), "cert_source": cert.get("source", ""),
-                 "revocation_source": rev.get("source", ""), "revocation_ms": rev.get("ms")}
+                 "revocation_source": rev.get("source", ""), "revocation_ms": rev.get("ms"),
+                 "ocsp_requests": requests}
             samples[name].append(m)
             rows.append(dict(m, run=run + 1, strategy=name, order=pos + 1))
         log("latency run %d/%d: %s" % (run + 1, args.runs, "  ".join(
@@ -736,6 +833,7 @@ def cost_measurements(args, world, relays, profiles_dir, counter, features, stat
 # -- output -----------------------------------------------------------------------------------
 
 COLORS = {"http": "#9e9e9e", "tls12_ocsp": "#4c78a8", "tls13_first": "#72b7b2",
+          "tls13_filter": "#b279a2",
           "tls13_preconnect": "#f58518", "tls13_0rtt": "#e45756", "snap_prefetched": "#54a24b"}
 
 
@@ -758,6 +856,16 @@ def main(argv=None):
     relays = None
     ecdsa_ts = None
     failed = True
+    # The pair first, in its own world (entered and left before the main one starts).
+    binding_rows, binding_text = [], ""
+    if not args.no_binding:
+        try:
+            binding_rows, binding_text = binding_pair.run(args, log)
+        except ExperimentError as e:
+            log("OBC vs DBSC: %s" % e)
+            binding_rows = [{"mechanism": "obc_dbsc", "measure": "all", "runs": 0,
+                             "status": "FAILED: %s" % str(e).splitlines()[0]}]
+            binding_text = "\nOBC vs DBSC: FAILED: %s\n" % str(e).splitlines()[0]
     try:
         info = world.start()
         for key in ("slow", "slow_http", "www_http"):
@@ -769,6 +877,10 @@ def main(argv=None):
         if not info.get("dns") or not info.get("ocsp"):
             raise ExperimentError("the world has no DNS server or OCSP responder (skipped: %s)"
                                   % info.get("skipped"))
+        global NO_FILTER
+        if not info.get("revocation_filter"):
+            NO_FILTER = "skipped: %s" % info.get("skipped", {}).get("revocation_filter", "?")
+        exchange = ocsp_message_bytes(info, profiles_dir)
         counter = [0]
         status = {}
         samples, runs = ({}, [])
@@ -814,6 +926,23 @@ def main(argv=None):
         rep.write("Latency of a click, ms from the request's startTime: median [min-max]\n")
         exp_common.print_table(("strategy", "runs", "responseEnd", "RTTs", "responseStart",
                                 "revocation ms", "status"), table, rep)
+
+        rrows = revocation_rows(samples, status, info, exchange)
+        rep.write("\nRevocation: OCSP (on the click, or prevalidated before it) against the "
+                  "CRLite filter (issue 26). OCSP requests that reached the responder per visit "
+                  "(median; the prevalidated row's before the click); one exchange is %d + %d "
+                  "bytes (request + response DER, `openssl ocsp`); up front: the world's filter "
+                  "file\n" % exchange)
+        exp_common.print_table(
+            ("strategy", "how", "source", "OCSP reqs/visit", "decision ms on click",
+             "OCSP bytes/visit", "bytes up front", "responder learns"),
+            [(r["strategy"], r["how"], r.get("revocation_source", "-"),
+              r.get("ocsp_requests_per_visit", "-"),
+              "%.2f" % r["decision_ms_on_click"]
+              if isinstance(r.get("decision_ms_on_click"), float) else "-",
+              r.get("ocsp_bytes_per_visit", "-"), r.get("bytes_up_front", "-"),
+              r.get("responder_learns", r["status"].split(":")[0]))
+             for r in rrows], rep)
 
         rep.write("\nBytes the server sent before the first response byte (counted at a relay "
                   "on the client side of the origin; Certificate message sizes from the trace's "
@@ -872,6 +1001,7 @@ def main(argv=None):
         exp_common.print_table(("strategy", "conns", "full hs", "resumed hs", "snap hs",
                                 "truncated", "http", "idle conns", "server bytes",
                                 "not clicked", "clicked"), ctable, rep)
+        rep.write(binding_text)
         unavailable = sorted(set(v for v in list(status.values()) +
                                  [r["status"] for r in brows + crows]
                                  if v and (v.startswith("unavailable") or
@@ -900,10 +1030,22 @@ def main(argv=None):
                 w.writeheader()
                 for r in crows:
                     w.writerow({k: fmt(v) for k, v in r.items()})
+            if binding_rows:
+                with open(os.path.join(d, "successors_binding.csv"), "w", newline="") as f:
+                    w = csv.DictWriter(f, fieldnames=binding_pair.PAIR_CSV_COLUMNS,
+                                       extrasaction="ignore")
+                    w.writeheader()
+                    for r in binding_rows:
+                        w.writerow(r)
             with open(os.path.join(d, "successors_runs.csv"), "w", newline="") as f:
                 w = csv.DictWriter(f, fieldnames=RUNS_CSV_COLUMNS, extrasaction="ignore")
                 w.writeheader()
                 for r in runs:
+                    w.writerow({k: fmt(v) for k, v in r.items()})
+            with open(os.path.join(d, "successors_revocation.csv"), "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=REVOCATION_CSV_COLUMNS, extrasaction="ignore")
+                w.writeheader()
+                for r in rrows:
                     w.writerow({k: fmt(v) for k, v in r.items()})
             bars = []
             for s in summary:
@@ -940,10 +1082,12 @@ def main(argv=None):
                     f.write(svg)
             with open(os.path.join(d, "successors.txt"), "w") as f:
                 f.write(report)
-            print("wrote %s/successors{.csv,_bytes.csv,_cost.csv,_runs.csv,.svg,.txt}" % d)
+            print("wrote %s/successors{.csv,_bytes.csv,_cost.csv,_runs.csv,_revocation.csv,.svg,"
+                  ".txt}" % d)
         sys.stdout.flush()
         row_failures = sorted(set(v for v in list(status.values()) +
-                                  [r.get("status", "") for r in brows + crows]
+                                  [r.get("status", "") for r in brows + crows +
+                                   binding_rows]
                                   if v.startswith("FAILED")))
         if row_failures:
             log("%d kind(s) of row failed (exit 1):\n  %s" % (len(row_failures),

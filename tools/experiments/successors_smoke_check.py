@@ -21,9 +21,10 @@ import xml.etree.ElementTree as ET
 sys.dont_write_bytecode = True
 
 FILES = ["successors.csv", "successors_bytes.csv", "successors_cost.csv", "successors_runs.csv",
-         "successors.svg", "successors.txt"]
-STRATEGIES = ["http", "tls12_ocsp", "tls13_first", "tls13_preconnect", "tls13_0rtt",
-              "snap_prefetched"]
+         "successors_revocation.csv", "successors.svg", "successors.txt",
+         "successors_binding.csv"]
+STRATEGIES = ["http", "tls12_ocsp", "tls13_first", "tls13_filter", "tls13_preconnect",
+              "tls13_0rtt", "snap_prefetched"]
 CHAINS = ["rsa", "ecdsa", "rsa_nginx", "ecdsa_nginx"]
 WANT_HEADERS = {
     "successors.csv": "strategy,runs,median_ms,min_ms,max_ms,median_ttfb_ms,status",
@@ -34,6 +35,12 @@ WANT_HEADERS = {
                            "snap_start_handshakes,truncated_handshakes,other_requests,"
                            "idle_connections,idle_connection_s,server_bytes,unclicked_link,"
                            "clicked_link,status",
+    "successors_runs.csv": "run,strategy,order,responseEnd,responseStart,connectEnd,tls_version,"
+                           "resumed,earlyData,socketPreconnected,snapStart,cert_source,"
+                           "revocation_source,revocation_ms,ocsp_requests",
+    "successors_revocation.csv": "strategy,how,revocation_source,ocsp_requests_per_visit,"
+                                 "decision_ms_on_click,ocsp_bytes_per_visit,bytes_up_front,"
+                                 "responder_learns,status",
 }
 
 
@@ -144,6 +151,58 @@ class Checker:
                 self.bad.append("cost snap_prefetched_truncated: %s truncated handshakes, "
                                 "expected one per unclicked link" % r["truncated_handshakes"])
 
+    def check_revocation(self):
+        """OCSP, on the click or prevalidated before it, costs a visit a request (the leaf's, at
+        least), the filter none; the filter decides in well under a millisecond, prevalidation
+        leaves nothing on the click."""
+        rows = {r["strategy"]: r for r in self.rows("successors_revocation.csv")}
+        want = ["tls12_ocsp", "tls13_first", "snap_prefetched", "tls13_filter"]
+        if sorted(rows) != sorted(want):
+            self.bad.append("revocation rows %s" % sorted(rows))
+            return
+        for name, r in rows.items():
+            if not self.expect_status("revocation " + name, r["status"]):
+                continue
+            reqs = float(r["ocsp_requests_per_visit"])
+            if name != "tls13_filter" and reqs < 1:
+                self.bad.append("revocation %s: %s OCSP requests per visit" % (name, reqs))
+            if name == "tls13_filter" and reqs != 0:
+                self.bad.append("revocation %s: %s OCSP requests per visit" % (name, reqs))
+            if name == "snap_prefetched" and float(r["decision_ms_on_click"]) != 0:
+                self.bad.append("revocation snap_prefetched: %s ms on the click" %
+                                r["decision_ms_on_click"])
+        f = rows["tls13_filter"]
+        if f["status"] == "ok":
+            if f["revocation_source"] != "filter" or f["ocsp_bytes_per_visit"] != "0" or \
+                    int(f["bytes_up_front"]) < 42 or float(f["decision_ms_on_click"]) >= 5:
+                self.bad.append("revocation tls13_filter: %s" % f)
+    def check_binding(self):
+        """The OBC vs DBSC pair: every measure, positive times, the DBSC refresh slower than a
+        bound visit, DBSC through the proxy and OBC not."""
+        rows = {(r["mechanism"], r["measure"]): r for r in self.rows("successors_binding.csv")}
+        for key in (("none", "first_visit"), ("obc", "first_visit"), ("dbsc", "first_visit"),
+                    ("dbsc", "session_bound_after"), ("obc", "return_visit"),
+                    ("dbsc", "return_visit"), ("dbsc", "refresh_visit")):
+            r = rows.get(key)
+            if not r or r["status"] != "ok" or not float(r["median"]) > 0:
+                self.bad.append("binding %s: %r" % ("/".join(key), r))
+        if not self.bad:
+            if not float(rows[("dbsc", "session_bound_after")]["median"]) > \
+                    float(rows[("dbsc", "first_visit")]["median"]):
+                self.bad.append("the DBSC session was bound before the login ended")
+            if not float(rows[("dbsc", "refresh_visit")]["median"]) > \
+                    float(rows[("dbsc", "return_visit")]["median"]):
+                self.bad.append("a DBSC refresh visit no slower than a bound one")
+        for mech, want in (("obc", "no"), ("dbsc", "yes")):
+            r = rows.get((mech, "survives_tls_terminating_proxy"))
+            if not r or r["median"] != want:
+                self.bad.append("%s through the TLS-terminating proxy: %r, expected %s" % (
+                    mech, r, want))
+        for row in ("obc_login", "dbsc_login", "dbsc_refresh"):
+            r = rows.get(("obc" if row.startswith("obc") else "dbsc", row + "_client_bytes"))
+            if not r or not int(r["median"]) > 0:
+                self.bad.append("binding bytes %s: %r" % (row, r))
+
     def check_svg(self):
         root = ET.parse(os.path.join(self.d, "successors.svg")).getroot()
         if not root.tag.endswith("svg") or len([e for e in root.iter()
@@ -155,7 +214,7 @@ def missing_fetch_flag(fetch):
     """The first of fetch's successor flags `fetch --help` does not list, or None."""
     r = subprocess.run([fetch, "--help"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, errors="replace")
-    for flag in ("--preconnect", "--early-data", "--cert-compression"):
+    for flag in ("--preconnect", "--early-data", "--cert-compression", "--revocation-filter"):
         if flag not in r.stdout:
             return flag
     return None
@@ -182,6 +241,8 @@ def main():
     c.check_latency()
     c.check_bytes()
     c.check_cost()
+    c.check_revocation()
+    c.check_binding()
     c.check_svg()
     if c.bad:
         print("FAIL: " + "; ".join(c.bad))

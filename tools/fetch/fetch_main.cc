@@ -180,6 +180,7 @@ class FetchRunner {
       int code = Error(shut_down.message(), kExitWriteError);
       if (exit_code == 0) exit_code = code;
     }
+    AppendContextTraces(options_, context_.get(), &all_timings_, &all_extras_);
     if (!WriteTraceFiles(options_, all_timings_, all_extras_))
       return kExitWriteError;
     return exit_code;

@@ -80,6 +80,11 @@ Request
                           Content-Length says so, else when the body grows past it.
                           Bodies stream to the output as they arrive either way
   --max-time SEC          whole-request deadline, body included [60]
+  --priority LEVEL        the requests' priority, Chromium's levels: HIGHEST, MEDIUM,
+                          LOW, LOWEST, IDLE, THROTTLED (any case). Over HTTP/2 it sets
+                          each stream's weight and dependency and the RFC 9218
+                          priority header; the trace's priority and h2.weight say so
+                          [HIGHEST, as a navigation]
 
 Connection
   --resolve HOST:PORT:ADDR  connect to ADDR for HOST:PORT (repeatable)
@@ -89,6 +94,14 @@ Connection
   --connect-timeout SEC   TCP connect timeout [10]
   -m, --max-time SEC      as --max-time
   --http1.1               offer only http/1.1 in ALPN
+  --connect-wait always|known
+                          whether requests to an origin wait for another request's
+                          connection to share its HTTP/2 (or SPDY) session: always
+                          (until the server is known to speak HTTP/1.1: one session
+                          for a new h2 server, about one handshake of waiting on
+                          first contact with an HTTP/1.1 one) or known (Chromium's:
+                          only for servers that spoke h2 before; others connect in
+                          parallel and extra h2 connections are closed) [always]
   --http3                 https over HTTP/3 (QUIC v1); a QUIC connection that fails
                           (no UDP answer within the connect timeout, at most 3 s; a
                           failed handshake) falls back to TCP, the reason in the
@@ -219,14 +232,25 @@ Certificates
                           /etc/ssl/certs]
   --trust-anchor FILE     the same as --cacert
   --system-trust          also trust the system store alongside --trust-anchor
-  --revocation off|soft|hard  revocation checking (OCSP, then CRL) of every chain element
-                          in parallel; soft proceeds when status is unavailable; off
-                          fetches nothing but still refuses a leaf whose stapled OCSP
-                          answer says revoked [soft]
+  --revocation off|soft|hard|filter  revocation checking (OCSP, then CRL) of every chain
+                          element in parallel; soft proceeds when status is unavailable;
+                          off fetches nothing but still refuses a leaf whose stapled OCSP
+                          answer says revoked; filter is soft behind a revocation filter
+                          that must be there (--revocation-filter, the profile's, or the
+                          world's) [soft]
+  --revocation-filter FILE  a CRLite revocation filter (tools/revocation_filter): asked
+                          before any OCSP or CRL request, under soft and hard too; a
+                          certificate it covers needs no request (revoked: exit 60), one
+                          it does not (another issuer, or issued after the filter) gets
+                          OCSP/CRL. Kept in the profile for later runs (memory only with
+                          --private); a filter older than the profile's is refused.
+                          The trace's cert.revocation.source says filter
+  --revocation-stash FILE  revocations published since the filter (repeatable): each
+                          applies to the filter it names; the trace says filter_stash
   --prevalidate HOST,...  fetch these hosts' chains first and verify + check revocation off
                           the critical path; the fetch then reuses the prevalidated result
 
-Profile, cookies and origin-bound certificates
+Profile, cookies, origin-bound certificates and device bound sessions
   --profile DIR           keep this profile's state in DIR (locked while fetch runs): host
                           history (its top hosts are prefetched at startup), revocation
                           cache, certificate bundles, Snap Start orbits, origin-bound
@@ -237,6 +261,13 @@ Profile, cookies and origin-bound certificates
                           are stored (RFC 6265: host-only unless Domain=, Secure only over
                           https) and sent on later requests of this run and, with
                           --profile, of later runs; -H 'Cookie: ...' replaces the jar's
+  --no-dbsc               ignore Device Bound Session Credentials. Otherwise a response's
+                          Secure-Session-Registration starts a session (a P-256 key from
+                          the key pool, a signed proof, the server's instructions), kept
+                          in the profile; a request whose short-lived bound cookie
+                          expired waits while the session's refresh proves the key and
+                          gets a fresh one (the trace's dbsc object; with --trace-json
+                          the registration and refresh POSTs are entries of their own)
   --obc off|ecdsa|rsa1024|rsa2048  present an origin-bound certificate when a server asks
                           for a client certificate [off]
   --obc-scope origin|etld  one OBC per origin, or per eTLD+1 (legacy mode) [origin]
@@ -429,6 +460,21 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       o.tcp_fast_open = true;
     } else if (flag == "--spdy") {
       o.spdy = true;
+    } else if (flag == "--priority") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      std::optional<RequestPriority> priority = ParseRequestPriority(*v);
+      if (!priority)
+        return FlagError(flag,
+                         "expected HIGHEST, MEDIUM, LOW, LOWEST, IDLE or "
+                         "THROTTLED");
+      o.priority = *priority;
+    } else if (flag == "--connect-wait") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      if (*v != "always" && *v != "known")
+        return FlagError(flag, "expected always or known");
+      o.connect_wait = *v;
     } else if (flag == "--cert-compression") {
       auto v = value();
       if (!v.ok()) return v.status();
@@ -538,9 +584,17 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
     } else if (flag == "--revocation") {
       auto v = value();
       if (!v.ok()) return v.status();
-      if (*v != "off" && *v != "soft" && *v != "hard")
-        return FlagError(flag, "expected off, soft or hard");
+      if (*v != "off" && *v != "soft" && *v != "hard" && *v != "filter")
+        return FlagError(flag, "expected off, soft, hard or filter");
       o.revocation = *v;
+    } else if (flag == "--revocation-filter") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.revocation_filter = *v;
+    } else if (flag == "--revocation-stash") {
+      auto v = value();
+      if (!v.ok()) return v.status();
+      o.revocation_stashes.push_back(*v);
     } else if (flag == "--obc") {
       auto v = value();
       if (!v.ok()) return v.status();
@@ -567,6 +621,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       o.snap_start_probe = true;
     } else if (flag == "--no-cookies") {
       o.cookies = false;
+    } else if (flag == "--no-dbsc") {
+      o.dbsc = false;
     } else if (flag == "--private") {
       o.private_profile = true;
     } else if (flag == "--prevalidate") {
@@ -628,6 +684,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
     if (o.bundle_cdns.empty()) o.bundle_cdns = world->bundle_cdns;
     for (const auto& [host, port] : world->https_ports)
       o.prefetch_ports.emplace(host, port);  // explicit ports win
+    if (o.revocation == "filter" && o.revocation_filter.empty())
+      o.revocation_filter = world->revocation_filter;
   }
   if (o.urls.empty()) return absl::InvalidArgumentError("no URL given");
   if (o.output_files.size() > o.urls.size())

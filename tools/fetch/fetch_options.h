@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "dns/host_resolver.h"
 #include "net/base/ip_endpoint.h"
+#include "net/base/request_priority.h"
 #include "net/socket/connect_to.h"
 
 namespace net {
@@ -103,7 +104,12 @@ struct FetchOptions {
   bool prefetch_links = false;      // --prefetch-links
   std::string profile_dir;          // --profile
   bool private_profile = false;     // --private: nothing touches disk
-  std::string revocation = "soft";  // --revocation off|soft|hard
+  std::string revocation = "soft";  // --revocation off|soft|hard|filter
+  // --revocation-filter FILE, --revocation-stash FILE (repeatable): a CRLite
+  // filter and stashes installed in the profile; with --world and
+  // --revocation filter the world's filter when none is named.
+  std::string revocation_filter;
+  std::vector<std::string> revocation_stashes;
   std::vector<std::string> prevalidate_hosts;  // --prevalidate HOST,...
   // --connect-to HOST1:PORT1:HOST2:PORT2, then the world's rules.
   std::vector<ConnectToRule> connect_to;
@@ -117,6 +123,9 @@ struct FetchOptions {
   // Cookies: kept in <profile>/cookies.pb (memory only with --private or
   // without --profile); --no-cookies turns them off.
   bool cookies = true;
+  // Device Bound Session Credentials (on unless --no-dbsc; needs cookies):
+  // sessions kept in <profile>/device_bound_sessions.pb.
+  bool dbsc = true;
   // --snap-start: https through net/snap_start's TLS 1.2 core; the server
   // information learned persists in <profile>/snap_start (memory only with
   // --private or without --profile).
@@ -154,6 +163,10 @@ struct FetchOptions {
   absl::Duration retry_max_time = absl::ZeroDuration();
   bool retry_connrefused = false;
   bool http1_1_only = false;  // --http1.1: ALPN offers http/1.1 only
+  // --priority: every request's priority (HttpRequestInfo::priority).
+  RequestPriority priority = HIGHEST;
+  // --connect-wait always|known: HttpNetworkSessionParams::connect_wait.
+  std::string connect_wait = "always";
   // --http3: https over HTTP/3 (QUIC), TCP if QUIC fails (curl's --http3);
   // --quic-idle-timeout: QUIC's max_idle_timeout.
   bool http3 = false;

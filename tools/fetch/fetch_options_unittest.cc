@@ -81,6 +81,21 @@ TEST(FetchOptionsTest, ReadsTheWorldFile) {
   EXPECT_FALSE(
       ParseFetchOptions({"--connect-to", "a:1:b", "https://a.test/"}).ok());
 
+  // --revocation filter takes the world's filter unless one is named.
+  std::ofstream(path) << R"({"trust_anchors":"/x/pki/root.pem",
+      "default_url":"https://www.example.test/",
+      "revocation_filter":{"file":"/x/filters/revocation_filter"}})";
+  o = ParseFetchOptions({"--world", path, "--revocation", "filter"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->revocation_filter, "/x/filters/revocation_filter");
+  o = ParseFetchOptions({"--world", path, "--revocation", "filter",
+                         "--revocation-filter", "/mine"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->revocation_filter, "/mine");
+  o = ParseFetchOptions({"--world", path, "--revocation", "soft"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->revocation_filter, "");
+
   std::ofstream(path) << "{not json";
   EXPECT_FALSE(ParseFetchOptions({"--world", path}).ok());
   EXPECT_FALSE(ParseFetchOptions({"--world", "/nonexistent.json"}).ok());
@@ -299,6 +314,8 @@ TEST(FetchOptionsTest, HelpNamesEveryFlag) {
                            "--trust-anchor",
                            "--system-trust",
                            "--revocation",
+                           "--revocation-filter",
+                           "--revocation-stash",
                            "--prevalidate",
                            "--profile",
                            "--private",
@@ -368,6 +385,32 @@ TEST(FetchOptionsTest, ConcurrentAndConnectionLimit) {
     EXPECT_NE(o.status().message().find("--max-conns-per-host"),
               std::string::npos)
         << o.status();
+  }
+}
+
+TEST(FetchOptionsTest, PriorityAndConnectWait) {
+  auto o = ParseFetchOptions({"https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->priority, HIGHEST);
+  EXPECT_EQ(o->connect_wait, "always");
+  o = ParseFetchOptions(
+      {"--priority", "LOWEST", "--connect-wait", "known", "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->priority, LOWEST);
+  EXPECT_EQ(o->connect_wait, "known");
+  o = ParseFetchOptions({"--priority", "Throttled", "https://a.test/"});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->priority, THROTTLED);
+  for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{
+           {"--priority", "high", "https://a.test/"},
+           {"--priority", "3", "https://a.test/"},
+           {"--priority"},
+           {"--connect-wait", "never", "https://a.test/"}}) {
+    auto r = ParseFetchOptions(bad);
+    EXPECT_FALSE(r.ok()) << bad[0] << " " << (bad.size() > 1 ? bad[1] : "");
+    if (!r.ok())
+      EXPECT_NE(r.status().message().find(bad[0]), std::string::npos)
+          << r.status();
   }
 }
 

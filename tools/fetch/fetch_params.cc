@@ -57,6 +57,9 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
     params.session.ssl_config.alpn_protos = {"spdy/3", "http/1.1"};
   if (options.http1_1_only)
     params.session.ssl_config.alpn_protos = {"http/1.1"};
+  params.session.connect_wait = options.connect_wait == "known"
+                                    ? ConnectWaitPolicy::kKnownMultiplexed
+                                    : ConnectWaitPolicy::kAlways;
   params.session.http3 = options.http3;
   params.session.alt_svc_h3 = options.h3_alt_svc;
   params.session.quic.idle_timeout = options.quic_idle_timeout;
@@ -77,6 +80,8 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
     return absl::InvalidArgumentError(
         absl::StrCat("--revocation: unknown mode ", options.revocation));
   params.revocation = *mode;
+  params.revocation_filter_file = options.revocation_filter;
+  params.revocation_stash_files = options.revocation_stashes;
   params.session.connect_to = ConnectToRules(options.connect_to);
   if (options.obc != "off") {
     std::optional<KeyAlgorithm> algorithm = ParseKeyAlgorithm(options.obc);
@@ -112,6 +117,7 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
   params.profile_dir = options.profile_dir;
   params.private_profile = options.private_profile;
   params.cookies = options.cookies;
+  params.device_bound_sessions = options.dbsc && options.cookies;
   return params;
 }
 

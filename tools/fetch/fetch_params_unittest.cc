@@ -37,6 +37,12 @@ TEST(FetchParamsTest, MapsTheCommandLine) {
   EXPECT_EQ(params->prefetch_ports.at("a.test"), 4443);
   EXPECT_EQ(params->prefetch_ports.at("other.test"), 8443);
   EXPECT_EQ(params->prefetch_ports.count("b.test"), 0u);
+  EXPECT_EQ(params->session.connect_wait, ConnectWaitPolicy::kAlways);
+  parsed = ParseFetchOptions({"--connect-wait", "known", "https://a.test/"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  params = MakeNetworkContextParams(*parsed, {*Url::Parse("https://a.test/")});
+  ASSERT_TRUE(params.ok()) << params.status();
+  EXPECT_EQ(params->session.connect_wait, ConnectWaitPolicy::kKnownMultiplexed);
 }
 
 TEST(FetchParamsTest, Http3SwitchesTheSessionToQuic) {
@@ -61,6 +67,23 @@ TEST(FetchParamsTest, Http3SwitchesTheSessionToQuic) {
   EXPECT_EQ(on->session.quic.idle_timeout, absl::Milliseconds(1500));
   EXPECT_FALSE(
       ParseFetchOptions({"--quic-idle-timeout", "0", "https://a/"}).ok());
+}
+
+TEST(FetchParamsTest, RevocationFilterFlags) {
+  absl::StatusOr<FetchOptions> parsed =
+      ParseFetchOptions({"--revocation", "filter", "--revocation-filter", "/f",
+                         "--revocation-stash", "/s1", "--revocation-stash",
+                         "/s2", "https://a.test/"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  absl::StatusOr<NetworkContextParams> params =
+      MakeNetworkContextParams(*parsed, {*Url::Parse("https://a.test/")});
+  ASSERT_TRUE(params.ok()) << params.status();
+  EXPECT_EQ(params->revocation, RevocationPolicy::Mode::kFilter);
+  EXPECT_EQ(params->revocation_filter_file, "/f");
+  EXPECT_EQ(params->revocation_stash_files,
+            (std::vector<std::string>{"/s1", "/s2"}));
+  EXPECT_FALSE(
+      ParseFetchOptions({"--revocation", "bloom", "https://a.test/"}).ok());
 }
 
 TEST(FetchParamsTest, EchAndHttpsRecords) {

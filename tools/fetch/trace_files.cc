@@ -38,6 +38,17 @@ bool WantsTraces(const FetchOptions& options) {
          !options.waterfall_file.empty();
 }
 
+void AppendContextTraces(const FetchOptions& options, NetworkContext* context,
+                         std::vector<LoadTiming>* timings,
+                         std::vector<HarEntryExtras>* extras) {
+  std::vector<LoadTiming> own = context->TakeDeviceBoundSessionTraces();
+  if (!WantsTraces(options)) return;
+  for (LoadTiming& t : own) {
+    timings->push_back(std::move(t));
+    if (!options.har_file.empty()) extras->emplace_back();
+  }
+}
+
 bool WriteTraceFiles(const FetchOptions& options,
                      const std::vector<LoadTiming>& timings,
                      const std::vector<HarEntryExtras>& extras) {

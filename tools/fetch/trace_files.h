@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "net/context/network_context.h"
 #include "net/http/http_response_headers.h"
 #include "net/timing/har.h"
 #include "net/timing/load_timing.h"
@@ -28,6 +29,14 @@ HarEntryExtras HarExtrasFor(const HttpHeaderList& request_headers,
 // WantsTraces: some flag asks for a trace file (so the run keeps every
 // hop's LoadTiming until the end).
 bool WantsTraces(const FetchOptions& options);
+
+// AppendContextTraces appends to |timings| (and empty HAR extras to
+// |extras| with --har) the traces of the requests |context| made on its own
+// (DBSC registrations and refreshes), if a trace file is asked for. After
+// Shutdown, so that they are all done.
+void AppendContextTraces(const FetchOptions& options, NetworkContext* context,
+                         std::vector<LoadTiming>* timings,
+                         std::vector<HarEntryExtras>* extras);
 
 // WriteTraceFiles writes every trace file |options| asks for; |extras| is
 // parallel to |timings| (empty without --har). False, having said which on

@@ -22,6 +22,7 @@ URLRequest::Options RequestOptionsFor(const FetchOptions& options) {
   request_options.max_body_bytes = options.max_filesize;
   request_options.navigation = true;
   request_options.decode_content = options.compressed;
+  request_options.priority = options.priority;
   return request_options;
 }
 

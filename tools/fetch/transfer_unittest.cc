@@ -64,6 +64,13 @@ TEST(TransferTest, RequestOptions) {
   EXPECT_FALSE(o.decode_content);  // fetch hands out bodies as they came
   EXPECT_FALSE(RequestOptionsFor(*ParseFetchOptions({"http://a.test/"}))
                    .follow_redirects);
+  // --priority, HIGHEST (a navigation's) without it.
+  EXPECT_EQ(RequestOptionsFor(*ParseFetchOptions({"http://a.test/"})).priority,
+            HIGHEST);
+  EXPECT_EQ(RequestOptionsFor(
+                *ParseFetchOptions({"--priority", "idle", "http://a.test/"}))
+                .priority,
+            IDLE);
 }
 
 TEST(TransferTest, ExitCodes) {

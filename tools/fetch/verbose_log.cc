@@ -78,6 +78,11 @@ void PrintVerboseTransfer(std::ostream& out, const VerboseTransfer& transfer) {
   if (t.h2.used) {
     out << "* HTTP/2 stream " << t.h2.stream_id << " on session "
         << t.h2.session_id << " (" << SessionUseToString(t.h2.session) << ")\n";
+    if (t.h2.coalesced)
+      out << "* HTTP/2 coalesced onto " << t.h2.coalesced_onto << "'s session ("
+          << t.h2.coalesced_by << ")\n";
+    if (!t.h2.not_coalesced_reason.empty())
+      out << "* HTTP/2 not coalesced: " << t.h2.not_coalesced_reason << "\n";
     if (!t.h2.retry.empty()) out << "* HTTP/2 retry: " << t.h2.retry << "\n";
   }
   if (!transfer.request_line.empty()) {

@@ -82,6 +82,9 @@ absl::StatusOr<WorldFile> LoadWorldFile(const std::string& path) {
                                   static_cast<uint16_t>(port->number_value()));
     }
   }
+  if (const Value* filter =
+          Field(root, "revocation_filter", Value::kStructValue))
+    world.revocation_filter = StringField(filter->struct_value(), "file");
   if (const Value* pids = Field(root, "pids", Value::kStructValue)) {
     for (const auto& [name, pid] : pids->struct_value().fields()) {
       if (pid.kind_case() == Value::kNumberValue && pid.number_value() > 1)

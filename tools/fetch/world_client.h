@@ -1,7 +1,8 @@
 // WorldClient: what a client of the local world (tools/world) needs from its
 // world.json — trust anchor, DNS server or static addresses, the default
 // URL, bundle CDNs, each origin's https port, the connect-to rules that
-// reach servers the certificates name on other ports — and whether the
+// reach servers the certificates name on other ports, the revocation filter
+// it publishes — and whether the
 // world is still running. fetch --world reads it; the world itself (netem,
 // the servers) is never linked into the client: this is a file reader.
 
@@ -32,6 +33,9 @@ struct WorldFile {
   // Certificate-bundle CDNs, and each https origin's host -> port.
   std::vector<std::string> bundle_cdns;
   std::map<std::string, uint16_t> https_ports;
+  // The world's revocation filter file (revocation_filter.file), if it
+  // publishes one: what --revocation filter uses without --revocation-filter.
+  std::string revocation_filter;
   // The world's server processes (name -> pid), to tell a stopped world
   // from a slow one.
   std::map<std::string, int> pids;

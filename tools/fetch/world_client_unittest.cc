@@ -36,6 +36,7 @@ TEST(WorldClientTest, ReadsEveryFieldAClientUses) {
       "bundle_cdns": ["http://cdn.example.test/bundles"],
       "origins": {"www": {"scheme": "https", "host": "www.example.test", "port": 443},
                   "plain": {"scheme": "http", "host": "plain.example.test", "port": 80}},
+      "revocation_filter": {"file": "/w/filters/revocation_filter"},
       "pids": {"knot": 4242}})"));
   ASSERT_TRUE(world.ok()) << world.status();
   EXPECT_EQ(world->trust_anchors, "/w/pki/root.pem");
@@ -47,6 +48,7 @@ TEST(WorldClientTest, ReadsEveryFieldAClientUses) {
   EXPECT_EQ(world->https_ports.size(), 1u);  // https origins only
   EXPECT_EQ(world->https_ports.at("www.example.test"), 443);
   EXPECT_EQ(world->pids.at("knot"), 4242);
+  EXPECT_EQ(world->revocation_filter, "/w/filters/revocation_filter");
 }
 
 TEST(WorldClientTest, RefusesWhatItCannotUse) {

@@ -78,6 +78,16 @@ constexpr char kUsage[] = R"(usage: testserver [flags]
                             issues a cookie bound to it, /obc/whoami checks it, and any
                             request whose obc_session cookie is bound to another OBC
                             gets 403
+  --dbsc-cookie-lifetime SEC
+                            Device Bound Session Credentials: the bound cookie's
+                            lifetime (Max-Age, enforced by the server too; default
+                            10). /dbsc/login asks for a session, /dbsc/register and
+                            /dbsc/refresh verify ES256 proofs, /dbsc/protected wants
+                            the cookie; log fields dbsc, dbsc_reason, dbsc_session,
+                            dbsc_jti (dbsc_server.h)
+  --dbsc-challenge-lifetime SEC
+                            how long a DBSC challenge may be answered, once (default
+                            60); a proof over an older one gets 403 and a new one
   --spdy                    offer ALPN spdy/3 (before the other --alpn protocols) and
                             serve SPDY/3 on connections that choose it: the routes
                             above over streams, CREDENTIAL frames verified (a bad
@@ -369,6 +379,12 @@ int main(int argc, char** argv) {
       config.quiet = true;
     } else if (flag == "--request-client-cert") {
       config.request_client_cert = true;
+    } else if (flag == "--dbsc-cookie-lifetime") {
+      config.dbsc.cookie_lifetime = seconds();
+      if (config.dbsc.cookie_lifetime < absl::Seconds(1))
+        BadFlag("--dbsc-cookie-lifetime must be at least 1 second");
+    } else if (flag == "--dbsc-challenge-lifetime") {
+      config.dbsc.challenge_lifetime = seconds();
     } else if (flag == "--http2") {
       if (!config.http2) config.http2.emplace();
     } else if (flag == "--no-http2") {

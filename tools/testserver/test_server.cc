@@ -392,12 +392,15 @@ class TestServer::Connection {
     int64_t request_body = 0;
     next_connect_note_.clear();
     obc_note_.clear();
+    dbsc_note_.clear();
+    request_fields_.clear();
     request_cookie_.clear();
     for (size_t i = 1; i < lines.size(); ++i) {
       size_t colon = lines[i].find(':');
       if (colon == std::string::npos) continue;
       std::string name = absl::AsciiStrToLower(lines[i].substr(0, colon));
       std::string value(absl::StripAsciiWhitespace(lines[i].substr(colon + 1)));
+      request_fields_.emplace_back(name, value);
       if (name == "connection") {
         std::string v = absl::AsciiStrToLower(value);
         if (v == "close") keep_alive = false;
@@ -416,7 +419,9 @@ class TestServer::Connection {
       size_t drop = std::min<size_t>(pending_.size(), request_body);
       pending_.erase(0, drop);
     }
-    if (method != "GET" && method != "HEAD") {
+    // DBSC registrations and refreshes are (empty) POSTs.
+    const bool dbsc_post = method == "POST" && absl::StartsWith(path, "/dbsc/");
+    if (method != "GET" && method != "HEAD" && !dbsc_post) {
       Respond(405, "Method Not Allowed", "text/plain", "only GET and HEAD\n",
               keep_alive, method, path);
       return;
@@ -472,9 +477,34 @@ class TestServer::Connection {
     return true;
   }
 
+  // Device bound sessions (dbsc_server.h). Returns true if it answered.
+  bool RouteDbsc(const std::string& method, const std::string& path,
+                 const std::string& raw_path, bool keep_alive, bool head_only) {
+    DbscRequest request{method, path};
+    request.tls = tls_;
+    request.cookie_header = request_cookie_;
+    for (const auto& [name, value] : request_fields_) {
+      if (name == "host") request.host = value;
+      if (name == "x-forwarded-proto") request.forwarded_proto = value;
+      if (name == "secure-session-response") request.session_response = value;
+      if (name == "sec-secure-session-id") request.session_id = value;
+      if (name == "authorization") request.authorization = value;
+      if (name == "secure-session-skipped") request.skipped = value;
+    }
+    std::optional<DbscResponse> r = server_->dbsc()->Handle(request);
+    if (!r) return false;
+    dbsc_note_ = r->log;
+    for (const auto& [name, value] : r->headers)
+      absl::StrAppend(&response_headers_, name, ": ", value, "\r\n");
+    Respond(r->status, ReasonPhrase(r->status), r->content_type, r->body,
+            keep_alive, method, raw_path, head_only);
+    return true;
+  }
+
   void Route(const std::string& method, const std::string& raw_path,
              bool keep_alive, bool head_only) {
     std::string path = raw_path.substr(0, raw_path.find('?'));
+    if (RouteDbsc(method, path, raw_path, keep_alive, head_only)) return;
     if (RouteObc(method, path, raw_path, keep_alive, head_only)) return;
     int64_t n = 0;
     bool chunked = false;
@@ -624,7 +654,7 @@ class TestServer::Connection {
         obc_spki_hex_.empty()
             ? ""
             : absl::StrCat(",\"obc_spki_sha256\":\"", obc_spki_hex_, "\""),
-        obc_note_, "}"));
+        obc_note_, dbsc_note_, "}"));
     request_in_early_data_ = false;
   }
 
@@ -762,8 +792,11 @@ class TestServer::Connection {
   // empty if it sent none.
   std::string obc_spki_;
   std::string obc_spki_hex_;
-  std::string request_cookie_;    // the request's Cookie header(s)
-  std::string obc_note_;          // the cookie verdict for the log line
+  std::string request_cookie_;  // the request's Cookie header(s)
+  std::string obc_note_;        // the cookie verdict for the log line
+  std::string dbsc_note_;       // DBSC's fields for the log line
+  // The request's header fields (lower-case names), for DBSC.
+  std::vector<std::pair<std::string, std::string>> request_fields_;
   std::string response_headers_;  // extra header lines for the response
   std::shared_ptr<DrainableIOBuffer> out_;
   bool keep_alive_ = true;
@@ -860,7 +893,8 @@ int RaiseDescriptorLimit() {
   return static_cast<int>(limit.rlim_cur);
 }
 
-TestServer::TestServer(const TestServerConfig& config) : config_(config) {}
+TestServer::TestServer(const TestServerConfig& config)
+    : config_(config), dbsc_(config.dbsc) {}
 
 TestServer::~TestServer() {
   connections_.clear();

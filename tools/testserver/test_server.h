@@ -15,6 +15,10 @@
 //                connection's origin-bound certificate (403 without one)
 //   /obc/whoami  200 with the OBC a valid cookie is bound to; 401 without
 //                a cookie
+//   /dbsc/login, /dbsc/register, /dbsc/refresh, /dbsc/protected
+//                Device Bound Session Credentials (dbsc_server.h), over
+//                HTTP/1.1 and HTTP/2; /dbsc/register and /dbsc/refresh take
+//                POST
 //
 // With --spdy, connections whose ALPN chose spdy/3 are served by a
 // SpdyServerSession (spdy_server_session.h): these routes over SPDY/3
@@ -78,6 +82,7 @@
 #include "net/socket/tcp_server_socket.h"
 #include "net/ssl/ssl_server_context.h"
 #include "tools/testserver/channel_bound_cookie.h"
+#include "tools/testserver/dbsc_server.h"
 #include "tools/testserver/ech_keys.h"
 #include "tools/testserver/http2_server_session.h"
 #include "tools/testserver/spdy_server_session.h"
@@ -106,6 +111,8 @@ struct TestServerConfig {
   bool quiet = false;    // no log lines on stderr
   // Ask for a client certificate and accept any (origin-bound certificates).
   bool request_client_cert = false;
+  // Device bound sessions: the bound cookie's lifetime and the rest.
+  DbscServerConfig dbsc;
   // Snap Start (net/snap_start): ClientHellos carrying the extension go to
   // the Snap Start core (chain and key from |ssl|), all others to BoringSSL.
   std::optional<SnapStartServerConfig> snap_start;
@@ -197,6 +204,7 @@ class TestServer {
   // established session is |session| (null: none), and returns the request
   // log line's fields saying what happened.
   std::string NextConnectNote(SSL_SESSION* session, const std::string& value);
+  DbscServer* dbsc() { return &dbsc_; }
 
  private:
   struct Listener;
@@ -213,6 +221,7 @@ class TestServer {
   std::unique_ptr<SSLServerContext> ssl_context_;
   std::unique_ptr<SnapStartServerContext> snap_start_context_;
   ChannelBoundCookies channel_bound_cookies_;
+  DbscServer dbsc_;
   std::vector<std::unique_ptr<Listener>> listeners_;
   std::vector<std::pair<std::string, IPEndPoint>> bound_;
   absl::flat_hash_map<Connection*, std::unique_ptr<Connection>> connections_;

@@ -43,6 +43,10 @@ ENUM_FUNCTIONS = [
     ("dns/https_record_info.cc", "HttpsRecordStatusToString"),
     ("dns/dns_source.cc", "DnsSourceToString"),
     ("net/timing/load_timing.cc", "SessionUseToString"),
+    ("net/timing/load_timing.cc", "DbscRoleToString"),
+    ("net/timing/load_timing.cc", "DbscOutcomeToString"),
+    ("net/base/request_priority.cc", "RequestPriorityToString"),
+    ("net/http2/http2_session_pool.cc", "CoalescedByToString"),
 ]
 
 
@@ -88,9 +92,10 @@ class TraceGlossaryTest(unittest.TestCase):
     def test_sample_fills_the_trace(self):
         # Guards the sample: both requests, and the optional parts present.
         self.assertEqual(len(self.traces), 2)
-        for p in ("tls.snapStart", "spdy.streamId", "tcp.fastOpenMode", "tls.handshake.chosen",
-                  "tls.certCompression.algorithm", "obc.algorithm", "cert.bundle.notUsedBecause",
-                  "cert.revocation.checks[].detail", "failedAt", "secureConnectionStart",
+        for p in ("tls.snapStart", "spdy.streamId", "h2.coalescedOnto", "priority",
+                  "tcp.fastOpenMode", "tls.handshake.chosen", "tls.certCompression.algorithm",
+                  "obc.algorithm", "cert.bundle.notUsedBecause", "cert.revocation.checks[].detail", "failedAt", "secureConnectionStart",
+                  "dbsc.deferredMs", "dbsc.keySource",
                   "dns.httpsRecord.ech", "tls.echRetry", "tls.sniOnWire"):
             self.assertIn(p, self.paths)
 

@@ -7,7 +7,9 @@
 //      compression, an origin-bound certificate, revocation checks (with
 //      times and a detail), a certificate bundle that was rejected once and
 //      then not used, and a failure time;
-//   2. a plain-HTTP request on a fresh connection (no tls, obc, cert).
+//      It was deferred for a device bound session's refresh;
+//   2. a plain-HTTP request on a fresh connection (no tls, obc, cert): a
+//      DBSC registration.
 // So every key the writer can emit appears at least once. No network: the
 // fields are set directly, times are fixed.
 
@@ -74,12 +76,19 @@ LoadTiming Everything() {
   // fills every key.
   t.h2.used = true;
   t.h2.stream_id = 5;
-  t.h2.session = SessionUse::kReused;
   t.h2.session_id = "https://slow.example.test:443 via 198.19.0.2:41236";
   t.h2.server_settings = {{"MAX_CONCURRENT_STREAMS", 128},
                           {"INITIAL_WINDOW_SIZE", 65536}};
   t.h2.retry =
       "refused stream (REFUSED_STREAM or GOAWAY): retried on a new session";
+  t.h2.session = SessionUse::kPooled;
+  t.h2.coalesced = true;
+  t.h2.coalesced_by = "dns";
+  t.h2.coalesced_onto = "https://slow12.example.test";
+  t.h2.not_coalesced_reason = "";
+  t.h2.weight = 256;
+  t.h2.depends_on = 3;
+  t.priority = MEDIUM;
   t.quic.used = true;
   t.quic.version = 1;
   t.quic.session = SessionUse::kNew;
@@ -95,6 +104,14 @@ LoadTiming Everything() {
       "within 3s (no UDP answer); retried over TCP";
   t.body_bytes = 1024;
   t.header_bytes = 120;
+  // A request held until its device bound session's refresh ended.
+  t.dbsc.role = DbscRole::kRequest;
+  t.dbsc.session_id = "s1";
+  t.dbsc.outcome = DbscOutcome::kRefreshed;
+  t.dbsc.alg = "ES256";
+  t.dbsc.refresh = absl::Milliseconds(101);
+  t.dbsc.deferred = absl::Milliseconds(102);
+  t.dbsc.detail = "dbsc_auth missing";
   SSLInfo& s = t.ssl;
   s.version = "TLSv1.2";
   s.cipher = "TLS_RSA_WITH_AES_128_GCM_SHA256";
@@ -167,6 +184,13 @@ LoadTiming PlainHttp() {
   t.remote_address = "198.18.0.14:80";
   t.body_bytes = 10;
   t.header_bytes = 80;
+  // The registration POST the stack made after a login response.
+  t.dbsc.role = DbscRole::kRegistration;
+  t.dbsc.session_id = "s1";
+  t.dbsc.outcome = DbscOutcome::kRegistered;
+  t.dbsc.alg = "ES256";
+  t.dbsc.key_source = "pooled";
+  t.dbsc.registered = absl::Milliseconds(200.6);
   return t;
 }
 

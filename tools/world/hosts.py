@@ -38,9 +38,11 @@ ADDR = {
     "stapled-other": "127.0.0.28",
     # SPDY/3 (a testserver with --spdy; `fetch --spdy` there uses spdy/3).
     "spdy": "127.0.0.29",
+    # A leaf of intermediate2, the CA the world's revocation filter does not cover.
+    "uncovered": "127.0.0.30",
     # Encrypted ClientHello (a testserver with --ech-key and --http2): its DNS HTTPS record
     # carries its ECH configuration (dns.py); ECH_NAMES share its address.
-    "ech": "127.0.0.30",
+    "ech": "127.0.0.31",
 }
 
 # The packet-level world (--link packet) puts each origin on 198.18.0.N, N the last byte of
@@ -104,4 +106,5 @@ ECH_NAMES = ["stale-ech", "alias-ech", "badrr", "h3only"]
 # The order origins are listed in (world.json, the demo page).
 ORIGIN_ORDER = ["www", "www_http", "nginx", "ecdsa", "static", "slow", "slow_http", "tls12",
                 "slow12", "spdy", "ech",
-                "expired", "wrongname", "untrusted", "revoked"] + list(STAPLING_ORIGINS)
+                "expired", "wrongname", "untrusted", "revoked"] + list(STAPLING_ORIGINS) + \
+    ["uncovered"]

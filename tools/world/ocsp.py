@@ -1,5 +1,6 @@
 """The world's OCSP: the `openssl ocsp` responder of the intermediate CA with its relay and its
-watchdog (OcspMixin, part of World), the responses nginx staples, and an OCSP client query.
+watchdog (OcspMixin, part of World), intermediate2's responder, the responses nginx staples, and
+an OCSP client query.
 """
 
 import os
@@ -18,6 +19,7 @@ from peers import (Peer, WorldError, cpu_seconds, log, match_listener,  # noqa: 
 
 # OCSP: `openssl ocsp` as the responder of the intermediate CA (it binds every address: *:PORT).
 OCSP_FIXED_PORT = 8888  # the port in the leaves' AIA URL (pki.OCSP_URL)
+OCSP2_FIXED_PORT = 8889  # intermediate2's responder (pki.OCSP2_URL)
 OCSP_NEXT_UPDATE_MIN = 5  # -nmin: responses carry nextUpdate = thisUpdate + 5 minutes
 OCSP_LOG_MARKER = "Received request, 1st line: "  # one such line in logs/ocsp.log per request
 # The watchdog (see World.tend_ocsp): the responder is wedged when over a window of at least
@@ -47,13 +49,14 @@ def wait_accept_line(peer, timeout, offset=0):
         time.sleep(0.01)
 
 
-def ocsp_query(openssl, issuer, root, serial, url, timeout=5):
+def ocsp_query(openssl, issuer, root, serial, url, timeout=5, untrusted=None):
     """Asks the responder at url for the status of serial (hex, no 0x) with the openssl client,
     verifying the response against root. Returns (status or None, the client's output)."""
     arg = "0x" + serial
     try:
         r = subprocess.run([openssl, "ocsp", "-issuer", issuer, "-serial", arg, "-url", url,
-                            "-CAfile", root, "-timeout", str(int(max(1, timeout)))],
+                            "-CAfile", root, "-timeout", str(int(max(1, timeout)))] +
+                           (["-verify_other", untrusted] if untrusted else []),
                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, timeout=timeout + 5)
     except subprocess.TimeoutExpired:
@@ -156,6 +159,62 @@ class OcspMixin:
             "good_host": "www." + pki.DOMAIN,
             "revoked_serial": serials["revoked"],
             "revoked_host": "revoked." + pki.DOMAIN,
+        }
+        self.start_ocsp2()
+
+    # intermediate2's responder: `openssl ocsp` again (one responder answers for one signer),
+    # signing with the CA's own key, on port 8889 of the same address (it binds every address;
+    # no relay of its own: in the packet world the address's path has --ocsp-rtt-ms anyway).
+    # One request per log line in logs/ocsp2.log, like the first.
+    def start_ocsp2(self):
+        p = self.pki
+        o = p["ocsp2"]
+        addr = ADDR["ocsp"]
+        port = OCSP2_FIXED_PORT if self.fixed else 0
+        log_path = self.path("logs", "ocsp2.log")
+        text_log = self.path("logs", "ocsp2-text.log")
+        argv = [self.openssl, "ocsp", "-index", o["index"], "-CA", o["ca"],
+                "-rsigner", o["signer"], "-rkey", o["signer_key"],
+                "-nmin", str(OCSP_NEXT_UPDATE_MIN), "-ignore_err",
+                "-text", "-out", text_log, "-port", str(port)]
+        peer = Peer("ocsp2", "ocsp", argv, out_path=log_path)
+        self.peers.append(peer)
+        peer.start()
+        port = wait_accept_line(peer, self.args.timeout)
+        serial = p["hosts"][pki.host_dir_name("uncovered")]["serial"]
+        url = "http://%s:%d/" % (addr, port)
+        deadline = time.monotonic() + self.args.timeout
+        while True:
+            if not peer.alive():
+                raise WorldError(peer.describe_failure(
+                    "exited during start-up (exit code %s)" % peer.proc.returncode))
+            got, out = ocsp_query(self.openssl, o["ca"], p["root"], serial, url,
+                                  timeout=max(1, min(5, deadline - time.monotonic())),
+                                  untrusted=o["ca"])
+            if got == "good":
+                break
+            if got is not None or time.monotonic() > deadline:
+                raise WorldError(peer.describe_failure(
+                    "did not answer good for uncovered's serial 0x%s at %s (got: %s)" % (
+                        serial, url, got or out.replace("\n", " | "))))
+            time.sleep(0.05)
+        self.ocsp2 = {
+            "url": "http://ocsp.%s:%d/" % (pki.DOMAIN, port),
+            "embedded_url": pki.OCSP2_URL,
+            "host": "ocsp." + pki.DOMAIN,
+            "address": addr,
+            "port": port,
+            "direct": "%s:%d" % (addr, port),
+            "process": "ocsp2",
+            "log": log_path,
+            "log_marker": OCSP_LOG_MARKER,
+            "text_log": text_log,
+            "startup_requests": 1,
+            "index": o["index"],
+            "ca": o["ca"],
+            "signer": o["signer"],
+            "good_serial": serial,
+            "good_host": "uncovered." + pki.DOMAIN,
         }
 
     def check_ocsp_answers(self, peer, checks):

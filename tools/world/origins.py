@@ -88,7 +88,8 @@ class OriginsMixin:
         return Peer(name, "testserver", argv, out_path=self.path("logs", name + ".out"),
                     log_path=self.path("logs", name + ".log"))
 
-    # testservers: www (HTTPS + HTTP), the slow origin's backend, tls12, spdy, the four fixtures.
+    # testservers: www (HTTPS + HTTP), the slow origin's backend, tls12, spdy, the four fixtures,
+    # uncovered.
     def start_testservers(self):
         https, http = self.https_port(), self.http_port()
         plan = [
@@ -102,6 +103,8 @@ class OriginsMixin:
             ("wrongname", "wrongname", (ADDR["wrongname"], https), None, "1.3"),
             ("untrusted", "untrusted", (ADDR["untrusted"], https), None, "1.3"),
             ("revoked", "revoked", (ADDR["revoked"], https), None, "1.3"),
+            # intermediate2's leaf: not covered by the world's revocation filter.
+            ("uncovered", "uncovered", (ADDR["uncovered"], https), None, "1.3"),
             ("ech", "ech", (ADDR["ech"], https), None, "1.3"),
         ]
         if self.packet:

@@ -16,6 +16,10 @@ build(DIR) makes, in about a second:
   DIR/root.crl(.pem)           CRL of the root (empty)
   DIR/intermediate.der         the intermediate in DER (what AIA caIssuers points at)
   DIR/ocsp-signer/             delegated OCSP signer: leaf.pem, key.pem, chain.pem
+  DIR/intermediate2.pem        a second intermediate, issued by the root, that a revocation
+                               filter does not cover (its own OCSP responder, signing
+                               itself, on port 8889); DIR/intermediate2/ its database,
+                               DIR/intermediate2.crl(.pem) its (empty) CRL, .der for AIA
   DIR/untrusted-root.pem       a second root that is NOT a trust anchor
   DIR/pki.json                 manifest of all of the above (see MANIFEST below)
 
@@ -32,11 +36,15 @@ Hosts (all with SAN dNSName, RSA-2048 unless noted):
                               OCSP-stapling origins)
   wildcard                    good leaf for *.pages.example.test (directory
                               wildcard.example.test)
+  uncovered                   good leaf issued by intermediate2, the CA the world's revocation
+                              filter does not cover: a client with the filter asks OCSP
   ech                         good leaf for ech, stale-ech, alias-ech, badrr, h3only and
                               public (the ECH configuration's public name)
 
 Every intermediate-issued leaf carries AIA OCSP http://ocsp.example.test:8888/, AIA caIssuers
-http://static.example.test/intermediate.der and CRL DP http://static.example.test/intermediate.crl.
+http://static.example.test/intermediate.der and CRL DP http://static.example.test/intermediate.crl;
+intermediate2's leaves http://ocsp.example.test:8889/, .../intermediate2.der and
+.../intermediate2.crl.
 
 All files are world-readable (nginx workers run as nobody); this PKI is for tests only.
 """
@@ -55,6 +63,10 @@ OCSP_URL = "http://ocsp.example.test:8888/"
 CRL_URL = "http://static.example.test/intermediate.crl"
 ROOT_CRL_URL = "http://static.example.test/root.crl"
 CA_ISSUERS_URL = "http://static.example.test/intermediate.der"
+# intermediate2's leaves: their own responder (another port of ocsp.example.test), CRL and AIA.
+OCSP2_URL = "http://ocsp.example.test:8889/"
+CRL2_URL = "http://static.example.test/intermediate2.crl"
+CA_ISSUERS2_URL = "http://static.example.test/intermediate2.der"
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 
@@ -88,6 +100,10 @@ HOSTS = {
     # A wildcard leaf: every host under pages.example.test (the SPDY page-load experiment's two
     # host names on one address, tools/experiments/spdy_page_load.py).
     "wildcard": dict(names=["*.pages.example.test"], key="rsa", expect="ok"),
+    # Issued by intermediate2, which the world's revocation filter does not cover (world.py
+    # builds the filter over the root's and the intermediate's issuance only).
+    "uncovered": dict(names=["uncovered.example.test"], key="rsa", issuer="intermediate2",
+                      expect="ok"),
 }
 
 
@@ -179,7 +195,8 @@ class _Builder:
 
     # -- CA set-up ------------------------------------------------------------------------------
 
-    def make_ca_dir(self, name, cert_path, first_serial):
+    def make_ca_dir(self, name, cert_path, first_serial, ocsp_url=OCSP_URL, crl_url=CRL_URL,
+                    ca_issuers_url=CA_ISSUERS_URL):
         d = self.path(name)
         os.makedirs(os.path.join(d, "certs"), exist_ok=True)
         with open(os.path.join(d, "index.txt"), "w"):
@@ -191,10 +208,10 @@ class _Builder:
         cnf = fill_template(_read_template("ca.cnf.in"), {
             "CA_DIR": d,
             "CA_CERT": cert_path,
-            "OCSP_URL": OCSP_URL,
-            "CRL_URL": CRL_URL,
+            "OCSP_URL": ocsp_url,
+            "CRL_URL": crl_url,
             "ROOT_CRL_URL": ROOT_CRL_URL,
-            "CA_ISSUERS_URL": CA_ISSUERS_URL,
+            "CA_ISSUERS_URL": ca_issuers_url,
         })
         with open(os.path.join(d, "ca.cnf"), "w") as f:
             f.write(cnf)
@@ -228,6 +245,8 @@ class _Builder:
         root_cnf = self.make_ca_dir("root", self.path("root.pem"), "01")
         self.make_ca_dir("intermediate", self.path("intermediate.pem"), "1000")
         self.make_ca_dir("untrusted-root", self.path("untrusted-root.pem"), "5000")
+        self.make_ca_dir("intermediate2", self.path("intermediate2.pem"), "3000",
+                         ocsp_url=OCSP2_URL, crl_url=CRL2_URL, ca_issuers_url=CA_ISSUERS2_URL)
         assert os.path.exists(root_cnf)
 
         jobs = [
@@ -235,6 +254,9 @@ class _Builder:
              "/O=netstack test/CN=netstack Test Root CA"),
             ("rsa", self.path("intermediate", "key.pem"), os.path.join(csr_dir, "intermediate.csr"),
              "/O=netstack test/CN=netstack Test Intermediate CA"),
+            ("rsa", self.path("intermediate2", "key.pem"),
+             os.path.join(csr_dir, "intermediate2.csr"),
+             "/O=netstack test/CN=netstack Test Intermediate CA 2"),
             ("rsa", self.path("untrusted-root", "key.pem"),
              os.path.join(csr_dir, "untrusted-root.csr"),
              "/O=netstack untrusted/CN=netstack Untrusted Root CA"),
@@ -259,6 +281,10 @@ class _Builder:
                      self.path("intermediate.pem"), "v3_intermediate", days=1825)
         self.run(["x509", "-in", self.path("intermediate.pem"), "-outform", "DER",
                   "-out", self.path("intermediate.der")])
+        self.ca_sign("root", os.path.join(csr_dir, "intermediate2.csr"),
+                     self.path("intermediate2.pem"), "v3_intermediate", days=1825)
+        self.run(["x509", "-in", self.path("intermediate2.pem"), "-outform", "DER",
+                  "-out", self.path("intermediate2.der")])
 
         # OCSP signer.
         self.ca_sign("intermediate", os.path.join(csr_dir, "ocsp-signer.csr"),
@@ -303,7 +329,7 @@ class _Builder:
         revoked_leaf = self.path(host_dir_name("revoked"), "leaf.pem")
         self.run(["ca", "-config", self.path("intermediate", "ca.cnf"), "-revoke", revoked_leaf,
                   "-crl_reason", "keyCompromise"])
-        for ca in ("intermediate", "root"):
+        for ca in ("intermediate", "intermediate2", "root"):
             pem = self.path(ca + ".crl.pem")
             self.run(["ca", "-config", self.path(ca, "ca.cnf"), "-gencrl", "-out", pem])
             self.run(["crl", "-in", pem, "-outform", "DER", "-out", self.path(ca + ".crl")])
@@ -316,12 +342,20 @@ class _Builder:
             "root": self.path("root.pem"),
             "intermediate": self.path("intermediate.pem"),
             "intermediate_der": self.path("intermediate.der"),
+            "intermediate2": self.path("intermediate2.pem"),
+            "intermediate2_der": self.path("intermediate2.der"),
             "untrusted_root": self.path("untrusted-root.pem"),
+            # Each CA's `openssl ca` database (certs/ holds a copy of every certificate it
+            # issued): what the world's revocation filter is built from.
+            "ca_dirs": {ca: self.path(ca) for ca in ("root", "intermediate", "intermediate2",
+                                                      "untrusted-root")},
             "crl": {
                 "intermediate": {"der": self.path("intermediate.crl"),
                                  "pem": self.path("intermediate.crl.pem"), "url": CRL_URL},
                 "root": {"der": self.path("root.crl"), "pem": self.path("root.crl.pem"),
                          "url": ROOT_CRL_URL},
+                "intermediate2": {"der": self.path("intermediate2.crl"),
+                                  "pem": self.path("intermediate2.crl.pem"), "url": CRL2_URL},
             },
             "ocsp": {
                 "url": OCSP_URL,
@@ -330,6 +364,14 @@ class _Builder:
                 "signer": self.path("ocsp-signer", "leaf.pem"),
                 "signer_key": self.path("ocsp-signer", "key.pem"),
                 "signer_chain": self.path("ocsp-signer", "chain.pem"),
+            },
+            # intermediate2's responder signs with the CA's own key.
+            "ocsp2": {
+                "url": OCSP2_URL,
+                "index": self.path("intermediate2", "index.txt"),
+                "ca": self.path("intermediate2.pem"),
+                "signer": self.path("intermediate2.pem"),
+                "signer_key": self.path("intermediate2", "key.pem"),
             },
             "ca_issuers_url": CA_ISSUERS_URL,
             "revoked_serials": [manifest_hosts[host_dir_name("revoked")]["serial"]],

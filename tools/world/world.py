@@ -18,7 +18,8 @@ world.json format.
 This file is the CLI and the orchestration (World.start, world.json, the packet link); the
 parts are beside it: hosts.py (addresses), peers.py (processes, ports, readiness), origins.py
 (test servers and relays), nginx.py, bundles.py (certificate bundles), ocsp.py (responder,
-watchdog, staples), dns.py (zone, Knot, DNS messages), pki.py and namespaces.py.
+watchdog, staples), dns.py (zone, Knot, DNS messages), filters.py (the revocation filter), pki.py
+and namespaces.py.
 """
 
 import argparse
@@ -39,6 +40,7 @@ import namespaces  # noqa: E402
 import pki  # noqa: E402
 from bundles import BundlesMixin  # noqa: E402
 from dns import DnsMixin  # noqa: E402
+from filters import RevocationFilterMixin  # noqa: E402
 from hosts import (ADDR, HTTP_FIXED_PORT, HTTPS_FIXED_PORT, ORIGIN_ORDER,  # noqa: E402
                    STAPLING_ORIGINS)
 from nginx import NginxMixin  # noqa: E402
@@ -113,9 +115,10 @@ def _running_world_pid(world_json):
         return None
 
 
-class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
+class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin, RevocationFilterMixin):
     """The local world: its PKI, peers and world.json. The parts live in the modules beside
-    this one (origins, nginx, bundles, ocsp, dns); start() puts them together in order."""
+    this one (origins, nginx, bundles, ocsp, dns, filters); start() puts them together in
+    order."""
 
     def __init__(self, args):
         self.args = args
@@ -156,6 +159,11 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
         self.dns = None  # world.json's "dns" block once Knot is up
         self.knot_control_dir = None  # a short directory for knot's control socket, if needed
         self.ocsp = None  # world.json's "ocsp" block once the responder is up
+        self.ocsp2 = None  # intermediate2's responder (world.json's "ocsp2")
+        # The CRLite revocation filter (filters.py), built with tools/revocation_filter.
+        self.revocation_filter_tool = None if args.no_revocation_filter else _resolve_binary(
+            args.revocation_filter_tool, "--revocation-filter-tool")
+        self.revocation_filter = None
         self.ocsp_peer = None
         self.ocsp_watch = None  # the watchdog's current window (see tend_ocsp)
         self.staples = {}  # origin -> world.json's `staple` block (see make_staples)
@@ -221,9 +229,11 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
                                  "or use another --dir" % (self.dir, other))
             os.remove(self.world_json)
         self.pki = pki.build(self.path("pki"))
-        # No bundle of an earlier world may be served before this one's are made.
+        # No bundle or filter of an earlier world may be served before this one's are made.
         shutil.rmtree(self.path("bundles"), ignore_errors=True)
+        shutil.rmtree(self.path("filters"), ignore_errors=True)
         self.prepare_docroots()
+        self.build_revocation_filter()
         if not self.bundles_wanted:
             self.skipped["bundles"] = (
                 "--no-bundles" if self.args.no_bundles else
@@ -249,7 +259,7 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
             self.start_testservers()
         else:
             self.skip(("www", "slow", "tls12", "slow12", "spdy", "expired", "wrongname",
-                       "untrusted", "revoked", "ech"), "no --testserver given")
+                       "untrusted", "revoked", "uncovered", "ech"), "no --testserver given")
 
         if self.testserver and self.packet:
             pass  # slow and slow12 are test servers of their own behind a slow path
@@ -280,6 +290,8 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
         for src, dst in ((p["crl"]["intermediate"]["der"], "intermediate.crl"),
                          (p["crl"]["root"]["der"], "root.crl"),
                          (p["intermediate_der"], "intermediate.der"),
+                         (p["crl"]["intermediate2"]["der"], "intermediate2.crl"),
+                         (p["intermediate2_der"], "intermediate2.der"),
                          (p["root"], "root.pem")):
             shutil.copyfile(src, self.path("static", dst))
             os.chmod(self.path("static", dst), 0o644)
@@ -368,7 +380,10 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
                 "expired": "fails: expired certificate",
                 "wrongname": "fails: certificate for other.example.test",
                 "untrusted": "fails: certificate from an unknown root",
-                "revoked": "fails with revocation checking: revoked certificate (OCSP, CRL)",
+                "revoked": "fails with revocation checking: revoked certificate (OCSP, CRL, "
+                           "the revocation filter)",
+                "uncovered": "issued by a CA the revocation filter does not cover: OCSP on "
+                             "port 8889",
                 "stapled": "nginx stapling a good OCSP response",
                 "revoked-stapled": "nginx stapling a revoked OCSP response: fails, even "
                                    "with revocation checking off",
@@ -408,7 +423,8 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
     def write_world_json(self):
         resolve = []
         hosts = {}
-        endpoints = list(self.origins.values()) + ([self.ocsp] if self.ocsp else [])
+        endpoints = list(self.origins.values()) + ([self.ocsp] if self.ocsp else []) + \
+            ([self.ocsp2] if self.ocsp2 else [])
         for host, port, address in [(o["host"], o["port"], o["address"]) for o in endpoints] + \
                 self.bundle_endpoints():
             entry = "%s:%d:%s" % (host, port, address)
@@ -437,6 +453,8 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
         connect_to = []
         if self.ocsp and self.ocsp["url"] != pki.OCSP_URL:
             connect_to.append(connect_to_rule(pki.OCSP_URL, self.ocsp["url"]))
+        if self.ocsp2 and self.ocsp2["url"] != pki.OCSP2_URL:
+            connect_to.append(connect_to_rule(pki.OCSP2_URL, self.ocsp2["url"]))
         static_prefix = "http://static.%s/" % pki.DOMAIN
         if static and static["url"] != static_prefix:
             connect_to.append(connect_to_rule(static_prefix, static["url"]))
@@ -456,7 +474,9 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
             "missing_peers": self.missing_peers,
             "dns": self.dns,
             "ocsp": self.ocsp,
+            "ocsp2": self.ocsp2,
             "crl": crl,
+            "revocation_filter": self.revocation_filter_json(),
             "connect_to": connect_to,
             "bundle_cdns": self.bundle_cdn_list(),
             "bundle_cases": self.bundle_cases,
@@ -488,6 +508,8 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin):
             logs["nginx-access"] = self.path("logs", "nginx-access.log")
         if self.ocsp:
             logs["ocsp-text"] = self.ocsp["text_log"]
+        if self.ocsp2:
+            logs["ocsp2-text"] = self.ocsp2["text_log"]
         return logs
 
     # -- while running ----------------------------------------------------------------------------
@@ -560,6 +582,11 @@ def parse_args(argv):
                     "bundles are published)")
     ap.add_argument("--no-bundles", action="store_true",
                     help="publish no certificate bundles even with --certbundle")
+    ap.add_argument("--revocation-filter-tool", metavar="BIN",
+                    help="tools/revocation_filter binary: builds the world's CRLite revocation "
+                    "filter (absent: none is built)")
+    ap.add_argument("--no-revocation-filter", action="store_true",
+                    help="build no revocation filter even with --revocation-filter-tool")
     ap.add_argument("--cdn-rtt-ms", type=int, default=300,
                     help="RTT a netem relay adds in front of cdn3.example.test, the slow bundle "
                     "CDN (default 300; 0: no relay)")

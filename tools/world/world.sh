@@ -18,9 +18,14 @@ done
 [ -n "$here" ] || here=$(dirname "$(readlink -f "$0")")
 # `world exec --world FILE -- CMD` takes no other flag.
 if [ "${1:-}" = exec ]; then exec python3 "$here/world.py" "$@"; fi
+# The revocation_filter tool (//tools/revocation_filter, also a data dependency) likewise, as
+# --revocation-filter-tool (--no-revocation-filter turns the filter off). Both are put before
+# the command line's flags, so that a flag given there wins.
 for cb in "$here/../certbundle/certbundle" "$here/../../bazel-bin/tools/certbundle/certbundle"; do
-  if [ -f "$cb" ] && [ -x "$cb" ]; then
-    exec python3 "$here/world.py" --certbundle "$cb" "$@"
-  fi
+  if [ -f "$cb" ] && [ -x "$cb" ]; then set -- --certbundle "$cb" "$@"; break; fi
+done
+for rf in "$here/../revocation_filter/revocation_filter" \
+          "$here/../../bazel-bin/tools/revocation_filter/revocation_filter"; do
+  if [ -f "$rf" ] && [ -x "$rf" ]; then set -- --revocation-filter-tool "$rf" "$@"; break; fi
 done
 exec python3 "$here/world.py" "$@"

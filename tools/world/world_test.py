@@ -88,6 +88,29 @@ def _find_certbundle():
 
 CERTBUNDLE = _find_certbundle()
 
+
+def _find_revocation_filter():
+    for p in (os.environ.get("REVOCATION_FILTER"),
+              os.path.join(HERE, "..", "revocation_filter", "revocation_filter"),  # runfiles
+              os.path.join(HERE, "..", "..", "bazel-bin", "tools", "revocation_filter",
+                           "revocation_filter")):
+        if p and os.path.isfile(p) and os.access(p, os.X_OK):
+            return os.path.abspath(p)
+    return None
+
+
+REVOCATION_FILTER = _find_revocation_filter()
+
+
+def revocation_filter_bin():
+    """The revocation_filter binary; a test that needs it fails (not skips) without it."""
+    if not REVOCATION_FILTER:
+        raise AssertionError(
+            "the revocation_filter binary was not found (not in the runfiles, not in "
+            "bazel-bin/tools/revocation_filter, no $REVOCATION_FILTER): bazel build "
+            "//tools/revocation_filter")
+    return REVOCATION_FILTER
+
 # tools/setup.sh installs every peer, so in CI a test that cannot run for want of one is a defect,
 # not a skip: it fails, naming the peer. NETSTACK_ALLOW_MISSING_PEERS=1 (a local run on a machine
 # without them) skips it instead.
@@ -294,7 +317,8 @@ class NginxWorldTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = make_tmpdir("nginx")
-        cls.wp = WorldProcess(os.path.join(cls.tmp, "w"))
+        cls.wp = WorldProcess(os.path.join(cls.tmp, "w"),
+                              ["--revocation-filter-tool", revocation_filter_bin()])
         cls.world = cls.wp.world
         cls.pki_dir = os.path.join(cls.wp.dir, "pki")
         with open(os.path.join(cls.pki_dir, "pki.json")) as f:
@@ -324,7 +348,7 @@ class NginxWorldTest(unittest.TestCase):
         self.assertEqual(sorted(w["origins"]), ["ecdsa", "nginx", "revoked-stapled", "stapled",
                                                 "stapled-other", "static"])
         for key in ("www", "slow", "tls12", "slow12", "spdy", "expired", "wrongname",
-                    "untrusted"):
+                    "untrusted", "uncovered"):
             self.assertIn(key, w["skipped"])
         n = self.origin("nginx")
         self.assertEqual(n["address"], "127.0.0.12")
@@ -356,11 +380,77 @@ class NginxWorldTest(unittest.TestCase):
         self.assertEqual(w["crl"]["embedded_url"], "http://static.example.test/intermediate.crl")
         self.assertEqual(w["connect_to"], [
             world_py.connect_to_rule("http://ocsp.example.test:8888/", o["url"]),
+            world_py.connect_to_rule("http://ocsp.example.test:8889/", w["ocsp2"]["url"]),
             world_py.connect_to_rule("http://static.example.test/", static)])
         # No certbundle (and no testserver): no bundles, and world.json says so.
         self.assertEqual(w["skipped"]["bundles"], "no --certbundle given")
         self.assertEqual((w["bundles"], w["bundle_cdns"], w["bundle_cases"]), (None, [], {}))
         self.assertNotIn("cdn1.example.test", w["hosts"])
+
+    # -- the revocation filter (filters.py) and intermediate2's responder --------------------
+
+    def filter_check(self, fixture):
+        h = self.leaf(fixture)
+        rc, out, err = run([revocation_filter_bin(), "check", "--filter",
+                            self.world["revocation_filter"]["file"], h["chain"]])
+        return rc, out + err
+
+    def test_revocation_filter_built_and_served(self):
+        f = self.world["revocation_filter"]
+        self.assertNotIn("revocation_filter", self.world["skipped"])
+        self.assertEqual(f["file"], os.path.join(self.wp.dir, "filters", "revocation_filter"))
+        self.assertEqual((f["sequence"], f["enrolled"], f["not_enrolled"]),
+                         (1, ["root", "intermediate"], ["intermediate2"]))
+        self.assertEqual(sorted(f["issuers"]), ["netstack Test Intermediate CA",
+                                                "netstack Test Root CA"])
+        self.assertEqual(f["not_covered_hosts"], ["uncovered.example.test"])
+        # R: the revoked leaf; S: every other unexpired certificate of the root (itself,
+        # intermediate, intermediate2) and of the intermediate (the OCSP signer and its
+        # leaves but expired and revoked).
+        self.assertEqual((f["revoked"], f["expired_left_out"]), (1, 1))
+        intermediate_leaves = [h for h in self.manifest["hosts"].values()
+                               if h["issuer"] == "intermediate"]
+        self.assertEqual(f["valid"], 3 + 1 + len(intermediate_leaves) - 2)
+        with open(f["file"], "rb") as fh:
+            data = fh.read()
+        self.assertEqual(len(data), f["bytes"])
+        self.assertEqual(data[:4], b"NSRF")
+        # Served beside the CRLs, byte for byte.
+        self.assertEqual(f["url"], self.origin("static")["url"] + "revocation_filter")
+        status, _, body, _ = http_get(self.world, f["url"])
+        self.assertEqual((status, body), (200, data))
+        # What a client concludes about the world's leaves.
+        for fixture, rc, answer in (("www", 0, "good"), ("ecdsa", 0, "good"),
+                                    ("revoked", 3, "revoked"),
+                                    ("uncovered", 4, "not_covered")):
+            got_rc, out = self.filter_check(fixture)
+            self.assertEqual(got_rc, rc, fixture + ": " + out)
+            self.assertIn("answer: %s\n" % answer, out)
+
+    def test_intermediate2_has_its_own_responder(self):
+        o2 = self.world["ocsp2"]
+        self.assertEqual(o2["embedded_url"], "http://ocsp.example.test:8889/")
+        self.assertEqual(o2["good_host"], "uncovered.example.test")
+        self.assertTrue(pid_alive(self.world["pids"]["ocsp2"]))
+        ocsp_url, crl_url = self.leaf_urls("uncovered")
+        self.assertEqual(ocsp_url, "http://ocsp.example.test:8889/")
+        self.assertEqual(crl_url, "http://static.example.test/intermediate2.crl")
+        url = rewrite_url(self.world, ocsp_url)
+        self.assertEqual(url, o2["url"])
+        before = open(o2["log"], errors="replace").read().count(o2["log_marker"])
+        rc, out, err = run([OPENSSL, "ocsp", "-issuer", self.manifest["intermediate2"],
+                            "-serial", "0x" + o2["good_serial"], "-url",
+                            "http://%s/" % o2["direct"], "-CAfile", self.root])
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("Response verify OK", out + err)
+        self.assertIn("0x%s: good" % o2["good_serial"], out)
+        after = open(o2["log"], errors="replace").read().count(o2["log_marker"])
+        self.assertEqual(after - before, 1)
+        # Its CRL is served, and empty.
+        status, _, body, _ = http_get(self.world, crl_url)
+        self.assertEqual(status, 200)
+        with open(self.manifest["crl"]["intermediate2"]["der"], "rb") as fh:
+            self.assertEqual(body, fh.read())
 
     # -- nginx over TLS 1.2 and 1.3 ----------------------------------------------------------
 
@@ -692,6 +782,7 @@ sys.exit(42)
         d = os.path.join(tmp, "w")
         rc, out, err = run([sys.executable, WORLD, "--dir", d, "--testserver", FAKE_TESTSERVER,
                             "--netem", FAKE_NETEM, "--certbundle", certbundle_bin(),
+                            "--revocation-filter-tool", revocation_filter_bin(),
                             "--rtt-ms", "200", "--run", sys.executable, script, report_path],
                            timeout=120)
         self.assertEqual(rc, 42, err)  # the command's exit code
@@ -701,7 +792,7 @@ sys.exit(42)
                                                  "slow", "slow_http", "tls12", "slow12",
                                                  "spdy", "expired", "wrongname", "untrusted",
                                                  "revoked", "stapled", "revoked-stapled",
-                                                 "stapled-other", "ech"]))
+                                                 "stapled-other", "uncovered", "ech"]))
         self.assertEqual(rep["skipped"], [] if KNOTD else ["dns"])
         for key in ("www", "www_http", "slow", "slow_http", "tls12", "slow12", "spdy"):
             rc_, body, e = rep[key]
@@ -748,7 +839,7 @@ sys.exit(42)
         self.assertIn("spdy.example.test", rep["www"][1])  # the demo page links it
         # The ECH origin: its key and configuration (the stand-in's fixed one), h2.
         ech = w["origins"]["ech"]
-        self.assertEqual((ech["host"], ech["address"]), ("ech.example.test", "127.0.0.30"))
+        self.assertEqual((ech["host"], ech["address"]), ("ech.example.test", "127.0.0.31"))
         self.assertEqual(ech["alpn"], ["h2", "http/1.1"])
         self.assertIn("--ech-key", rep["ech_cmdline"])
         self.assertIn("--http2", rep["ech_cmdline"])
@@ -825,9 +916,12 @@ class OcspWorldTest(unittest.TestCase):
             self.assertTrue(os.path.isfile(w["logs"][name]), name)
         # No static origin (no nginx): only the OCSP URL is rewritten, the CRL has no URL.
         self.assertEqual(w["connect_to"],
-                         [world_py.connect_to_rule("http://ocsp.example.test:8888/", o["url"])])
+                         [world_py.connect_to_rule("http://ocsp.example.test:8888/", o["url"]),
+                          world_py.connect_to_rule("http://ocsp.example.test:8889/",
+                                                   w["ocsp2"]["url"])])
         self.assertIsNone(w["crl"]["url"])
-        self.assertEqual(w["resolve"], ["ocsp.example.test:%d:127.0.0.21" % o["port"]])
+        self.assertEqual(w["resolve"], ["ocsp.example.test:%d:127.0.0.21" % o["port"],
+                                        "ocsp.example.test:%d:127.0.0.21" % w["ocsp2"]["port"]])
         # The start-up queries (direct: www, revoked; through the relay: www) are in its log.
         self.assertGreaterEqual(ocsp_requests_logged(w), o["startup_requests"])
         self.assertEqual(o["startup_requests"], 3)
@@ -959,7 +1053,7 @@ class DnsWorldTest(unittest.TestCase):
                     "untrusted": "127.0.0.19", "ecdsa": "127.0.0.20", "ocsp": "127.0.0.21",
                     "revoked": "127.0.0.22", "stapled": "127.0.0.26",
                     "revoked-stapled": "127.0.0.27", "stapled-other": "127.0.0.28",
-                    "spdy": "127.0.0.29"}
+                    "spdy": "127.0.0.29", "uncovered": "127.0.0.30", "ech": "127.0.0.31"}
         for host, addr in expected.items():
             self.assertEqual(d["records"][host + ".example.test"], addr)
         for name in ("dns_knot", "dns_netem"):
@@ -1156,6 +1250,7 @@ class BundleWorldTest(unittest.TestCase):
         cls.wp = WorldProcess(os.path.join(cls.tmp, "w"), [
             "--testserver", FAKE_TESTSERVER, "--netem", FAKE_NETEM,
             "--certbundle", cls.certbundle, "--rtt-ms", str(cls.RTT_MS),
+            "--revocation-filter-tool", revocation_filter_bin(),
             "--cdn-rtt-ms", str(cls.CDN_RTT_MS), "--dns-rtt-ms", "0", "--require-dns"])
         cls.world = cls.wp.world
         cls.bundles = cls.world["bundles"]
