@@ -82,7 +82,8 @@ struct CaresResolverConfig {
   int edns_payload = 4096;
   size_t cache_size = 1000;
   // HTTPS records (see the file comment). Off by default here; the network
-  // context turns it on (fetch --no-https-rr turns it off).
+  // context turns it on with NetworkContextParams::https_records (fetch
+  // --https-rr).
   bool query_https = false;
   // The ALPN protocols this client speaks over TLS over TCP: a ServiceMode
   // record none of whose ALPN set is among them is incompatible (RFC 9460

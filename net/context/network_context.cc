@@ -469,18 +469,17 @@ absl::Status NetworkContext::InitObc() {
 
 // Device bound sessions: the service over the profile's store and jar, its
 // session keys from the OBC key pool (one of its own, a single P-256 key
-// deep, when OBCs are off), its POSTs as URLRequests on a context without
-// the delegate (never deferred themselves) and without the visit recorder
-// (not navigations).
+// deep, when OBCs are off or their pool keeps no P-256 key ready), its POSTs as
+// URLRequests on a context without the delegate (never deferred themselves) and
+// without the visit recorder (not navigations).
 void NetworkContext::InitDeviceBoundSessions() {
   if (!params_.device_bound_sessions || !profile_->cookie_jar() ||
       !profile_->device_bound_sessions())
     return;
   KeyPool* pool = key_pool_.get();
-  if (pool) {
-    if (pool->target_depth(KeyAlgorithm::kEcdsaP256) < 1)
-      pool->SetTargetDepth(KeyAlgorithm::kEcdsaP256, 1);
-  } else {
+  // The OBC pool when it keeps P-256 keys ready; otherwise a pool of its own,
+  // so an OBC pool the embedder sized (0: generate on demand) stays as asked.
+  if (!pool || pool->target_depth(KeyAlgorithm::kEcdsaP256) < 1) {
     KeyPool::Options options;
     options.target_depth = {1, 0, 0, 0};
     dbsc_key_pool_ = std::make_unique<KeyPool>(worker_pool_.get(), options);

@@ -86,8 +86,9 @@ struct FetchOptions {
   // world's static --resolve entries instead).
   std::vector<std::string> dns_servers;
   bool use_world_dns = true;
-  // --no-https-rr: do not ask for DNS HTTPS records (RFC 9460).
-  bool https_records = true;
+  // --https-rr: ask for DNS HTTPS records (RFC 9460); off by default (see
+  // --help).
+  bool https_records = false;
   bool edns = true;
   absl::Duration dns_timeout = absl::Seconds(2);
   std::vector<std::string> prefetch_hosts;  // --prefetch HOST[:PORT]
