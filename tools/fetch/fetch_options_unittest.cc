@@ -408,9 +408,10 @@ TEST(FetchOptionsTest, PriorityAndConnectWait) {
            {"--connect-wait", "never", "https://a.test/"}}) {
     auto r = ParseFetchOptions(bad);
     EXPECT_FALSE(r.ok()) << bad[0] << " " << (bad.size() > 1 ? bad[1] : "");
-    if (!r.ok())
+    if (!r.ok()) {
       EXPECT_NE(r.status().message().find(bad[0]), std::string::npos)
           << r.status();
+    }
   }
 }
 
