@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "net/http/http_field_grammar.h"
 
 namespace net {
 namespace {
@@ -15,32 +16,6 @@ bool IsLcAlpha(int c) { return c >= 'a' && c <= 'z'; }
 bool IsDigit(int c) { return c >= '0' && c <= '9'; }
 bool IsAlpha(int c) {
   return absl::ascii_isalpha(static_cast<unsigned char>(c));
-}
-
-// tchar (RFC 9110 section 5.6.2).
-bool IsTchar(int c) {
-  if (c < 0) return false;
-  if (absl::ascii_isalnum(static_cast<unsigned char>(c))) return true;
-  switch (c) {
-    case '!':
-    case '#':
-    case '$':
-    case '%':
-    case '&':
-    case '\'':
-    case '*':
-    case '+':
-    case '-':
-    case '.':
-    case '^':
-    case '_':
-    case '`':
-    case '|':
-    case '~':
-      return true;
-    default:
-      return false;
-  }
 }
 
 bool IsBase64Char(int c) {
@@ -253,7 +228,9 @@ class SfParser {
     out->type = SfBareItem::Type::kToken;
     for (;;) {
       int c = Peek();
-      if (!(IsTchar(c) || c == ':' || c == '/')) break;
+      if (!((c >= 0 && IsTokenChar(static_cast<char>(c))) || c == ':' ||
+            c == '/'))
+        break;
       out->string.push_back(static_cast<char>(c));
       CBS_skip(&in_, 1);
     }

@@ -6,76 +6,37 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "net/http/http_field_grammar.h"
 
 namespace net {
 namespace {
 
-// RFC 9110 5.6.2 tchar.
-bool IsTchar(char c) {
-  if (absl::ascii_isalnum(static_cast<unsigned char>(c))) return true;
-  switch (c) {
-    case '!':
-    case '#':
-    case '$':
-    case '%':
-    case '&':
-    case '\'':
-    case '*':
-    case '+':
-    case '-':
-    case '.':
-    case '^':
-    case '_':
-    case '`':
-    case '|':
-    case '~':
-      return true;
-    default:
-      return false;
-  }
-}
-
-// A cursor over the field value.
+// A cursor over the field value, on the shared RFC 9110 rules.
 class Reader {
  public:
-  explicit Reader(absl::string_view s) : s_(s) {}
-  bool done() const { return pos_ >= s_.size(); }
-  char peek() const { return s_[pos_]; }
-  void SkipOws() {
-    while (!done() && (peek() == ' ' || peek() == '\t')) ++pos_;
-  }
+  explicit Reader(absl::string_view s) : rest_(s) {}
+  bool done() const { return rest_.empty(); }
+  char peek() const { return rest_.front(); }
+  void SkipOws() { ConsumeOws(&rest_); }
   bool Consume(char c) {
     if (done() || peek() != c) return false;
-    ++pos_;
+    rest_.remove_prefix(1);
     return true;
   }
-  absl::string_view Token() {
-    size_t start = pos_;
-    while (!done() && IsTchar(peek())) ++pos_;
-    return s_.substr(start, pos_ - start);
-  }
+  absl::string_view Token() { return ConsumeToken(&rest_); }
   // A quoted-string (RFC 9110 5.6.4), unescaped, or an error.
   absl::StatusOr<std::string> QuotedString() {
-    if (!Consume('"')) return absl::InvalidArgumentError("expected '\"'");
+    if (done() || peek() != '"')
+      return absl::InvalidArgumentError("expected '\"'");
     std::string out;
-    while (!done()) {
-      char c = s_[pos_++];
-      if (c == '"') return out;
-      if (c == '\\') {
-        if (done()) break;
-        c = s_[pos_++];
-      }
-      if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
-        return absl::InvalidArgumentError(
-            "control character in a quoted string");
-      out.push_back(c);
-    }
-    return absl::InvalidArgumentError("unterminated quoted string");
+    if (!ConsumeQuotedString(&rest_, &out))
+      return absl::InvalidArgumentError(
+          "malformed quoted string (a control character or no closing '\"')");
+    return out;
   }
 
  private:
-  absl::string_view s_;
-  size_t pos_ = 0;
+  absl::string_view rest_;
 };
 
 int HexValue(char c) {

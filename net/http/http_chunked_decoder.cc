@@ -8,68 +8,25 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "net/base/net_errors.h"
+#include "net/http/http_field_grammar.h"
 
 namespace net {
 namespace {
-
-// tchar (RFC 9110 5.6.2).
-bool IsTokenChar(char c) {
-  return absl::ascii_isalnum(c) ||
-         (c != '\0' && std::strchr("!#$%&'*+-.^_`|~", c) != nullptr);
-}
-
-// The ConsumeX helpers advance |s| past what they recognise and return
-// whether they recognised anything.
-void ConsumeWhitespace(absl::string_view* s) {
-  while (!s->empty() && (s->front() == ' ' || s->front() == '\t'))
-    s->remove_prefix(1);
-}
-
-bool ConsumeToken(absl::string_view* s) {
-  size_t n = 0;
-  while (n < s->size() && IsTokenChar((*s)[n])) ++n;
-  s->remove_prefix(n);
-  return n > 0;
-}
-
-// quoted-string (RFC 9110 5.6.4): DQUOTE *( qdtext / quoted-pair ) DQUOTE.
-bool ConsumeQuotedString(absl::string_view* s) {
-  absl::string_view t = *s;
-  if (!absl::ConsumePrefix(&t, "\"")) return false;
-  for (;;) {
-    if (t.empty()) return false;
-    const unsigned char c = static_cast<unsigned char>(t.front());
-    t.remove_prefix(1);
-    if (c == '"') break;
-    if (c == '\\') {
-      // quoted-pair: "\" ( HTAB / SP / VCHAR / obs-text )
-      if (t.empty()) return false;
-      const unsigned char q = static_cast<unsigned char>(t.front());
-      if (q != '\t' && (q < 0x20 || q == 0x7f)) return false;
-      t.remove_prefix(1);
-      continue;
-    }
-    // qdtext: HTAB / SP / VCHAR except DQUOTE and "\" / obs-text
-    if (c != '\t' && (c < 0x20 || c == 0x7f)) return false;
-  }
-  *s = t;
-  return true;
-}
 
 // chunk-ext (RFC 9112 7.1.1):
 //   *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] )
 // with chunk-ext-name a token and chunk-ext-val a token or quoted-string.
 bool IsValidChunkExtension(absl::string_view s) {
   while (!s.empty()) {
-    ConsumeWhitespace(&s);
+    ConsumeOws(&s);
     if (!absl::ConsumePrefix(&s, ";")) return false;
-    ConsumeWhitespace(&s);
-    if (!ConsumeToken(&s)) return false;
+    ConsumeOws(&s);
+    if (ConsumeToken(&s).empty()) return false;
     absl::string_view after_name = s;
-    ConsumeWhitespace(&s);
+    ConsumeOws(&s);
     if (absl::ConsumePrefix(&s, "=")) {
-      ConsumeWhitespace(&s);
-      if (!ConsumeToken(&s) && !ConsumeQuotedString(&s)) return false;
+      ConsumeOws(&s);
+      if (ConsumeToken(&s).empty() && !ConsumeQuotedString(&s)) return false;
     } else {
       // Whitespace only counts before ";" or "=": the loop wants a ";" next.
       s = after_name;
@@ -102,7 +59,8 @@ int HttpChunkedDecoder::ParseTrailerLine(absl::string_view line) {
   if (colon == absl::string_view::npos)
     return Fail("trailer line without colon");
   absl::string_view name = line.substr(0, colon);
-  if (!ConsumeToken(&name) || !name.empty()) return Fail("bad trailer name");
+  if (ConsumeToken(&name).empty() || !name.empty())
+    return Fail("bad trailer name");
   if (line.find('\0') != absl::string_view::npos)
     return Fail("NUL in a trailer value");
   seen_trailer_field_ = true;

@@ -11,18 +11,11 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "net/base/net_errors.h"
+#include "net/http/http_field_grammar.h"
 #include "net/http/http_header_scanner.h"
 
 namespace net {
 namespace {
-
-bool IsToken(absl::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!absl::ascii_isalnum(c) && !strchr("!#$%&'*+-.^_`|~", c)) return false;
-  }
-  return true;
-}
 
 absl::Status Malformed(absl::string_view why) {
   return absl::InvalidArgumentError(
