@@ -34,15 +34,6 @@ HOST = "www.example.test"
 LIFETIME = 2
 
 
-def _binary(name):
-    path = shutil.which(name) or next(
-        (p for p in ("/usr/sbin/" + name, "/usr/local/sbin/" + name) if os.access(p, os.X_OK)),
-        None)
-    if not path:
-        raise e2e.PeerMissing("%s is not installed (tools/setup.sh installs it)" % name)
-    return path
-
-
 def _server(ctx, name, extra=()):
     """A testserver with an HTTPS listener (OBCs requested) and a plain-HTTP one (the reverse
     proxy's backend), the DBSC cookie living LIFETIME seconds."""
@@ -72,32 +63,13 @@ def _nginx(ctx, backend_port):
     """nginx terminating TLS for www.example.test and proxying to the testserver's plain-HTTP
     listener; it asks for a client certificate (optional_no_ca) so the OBC reaches it, and logs
     what it saw of each request."""
-    leaf = os.path.join(ctx.pki, HOST)
-    d = ctx.scratch("nginx-proxy")
-    os.makedirs(os.path.join(d, "logs"), exist_ok=True)
-    port = e2e.free_port()
-    access = os.path.join(d, "logs", "access.log")
-    conf = os.path.join(d, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write("""
-%(user)s
-daemon off;
-master_process on;
-worker_processes 1;
-pid %(d)s/nginx.pid;
-error_log %(d)s/logs/error.log info;
-events { worker_connections 256; }
-http {
+    chain, key = e2e.leaf_files(ctx, HOST)
+    return e2e.nginx(ctx, "nginx-proxy", """
     log_format dbsc escape=none '"$request" $status obc=$ssl_client_fingerprint '
                     'sid=$http_sec_secure_session_id proof=$http_secure_session_response';
-    access_log %(access)s dbsc;
-    client_body_temp_path %(d)s/cb;
-    proxy_temp_path %(d)s/px;
-    fastcgi_temp_path %(d)s/fc;
-    uwsgi_temp_path %(d)s/uw;
-    scgi_temp_path %(d)s/sc;
+    access_log %%(access)s dbsc;
     server {
-        listen 127.0.0.1:%(port)d ssl;
+        listen 127.0.0.1:%%(port)d ssl;
         server_name %(host)s;
         ssl_certificate %(chain)s;
         ssl_certificate_key %(key)s;
@@ -110,15 +82,7 @@ http {
             proxy_set_header X-Forwarded-Proto https;
         }
     }
-}
-""" % {"user": "user root root;" if os.geteuid() == 0 else "", "d": d, "access": access,
-       "port": port, "host": HOST, "chain": os.path.join(leaf, "chain.pem"),
-       "key": os.path.join(leaf, "key.pem"), "backend": backend_port})
-    peer = e2e.Peer("nginx-proxy", [_binary("nginx"), "-p", d + "/", "-c", conf, "-e",
-                                    os.path.join(d, "logs", "error.log")],
-                    ctx.scratch("nginx-proxy.out"), ready=lambda p: e2e.is_listening(port))
-    peer.port, peer.access = port, access
-    return peer
+""" % {"host": HOST, "chain": chain, "key": key, "backend": backend_port})
 
 
 def _fetch(ctx, port, *args, paths=("dbsc/protected",)):

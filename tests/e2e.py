@@ -342,6 +342,59 @@ class Peer:
         return False
 
 
+def peer_binary(name):
+    """The path of a third-party peer program |name| (PATH, then /usr/sbin, /usr/local/sbin,
+    /usr/bin), or PeerMissing: tools/setup.sh installs every peer the tests use."""
+    path = shutil.which(name) or next(
+        (p for p in ("/usr/sbin/" + name, "/usr/local/sbin/" + name, "/usr/bin/" + name)
+         if os.access(p, os.X_OK)), None)
+    if not path:
+        raise PeerMissing("%s is not installed (tools/setup.sh installs it)" % name)
+    return path
+
+
+def leaf_files(ctx, host):
+    """(chain.pem, key.pem) of the world PKI's leaf for |host|."""
+    d = os.path.join(ctx.pki, host)
+    return os.path.join(d, "chain.pem"), os.path.join(d, "key.pem")
+
+
+def nginx(ctx, name, http_block):
+    """nginx (Debian's, one worker, in the foreground) with |http_block| inside `http { }`.
+    The block is a %-format over: d (a scratch directory of the peer's own), access (its access
+    log), port (a free port on 127.0.0.1 for the block's `listen`). Returns the running Peer
+    with .port, .access and .dir; `with` stops it."""
+    d = ctx.scratch(name)
+    os.makedirs(os.path.join(d, "logs"), exist_ok=True)
+    port = free_port()
+    access = os.path.join(d, "logs", "access.log")
+    error_log = os.path.join(d, "logs", "error.log")
+    conf = os.path.join(d, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write("""
+%(user)s
+daemon off;
+master_process on;
+worker_processes 1;
+pid %(d)s/nginx.pid;
+error_log %(error_log)s info;
+events { worker_connections 256; }
+http {
+    client_body_temp_path %(d)s/cb;
+    proxy_temp_path %(d)s/px;
+    fastcgi_temp_path %(d)s/fc;
+    uwsgi_temp_path %(d)s/uw;
+    scgi_temp_path %(d)s/sc;
+%(body)s
+}
+""" % {"user": "user root root;" if os.geteuid() == 0 else "", "d": d, "error_log": error_log,
+       "body": http_block % {"d": d, "access": access, "port": port}})
+    peer = Peer(name, [peer_binary("nginx"), "-p", d + "/", "-c", conf, "-e", error_log],
+                ctx.scratch(name + ".out"), ready=lambda p: is_listening(port))
+    peer.port, peer.access, peer.dir = port, access, d
+    return peer
+
+
 def s_server(ctx, host, extra, name="s_server"):
     """openssl s_server -www on 127.0.0.1:PORT with the world's certificate for `host` (a
     directory under pki/); serves one connection at a time. Retries on a lost port race."""

@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import time
 
 import e2e
@@ -27,20 +26,6 @@ from e2e import expect, expect_eq
 HOST = "www.example.test"
 BIG = 10 * 1024 * 1024
 N = 20
-
-
-def _binary(name):
-    path = shutil.which(name) or next(
-        (p for p in ("/usr/sbin/" + name, "/usr/local/sbin/" + name) if os.access(p, os.X_OK)),
-        None)
-    if not path:
-        raise e2e.PeerMissing("%s is not installed (tools/setup.sh installs it)" % name)
-    return path
-
-
-def _leaf(ctx):
-    d = os.path.join(ctx.pki, HOST)
-    return os.path.join(d, "chain.pem"), os.path.join(d, "key.pem")
 
 
 def _fetch(ctx, port, urls, *args, timeout=60):
@@ -111,7 +96,7 @@ def _wait_lines(path, pred, n, timeout=3.0):
 
 
 def _h2o(ctx, root):
-    chain, key = _leaf(ctx)
+    chain, key = e2e.leaf_files(ctx, HOST)
     d = ctx.scratch("h2o")
     os.makedirs(d, exist_ok=True)
     port = e2e.free_port()
@@ -138,7 +123,7 @@ hosts:
         file.dir: %(root)s
 """ % {"port": port, "chain": chain, "key": key, "d": d, "access": access, "host": HOST,
        "root": root, "user": "user: root" if os.geteuid() == 0 else ""})
-    peer = e2e.Peer("h2o", [_binary("h2o"), "-c", conf], ctx.scratch("h2o.out"),
+    peer = e2e.Peer("h2o", [e2e.peer_binary("h2o"), "-c", conf], ctx.scratch("h2o.out"),
                     ready=lambda p: e2e.is_listening(port))
     peer.port, peer.access = port, access
     return peer
@@ -170,7 +155,7 @@ def h2o_ten_megabytes_through_flow_control(ctx):
 
 
 def _caddy(ctx, root):
-    chain, key = _leaf(ctx)
+    chain, key = e2e.leaf_files(ctx, HOST)
     d = ctx.scratch("caddy")
     os.makedirs(d, exist_ok=True)
     port, http_port = e2e.free_port(), e2e.free_port()
@@ -202,7 +187,7 @@ https://%(host)s:%(port)d {
     env_dir = os.path.join(d, "home")
     os.makedirs(env_dir, exist_ok=True)
     argv = ["env", "HOME=" + env_dir, "XDG_DATA_HOME=" + env_dir, "XDG_CONFIG_HOME=" + env_dir,
-            _binary("caddy"), "run", "--config", conf, "--adapter", "caddyfile"]
+            e2e.peer_binary("caddy"), "run", "--config", conf, "--adapter", "caddyfile"]
     peer = e2e.Peer("caddy", argv, ctx.scratch("caddy.out"),
                     ready=lambda p: e2e.is_listening(port), timeout=20)
     peer.port, peer.access = port, access
@@ -250,48 +235,21 @@ KEEPALIVE_REQUESTS = 8
 
 
 def _nginx_goaway(ctx, root):
-    chain, key = _leaf(ctx)
-    d = ctx.scratch("nginx-goaway")
-    os.makedirs(os.path.join(d, "logs"), exist_ok=True)
-    port = e2e.free_port()
-    access = os.path.join(d, "logs", "access.log")
-    conf = os.path.join(d, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write("""
-%(user)s
-daemon off;
-master_process on;
-worker_processes 1;
-pid %(d)s/nginx.pid;
-error_log %(d)s/logs/error.log info;
-events { worker_connections 256; }
-http {
+    chain, key = e2e.leaf_files(ctx, HOST)
+    return e2e.nginx(ctx, "nginx-goaway", """
     default_type application/octet-stream;
     log_format h2 'conn=$connection n=$connection_requests proto=$server_protocol "$request" '
                   '$status';
-    access_log %(access)s h2;
-    client_body_temp_path %(d)s/cb;
-    proxy_temp_path %(d)s/px;
-    fastcgi_temp_path %(d)s/fc;
-    uwsgi_temp_path %(d)s/uw;
-    scgi_temp_path %(d)s/sc;
+    access_log %%(access)s h2;
     keepalive_requests %(limit)d;
     server {
-        listen 127.0.0.1:%(port)d ssl http2;
+        listen 127.0.0.1:%%(port)d ssl http2;
         server_name %(host)s;
         ssl_certificate %(chain)s;
         ssl_certificate_key %(key)s;
         root %(root)s;
     }
-}
-""" % {"user": "user root root;" if os.geteuid() == 0 else "", "d": d, "access": access,
-       "port": port, "host": HOST, "chain": chain, "key": key, "root": root,
-       "limit": KEEPALIVE_REQUESTS})
-    peer = e2e.Peer("nginx-goaway", [_binary("nginx"), "-p", d + "/", "-c", conf, "-e",
-                                     os.path.join(d, "logs", "error.log")],
-                    ctx.scratch("nginx-goaway.out"), ready=lambda p: e2e.is_listening(port))
-    peer.port, peer.access = port, access
-    return peer
+""" % {"host": HOST, "chain": chain, "key": key, "root": root, "limit": KEEPALIVE_REQUESTS})
 
 
 def nginx_goaway_mid_page(ctx):

@@ -36,7 +36,6 @@ See tests/README.md."""
 import hashlib
 import os
 import re
-import shutil
 import ssl
 import struct
 import time
@@ -49,21 +48,6 @@ FLAG_END_STREAM, FLAG_ACK, FLAG_END_HEADERS = 0x1, 0x1, 0x4
 HEADERS, RST_STREAM, SETTINGS, GOAWAY, CONTINUATION = 0x1, 0x3, 0x4, 0x7, 0x9
 HTTP_1_1_REQUIRED = 0xd
 BIG = 10 * 1024 * 1024
-
-
-def _binary(name):
-    """|name| from PATH or /usr/sbin (tools/setup.sh installs nginx and nghttp2-server)."""
-    path = shutil.which(name) or next(
-        (p for p in ("/usr/sbin/" + name, "/usr/local/sbin/" + name) if os.access(p, os.X_OK)),
-        None)
-    if not path:
-        raise e2e.PeerMissing("%s is not installed (tools/setup.sh installs it)" % name)
-    return path
-
-
-def _leaf(ctx, host=HOST):
-    d = os.path.join(ctx.pki, host)
-    return os.path.join(d, "chain.pem"), os.path.join(d, "key.pem")
 
 
 def _fetch(ctx, port, urls, *args, timeout=60, names=(HOST,)):
@@ -91,59 +75,34 @@ def _docroot(ctx):
 def _nginx(ctx, root, names=(HOST,), leaf=HOST, extra=None):
     """nginx with one `ssl http2` server block per name on one address and port, each with
     |leaf|'s certificate and |extra|[name]'s directives."""
-    chain, key = _leaf(ctx, leaf)
+    chain, key = e2e.leaf_files(ctx, leaf)
     extra = extra or {}
-    d = ctx.scratch("nginx-h2")
-    os.makedirs(os.path.join(d, "logs"), exist_ok=True)
-    port = e2e.free_port()
-    access = os.path.join(d, "logs", "access.log")
-    conf = os.path.join(d, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write("""
-%(user)s
-daemon off;
-master_process on;
-worker_processes 1;
-pid %(d)s/nginx.pid;
-error_log %(d)s/logs/error.log info;
-events { worker_connections 256; }
-http {
-    default_type application/octet-stream;
-    log_format h2 'conn=$connection proto=$server_protocol alpn=$ssl_alpn_protocol '
-                  '"$request" $status $body_bytes_sent host=$host sni=$ssl_server_name '
-                  'fp=$ssl_client_fingerprint';
-    access_log %(access)s h2;
-    client_body_temp_path %(d)s/cb;
-    proxy_temp_path %(d)s/px;
-    fastcgi_temp_path %(d)s/fc;
-    uwsgi_temp_path %(d)s/uw;
-    scgi_temp_path %(d)s/sc;
-%(servers)s
-}
-""" % {"user": "user root root;" if os.geteuid() == 0 else "", "d": d, "access": access,
-       "servers": "".join("""
+    servers = "".join("""
     server {
-        listen 127.0.0.1:%(port)d ssl http2;
+        listen 127.0.0.1:%%(port)d ssl http2;
         server_name %(name)s;
         ssl_certificate %(chain)s;
         ssl_certificate_key %(key)s;
         root %(root)s;
         %(extra)s
-    }""" % {"port": port, "name": name, "chain": chain, "key": key, "root": root,
-            "extra": extra.get(name, "")} for name in names)})
-    peer = e2e.Peer("nginx-h2", [_binary("nginx"), "-p", d + "/", "-c", conf, "-e",
-                                 os.path.join(d, "logs", "error.log")],
-                    ctx.scratch("nginx-h2.out"), ready=lambda p: e2e.is_listening(port))
-    peer.port, peer.access = port, access
-    return peer
+    }""" % {"name": name, "chain": chain, "key": key, "root": root,
+            "extra": extra.get(name, "").replace("%", "%%")} for name in names)
+    return e2e.nginx(ctx, "nginx-h2", """
+    default_type application/octet-stream;
+    log_format h2 'conn=$connection proto=$server_protocol alpn=$ssl_alpn_protocol '
+                  '"$request" $status $body_bytes_sent host=$host sni=$ssl_server_name '
+                  'fp=$ssl_client_fingerprint';
+    access_log %(access)s h2;
+""" + servers)
 
 
 def _nghttpd(ctx, root):
-    chain, key = _leaf(ctx)
+    chain, key = e2e.leaf_files(ctx, HOST)
     port = e2e.free_port()
     log = ctx.scratch("nghttpd.log")
-    peer = e2e.Peer("nghttpd", [_binary("nghttpd"), "-a", "127.0.0.1", "-d", root, "-v", str(port), key,
-                                chain], log, ready=lambda p: e2e.is_listening(port))
+    peer = e2e.Peer("nghttpd", [e2e.peer_binary("nghttpd"), "-a", "127.0.0.1", "-d", root, "-v",
+                                str(port), key, chain], log,
+                    ready=lambda p: e2e.is_listening(port))
     peer.port = port
     return peer
 
@@ -491,7 +450,7 @@ def _literal(name, value):
 
 
 def _tls_h2(ctx):
-    chain, key = _leaf(ctx)
+    chain, key = e2e.leaf_files(ctx, HOST)
     c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     c.load_cert_chain(chain, key)
     c.set_alpn_protocols(["h2"])
