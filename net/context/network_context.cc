@@ -71,7 +71,8 @@ class NetworkContext::PrevalidateRequest : public NetworkContext::Request {
 };
 
 // Observer: the context's ear on the connection layer and the prefetchers.
-//  - After each TLS handshake: fills the trace's cert.bundle from the
+//  - After each TLS handshake (TCP's, or a QUIC connection's): fills the
+//  trace's cert.bundle from the
 //    prefetcher's record, and, with Snap Start on, learns the orbit of a
 //    server it has no information for with a truncated handshake off the
 //    critical path.
@@ -96,7 +97,10 @@ class NetworkContext::Observer : public TlsHandshakeObserver,
                           LoadTiming* timing) override {
     Annotate(host, port, timing);
     SnapStartClientContext* snap = context_->snap_start_context();
+    // (Not after a QUIC handshake: Snap Start is TCP's; the origin's
+    // requests go over HTTP/3.)
     if (result == OK && snap && context_->orbit_learner_ &&
+        timing->quic.session == SessionUse::kNone &&
         timing->ssl.snap_start == SnapStartOutcome::kNone &&
         !snap->GetInfo(absl::StrCat(host, ":", port))) {
       context_->orbit_learner_->Prefetch(host, port);

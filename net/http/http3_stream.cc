@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "net/base/check.h"
 #include "net/http/http2_stream.h"
+#include "net/http/http_network_session.h"
 
 namespace net {
 namespace {
@@ -191,6 +192,12 @@ int Http3Stream::DoConnect() {
 int Http3Stream::DoConnectComplete(int result) {
   LoadTiming* timing = params_.timing;
   NoteConnectionFacts();
+  // The handshake ended (or the connection failed during it): told as a
+  // TCP connection's TLS handshake is, before a fallback resets the trace.
+  if (params_.tls_observer) {
+    params_.tls_observer->OnTlsHandshakeDone(
+        request_->url.host(), request_->url.port(), result, timing);
+  }
   if (result != OK) {
     connect_failed_ = true;
     connect_error_ = result;

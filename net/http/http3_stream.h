@@ -16,6 +16,12 @@
 // handshake, secureConnectionStart = connectStart), the handshake's tls
 // and cert facts, and the quic object.
 //
+// The QUIC handshake is a TLS 1.3 handshake: when this stream's own
+// connection's handshake ends (OK or its error; not for a session it
+// shares), Params::tls_observer hears of it as of a TCP connection's
+// (TlsHandshakeObserver's contract: the trace's tls facts filled in, the
+// quic object's session "new"), so net/context adds the same cert.* facts.
+//
 // A failure of the QUIC connection itself (no UDP answer, ICMP refused, a
 // handshake that fails or times out, version negotiation) before any
 // request went out says ShouldFallBackToTcp, with the reason; the
@@ -47,6 +53,8 @@
 
 namespace net {
 
+class TlsHandshakeObserver;
+
 class Http3Stream : public HttpStream {
  public:
   struct Params {
@@ -62,6 +70,9 @@ class Http3Stream : public HttpStream {
     // verified for the URL's host (RFC 7838 2.1).
     std::string alt_host;
     uint16_t alt_port = 0;
+    // Told when this stream's own QUIC handshake ends, OK or not (null:
+    // nobody).
+    TlsHandshakeObserver* tls_observer = nullptr;
     // For a new connection (host, port and clock are filled in).
     QuicSessionParams quic;
     Http3SessionParams http3;

@@ -5,7 +5,8 @@
 // path falling back to a (scripted) TCP connection within the connect
 // timeout, the reason in quic.fallback, and the next request going straight
 // to TCP while the origin is marked broken; a certificate error that does
-// not fall back.
+// not fall back; the TLS handshake observer told of each QUIC handshake
+// (once per connection, OK or its error) as of TCP's.
 
 #include "net/http/http3_stream.h"
 
@@ -38,6 +39,29 @@ class LoopbackResolver : public HostResolver {
   }
 };
 
+// Hears every TLS handshake, QUIC's included, and marks the trace as
+// net/context's observer does (cert.bundle), to see the mark survive.
+class RecordingTlsObserver : public TlsHandshakeObserver {
+ public:
+  struct Call {
+    std::string host;
+    uint16_t port;
+    int result;
+    std::string alpn;
+    SessionUse quic_session;
+    int cert_verify_error;
+    uint32_t quic_version;
+  };
+  void OnTlsHandshakeDone(const std::string& host, uint16_t port, int result,
+                          LoadTiming* timing) override {
+    calls.push_back({host, port, result, timing->ssl.alpn, timing->quic.session,
+                     timing->ssl.cert_verify.error, timing->quic.version});
+    timing->cert_bundle.present = true;
+    timing->cert_bundle.not_used_because = "seen by the observer";
+  }
+  std::vector<Call> calls;
+};
+
 std::string Htdocs() {
   const char* tmp = getenv("TEST_TMPDIR");
   return absl::StrCat(tmp ? tmp : "/tmp", "/h3-htdocs");
@@ -60,6 +84,7 @@ class Http3StreamTest : public ::testing::Test {
     params.http3 = true;
     params.connect_timeout = connect_timeout;
     params.request_timeout = absl::Seconds(10);
+    params.tls_observer = &observer_;
     // https://www.example.test/ (port 443) goes to the test's port.
     auto rule = ConnectToRule::Parse(
         absl::StrCat("www.example.test:443:127.0.0.1:", quic_port));
@@ -84,6 +109,7 @@ class Http3StreamTest : public ::testing::Test {
   LoopbackResolver resolver_;
   MockClientSocketFactory factory_;
   std::unique_ptr<BasicCertVerifier> verifier_;
+  RecordingTlsObserver observer_;
   std::unique_ptr<HttpNetworkSession> session_;
   GtlsServer server_;
 };
@@ -149,6 +175,26 @@ TEST_F(Http3StreamTest, TwentyTransactionsShareOneQuicConnection) {
   std::sort(ids.begin(), ids.end());
   for (int i = 0; i < 20; ++i) EXPECT_EQ(ids[i], 4 * i);
   EXPECT_EQ(session->http3_session_pool()->session_count(), 1u);
+  // One QUIC handshake, told once, with the facts TCP's would have; the
+  // observer's mark is in the trace of the request that made it.
+  ASSERT_EQ(observer_.calls.size(), 1u);
+  const RecordingTlsObserver::Call& call = observer_.calls[0];
+  EXPECT_EQ(call.host, "www.example.test");
+  EXPECT_EQ(call.port, 443);
+  EXPECT_EQ(call.result, OK);
+  EXPECT_EQ(call.alpn, "h3");
+  EXPECT_EQ(call.quic_session, SessionUse::kNew);
+  EXPECT_EQ(call.quic_version, 1u);
+  EXPECT_EQ(call.cert_verify_error, OK);
+  int marked = 0;
+  for (const auto& r : requests) {
+    const LoadTiming& t = r->trans.load_timing();
+    if (t.cert_bundle.not_used_because == "seen by the observer") {
+      ++marked;
+      EXPECT_EQ(t.quic.session, SessionUse::kNew);
+    }
+  }
+  EXPECT_EQ(marked, 1);
 }
 
 TEST_F(Http3StreamTest, DroppedUdpPathFallsBackToTcp) {
@@ -181,6 +227,13 @@ TEST_F(Http3StreamTest, DroppedUdpPathFallsBackToTcp) {
   EXPECT_NE(t.quic.fallback.find("no UDP answer"), std::string::npos);
   EXPECT_NE(t.quic.fallback.find("retried over TCP"), std::string::npos);
   EXPECT_GE(hole.received(), 1);
+  // The failed QUIC handshake, then the TCP connection's TLS handshake.
+  ASSERT_EQ(observer_.calls.size(), 2u);
+  EXPECT_EQ(observer_.calls[0].result, ERR_QUIC_HANDSHAKE_TIMEOUT);
+  EXPECT_EQ(observer_.calls[0].quic_session, SessionUse::kNew);
+  EXPECT_EQ(observer_.calls[1].result, OK);
+  EXPECT_EQ(observer_.calls[1].quic_session, SessionUse::kNone);
+  EXPECT_EQ(t.cert_bundle.not_used_because, "seen by the observer");
 
   // The origin is broken for QUIC now: the next request goes to TCP at once.
   const int before = hole.received();
@@ -206,6 +259,10 @@ TEST_F(Http3StreamTest, CertificateErrorsDoNotFallBack) {
   EXPECT_EQ(request.Finish(), "ERR_CERT_AUTHORITY_INVALID");
   EXPECT_TRUE(request.trans.load_timing().quic.fallback.empty());
   EXPECT_FALSE(request.trans.error_detail().empty());
+  // The failed handshake is told with its error, as TCP's would be.
+  ASSERT_EQ(observer_.calls.size(), 1u);
+  EXPECT_EQ(observer_.calls[0].result, ERR_CERT_AUTHORITY_INVALID);
+  EXPECT_EQ(observer_.calls[0].cert_verify_error, ERR_CERT_AUTHORITY_INVALID);
 }
 
 }  // namespace

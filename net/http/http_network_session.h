@@ -43,7 +43,8 @@ struct LoadTiming;
 
 // TlsHandshakeObserver hears about every TLS handshake a transaction ends,
 // on the network thread, with the request's LoadTiming so far (its ssl
-// facts filled in). It may add facts to the trace (net/context fills in
+// facts filled in). A QUIC connection's handshake is one too (Http3Stream:
+// once per connection, OK or its error, timing->quic.session kNew). It may add facts to the trace (net/context fills in
 // what certificate-bundle prefetching did) and start work off the critical
 // path (learning a server's Snap Start orbit); it must not block or call
 // back into the transaction.

@@ -1134,6 +1134,7 @@ int HttpNetworkTransaction::UseHttp3() {
       session_->params().connect_timeout < params.quic.handshake_timeout)
     params.quic.handshake_timeout = session_->params().connect_timeout;
   params.http3 = session_->params().http3_session;
+  params.tls_observer = session_->params().tls_observer;
   if (alt_svc_) {
     params.alt_host = alt_svc_->host;
     params.alt_port = alt_svc_->port;
@@ -1161,6 +1162,8 @@ bool HttpNetworkTransaction::MaybeFallBackToTcp(int error) {
   timing_.quic.fallback = absl::StrCat(reason, "; retried over TCP");
   if (alt_svc_) timing_.quic.alt_svc = alt_svc_->header;
   timing_.ssl = SSLInfo();
+  // The QUIC handshake's cert.bundle facts; TCP's handshake tells its own.
+  timing_.cert_bundle = CertBundleTrace();
   timing_.socket_reused = false;
   timing_.remote_address.clear();
   timing_.dns_start = TimeTicks();
