@@ -30,6 +30,10 @@ Http3Stream::Http3Stream(Params params) : params_(std::move(params)) {}
 
 Http3Stream::~Http3Stream() = default;
 
+void Http3Stream::SetResolved(HostResolveResult lookup) {
+  preresolved_ = std::move(lookup);
+}
+
 int Http3Stream::InitializeStream(const HttpRequestInfo* request,
                                   CompletionOnceCallback callback) {
   request_ = request;
@@ -88,6 +92,15 @@ int Http3Stream::DoLoop(int result) {
 
 int Http3Stream::DoFindSession() {
   Http3Session* session = params_.pool->Find(origin_);
+  if (!session && preresolved_) {
+    // The lookup is done (the trace has its dns points): straight to the
+    // record's endpoint.
+    resolved_ = *std::move(preresolved_);
+    preresolved_.reset();
+    params_.quic.port = resolved_.https.port.value_or(request_->url.port());
+    next_state_ = resolved_.addresses.empty() ? STATE_RESOLVE : STATE_CONNECT;
+    return OK;
+  }
   if (!session) {
     next_state_ = STATE_RESOLVE;
     return OK;

@@ -83,6 +83,12 @@ class Http3Stream : public HttpStream {
   Http3Stream(const Http3Stream&) = delete;
   Http3Stream& operator=(const Http3Stream&) = delete;
 
+  // SetResolved: the connection's lookup was made (a TCP connect job's,
+  // whose DNS HTTPS record offered h3): a new connection goes to its first
+  // address, on the record's port (the URL's without one), with no lookup
+  // of its own. Before InitializeStream.
+  void SetResolved(HostResolveResult lookup);
+
   // HttpStream:
   int InitializeStream(const HttpRequestInfo* request,
                        CompletionOnceCallback callback) override;
@@ -140,6 +146,8 @@ class Http3Stream : public HttpStream {
   const HttpRequestInfo* request_ = nullptr;
   Origin origin_;
   HostResolveResult resolved_;
+  // SetResolved's lookup.
+  std::optional<HostResolveResult> preresolved_;
   std::unique_ptr<HostResolver::Request> resolve_request_;
   WeakPtr<Http3Session> session_;
   bool new_session_ = false;
