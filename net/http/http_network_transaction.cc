@@ -908,9 +908,16 @@ int HttpNetworkTransaction::OnHostResolved(const HostResolveResult& result,
   if (Http3FromHttpsRecordAllowed() && result.https.used()) {
     const HttpsRecordInfo& https = result.https;
     const bool h3 = https.SupportsAlpn("h3");
-    const bool tcp = https.SupportsAlpn("http/1.1") ||
-                     https.SupportsAlpn("h2") ||
-                     (SpdyAllowed() && https.SupportsAlpn("spdy/3"));
+    // Whether the record applies to TCP too: a protocol this request's
+    // ClientHello would offer is in its ALPN set.
+    bool tcp = false;
+    if (RequiresHttp11() || session_->params().ssl_config.alpn_protos.empty()) {
+      tcp = https.SupportsAlpn("http/1.1");
+    } else {
+      for (const std::string& protocol :
+           session_->params().ssl_config.alpn_protos)
+        tcp = tcp || https.SupportsAlpn(protocol);
+    }
     if (h3) {
       h3_record_ =
           absl::StrCat("alpn=", absl::StrJoin(https.alpn, ","),
