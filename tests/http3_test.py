@@ -81,7 +81,8 @@ def _udp_bound(port):
 
 
 def _fetch(ctx, port, urls, *args, timeout=60, mode="--http3"):
-    return ctx.fetch(*([mode] if mode else []), "--resolve", "%s:%d:127.0.0.1" % (HOST, port), "--trust-anchor",
+    return ctx.fetch(*([mode] if mode else []), "--resolve", "%s:%d:127.0.0.1" % (HOST, port),
+                     "--trust-anchor",
                      ctx.root_pem, "--max-time", "30", *args, *urls, world=False, trace=True,
                      timeout=timeout)
 

@@ -5,8 +5,9 @@ its addresses, connects on the record's ALPN and offers the record's ECH configu
 server logs the hidden inner name; a stale configuration is rejected, retried once with the
 server's retry configurations and accepted; GREASE against a server without ECH keys; the
 name in the clear with ECH off; a malformed record is ignored with the reason in the trace, an
-h3-only one tried over HTTP/3 and then ignored for the TCP fallback; AliasMode is followed; --ech hard and --ech ecl:; and the HTTPS query
-costs the lookup nothing (it goes beside A/AAAA). See tests/README.md."""
+h3-only one tried over HTTP/3 and then ignored for the TCP fallback; AliasMode is followed;
+--ech hard and --ech ecl:; and the HTTPS query costs the lookup nothing (it goes beside A/AAAA).
+See tests/README.md."""
 
 import os
 import statistics

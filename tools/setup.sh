@@ -112,8 +112,9 @@ if ! "$(dirname "$0")/h2spec/build.sh" >/dev/null; then
 fi
 
 # aioquic 1.7.2 (PyPI; Debian has no package), the third HTTP/3 peer of tests/http3_test.py, into
-# a venv under ~/.cache/netstack-aioquic with the versions pinned in tools/aioquic/requirements.txt
-# (tools/aioquic/install.sh). A machine without PyPI goes on: the test then fails, naming why.
+# a venv under ~/.cache/netstack-aioquic with the versions pinned in
+# tools/aioquic/requirements.txt (tools/aioquic/install.sh). A machine without PyPI goes on: the test then fails, naming why.
 if ! "$(dirname "$0")/aioquic/install.sh" >/dev/null; then
-  echo "setup: aioquic could not be installed (tools/aioquic/install.sh); tests/http3_test will fail" >&2
+  echo "setup: aioquic could not be installed (tools/aioquic/install.sh);" \
+    "tests/http3_test will fail" >&2
 fi
