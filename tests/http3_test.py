@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""HTTP/3 over QUIC end to end (issue 25, step 1): `fetch --http3` against real HTTP/3 servers this
-script starts with the world's www.example.test certificate, on loopback UDP: Caddy 2.6 (Debian
-`caddy`, quic-go inside) and ngtcp2's own server (Debian `ngtcp2-server`'s gtlsserver, the same
-ngtcp2 1.11 as our client, GnuTLS inside):
+"""HTTP/3 over QUIC end to end (issue 25): `fetch --http3` against real HTTP/3 servers this script
+starts with the world's www.example.test certificate, on loopback UDP: Caddy 2.6 (Debian
+`caddy`, quic-go inside), ngtcp2's own server (Debian `ngtcp2-server`'s gtlsserver, the same
+ngtcp2 1.11 as our client, GnuTLS inside) and our file server on aioquic 1.7.2
+(tests/peers/aioquic_h3_server.py; aioquic from tools/aioquic/install.sh):
 
 - 20 concurrent requests (-Z) go over ONE QUIC connection: the traces say h3 and QUIC v1, one
   session "new" and 19 "reused", stream ids 0, 4, ..., 76; Caddy's access log agrees (HTTP/3.0,
@@ -18,6 +19,13 @@ ngtcp2 1.11 as our client, GnuTLS inside):
   dropped UDP path (a UDP port that swallows every datagram in front of a TCP-only Caddy): the
   request falls back to TCP and succeeds over h2, the reason in the trace's quic.fallback
   (ERR_CONNECTION_REFUSED at once; ERR_QUIC_HANDSHAKE_TIMEOUT after --connect-timeout 1).
+- 0-RTT on the second visit (gtlsserver, Caddy, aioquic), the servers' logs agreeing.
+- Version negotiation against a real peer: aioquic speaking QUIC v2 only answers our v1 Initial
+  with Version Negotiation; our client offers v1 only (Chromium's default), so the request fails
+  over to TCP (a TCP-only Caddy on the same port) with ERR_QUIC_VERSION_NEGOTIATION_FAILED and
+  the version offered in quic.fallback; the same aioquic with v1 and v2 serves it over QUIC v1.
+- The TLS handshake observer hears the QUIC handshake: a bundle prefetched by a truncated TLS
+  handshake (--bundle-sources truncated) shows in a QUIC trace's cert.bundle as in a TCP one's.
 See tests/README.md."""
 
 import hashlib
@@ -26,6 +34,7 @@ import os
 import select
 import shutil
 import socket
+import subprocess
 import threading
 import time
 
@@ -72,7 +81,8 @@ def _udp_bound(port):
 
 
 def _fetch(ctx, port, urls, *args, timeout=60, mode="--http3"):
-    return ctx.fetch(mode, "--resolve", "%s:%d:127.0.0.1" % (HOST, port), "--trust-anchor",
+    return ctx.fetch(*([mode] if mode else []), "--resolve", "%s:%d:127.0.0.1" % (HOST, port),
+                     "--trust-anchor",
                      ctx.root_pem, "--max-time", "30", *args, *urls, world=False, trace=True,
                      timeout=timeout)
 
@@ -140,6 +150,47 @@ def _gtlsserver(ctx, root, *options):
                                    "127.0.0.1", str(port), key, chain],
                     ctx.scratch("gtlsserver.log"), ready=lambda p: _udp_bound(port))
     peer.port = port
+    return peer
+
+
+AIOQUIC_SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers",
+                              "aioquic_h3_server.py")
+AIOQUIC_INSTALL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                               "tools", "aioquic", "install.sh")
+
+
+def _aioquic_python():
+    """The venv python tools/aioquic/install.sh made (it installs nothing when asked --check)."""
+    try:
+        p = subprocess.run(["bash", AIOQUIC_INSTALL, "--check"], capture_output=True, text=True,
+                           timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise e2e.PeerMissing("aioquic: %s could not run: %s" % (AIOQUIC_INSTALL, e))
+    if p.returncode != 0:
+        raise e2e.PeerMissing("aioquic 1.7.2 is not installed (%s; tools/setup.sh runs "
+                              "tools/aioquic/install.sh)" % p.stderr.strip())
+    return p.stdout.strip()
+
+
+def _aioquic(ctx, root, versions="v1", port=None):
+    """Our HTTP/3 file server on aioquic (tests/peers/aioquic_h3_server.py) on UDP |port| (a free
+    one by default); its JSON log as peer.log_lines()."""
+    python = _aioquic_python()
+    chain, key = _leaf(ctx)
+    port = port or _free_udp_and_tcp_port()
+    log = ctx.scratch("aioquic-%d.jsonl" % int(time.monotonic() * 1000))
+    peer = e2e.Peer("aioquic", [python, AIOQUIC_SERVER, "--port", str(port), "--cert", chain,
+                                "--key", key, "--root", root, "--log", log,
+                                "--versions", versions],
+                    ctx.scratch("aioquic.out"), ready=lambda p: _udp_bound(port))
+    peer.port = port
+
+    def log_lines():
+        if not os.path.exists(log):
+            return []
+        with open(log) as f:
+            return [json.loads(l) for l in f if l.strip()]
+    peer.log_lines = log_lines
     return peer
 
 
@@ -409,6 +460,101 @@ def caddy_zero_rtt_second_visit(ctx):
                   "client ports in Caddy's log (two QUIC connections)")
 
 
+def aioquic_twenty_requests_one_connection(ctx):
+    root = _docroot(ctx)
+    with _aioquic(ctx, root) as srv:
+        _twenty(ctx, srv.port)
+        time.sleep(0.3)
+        log = srv.log_lines()
+    reqs = [l for l in log if l["event"] == "request"]
+    conns = [l for l in log if l["event"] == "connection"]
+    expect_eq(sorted(l["path"] for l in reqs), sorted("/r%d.txt" % i for i in range(20)),
+              "the paths aioquic served")
+    expect_eq(sorted(l["stream_id"] for l in reqs), list(range(0, 80, 4)),
+              "the stream ids aioquic saw")
+    expect_eq((len(conns), len({l["peer"] for l in reqs})), (1, 1),
+              "aioquic's connections and client addresses")
+    expect_eq((conns[0]["version"], conns[0]["alpn"]), (1, "h3"), "aioquic's connection")
+
+
+def aioquic_ten_megabytes(ctx):
+    root = _docroot(ctx)
+    with _aioquic(ctx, root) as srv:
+        _ten_megabytes(ctx, srv.port, root)
+        time.sleep(0.3)
+        reqs = [l for l in srv.log_lines() if l["event"] == "request"]
+    expect_eq([(l["path"], l["status"], l["bytes"]) for l in reqs], [("/big.bin", 200, BIG)],
+              "aioquic's log of the 10 MB response")
+
+
+def aioquic_zero_rtt_second_visit(ctx):
+    root = _docroot(ctx)
+    with _aioquic(ctx, root) as srv:
+        _second_visit_zero_rtt(ctx, srv.port)
+        time.sleep(0.3)
+        log = srv.log_lines()
+    conns = [(l["resumed"], l["early_data_accepted"]) for l in log if l["event"] == "connection"]
+    reqs = [l["early"] for l in log if l["event"] == "request"]
+    expect_eq(conns, [(False, False), (True, True)],
+              "aioquic's connections (resumed, 0-RTT accepted)")
+    expect_eq(reqs, [False, True], "aioquic's requests (arrived in 0-RTT)")
+
+
+def aioquic_v2_only_version_negotiation(ctx):
+    """aioquic with QUIC v2 (0x6b3343cf) only answers our v1 Initial with a Version Negotiation
+    packet; the client offers only v1 (as Chromium by default), so it gives QUIC up for the
+    origin, named with the versions offered, and goes to TCP (a TCP-only Caddy on the same
+    port number) at once. The control: the same server with v1 and v2 serves over QUIC v1."""
+    root = _docroot(ctx)
+    with _caddy(ctx, root, protocols="h1 h2") as caddy, \
+            _aioquic(ctx, root, versions="v2", port=caddy.port) as srv:
+        t0 = time.monotonic()
+        r = _fetch(ctx, caddy.port, ["https://%s:%d/r6.txt" % (HOST, caddy.port)], "-o",
+                   "/dev/null").expect_ok()
+        secs = time.monotonic() - t0
+        t = r.trace[0]
+        expect_eq((t["status"], t["tls"]["alpn"]), (200, "h2"), "the TCP fallback's response")
+        expect_eq(t["quic"]["used"], False, "quic.used")
+        expect_eq(t["quic"]["fallback"],
+                  "ERR_QUIC_VERSION_NEGOTIATION_FAILED: version negotiation: the server offers "
+                  "0x6b3343cf, not QUIC v1; retried over TCP", "quic.fallback")
+        expect(secs < 5, "the fallback took %.1fs (a VN packet is an immediate answer)" % secs)
+        time.sleep(0.2)
+        expect_eq([l for l in srv.log_lines() if l["event"] == "connection"], [],
+                  "aioquic's QUIC connections (none: v1 is not among its versions)")
+    with _aioquic(ctx, root, versions="v1,v2") as srv:
+        r = _fetch(ctx, srv.port, ["https://%s:%d/r6.txt" % (HOST, srv.port)], "-o",
+                   "/dev/null").expect_ok()
+        _check_h3(r.trace[0], "with v1 among the server's versions")
+
+
+def quic_trace_has_the_prefetched_bundle(ctx):
+    """The TLS handshake observer hears QUIC's handshake: a bundle prefetched before the request
+    (by a truncated TLS handshake with the same server over TCP: Caddy serves both) is matched
+    against the QUIC handshake's chain, so the QUIC trace's cert.bundle says it was used, as a
+    TCP trace's does."""
+    root = _docroot(ctx)
+    with _caddy(ctx, root) as caddy:
+        hp = "%s:%d" % (HOST, caddy.port)
+        traces = {}
+        for mode in ("--http3", None):
+            r = _fetch(ctx, caddy.port, ["https://%s/r7.txt" % hp], "-o", "/dev/null",
+                       "--bundle-sources", "truncated", "--prefetch", hp,
+                       mode=mode).expect_ok()
+            traces[mode] = r.trace[0]
+        q, t = traces["--http3"], traces[None]
+        expect_eq(t["tls"]["alpn"], "h2", "the TCP request's ALPN")
+        _check_h3(q, "the QUIC request")
+        expect("bundle" in q["cert"], "no cert.bundle in the QUIC trace: %r" % q["cert"])
+        expect_eq((q["cert"]["bundle"]["used"], q["cert"]["source"]), (True, "prefetch"),
+                  "the QUIC trace's cert.bundle.used and cert.source")
+        for key in ("source", "used", "via", "prevalidated"):
+            expect_eq(q["cert"]["bundle"].get(key), t["cert"]["bundle"].get(key),
+                      "cert.bundle.%s, QUIC as TCP (%r / %r)" % (key, q["cert"]["bundle"],
+                                                                 t["cert"]["bundle"]))
+        expect_eq(q["cert"]["source"], t["cert"]["source"], "cert.source, QUIC as TCP")
+
+
 if __name__ == "__main__":
     # The world only for its PKI: this script starts its own peers.
     e2e.main(world_args=("--no-nginx", "--no-dns"), checks=[
@@ -422,4 +568,9 @@ if __name__ == "__main__":
         dropped_udp_falls_back_after_the_connect_timeout,
         ngtcp2_zero_rtt_second_visit,
         caddy_zero_rtt_second_visit,
+        aioquic_twenty_requests_one_connection,
+        aioquic_ten_megabytes,
+        aioquic_zero_rtt_second_visit,
+        aioquic_v2_only_version_negotiation,
+        quic_trace_has_the_prefetched_bundle,
     ])

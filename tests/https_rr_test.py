@@ -4,9 +4,10 @@ origin (a testserver with ECH keys and HTTP/2): fetch resolves an origin's HTTPS
 its addresses, connects on the record's ALPN and offers the record's ECH configuration, and the
 server logs the hidden inner name; a stale configuration is rejected, retried once with the
 server's retry configurations and accepted; GREASE against a server without ECH keys; the
-name in the clear with ECH off; a malformed record and an h3-only one are ignored with the
-reason in the trace; AliasMode is followed; --ech hard and --ech ecl:; and the HTTPS query
-costs the lookup nothing (it goes beside A/AAAA). See tests/README.md."""
+name in the clear with ECH off; a malformed record is ignored with the reason in the trace, an
+h3-only one tried over HTTP/3 and then ignored for the TCP fallback; AliasMode is followed;
+--ech hard and --ech ecl:; and the HTTPS query costs the lookup nothing (it goes beside A/AAAA).
+See tests/README.md."""
 
 import os
 import statistics
@@ -126,11 +127,22 @@ def malformed_record_is_ignored_with_the_reason(ctx):
 
 
 def h3_only_record_is_ignored(ctx):
+    """alpn=h3 no-default-alpn: the record sends the request to HTTP/3 (net/quic/README.md,
+    discovery by DNS); nothing answers QUIC there (the ECH origin's address: UDP port
+    unreachable), so it falls back to TCP, for which the record does not apply (no protocol of
+    TCP's in its ALPN set): the origin's own addresses, the record ignored with the reason."""
     _ech(ctx)
     r = _fetch(ctx, "h3only").expect_ok()
-    h = r.trace[0]["dns"]["httpsRecord"]
+    t = r.trace[0]
+    h = t["dns"]["httpsRecord"]
     expect_eq(h["status"], "ignored", "dns.httpsRecord.status")
-    expect("(h3)" in h["detail"], "detail: %r" % h["detail"])
+    expect("(h3)" in h["detail"] and "not for TCP" in h["detail"], "detail: %r" % h["detail"])
+    q = t.get("quic") or {}
+    expect_eq((q.get("used"), q.get("httpsRecord")),
+              (False, "alpn=h3 no-default-alpn target=h3only.example.test"),
+              "quic (the record tried, then TCP): %r" % q)
+    expect(q["fallback"].endswith("retried over TCP"), "quic.fallback: %r" % q["fallback"])
+    expect_eq(t["tls"]["alpn"], "h2", "the TCP connection's ALPN")
 
 
 def alias_mode_is_followed(ctx):

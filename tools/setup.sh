@@ -6,6 +6,7 @@ set -euo pipefail
 PACKAGES=(
   bazel-bootstrap            # Bazel 4.2, used offline in WORKSPACE mode
   g++ python3
+  python3-venv               # tools/aioquic/install.sh: aioquic (PyPI) in a venv, an HTTP/3 peer
   android-libboringssl-dev   # BoringSSL (headers in /usr/include/android)
   libabsl-dev libc-ares-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev zlib1g-dev
@@ -108,4 +109,12 @@ fi
 # goes on: the test then fails, naming why.
 if ! "$(dirname "$0")/h2spec/build.sh" >/dev/null; then
   echo "setup: h2spec could not be built (tools/h2spec/build.sh); tests/h2spec_test will fail" >&2
+fi
+
+# aioquic 1.7.2 (PyPI; Debian has no package), the third HTTP/3 peer of tests/http3_test.py, into
+# a venv under ~/.cache/netstack-aioquic with the versions pinned in
+# tools/aioquic/requirements.txt (tools/aioquic/install.sh). A machine without PyPI goes on: the test then fails, naming why.
+if ! "$(dirname "$0")/aioquic/install.sh" >/dev/null; then
+  echo "setup: aioquic could not be installed (tools/aioquic/install.sh);" \
+    "tests/http3_test will fail" >&2
 fi

@@ -71,7 +71,8 @@ class NetworkContext::PrevalidateRequest : public NetworkContext::Request {
 };
 
 // Observer: the context's ear on the connection layer and the prefetchers.
-//  - After each TLS handshake: fills the trace's cert.bundle from the
+//  - After each TLS handshake (TCP's, or a QUIC connection's): fills the
+//  trace's cert.bundle from the
 //    prefetcher's record, and, with Snap Start on, learns the orbit of a
 //    server it has no information for with a truncated handshake off the
 //    critical path.
@@ -96,7 +97,10 @@ class NetworkContext::Observer : public TlsHandshakeObserver,
                           LoadTiming* timing) override {
     Annotate(host, port, timing);
     SnapStartClientContext* snap = context_->snap_start_context();
+    // (Not after a QUIC handshake: Snap Start is TCP's; the origin's
+    // requests go over HTTP/3.)
     if (result == OK && snap && context_->orbit_learner_ &&
+        timing->quic.session == SessionUse::kNone &&
         timing->ssl.snap_start == SnapStartOutcome::kNone &&
         !snap->GetInfo(absl::StrCat(host, ":", port))) {
       context_->orbit_learner_->Prefetch(host, port);
@@ -321,6 +325,8 @@ absl::Status NetworkContext::Init() {
   session_params.proxy = params_.proxy;
   session_params.snap_start_context = snap_start_context_.get();
   session_params.tls_observer = observer_.get();
+  session_params.h3_https_rr =
+      params_.https_records && params_.h3_from_https_records;
   session_params.snap_start_learn_in_handshake =
       params_.snap_start_learn_in_handshake;
   if (obc_provider_)
@@ -367,6 +373,10 @@ absl::Status NetworkContext::InitResolver() {
     // are those whose ALPN set meets what this client offers over TLS.
     config.query_https = params_.https_records;
     config.https_tls_alpns = params_.session.ssl_config.alpn_protos;
+    // An HTTP/3 client: h3 makes a record compatible too (RFC 9460 7.1.2;
+    // a record offering only h3 is then not used for TCP: the transaction
+    // ignores it there).
+    if (params_.h3_from_https_records) config.https_tls_alpns.push_back("h3");
     absl::StatusOr<std::unique_ptr<CaresHostResolver>> cares =
         CaresHostResolver::Create(config);
     if (!cares.ok()) return cares.status();

@@ -93,6 +93,11 @@ struct NetworkContextParams {
   // a record for a port other than 443 costs a cold lookup extra round trips
   // and a prefetched name time on the click, which are not fixed yet.
   bool https_records = false;
+  // With https_records: a record whose ALPN set has h3 sends the origin's
+  // requests over HTTP/3 (HttpNetworkSessionParams::h3_https_rr; Chrome's
+  // discovery of HTTP/3 by DNS), the resolver counting h3 as compatible.
+  // fetch turns it off with --http1.1.
+  bool h3_from_https_records = true;
   std::vector<ResolveOverride> resolve_overrides;
 
   // Connections and TLS. |session| carries timeouts, the SSLConfig and

@@ -226,6 +226,27 @@ TEST_F(NetworkContextTest, WithoutTrustHttpsCannotBeVerified) {
   EXPECT_FALSE(NetworkContext::Create(std::move(params)).ok());
 }
 
+TEST_F(NetworkContextTest, HttpsRecordsTurnOnHttp3Discovery) {
+  // Discovery of HTTP/3 by DNS follows https_records (no query is sent:
+  // nothing is fetched), unless h3_from_https_records is off.
+  struct Case {
+    bool https_records;
+    bool h3_from_https_records;
+    bool want;
+  };
+  for (const Case& c : {Case{false, true, false}, Case{true, true, true},
+                        Case{true, false, false}}) {
+    NetworkContextParams params = Params();
+    params.dns_servers = {"127.0.0.1:9"};
+    params.https_records = c.https_records;
+    params.h3_from_https_records = c.h3_from_https_records;
+    auto context = NetworkContext::Create(std::move(params));
+    ASSERT_TRUE(context.ok()) << context.status();
+    EXPECT_EQ((*context)->http_session()->params().h3_https_rr, c.want)
+        << c.https_records << c.h3_from_https_records;
+  }
+}
+
 TEST_F(NetworkContextTest, ProfileSurvivesTheContext) {
   std::string dir = MakeTempDir() + "/profile";
   {

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "net/base/check.h"
 #include "net/http/http2_stream.h"
+#include "net/http/http_network_session.h"
 
 namespace net {
 namespace {
@@ -28,6 +29,10 @@ bool IsQuicConnectFailure(int error) {
 Http3Stream::Http3Stream(Params params) : params_(std::move(params)) {}
 
 Http3Stream::~Http3Stream() = default;
+
+void Http3Stream::SetResolved(HostResolveResult lookup) {
+  preresolved_ = std::move(lookup);
+}
 
 int Http3Stream::InitializeStream(const HttpRequestInfo* request,
                                   CompletionOnceCallback callback) {
@@ -87,6 +92,15 @@ int Http3Stream::DoLoop(int result) {
 
 int Http3Stream::DoFindSession() {
   Http3Session* session = params_.pool->Find(origin_);
+  if (!session && preresolved_) {
+    // The lookup is done (the trace has its dns points): straight to the
+    // record's endpoint.
+    resolved_ = *std::move(preresolved_);
+    preresolved_.reset();
+    params_.quic.port = resolved_.https.port.value_or(request_->url.port());
+    next_state_ = resolved_.addresses.empty() ? STATE_RESOLVE : STATE_CONNECT;
+    return OK;
+  }
   if (!session) {
     next_state_ = STATE_RESOLVE;
     return OK;
@@ -191,6 +205,12 @@ int Http3Stream::DoConnect() {
 int Http3Stream::DoConnectComplete(int result) {
   LoadTiming* timing = params_.timing;
   NoteConnectionFacts();
+  // The handshake ended (or the connection failed during it): told as a
+  // TCP connection's TLS handshake is, before a fallback resets the trace.
+  if (params_.tls_observer) {
+    params_.tls_observer->OnTlsHandshakeDone(
+        request_->url.host(), request_->url.port(), result, timing);
+  }
   if (result != OK) {
     connect_failed_ = true;
     connect_error_ = result;

@@ -16,6 +16,12 @@
 // handshake, secureConnectionStart = connectStart), the handshake's tls
 // and cert facts, and the quic object.
 //
+// The QUIC handshake is a TLS 1.3 handshake: when this stream's own
+// connection's handshake ends (OK or its error; not for a session it
+// shares), Params::tls_observer hears of it as of a TCP connection's
+// (TlsHandshakeObserver's contract: the trace's tls facts filled in, the
+// quic object's session "new"), so net/context adds the same cert.* facts.
+//
 // A failure of the QUIC connection itself (no UDP answer, ICMP refused, a
 // handshake that fails or times out, version negotiation) before any
 // request went out says ShouldFallBackToTcp, with the reason; the
@@ -47,6 +53,8 @@
 
 namespace net {
 
+class TlsHandshakeObserver;
+
 class Http3Stream : public HttpStream {
  public:
   struct Params {
@@ -62,6 +70,9 @@ class Http3Stream : public HttpStream {
     // verified for the URL's host (RFC 7838 2.1).
     std::string alt_host;
     uint16_t alt_port = 0;
+    // Told when this stream's own QUIC handshake ends, OK or not (null:
+    // nobody).
+    TlsHandshakeObserver* tls_observer = nullptr;
     // For a new connection (host, port and clock are filled in).
     QuicSessionParams quic;
     Http3SessionParams http3;
@@ -71,6 +82,12 @@ class Http3Stream : public HttpStream {
   ~Http3Stream() override;
   Http3Stream(const Http3Stream&) = delete;
   Http3Stream& operator=(const Http3Stream&) = delete;
+
+  // SetResolved: the connection's lookup was made (a TCP connect job's,
+  // whose DNS HTTPS record offered h3): a new connection goes to its first
+  // address, on the record's port (the URL's without one), with no lookup
+  // of its own. Before InitializeStream.
+  void SetResolved(HostResolveResult lookup);
 
   // HttpStream:
   int InitializeStream(const HttpRequestInfo* request,
@@ -129,6 +146,8 @@ class Http3Stream : public HttpStream {
   const HttpRequestInfo* request_ = nullptr;
   Origin origin_;
   HostResolveResult resolved_;
+  // SetResolved's lookup.
+  std::optional<HostResolveResult> preresolved_;
   std::unique_ptr<HostResolver::Request> resolve_request_;
   WeakPtr<Http3Session> session_;
   bool new_session_ = false;

@@ -5,7 +5,11 @@
 // path falling back to a (scripted) TCP connection within the connect
 // timeout, the reason in quic.fallback, and the next request going straight
 // to TCP while the origin is marked broken; a certificate error that does
-// not fall back.
+// not fall back; the TLS handshake observer told of each QUIC handshake
+// (once per connection, OK or its error) as of TCP's; HTTP/3 discovered from
+// a (fake) resolver's DNS HTTPS record: alpn h3 sends the request to the
+// record's port over QUIC, an h3-only record's fallback goes to TCP without
+// the record, a record without h3 leaves the request on TCP.
 
 #include "net/http/http3_stream.h"
 
@@ -38,6 +42,70 @@ class LoopbackResolver : public HostResolver {
   }
 };
 
+// Answers every name with 127.0.0.1; ResolveHttps adds |record| (an HTTPS
+// record as the c-ares resolver reports one that applies). Counts both.
+class HttpsRecordResolver : public HostResolver {
+ public:
+  int Resolve(const std::string& host, uint16_t port, HostResolveResult* result,
+              CompletionOnceCallback callback,
+              std::unique_ptr<Request>* out) override {
+    ++plain;
+    result->source = DnsSource::kNetwork;
+    result->addresses = {IPAddress::IPv4Localhost()};
+    return OK;
+  }
+  int ResolveHttps(const std::string& host, uint16_t port,
+                   HostResolveResult* result, CompletionOnceCallback callback,
+                   std::unique_ptr<Request>* out) override {
+    ++https;
+    result->source = DnsSource::kNetwork;
+    result->addresses = {IPAddress::IPv4Localhost()};
+    result->https = record;
+    return OK;
+  }
+  HttpsRecordInfo record;
+  int plain = 0;
+  int https = 0;
+};
+
+// A ServiceMode record for the owner itself that applies.
+HttpsRecordInfo Record(std::vector<std::string> alpn, bool no_default_alpn,
+                       uint16_t port) {
+  HttpsRecordInfo info;
+  info.status = HttpsRecordStatus::kUsed;
+  info.source = DnsSource::kNetwork;
+  info.priority = 1;
+  info.target = "www.example.test";
+  info.alpn = std::move(alpn);
+  info.no_default_alpn = no_default_alpn;
+  info.port = port;
+  info.records = info.compatible_records = 1;
+  return info;
+}
+
+// Hears every TLS handshake, QUIC's included, and marks the trace as
+// net/context's observer does (cert.bundle), to see the mark survive.
+class RecordingTlsObserver : public TlsHandshakeObserver {
+ public:
+  struct Call {
+    std::string host;
+    uint16_t port;
+    int result;
+    std::string alpn;
+    SessionUse quic_session;
+    int cert_verify_error;
+    uint32_t quic_version;
+  };
+  void OnTlsHandshakeDone(const std::string& host, uint16_t port, int result,
+                          LoadTiming* timing) override {
+    calls.push_back({host, port, result, timing->ssl.alpn, timing->quic.session,
+                     timing->ssl.cert_verify.error, timing->quic.version});
+    timing->cert_bundle.present = true;
+    timing->cert_bundle.not_used_because = "seen by the observer";
+  }
+  std::vector<Call> calls;
+};
+
 std::string Htdocs() {
   const char* tmp = getenv("TEST_TMPDIR");
   return absl::StrCat(tmp ? tmp : "/tmp", "/h3-htdocs");
@@ -54,12 +122,26 @@ class Http3StreamTest : public ::testing::Test {
       WriteHtdocsFile(Htdocs(), absl::StrCat("r", i), absl::StrCat("body ", i));
   }
 
+  // HTTP/3 only by the HTTPS record (no --http3, no connect-to rule: the
+  // record's port is the QUIC server's).
+  HttpNetworkSession* NewRecordSession(absl::Duration connect_timeout) {
+    HttpNetworkSessionParams params;
+    params.h3_https_rr = true;
+    params.connect_timeout = connect_timeout;
+    params.request_timeout = absl::Seconds(10);
+    params.tls_observer = &observer_;
+    session_ = std::make_unique<HttpNetworkSession>(params, &record_resolver_,
+                                                    &factory_, verifier_.get());
+    return session_.get();
+  }
+
   HttpNetworkSession* NewSession(uint16_t quic_port,
                                  absl::Duration connect_timeout) {
     HttpNetworkSessionParams params;
     params.http3 = true;
     params.connect_timeout = connect_timeout;
     params.request_timeout = absl::Seconds(10);
+    params.tls_observer = &observer_;
     // https://www.example.test/ (port 443) goes to the test's port.
     auto rule = ConnectToRule::Parse(
         absl::StrCat("www.example.test:443:127.0.0.1:", quic_port));
@@ -82,8 +164,10 @@ class Http3StreamTest : public ::testing::Test {
 
   EventLoop loop_;
   LoopbackResolver resolver_;
+  HttpsRecordResolver record_resolver_;
   MockClientSocketFactory factory_;
   std::unique_ptr<BasicCertVerifier> verifier_;
+  RecordingTlsObserver observer_;
   std::unique_ptr<HttpNetworkSession> session_;
   GtlsServer server_;
 };
@@ -149,6 +233,26 @@ TEST_F(Http3StreamTest, TwentyTransactionsShareOneQuicConnection) {
   std::sort(ids.begin(), ids.end());
   for (int i = 0; i < 20; ++i) EXPECT_EQ(ids[i], 4 * i);
   EXPECT_EQ(session->http3_session_pool()->session_count(), 1u);
+  // One QUIC handshake, told once, with the facts TCP's would have; the
+  // observer's mark is in the trace of the request that made it.
+  ASSERT_EQ(observer_.calls.size(), 1u);
+  const RecordingTlsObserver::Call& call = observer_.calls[0];
+  EXPECT_EQ(call.host, "www.example.test");
+  EXPECT_EQ(call.port, 443);
+  EXPECT_EQ(call.result, OK);
+  EXPECT_EQ(call.alpn, "h3");
+  EXPECT_EQ(call.quic_session, SessionUse::kNew);
+  EXPECT_EQ(call.quic_version, 1u);
+  EXPECT_EQ(call.cert_verify_error, OK);
+  int marked = 0;
+  for (const auto& r : requests) {
+    const LoadTiming& t = r->trans.load_timing();
+    if (t.cert_bundle.not_used_because == "seen by the observer") {
+      ++marked;
+      EXPECT_EQ(t.quic.session, SessionUse::kNew);
+    }
+  }
+  EXPECT_EQ(marked, 1);
 }
 
 TEST_F(Http3StreamTest, DroppedUdpPathFallsBackToTcp) {
@@ -181,6 +285,13 @@ TEST_F(Http3StreamTest, DroppedUdpPathFallsBackToTcp) {
   EXPECT_NE(t.quic.fallback.find("no UDP answer"), std::string::npos);
   EXPECT_NE(t.quic.fallback.find("retried over TCP"), std::string::npos);
   EXPECT_GE(hole.received(), 1);
+  // The failed QUIC handshake, then the TCP connection's TLS handshake.
+  ASSERT_EQ(observer_.calls.size(), 2u);
+  EXPECT_EQ(observer_.calls[0].result, ERR_QUIC_HANDSHAKE_TIMEOUT);
+  EXPECT_EQ(observer_.calls[0].quic_session, SessionUse::kNew);
+  EXPECT_EQ(observer_.calls[1].result, OK);
+  EXPECT_EQ(observer_.calls[1].quic_session, SessionUse::kNone);
+  EXPECT_EQ(t.cert_bundle.not_used_because, "seen by the observer");
 
   // The origin is broken for QUIC now: the next request goes to TCP at once.
   const int before = hole.received();
@@ -206,6 +317,128 @@ TEST_F(Http3StreamTest, CertificateErrorsDoNotFallBack) {
   EXPECT_EQ(request.Finish(), "ERR_CERT_AUTHORITY_INVALID");
   EXPECT_TRUE(request.trans.load_timing().quic.fallback.empty());
   EXPECT_FALSE(request.trans.error_detail().empty());
+  // The failed handshake is told with its error, as TCP's would be.
+  ASSERT_EQ(observer_.calls.size(), 1u);
+  EXPECT_EQ(observer_.calls[0].result, ERR_CERT_AUTHORITY_INVALID);
+  EXPECT_EQ(observer_.calls[0].cert_verify_error, ERR_CERT_AUTHORITY_INVALID);
+}
+
+TEST_F(Http3StreamTest, HttpsRecordWithH3SendsTheRequestOverHttp3) {
+  ASSERT_TRUE(StartServer());
+  record_resolver_.record =
+      Record({"h3", "h2"}, false, server_.endpoint().port());
+  HttpNetworkSession* session = NewRecordSession(absl::Seconds(5));
+  Request first(session, "/r1");
+  EXPECT_EQ(first.Finish(), "body 1");
+  const LoadTiming& t = first.trans.load_timing();
+  EXPECT_TRUE(t.quic.used);
+  EXPECT_EQ(t.quic.session, SessionUse::kNew);
+  EXPECT_EQ(t.ssl.alpn, "h3");
+  EXPECT_EQ(t.quic.https_record,
+            absl::StrCat("alpn=h3,h2 target=www.example.test port=",
+                         server_.endpoint().port()));
+  EXPECT_EQ(t.remote_address, server_.endpoint().ToString());
+  EXPECT_TRUE(t.quic.fallback.empty());
+  EXPECT_TRUE(t.quic.alt_svc.empty());
+  // The TCP job's lookup (one, with the record) is the trace's.
+  EXPECT_EQ(t.dns_https.status, HttpsRecordStatus::kUsed);
+  EXPECT_EQ(t.dns_source, DnsSource::kNetwork);
+  EXPECT_FALSE(t.dns_end.is_null());
+  EXPECT_EQ(record_resolver_.https, 1);
+  EXPECT_EQ(record_resolver_.plain, 0);
+  ASSERT_EQ(observer_.calls.size(), 1u);
+  EXPECT_EQ(observer_.calls[0].result, OK);
+  // The origin's open HTTP/3 session carries the next request, no lookup.
+  Request second(session, "/r2");
+  EXPECT_EQ(second.Finish(), "body 2");
+  EXPECT_EQ(second.trans.load_timing().quic.session, SessionUse::kReused);
+  EXPECT_EQ(record_resolver_.https, 1);
+  EXPECT_EQ(session->http3_session_pool()->session_count(), 1u);
+}
+
+TEST_F(Http3StreamTest, H3OnlyRecordFallsBackToTcpWithoutTheRecord) {
+  // alpn=h3 no-default-alpn, to a port that swallows every datagram: after
+  // the connect timeout, TCP (scripted) to the origin's own port, looked up
+  // again without HTTPS records.
+  UdpBlackHole hole;
+  record_resolver_.record = Record({"h3"}, true, hole.endpoint().port());
+  HttpNetworkSession* session = NewRecordSession(absl::Milliseconds(400));
+  const char kGet[] =
+      "GET /r1 HTTP/1.1\r\nHost: www.example.test\r\nUser-Agent: "
+      "netstack-fetch/0.1\r\nAccept: */*\r\nConnection: keep-alive\r\n\r\n";
+  const char kOk[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntcp";
+  // Two TCP+TLS connections, one per request (the idle one is closed
+  // between them, so the second request looks its origin up again).
+  StaticSocketDataProvider tcp1(
+      {MockRead(ASYNC, kOk), MockRead(SYNC, ERR_IO_PENDING)},
+      {MockWrite(ASYNC, kGet)});
+  StaticSocketDataProvider tcp2(
+      {MockRead(ASYNC, kOk), MockRead(SYNC, ERR_IO_PENDING)},
+      {MockWrite(ASYNC, kGet)});
+  factory_.AddSocketDataProvider(&tcp1);
+  factory_.AddSocketDataProvider(&tcp2);
+  SSLSocketDataProvider tls1(ASYNC, OK);
+  SSLSocketDataProvider tls2(ASYNC, OK);
+  factory_.AddTlsSocketProvider(&tls1);
+  factory_.AddTlsSocketProvider(&tls2);
+  Request first(session, "/r1");
+  EXPECT_EQ(first.Finish(), "tcp");
+  const LoadTiming& t = first.trans.load_timing();
+  EXPECT_FALSE(t.quic.used);
+  EXPECT_EQ(t.quic.fallback.rfind("ERR_QUIC_HANDSHAKE_TIMEOUT: ", 0), 0u)
+      << t.quic.fallback;
+  EXPECT_EQ(t.quic.https_record,
+            absl::StrCat("alpn=h3 no-default-alpn target=www.example.test "
+                         "port=",
+                         hole.endpoint().port()));
+  EXPECT_GE(hole.received(), 1);
+  // TCP went to the origin's port (443), not the record's.
+  EXPECT_EQ(t.remote_address, "127.0.0.1:443");
+  EXPECT_EQ(t.dns_https.status, HttpsRecordStatus::kIgnored);
+  EXPECT_NE(t.dns_https.detail.find("not for TCP"), std::string::npos)
+      << t.dns_https.detail;
+  // The lookup with the record (QUIC's), then the fallback's: with the
+  // record again (cached in a real resolver), then without it.
+  EXPECT_EQ(record_resolver_.https, 2);
+  EXPECT_EQ(record_resolver_.plain, 1);
+
+  // The origin is broken for QUIC: the next request (a new connection)
+  // goes to TCP at once, without the record, saying why.
+  session->CloseIdleSockets();
+  const int before = hole.received();
+  Request second(session, "/r1");
+  EXPECT_EQ(second.Finish(), "tcp");
+  const LoadTiming& t2 = second.trans.load_timing();
+  EXPECT_EQ(t2.quic.fallback.rfind("QUIC marked broken for this origin", 0), 0u)
+      << t2.quic.fallback;
+  EXPECT_EQ(t2.dns_https.status, HttpsRecordStatus::kIgnored);
+  EXPECT_FALSE(t2.socket_reused);
+  EXPECT_EQ(hole.received(), before);
+  EXPECT_EQ(record_resolver_.https, 3);
+  EXPECT_EQ(record_resolver_.plain, 2);
+}
+
+TEST_F(Http3StreamTest, RecordWithoutH3StaysOnTcp) {
+  record_resolver_.record = Record({"h2"}, false, 443);
+  HttpNetworkSession* session = NewRecordSession(absl::Seconds(2));
+  const char kGet[] =
+      "GET /r1 HTTP/1.1\r\nHost: www.example.test\r\nUser-Agent: "
+      "netstack-fetch/0.1\r\nAccept: */*\r\nConnection: keep-alive\r\n\r\n";
+  const char kOk[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntcp";
+  StaticSocketDataProvider tcp(
+      {MockRead(ASYNC, kOk), MockRead(SYNC, ERR_IO_PENDING)},
+      {MockWrite(ASYNC, kGet)});
+  factory_.AddSocketDataProvider(&tcp);
+  SSLSocketDataProvider tls(ASYNC, OK);
+  factory_.AddTlsSocketProvider(&tls);
+  Request request(session, "/r1");
+  EXPECT_EQ(request.Finish(), "tcp");
+  const LoadTiming& t = request.trans.load_timing();
+  EXPECT_FALSE(t.quic.used);
+  EXPECT_TRUE(t.quic.fallback.empty());
+  EXPECT_TRUE(t.quic.https_record.empty());
+  EXPECT_EQ(t.dns_https.status, HttpsRecordStatus::kUsed);
+  EXPECT_EQ(session->http3_session_pool()->session_count(), 0u);
 }
 
 }  // namespace

@@ -43,10 +43,11 @@ struct LoadTiming;
 
 // TlsHandshakeObserver hears about every TLS handshake a transaction ends,
 // on the network thread, with the request's LoadTiming so far (its ssl
-// facts filled in). It may add facts to the trace (net/context fills in
-// what certificate-bundle prefetching did) and start work off the critical
-// path (learning a server's Snap Start orbit); it must not block or call
-// back into the transaction.
+// facts filled in). A QUIC connection's handshake is one too (Http3Stream:
+// once per connection, OK or its error, timing->quic.session kNew). It may add
+// facts to the trace (net/context fills in what certificate-bundle prefetching
+// did) and start work off the critical path (learning a server's Snap Start
+// orbit); it must not block or call back into the transaction.
 class TlsHandshakeObserver {
  public:
   virtual ~TlsHandshakeObserver() = default;
@@ -145,6 +146,18 @@ struct HttpNetworkSessionParams {
   // most 256 origins) and the origin's later requests go over HTTP/3 to
   // that alternative, with the same fallback; fetch --h3-alt-svc.
   bool alt_svc_h3 = false;
+  // HTTP/3 discovery by DNS (RFC 9460 7.1.2, as Chromium): when the lookup
+  // of an https origin's connection brings an HTTPS record that applies and
+  // whose ALPN set has h3, the request goes over HTTP/3 to the record's
+  // endpoint (its target's addresses, its port) instead of TCP, with the
+  // same fallback; the origin's open HTTP/3 session carries its later
+  // requests. The resolver must count h3 as compatible (net/context adds
+  // it). A record whose ALPN set has no protocol TCP speaks (alpn=h3
+  // no-default-alpn) is not used for a TCP connection (a fallback, or a
+  // QUIC-broken origin): TCP goes to the origin's own addresses and port,
+  // without the record (net/quic/README.md). NetworkContextParams::
+  // https_records turns it on (fetch --https-rr).
+  bool h3_https_rr = false;
   // QUIC connections: the handshake timeout (capped by connect_timeout),
   // the idle timeout, flow-control windows. Host, port and clock are
   // filled in per connection.

@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "net/base/check.h"
@@ -362,12 +363,18 @@ int HttpNetworkTransaction::DoConnect() {
     // first), the address that answered first.
     options.resolved = resolve_result_;
     options.first_address = address_index_;
-  } else if ((SpdyAllowed() || (H2Allowed() && !dedicated_h2_connection_)) &&
-             !no_pooling_ && !proxy_) {
+  } else {
     // (Through a proxy the lookup is the proxy's: no IP pooling.)
-    options.on_host_resolved = [this](const HostResolveResult& result) {
-      return OnHostResolved(result);
-    };
+    const bool pooling =
+        (SpdyAllowed() || (H2Allowed() && !dedicated_h2_connection_)) &&
+        !no_pooling_ && !proxy_;
+    if (pooling || (session_->params().h3_https_rr && timing_.https &&
+                    !proxy_ && !tcp_without_https_record_)) {
+      options.on_host_resolved = [this,
+                                  pooling](const HostResolveResult& result) {
+        return OnHostResolved(result, pooling);
+      };
+    }
   }
   reuse_addresses_ = false;
   const std::string& host = request_.url.host();
@@ -380,7 +387,7 @@ int HttpNetworkTransaction::DoConnect() {
   options.connect_to = &session_->params().connect_to;
   // An https origin's HTTPS record (RFC 9460): its port and ECH
   // configuration. Not through a proxy, which resolves the origin itself.
-  options.https_record = timing_.https && !proxy_;
+  options.https_record = timing_.https && !proxy_ && !tcp_without_https_record_;
   if (!proxy_) {
     options.tcp = session_->tcp_fast_open_hints()->OptionsFor(
         absl::StrCat(host, ":", port), timing_.https || IsReplaySafe());
@@ -457,6 +464,20 @@ int HttpNetworkTransaction::DoConnectComplete(int result) {
     found_h2_session_ = false;
     return UseHttp2Session(std::move(h2_session_found_), CoalescedBy::kDns);
   }
+  if (h3_record_lookup_) {
+    // The hook found an HTTPS record offering h3: HTTP/3 instead of TCP.
+    connect_job_.reset();
+    return UseHttp3FromHttpsRecord();
+  }
+  if (restart_tcp_without_record_) {
+    // An h3-only record: TCP again, to the origin's own addresses.
+    restart_tcp_without_record_ = false;
+    connect_job_.reset();
+    next_state_ = STATE_CONNECT;
+    return OK;
+  }
+  if (tcp_without_https_record_ && h3_only_record_)
+    timing_.dns_https = *h3_only_record_;
   if (const HandshakeChoice* choice = connect_job_->handshake_choice())
     timing_.handshake_choice = *choice;
   if (connect_job_->ssl_info()) OnHandshakeDone(result);
@@ -881,11 +902,62 @@ void HttpNetworkTransaction::EndSpdyConnect() {
   session_->EndSpdyConnect(PoolKey());
 }
 
-int HttpNetworkTransaction::OnHostResolved(const HostResolveResult& result) {
+int HttpNetworkTransaction::OnHostResolved(const HostResolveResult& result,
+                                           bool pooling) {
+  MergeConnectTiming();
+  if (Http3FromHttpsRecordAllowed() && result.https.used()) {
+    const HttpsRecordInfo& https = result.https;
+    const bool h3 = https.SupportsAlpn("h3");
+    // Whether the record applies to TCP too: a protocol this request's
+    // ClientHello would offer is in its ALPN set.
+    bool tcp = false;
+    if (RequiresHttp11() || session_->params().ssl_config.alpn_protos.empty()) {
+      tcp = https.SupportsAlpn("http/1.1");
+    } else {
+      for (const std::string& protocol :
+           session_->params().ssl_config.alpn_protos)
+        tcp = tcp || https.SupportsAlpn(protocol);
+    }
+    if (h3) {
+      h3_record_ =
+          absl::StrCat("alpn=", absl::StrJoin(https.alpn, ","),
+                       https.no_default_alpn ? " no-default-alpn" : "",
+                       " target=", https.target,
+                       https.port ? absl::StrCat(" port=", *https.port) : "");
+    }
+    std::string broken;
+    if (h3 && !http3_failed_ && !RequiresHttp11()) {
+      broken = session_->http3_session_pool()->BrokenReason(RequestOrigin());
+      if (broken.empty()) {
+        // The record says the origin speaks HTTP/3 there: QUIC instead.
+        EndSpdyConnect();
+        h3_record_lookup_ = result;
+        return ERR_ABORTED;  // DoConnectComplete goes to HTTP/3
+      }
+      timing_.quic.fallback =
+          absl::StrCat("QUIC marked broken for this origin (", broken, ")");
+      timing_.quic.https_record = h3_record_;
+    }
+    if (!tcp) {
+      // Over TCP the record does not apply (its ALPN set has nothing TCP
+      // speaks, RFC 9460 7.1.2): the client is SVCB-optional, so TCP goes
+      // as if there were no record, to the origin's own addresses and port.
+      EndSpdyConnect();
+      h3_only_record_ = https;
+      h3_only_record_->status = HttpsRecordStatus::kIgnored;
+      h3_only_record_->detail = absl::StrCat(
+          "not for TCP: its ALPN set (", absl::StrJoin(https.AlpnSet(), ","),
+          ") has no protocol this client speaks over TCP; TCP went to the "
+          "origin's own addresses and port");
+      tcp_without_https_record_ = true;
+      restart_tcp_without_record_ = true;
+      return ERR_ABORTED;
+    }
+  }
+  if (!pooling) return OK;
   // IP pooling: an open session to one of these addresses whose
   // certificate covers this host carries the request, with no new
   // connection or handshake.
-  MergeConnectTiming();
   std::vector<IPEndPoint> endpoints;
   for (const IPAddress& address : result.addresses)
     endpoints.emplace_back(address, request_.url.port());
@@ -1092,9 +1164,13 @@ bool HttpNetworkTransaction::Http3Allowed() {
                       request_.url.port());
   if (!session_->params().http3) {
     // Discovery: an earlier response of the origin offered h3.
-    if (!session_->params().alt_svc_h3) return false;
-    alt_svc_ = session_->alt_svc_cache()->GetHttp3(origin, absl::Now());
-    if (!alt_svc_) return false;
+    if (session_->params().alt_svc_h3)
+      alt_svc_ = session_->alt_svc_cache()->GetHttp3(origin, absl::Now());
+    // Or an HTTPS record did, and the session it led to is open (the
+    // lookup happens in the TCP connect job: OnHostResolved).
+    if (!alt_svc_ && !(session_->params().h3_https_rr &&
+                       session_->http3_session_pool()->Find(origin)))
+      return false;
   }
   std::string broken = session_->http3_session_pool()->BrokenReason(origin);
   if (!broken.empty()) {
@@ -1134,6 +1210,7 @@ int HttpNetworkTransaction::UseHttp3() {
       session_->params().connect_timeout < params.quic.handshake_timeout)
     params.quic.handshake_timeout = session_->params().connect_timeout;
   params.http3 = session_->params().http3_session;
+  params.tls_observer = session_->params().tls_observer;
   if (alt_svc_) {
     params.alt_host = alt_svc_->host;
     params.alt_port = alt_svc_->port;
@@ -1144,6 +1221,21 @@ int HttpNetworkTransaction::UseHttp3() {
   stream_ = std::make_unique<Http3Stream>(std::move(params));
   next_state_ = STATE_INIT_STREAM;
   return OK;
+}
+
+bool HttpNetworkTransaction::Http3FromHttpsRecordAllowed() const {
+  return session_->params().h3_https_rr && timing_.https && !proxy_ &&
+         !tcp_without_https_record_;
+}
+
+int HttpNetworkTransaction::UseHttp3FromHttpsRecord() {
+  HostResolveResult lookup = *std::move(h3_record_lookup_);
+  h3_record_lookup_.reset();
+  int rv = UseHttp3();
+  Http3Stream* stream = static_cast<Http3Stream*>(stream_.get());
+  stream->SetResolved(std::move(lookup));
+  timing_.quic.https_record = h3_record_;
+  return rv;
 }
 
 bool HttpNetworkTransaction::MaybeFallBackToTcp(int error) {
@@ -1160,7 +1252,10 @@ bool HttpNetworkTransaction::MaybeFallBackToTcp(int error) {
   timing_.quic.close_reason = close_reason;
   timing_.quic.fallback = absl::StrCat(reason, "; retried over TCP");
   if (alt_svc_) timing_.quic.alt_svc = alt_svc_->header;
+  timing_.quic.https_record = h3_record_;
   timing_.ssl = SSLInfo();
+  // The QUIC handshake's cert.bundle facts; TCP's handshake tells its own.
+  timing_.cert_bundle = CertBundleTrace();
   timing_.socket_reused = false;
   timing_.remote_address.clear();
   timing_.dns_start = TimeTicks();

@@ -121,7 +121,17 @@ class HttpNetworkTransaction {
   // host carries the request (the job ends; DoConnectComplete takes the
   // session), or, when another request is connecting to the first address,
   // the job waits for it and looks again.
-  int OnHostResolved(const HostResolveResult& result);
+  // With |pooling| false, only the HTTPS record's HTTP/3 discovery (below)
+  // runs: a record that applies and offers h3 ends the job and the request
+  // goes over HTTP/3 (DoConnectComplete); an h3-only record ends a TCP
+  // job, which starts again without HTTPS records.
+  int OnHostResolved(const HostResolveResult& result, bool pooling);
+  // HTTP/3 from the DNS HTTPS record (HttpNetworkSessionParams::
+  // h3_https_rr): whether a TCP connection's lookup may send the request
+  // to QUIC instead.
+  bool Http3FromHttpsRecordAllowed() const;
+  // The HTTPS record's endpoint for HTTP/3: the record's addresses, port.
+  int UseHttp3FromHttpsRecord();
   // Copies what the connect job stamped into the trace.
   void MergeConnectTiming();
   // Keeps the connect job's transport handshake time (an RTT sample).
@@ -284,6 +294,18 @@ class HttpNetworkTransaction {
   bool http3_failed_ = false;
   // The Alt-Svc alternative this request's HTTP/3 attempt goes to.
   std::optional<AltSvcCache::Alternative> alt_svc_;
+  // The lookup whose HTTPS record sent this request to HTTP/3 (the hook
+  // ended the TCP job; DoConnectComplete takes it).
+  std::optional<HostResolveResult> h3_record_lookup_;
+  // The record, in words, for the trace's quic.httpsRecord (kept across
+  // a fallback).
+  std::string h3_record_;
+  // The lookup brought a record whose ALPN set has only h3: TCP connects
+  // without HTTPS records (the origin's own addresses); the record, for the
+  // trace's dns.httpsRecord (status "ignored" for TCP).
+  bool tcp_without_https_record_ = false;
+  std::optional<HttpsRecordInfo> h3_only_record_;
+  bool restart_tcp_without_record_ = false;
   // The OBC for the request's origin (presented on the session), fetched
   // once across retries by the SpdyHttpStream.
   ClientCert client_cert_;

@@ -262,20 +262,20 @@ std::string LoadTimingToJson(const LoadTiming& t) {
   }
   if (t.quic.used || !t.quic.fallback.empty()) {
     const QuicTrace& q = t.quic;
-    absl::StrAppend(&json, ",\"quic\":{\"used\":", q.used ? "true" : "false",
-                    ",\"version\":", q.version, ",\"session\":\"",
-                    SessionUseToString(q.session),
-                    "\",\"streamId\":", q.stream_id,
-                    ",\"handshakeMs\":", Ms(q.handshake),
-                    ",\"packetsSent\":", q.packets_sent,
-                    ",\"packetsReceived\":", q.packets_received,
-                    ",\"packetsLost\":", q.packets_lost, ",\"zeroRtt\":\"",
-                    JsonEscape(q.zero_rtt), "\",\"zeroRttReason\":\"",
-                    JsonEscape(q.zero_rtt_reason),
-                    "\",\"sentEarly\":", q.sent_early ? "true" : "false",
-                    ",\"closeReason\":\"", JsonEscape(q.close_reason),
-                    "\",\"fallback\":\"", JsonEscape(q.fallback),
-                    "\",\"altSvc\":\"", JsonEscape(q.alt_svc), "\"}");
+    absl::StrAppend(
+        &json, ",\"quic\":{\"used\":", q.used ? "true" : "false",
+        ",\"version\":", q.version, ",\"session\":\"",
+        SessionUseToString(q.session), "\",\"streamId\":", q.stream_id,
+        ",\"handshakeMs\":", Ms(q.handshake),
+        ",\"packetsSent\":", q.packets_sent,
+        ",\"packetsReceived\":", q.packets_received,
+        ",\"packetsLost\":", q.packets_lost, ",\"zeroRtt\":\"",
+        JsonEscape(q.zero_rtt), "\",\"zeroRttReason\":\"",
+        JsonEscape(q.zero_rtt_reason),
+        "\",\"sentEarly\":", q.sent_early ? "true" : "false",
+        ",\"closeReason\":\"", JsonEscape(q.close_reason), "\",\"fallback\":\"",
+        JsonEscape(q.fallback), "\",\"altSvc\":\"", JsonEscape(q.alt_svc),
+        "\",\"httpsRecord\":\"", JsonEscape(q.https_record), "\"}");
   }
   if (t.dbsc.role != DbscRole::kNone) {
     const DbscTrace& d = t.dbsc;

@@ -16,8 +16,8 @@
 
 #include "absl/time/time.h"
 #include "dns/dns_source.h"
-#include "net/base/request_priority.h"
 #include "dns/https_record_info.h"
+#include "net/base/request_priority.h"
 #include "net/base/tick_clock.h"
 #include "net/socket/tcp_fast_open.h"
 #include "net/ssl/ssl_info.h"
@@ -140,6 +140,9 @@ struct QuicTrace {
   std::string fallback;
   // The Alt-Svc value that sent it to HTTP/3 ("" when --http3 did).
   std::string alt_svc;
+  // The DNS HTTPS record whose ALPN set offered h3 and sent it to HTTP/3,
+  // in words ("alpn=h3,h2 target=www.example.test port=443"); "" if none.
+  std::string https_record;
 };
 
 // What Device Bound Session Credentials (net/device_bound_sessions) did

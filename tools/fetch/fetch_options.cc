@@ -136,7 +136,9 @@ DNS and prefetching
   --https-rr              ask for DNS HTTPS records (RFC 9460) beside A/AAAA, for https
                           origins and prefetches (c-ares: with --dns-server or a world):
                           the record's port, target, ALPN set and ECH configuration are
-                          used; the trace's dns.httpsRecord. Off by default for now: a
+                          used; the trace's dns.httpsRecord; a record offering h3
+                          sends the request over HTTP/3 (--http3's fallback to TCP;
+                          not with --http1.1). Off by default for now: a
                           record for a port other than 443 (_PORT._https) costs a cold
                           lookup extra round trips and a prefetched name time on the click
   --no-https-rr           do not ask for them (the default)

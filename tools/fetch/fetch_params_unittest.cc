@@ -100,6 +100,9 @@ TEST(FetchParamsTest, EchAndHttpsRecords) {
   NetworkContextParams p = params_for({});
   EXPECT_FALSE(p.https_records);
   EXPECT_TRUE(params_for({"--https-rr"}).https_records);
+  // A record offering h3 sends requests over HTTP/3, except with --http1.1.
+  EXPECT_TRUE(params_for({"--https-rr"}).h3_from_https_records);
+  EXPECT_FALSE(params_for({"--https-rr", "--http1.1"}).h3_from_https_records);
   EXPECT_EQ(p.session.ssl_config.ech_mode, EchMode::kOn);
   EXPECT_TRUE(p.session.ssl_config.ech_grease);
   EXPECT_EQ(p.session.ssl_config.ech_config_list, "");
