@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "net/http/multiplexed_response_head.h"
 #include "net/http2/http2_priority.h"
 
 namespace net {
@@ -191,20 +192,10 @@ int Http2Stream::OnResponseHeaders(int result) {
     return result;
   }
   timing->response_start = params_.clock->NowTicks();
-  // The response as an HTTP/1.1 head, so everything above reads it alike.
-  std::string raw = absl::StrCat("HTTP/1.1 ", stream_->status(), "\r\n");
-  for (const auto& [name, value] : stream_->response_headers()) {
-    if (!name.empty() && name[0] == ':') continue;
-    absl::StrAppend(&raw, name, ": ", value, "\r\n");
-  }
-  raw += "\r\n";
-  timing->header_bytes = raw.size();
-  absl::StatusOr<HttpResponseHeaders> parsed = HttpResponseHeaders::Parse(raw);
-  if (!parsed.ok()) {
-    error_detail_ = std::string(parsed.status().message());
-    return HttpResponseHeaders::NetErrorForParseFailure(parsed.status());
-  }
-  response_headers_ = *std::move(parsed);
+  int rv = ParseMultiplexedResponseHead(
+      HttpHeadFromFields(stream_->status(), stream_->response_headers()),
+      timing, &response_headers_, &error_detail_);
+  if (rv != OK) return rv;
   // A HEAD, 204 or 304 ends with its headers.
   if (stream_->response_complete() && stream_->buffered_bytes() == 0)
     OnBodyResult(0);

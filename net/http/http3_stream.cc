@@ -6,6 +6,7 @@
 #include "net/base/check.h"
 #include "net/http/http2_stream.h"
 #include "net/http/http_network_session.h"
+#include "net/http/multiplexed_response_head.h"
 
 namespace net {
 namespace {
@@ -319,19 +320,10 @@ int Http3Stream::OnResponseHeaders(int result) {
     return result;
   }
   timing->response_start = params_.clock->NowTicks();
-  std::string raw = absl::StrCat("HTTP/1.1 ", stream_->status(), "\r\n");
-  for (const auto& [name, value] : stream_->response_headers()) {
-    if (!name.empty() && name[0] == ':') continue;
-    absl::StrAppend(&raw, name, ": ", value, "\r\n");
-  }
-  raw += "\r\n";
-  timing->header_bytes = raw.size();
-  absl::StatusOr<HttpResponseHeaders> parsed = HttpResponseHeaders::Parse(raw);
-  if (!parsed.ok()) {
-    error_detail_ = std::string(parsed.status().message());
-    return HttpResponseHeaders::NetErrorForParseFailure(parsed.status());
-  }
-  response_headers_ = *std::move(parsed);
+  int rv = ParseMultiplexedResponseHead(
+      HttpHeadFromFields(stream_->status(), stream_->response_headers()),
+      timing, &response_headers_, &error_detail_);
+  if (rv != OK) return rv;
   if (stream_->response_complete() && stream_->buffered_bytes() == 0)
     OnBodyResult(0);
   return OK;

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "net/http/multiplexed_response_head.h"
 #include "net/spdy/spdy_credential.h"
 
 namespace net {
@@ -165,22 +165,9 @@ int SpdyHttpStream::OnResponseHeaders(int result) {
     error_detail_ = "the SYN_REPLY has no valid :status";
     return ERR_SPDY_PROTOCOL_ERROR;
   }
-  // The response as an HTTP/1.1 head, so everything above reads it alike.
-  std::string raw = absl::StrCat("HTTP/1.1 ", status, "\r\n");
-  for (const auto& [name, value] : block) {
-    if (!name.empty() && name[0] == ':') continue;
-    for (absl::string_view v : absl::StrSplit(value, '\0'))
-      absl::StrAppend(&raw, name, ": ", v, "\r\n");
-  }
-  raw += "\r\n";
-  timing->header_bytes = raw.size();
-  absl::StatusOr<HttpResponseHeaders> parsed = HttpResponseHeaders::Parse(raw);
-  if (!parsed.ok()) {
-    error_detail_ = std::string(parsed.status().message());
-    return HttpResponseHeaders::NetErrorForParseFailure(parsed.status());
-  }
-  response_headers_ = *std::move(parsed);
-  return OK;
+  return ParseMultiplexedResponseHead(
+      HttpHeadFromFields(status, block, /*split_nul=*/true), timing,
+      &response_headers_, &error_detail_);
 }
 
 const HttpResponseHeaders* SpdyHttpStream::response_headers() const {
