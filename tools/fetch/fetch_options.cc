@@ -129,7 +129,8 @@ Connection
                           entries, connect-to rules, bundle CDNs; URL optional)
 
 DNS and prefetching
-  --dns-server ADDR:PORT  resolve with c-ares through this server (repeatable)
+  --dns-server ADDR:PORT  resolve with c-ares through this server (repeatable); the
+                          system resolver (getaddrinfo) asks for no HTTPS record
                           [the system resolver, or the world's DNS server]
   --no-world-dns          with --world, use its static addresses instead of its DNS server
   --no-edns               plain DNS (512-byte UDP answers, TCP on truncation) [EDNS0]
