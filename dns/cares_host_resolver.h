@@ -16,9 +16,9 @@
 // without the extra-wait bound below: it is off the critical path, and the
 // request it prepares finds everything cached) send the HTTPS query (type 65,
 // raw answer through ares_query: c-ares 1.18 has no parser for it) beside A and
-// AAAA, for the host on port 443 and
-// "_PORT._https.HOST" on others (a ServiceMode "." there names HOST: the
-// Attrleaf name holds no addresses). The RDATA is parsed here (https_record.h);
+// AAAA, for the host on port 443 and "_PORT._https.HOST" on others (a
+// ServiceMode "." there names HOST: the Attrleaf name holds no addresses).
+// The RDATA is parsed here (https_record.h);
 // AliasMode is followed, at most max_https_aliases hops, loops refused; the
 // outcome is cached by its TTL like any answer (HostCache::Kind::kHttps).
 // The request completes when both are in, with these bounds, so the HTTPS
