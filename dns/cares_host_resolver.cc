@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "dns/dns_response.h"
@@ -69,6 +70,22 @@ std::string JobKey(const std::string& name, HostCache::Kind kind) {
 std::string HttpsQueryName(const std::string& host, uint16_t port) {
   if (port == 443 || port == 0) return host;
   return absl::StrCat("_", port, "._https.", host);
+}
+
+// The origin host of a port-prefixed HTTPS query name ("_PORT._https.HOST"
+// -> HOST), or empty for any other name.
+std::string HostOfPortPrefixedName(absl::string_view name) {
+  if (name.size() < 2 || name[0] != '_') return "";
+  const size_t dot = name.find('.');
+  if (dot == absl::string_view::npos || dot < 2) return "";
+  for (size_t i = 1; i < dot; ++i) {
+    if (!absl::ascii_isdigit(name[i])) return "";
+  }
+  constexpr absl::string_view kScheme = "_https.";
+  absl::string_view rest = name.substr(dot + 1);
+  if (!absl::StartsWith(rest, kScheme) || rest.size() == kScheme.size())
+    return "";
+  return std::string(rest.substr(kScheme.size()));
 }
 
 std::string Normalized(const std::string& raw) {
@@ -667,6 +684,16 @@ void CaresHostResolver::OnHttpsAnswer(
       info.detail = verdict.detail;
       info.priority = r.priority;
       info.target = verdict.target;
+      // "." at the origin's own port-prefixed name (_PORT._https.HOST, not
+      // reached through an alias): RFC 9460 2.5.2 makes the owner the
+      // effective TargetName, but an Attrleaf name (RFC 8552) holds no
+      // addresses, and resolving it would cost the connection a second
+      // round trip only to fall back to HOST's. The endpoint is HOST, whose
+      // A/AAAA were asked in parallel, as "." means for port 443.
+      if (r.target.empty() && info.alias_chain.empty()) {
+        const std::string host = HostOfPortPrefixedName(job->name);
+        if (!host.empty()) info.target = host;
+      }
       info.alpn = r.alpn;
       info.no_default_alpn = r.no_default_alpn;
       info.port = r.port;
@@ -709,6 +736,18 @@ class CaresHostResolver::HttpsRequest : public HostResolver::Request {
         [this](int rv) { OnSubLookup(&https_rv_, &https_request_, rv); },
         &https_request_);
     if (https_rv_ != ERR_IO_PENDING) https_done_ = start_;
+    // The addresses came from a prefetch and the record did not (the
+    // prefetch asked port 443's name, this origin is on another port, say):
+    // the prefetch took DNS off the critical path, and the record does not
+    // put it back. Its query goes on in its job and fills the cache for the
+    // next connection. (Addresses merely cached, with the record's shorter
+    // TTL run out, get the bounded extra wait below, as a cold lookup.)
+    if (addr_rv_ != ERR_IO_PENDING && https_rv_ == ERR_IO_PENDING &&
+        !prefetch_ && addr_.source == DnsSource::kPrefetch) {
+      https_request_.reset();
+      https_given_up_ = true;
+      addresses_prefetched_ = true;
+    }
     int rv = ERR_IO_PENDING;
     if (TryFinish(&rv)) return rv;
     callback_ = std::move(callback);
@@ -766,9 +805,13 @@ class CaresHostResolver::HttpsRequest : public HostResolver::Request {
     if (https_given_up_) {
       info.status = HttpsRecordStatus::kNotInTime;
       info.detail =
-          absl::StrCat("no HTTPS answer within ",
-                       absl::FormatDuration(TimeTicks::Now() - addr_done_),
-                       " of the A/AAAA answer; went without it");
+          addresses_prefetched_
+              ? "the addresses were prefetched and the HTTPS record was "
+                "not: went without it (its query fills the cache)"
+              : absl::StrCat(
+                    "no HTTPS answer within ",
+                    absl::FormatDuration(TimeTicks::Now() - addr_done_),
+                    " of the A/AAAA answer; went without it");
     }
     if (addr_rv_ != ERR_IO_PENDING && !https_done_.is_null() &&
         https_done_ > addr_done_)
@@ -866,6 +909,7 @@ class CaresHostResolver::HttpsRequest : public HostResolver::Request {
   TimeTicks addr_done_, https_done_;
   bool target_started_ = false;
   bool https_given_up_ = false;
+  bool addresses_prefetched_ = false;
   bool done_ = false;
   OneShotTimer extra_wait_;
 };

@@ -14,10 +14,11 @@
 // HTTPS records (RFC 9460), with query_https: ResolveHttps and Prefetch
 // (which then completes once both are in, alias chain and target included,
 // without the extra-wait bound below: it is off the critical path, and the
-// request it prepares finds everything cached) send the HTTPS query (type 65, raw answer through
-// ares_query: c-ares 1.18 has no parser for it) beside A and AAAA, for the host
-// on port 443 and
-// "_PORT._https.HOST" on others. The RDATA is parsed here (https_record.h);
+// request it prepares finds everything cached) send the HTTPS query (type 65,
+// raw answer through ares_query: c-ares 1.18 has no parser for it) beside A and
+// AAAA, for the host on port 443 and "_PORT._https.HOST" on others (a
+// ServiceMode "." there names HOST: the Attrleaf name holds no addresses).
+// The RDATA is parsed here (https_record.h);
 // AliasMode is followed, at most max_https_aliases hops, loops refused; the
 // outcome is cached by its TTL like any answer (HostCache::Kind::kHttps).
 // The request completes when both are in, with these bounds, so the HTTPS
@@ -25,6 +26,8 @@
 //   - A/AAAA in first: wait for the HTTPS answer at most an extra
 //     clamp(https_extra_wait_percent of the A/AAAA time, min, max), then go
 //     without it (status not_in_time; the answer still fills the cache);
+//   - A/AAAA from a prefetch, the record for this port not: no wait (the
+//     prefetch took DNS off the critical path);
 //   - HTTPS in first, with a compatible record that carries address hints:
 //     complete at once on the hints (RFC 9460 7.3); the A/AAAA answer, when
 //     it comes, fills the cache and serves every later connection;
@@ -82,8 +85,8 @@ struct CaresResolverConfig {
   int edns_payload = 4096;
   size_t cache_size = 1000;
   // HTTPS records (see the file comment). Off by default here; the network
-  // context turns it on with NetworkContextParams::https_records (fetch
-  // --https-rr).
+  // context turns it on with NetworkContextParams::https_records (on by
+  // default; fetch --no-https-rr turns it off).
   bool query_https = false;
   // The ALPN protocols this client speaks over TLS over TCP: a ServiceMode
   // record none of whose ALPN set is among them is incompatible (RFC 9460

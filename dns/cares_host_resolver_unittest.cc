@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <map>
@@ -488,6 +489,141 @@ TEST_F(CaresHttpsTest, LateHttpsAnswerIsNotWaitedForLong) {
                     "late.ok.test", 443, &result, [](int) {}, &request));
   EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed);
   EXPECT_EQ(result.https.source, DnsSource::kCache);
+}
+
+// A ServiceMode "." record at the origin's port-prefixed name: its endpoint
+// is the origin host, whose addresses were asked in parallel. No query for
+// the Attrleaf name's addresses, no wait: one round of three queries.
+TEST_F(CaresHttpsTest, DotAtThePortPrefixedNameIsTheOriginHost) {
+  std::vector<std::string> names;
+  std::mutex mu;
+  FakeDnsServer server([&](const FakeDnsQuery& q) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      names.push_back(absl::StrCat(q.qtype, " ", q.name));
+    }
+    if (q.qtype == 65 && q.name == "_8443._https.p.ok.test")
+      return FakeDnsServer::BuildResponse(
+          q, 0, {{65, 300, HttpsRdata(1, "", std::nullopt, {}, EchList())}});
+    return Standard(q);
+  });
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "p.ok.test", &result, 8443));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed)
+      << result.https.detail;
+  EXPECT_EQ(result.https.target, "p.ok.test");
+  EXPECT_EQ(result.https.ech_config_list, EchList());
+  ASSERT_EQ(result.addresses.size(), 1u);
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.7");
+  EXPECT_EQ(server.queries(), 3);
+  std::lock_guard<std::mutex> lock(mu);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"1 p.ok.test", "28 p.ok.test",
+                                             "65 _8443._https.p.ok.test"}));
+}
+
+// The name holding a "." record reached through an alias is the endpoint
+// as RFC 9460 2.5.2 says, port-prefixed or not: only the origin's own
+// port-prefixed name stands for the origin.
+TEST_F(CaresHttpsTest, OnlyThePortPrefixedOriginNameIsMapped) {
+  FakeDnsServer server([](const FakeDnsQuery& q) {
+    if (q.qtype == 65 && q.name == "_8443._https.a.ok.test")
+      return FakeDnsServer::BuildResponse(
+          q, 0, {{65, 300, HttpsRdata(0, "_9._https.svc.ok.test")}});
+    if (q.qtype == 65 && q.name == "_9._https.svc.ok.test")
+      return FakeDnsServer::BuildResponse(q, 0,
+                                          {{65, 300, HttpsRdata(1, "", 9)}});
+    return Standard(q);
+  });
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "a.ok.test", &result, 8443));
+  EXPECT_EQ(result.https.alias_chain,
+            std::vector<std::string>{"_9._https.svc.ok.test"});
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed)
+      << result.https.detail;
+  EXPECT_EQ(result.https.target, "_9._https.svc.ok.test");
+  EXPECT_EQ(result.https.port, 9);
+}
+
+// The timing property HTTPS records must keep: an HTTPS query that is never
+// answered holds the connection at most the bounded extra wait after the
+// A/AAAA answers, which here take about 100 ms (two queries answered 50 ms
+// apart): 20% of that, so 20 ms, within [5, 50] ms.
+TEST_F(CaresHttpsTest, UnansweredHttpsQueryHoldsTheLookupOnlyTheBoundedWait) {
+  FakeDnsServer server([](const FakeDnsQuery& q) {
+    if (q.qtype == 65) return std::string();  // never answered
+    usleep(50 * 1000);
+    return Standard(q);
+  });
+  auto resolver = MakeHttpsResolver(server.address_string(), absl::Seconds(5));
+  HostResolveResult result;
+  const TimeTicks start = TimeTicks::Now();
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "silent.ok.test", &result));
+  const absl::Duration took = TimeTicks::Now() - start;
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kNotInTime);
+  ASSERT_EQ(result.addresses.size(), 1u);
+  // The wait after the addresses: 20% of their ~100 ms, never over 50 ms.
+  EXPECT_GE(result.https.wait, absl::Milliseconds(5));
+  const absl::Duration slack =
+      UnderSanitizer() ? absl::Milliseconds(150) : absl::Milliseconds(15);
+  EXPECT_LE(result.https.wait, absl::Milliseconds(50) + slack)
+      << result.https.wait;
+  EXPECT_GE(took, absl::Milliseconds(100));
+  EXPECT_LE(took, absl::Milliseconds(100) + absl::Milliseconds(50) + slack)
+      << took;
+  // The same with the maximum lowered: the bound is the configuration's.
+  CaresResolverConfig config;
+  config.servers = {server.address_string()};
+  config.clock = &clock_;
+  config.attempt_timeout = absl::Seconds(5);
+  config.query_https = true;
+  config.https_extra_wait_min = absl::Milliseconds(1);
+  config.https_extra_wait_max = absl::Milliseconds(2);
+  auto tight = CaresHostResolver::Create(config);
+  ASSERT_TRUE(tight.ok());
+  ASSERT_EQ(OK, ResolveHttps(tight->get(), "silent2.ok.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kNotInTime);
+  EXPECT_LE(result.https.wait, absl::Milliseconds(2) + slack)
+      << result.https.wait;
+}
+
+// Addresses from a prefetch (which asked port 443's record) and no record
+// cached for this port: the prefetch took DNS off the critical path, so the
+// request completes at once without the record; its query goes out and
+// caches it for the next connection.
+TEST_F(CaresHttpsTest, PrefetchedAddressesDoNotWaitForAnotherPortsRecord) {
+  FakeDnsServer server(ServiceWithEch);
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  std::unique_ptr<HostResolver::Request> request;
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(resolver->Prefetch("c.ok.test", &result,
+                                                cb.callback(), &request)));
+  ASSERT_EQ(server.queries(), 3);  // A, AAAA, HTTPS for c.ok.test
+  EXPECT_EQ(OK, resolver->ResolveHttps(
+                    "c.ok.test", 8443, &result, [](int) {}, &request));
+  EXPECT_EQ(result.source, DnsSource::kPrefetch);
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kNotInTime);
+  EXPECT_NE(result.https.detail.find("prefetched"), std::string::npos)
+      << result.https.detail;
+  EXPECT_LT(result.https.wait, absl::Milliseconds(5));
+  EXPECT_EQ(resolver->https_queries_sent(), 2u);
+  const TimeTicks deadline = TimeTicks::Now() + absl::Seconds(3);
+  while (resolver->active_jobs() > 0 && TimeTicks::Now() < deadline)
+    loop_.RunUntilIdle(), usleep(1000);
+  EXPECT_EQ(OK, resolver->ResolveHttps(
+                    "c.ok.test", 8443, &result, [](int) {}, &request));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed);
+  EXPECT_EQ(result.https.source, DnsSource::kCache);
+  EXPECT_EQ(server.queries(), 4);
+  // Addresses cached by an ordinary lookup: the bounded wait, as before
+  // (the fake server answers at once, so the record is in time).
+  ASSERT_EQ(OK, Resolve(resolver.get(), "d.ok.test", &result));
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "d.ok.test", &result));
+  EXPECT_EQ(result.source, DnsSource::kCache);
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed);
 }
 
 // The HTTPS answer comes first, with hints, while the A query waits for its

@@ -30,10 +30,8 @@ def _url(name):
 
 
 def _fetch(ctx, name, *flags, **kw):
-    # HTTPS records are asked for with --https-rr (off by default for now); a later
-    # --no-https-rr wins.
-    return ctx.fetch("--https-rr", *flags, "-o", os.devnull, _url(name), world_dns=True,
-                     trace=True, **kw)
+    # HTTPS records are asked for by default (--no-https-rr among the flags turns them off).
+    return ctx.fetch(*flags, "-o", os.devnull, _url(name), world_dns=True, trace=True, **kw)
 
 
 def _server_log(ctx):

@@ -89,10 +89,9 @@ struct NetworkContextParams {
   // DNS HTTPS records (RFC 9460), asked for beside A/AAAA for every https
   // origin and prefetch (c-ares only: getaddrinfo cannot ask): their port,
   // target, ALPN set and ECH configuration (session.ssl_config.ech_mode says
-  // what TLS does with it). Off by default for now (Chrome asks by default):
-  // a record for a port other than 443 costs a cold lookup extra round trips
-  // and a prefetched name time on the click, which are not fixed yet.
-  bool https_records = false;
+  // what TLS does with it). On by default, as in Chrome: asked in parallel
+  // with A/AAAA, a late answer waited for only briefly (CaresHostResolver).
+  bool https_records = true;
   // With https_records: a record whose ALPN set has h3 sends the origin's
   // requests over HTTP/3 (HttpNetworkSessionParams::h3_https_rr; Chrome's
   // discovery of HTTP/3 by DNS), the resolver counting h3 as compatible.

@@ -80,7 +80,13 @@ row "FAILED" with the reason, the others are still measured and written, and the
    client and server bytes, and whether each survives nginx terminating TLS in front of the
    test server. --no-binding skips it.
 
-Output: the tables; with --out DIR: successors_binding.csv (the pair), successors.csv (latency:
+6. Bundle prefetch vs HTTPS record + ECH (issue 26 item 5, discovery_pair.py, in a world of its
+   own with both origins at --rtt-ms): DNS and connection round trips to the first response
+   byte, DNS answer and TLS bytes, and what an on-path observer reads (the ClientHello's
+   server name, the DNS names queried). --no-discovery skips it.
+
+Output: the tables; with --out DIR: successors_binding.csv (the pair), successors_discovery.csv
+(the discovery pair), successors.csv (latency:
 `strategy,runs,median_ms,min_ms,max_ms,median_ttfb_ms,status`), successors_bytes.csv,
 successors_cost.csv, successors_runs.csv, successors_revocation.csv, successors.svg,
 successors.txt.
@@ -104,6 +110,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from byte_relay import ByteRelay, tls_records  # noqa: E402
 import binding_pair  # noqa: E402
+import discovery_pair  # noqa: E402
 import exp_common  # noqa: E402
 from exp_common import ExperimentError, fmt_range, rel  # noqa: E402
 
@@ -191,6 +198,9 @@ def parse_args(argv):
     ap.add_argument("--no-latency", action="store_true", help="skip the latency runs")
     ap.add_argument("--no-binding", action="store_true",
                     help="skip the OBC vs DBSC pair (binding_pair.py: a world of its own)")
+    ap.add_argument("--no-discovery", action="store_true",
+                    help="skip the bundle vs HTTPS record + ECH pair (discovery_pair.py: a world "
+                         "of its own)")
     ap.add_argument("--keep-world", action="store_true",
                     help="keep the world's directory (PKI, logs)")
     ap.add_argument("--fetch", required=True, help="fetch binary")
@@ -866,6 +876,16 @@ def main(argv=None):
             binding_rows = [{"mechanism": "obc_dbsc", "measure": "all", "runs": 0,
                              "status": "FAILED: %s" % str(e).splitlines()[0]}]
             binding_text = "\nOBC vs DBSC: FAILED: %s\n" % str(e).splitlines()[0]
+    discovery_rows, discovery_text = [], ""
+    if not args.no_discovery:
+        try:
+            discovery_rows, discovery_text = discovery_pair.run(args, log)
+        except ExperimentError as e:
+            log("bundle vs HTTPS record + ECH: %s" % e)
+            discovery_rows = [{"row": "all", "measure": "all", "runs": 0,
+                               "status": "FAILED: %s" % str(e).splitlines()[0]}]
+            discovery_text = "\nBundle prefetch vs HTTPS record + ECH: FAILED: %s\n" % (
+                str(e).splitlines()[0])
     try:
         info = world.start()
         for key in ("slow", "slow_http", "www_http"):
@@ -1002,6 +1022,7 @@ def main(argv=None):
                                 "truncated", "http", "idle conns", "server bytes",
                                 "not clicked", "clicked"), ctable, rep)
         rep.write(binding_text)
+        rep.write(discovery_text)
         unavailable = sorted(set(v for v in list(status.values()) +
                                  [r["status"] for r in brows + crows]
                                  if v and (v.startswith("unavailable") or
@@ -1036,6 +1057,13 @@ def main(argv=None):
                                        extrasaction="ignore")
                     w.writeheader()
                     for r in binding_rows:
+                        w.writerow(r)
+            if discovery_rows:
+                with open(os.path.join(d, "successors_discovery.csv"), "w", newline="") as f:
+                    w = csv.DictWriter(f, fieldnames=discovery_pair.PAIR_CSV_COLUMNS,
+                                       extrasaction="ignore")
+                    w.writeheader()
+                    for r in discovery_rows:
                         w.writerow(r)
             with open(os.path.join(d, "successors_runs.csv"), "w", newline="") as f:
                 w = csv.DictWriter(f, fieldnames=RUNS_CSV_COLUMNS, extrasaction="ignore")
@@ -1082,12 +1110,12 @@ def main(argv=None):
                     f.write(svg)
             with open(os.path.join(d, "successors.txt"), "w") as f:
                 f.write(report)
-            print("wrote %s/successors{.csv,_bytes.csv,_cost.csv,_runs.csv,_revocation.csv,.svg,"
-                  ".txt}" % d)
+            print("wrote %s/successors{.csv,_bytes.csv,_cost.csv,_runs.csv,_revocation.csv,"
+                  "_binding.csv,_discovery.csv,.svg,.txt}" % d)
         sys.stdout.flush()
         row_failures = sorted(set(v for v in list(status.values()) +
                                   [r.get("status", "") for r in brows + crows +
-                                   binding_rows]
+                                   binding_rows + discovery_rows]
                                   if v.startswith("FAILED")))
         if row_failures:
             log("%d kind(s) of row failed (exit 1):\n  %s" % (len(row_failures),

@@ -22,7 +22,7 @@ sys.dont_write_bytecode = True
 
 FILES = ["successors.csv", "successors_bytes.csv", "successors_cost.csv", "successors_runs.csv",
          "successors_revocation.csv", "successors.svg", "successors.txt",
-         "successors_binding.csv"]
+         "successors_binding.csv", "successors_discovery.csv"]
 STRATEGIES = ["http", "tls12_ocsp", "tls13_first", "tls13_filter", "tls13_preconnect",
               "tls13_0rtt", "snap_prefetched"]
 CHAINS = ["rsa", "ecdsa", "rsa_nginx", "ecdsa_nginx"]
@@ -203,6 +203,57 @@ class Checker:
             if not r or not int(r["median"]) > 0:
                 self.bad.append("binding bytes %s: %r" % (row, r))
 
+    def check_discovery(self):
+        """The bundle vs HTTPS record + ECH pair: every row's measures; the prefetched rows'
+        click without DNS, the cold ones' with it; Snap Start in fewer connection round trips
+        than a TLS 1.3 handshake; what the observer reads: the bundle row's name in the clear,
+        the ECH rows' public name with an ECH extension, the baseline's name in the clear; the
+        HTTPS query among the ECH rows' names and the bundle's TXT among its own."""
+        if self.header("successors_discovery.csv") != \
+                "row,measure,runs,median,min,max,unit,status":
+            self.bad.append("successors_discovery.csv header %r" %
+                            self.header("successors_discovery.csv"))
+            return
+        rows = {(r["row"], r["measure"]): r for r in self.rows("successors_discovery.csv")}
+        names = ("bundle_prefetch", "https_rr_prefetch", "https_rr_cold", "no_record_cold")
+        for name in names:
+            for m in ("click_dns_ms", "connect_to_first_byte_rtts", "click_to_first_byte_ms",
+                      "dns_queries_per_visit", "dns_answer_bytes_per_visit",
+                      "tls_client_handshake_bytes", "tls_server_handshake_bytes",
+                      "sni_on_wire", "certificate_in_clear", "dns_names_queried"):
+                r = rows.get((name, m))
+                if not r or r["status"] != "ok" or r["median"] in ("", None):
+                    self.bad.append("discovery %s/%s: %r" % (name, m, r))
+        if self.bad:
+            return
+
+        def med(name, m):
+            return rows[(name, m)]["median"]
+        for name in ("bundle_prefetch", "https_rr_prefetch"):
+            if float(med(name, "click_dns_ms")) != 0:
+                self.bad.append("discovery %s: DNS on the click %s ms" % (
+                    name, med(name, "click_dns_ms")))
+        for name in ("https_rr_cold", "no_record_cold"):
+            if not float(med(name, "click_dns_ms")) > 0:
+                self.bad.append("discovery %s: no DNS on a cold click" % name)
+        if not float(med("bundle_prefetch", "connect_to_first_byte_rtts")) < \
+                float(med("https_rr_prefetch", "connect_to_first_byte_rtts")):
+            self.bad.append("discovery: Snap Start not fewer round trips than TLS 1.3")
+        for name, sni, ech in (("bundle_prefetch", "slow.example.test", "no"),
+                               ("https_rr_prefetch", "public.example.test", "yes"),
+                               ("https_rr_cold", "public.example.test", "yes"),
+                               ("no_record_cold", "ech.example.test", "no")):
+            if med(name, "sni_on_wire") != sni or \
+                    med(name, "ech_extension_in_client_hello") != ech:
+                self.bad.append("discovery %s: SNI %r, ECH extension %r; expected %s, %s" % (
+                    name, med(name, "sni_on_wire"), med(name, "ech_extension_in_client_hello"),
+                    sni, ech))
+        for name, want in (("bundle_prefetch", "_certbundle.slow.example.test TXT"),
+                           ("https_rr_cold", "ech.example.test HTTPS")):
+            if want not in med(name, "dns_names_queried"):
+                self.bad.append("discovery %s: %r not among the names queried (%s)" % (
+                    name, want, med(name, "dns_names_queried")))
+
     def check_svg(self):
         root = ET.parse(os.path.join(self.d, "successors.svg")).getroot()
         if not root.tag.endswith("svg") or len([e for e in root.iter()
@@ -243,6 +294,7 @@ def main():
     c.check_cost()
     c.check_revocation()
     c.check_binding()
+    c.check_discovery()
     c.check_svg()
     if c.bad:
         print("FAIL: " + "; ".join(c.bad))

@@ -129,19 +129,20 @@ Connection
                           entries, connect-to rules, bundle CDNs; URL optional)
 
 DNS and prefetching
-  --dns-server ADDR:PORT  resolve with c-ares through this server (repeatable)
+  --dns-server ADDR:PORT  resolve with c-ares through this server (repeatable); the
+                          system resolver (getaddrinfo) asks for no HTTPS record
                           [the system resolver, or the world's DNS server]
   --no-world-dns          with --world, use its static addresses instead of its DNS server
   --no-edns               plain DNS (512-byte UDP answers, TCP on truncation) [EDNS0]
-  --https-rr              ask for DNS HTTPS records (RFC 9460) beside A/AAAA, for https
-                          origins and prefetches (c-ares: with --dns-server or a world):
-                          the record's port, target, ALPN set and ECH configuration are
-                          used; the trace's dns.httpsRecord; a record offering h3
-                          sends the request over HTTP/3 (--http3's fallback to TCP;
-                          not with --http1.1). Off by default for now: a
-                          record for a port other than 443 (_PORT._https) costs a cold
-                          lookup extra round trips and a prefetched name time on the click
-  --no-https-rr           do not ask for them (the default)
+  --no-https-rr           do not ask for DNS HTTPS records (RFC 9460). Asked by default,
+                          in parallel with A/AAAA, for https origins and prefetches
+                          (c-ares: with --dns-server or a world; the system resolver
+                          cannot ask): the record's port, target, ALPN set and ECH
+                          configuration are used; the trace's dns.httpsRecord; a record
+                          offering h3 sends the request over HTTP/3 (--http3's fallback
+                          to TCP; not with --http1.1). A late answer is waited for 5-50 ms
+                          at most after A/AAAA, a prefetched name's not at all
+  --https-rr              ask for them (the default)
   --dns-timeout SEC       per-attempt DNS timeout [2]
   --prefetch HOST[:PORT],...
                           resolve these hosts first (then fetch); with --bundle-sources

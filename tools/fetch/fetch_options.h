@@ -86,9 +86,8 @@ struct FetchOptions {
   // world's static --resolve entries instead).
   std::vector<std::string> dns_servers;
   bool use_world_dns = true;
-  // --https-rr: ask for DNS HTTPS records (RFC 9460); off by default (see
-  // --help).
-  bool https_records = false;
+  // --no-https-rr: do not ask for DNS HTTPS records (RFC 9460).
+  bool https_records = true;
   bool edns = true;
   absl::Duration dns_timeout = absl::Seconds(2);
   std::vector<std::string> prefetch_hosts;  // --prefetch HOST[:PORT]

@@ -96,13 +96,14 @@ TEST(FetchParamsTest, EchAndHttpsRecords) {
     EXPECT_TRUE(params.ok()) << params.status();
     return *params;
   };
-  // The defaults: HTTPS records not asked (yet), ECH on with GREASE.
+  // The defaults, as Chrome: HTTPS records asked, ECH on with GREASE.
   NetworkContextParams p = params_for({});
-  EXPECT_FALSE(p.https_records);
-  EXPECT_TRUE(params_for({"--https-rr"}).https_records);
+  EXPECT_TRUE(p.https_records);
+  EXPECT_FALSE(params_for({"--no-https-rr"}).https_records);
+  EXPECT_TRUE(params_for({"--no-https-rr", "--https-rr"}).https_records);
   // A record offering h3 sends requests over HTTP/3, except with --http1.1.
-  EXPECT_TRUE(params_for({"--https-rr"}).h3_from_https_records);
-  EXPECT_FALSE(params_for({"--https-rr", "--http1.1"}).h3_from_https_records);
+  EXPECT_TRUE(p.h3_from_https_records);
+  EXPECT_FALSE(params_for({"--http1.1"}).h3_from_https_records);
   EXPECT_EQ(p.session.ssl_config.ech_mode, EchMode::kOn);
   EXPECT_TRUE(p.session.ssl_config.ech_grease);
   EXPECT_EQ(p.session.ssl_config.ech_config_list, "");
