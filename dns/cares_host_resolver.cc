@@ -741,9 +741,11 @@ class CaresHostResolver::HttpsRequest : public HostResolver::Request {
     // the prefetch took DNS off the critical path, and the record does not
     // put it back. Its query goes on in its job and fills the cache for the
     // next connection. (Addresses merely cached, with the record's shorter
-    // TTL run out, get the bounded extra wait below, as a cold lookup.)
+    // TTL run out, and a prefetch's own name whose record is still on its
+    // way or expired, get the bounded extra wait below, as a cold lookup:
+    // the record may carry the ECH configuration that hides the name.)
     if (addr_rv_ != ERR_IO_PENDING && https_rv_ == ERR_IO_PENDING &&
-        !prefetch_ && addr_.source == DnsSource::kPrefetch) {
+        !prefetch_ && addr_.source == DnsSource::kPrefetch && qname != host_) {
       https_request_.reset();
       https_given_up_ = true;
       addresses_prefetched_ = true;

@@ -125,12 +125,17 @@ def malformed_record_is_ignored_with_the_reason(ctx):
 
 
 def h3_only_record_is_ignored(ctx):
-    """alpn=h3 no-default-alpn: the record sends the request to HTTP/3 (net/quic/README.md,
+    """alpn=h3 no-default-alpn: with --h3-https-rr the record sends the request to HTTP/3 (net/quic/README.md,
     discovery by DNS); nothing answers QUIC there (the ECH origin's address: UDP port
     unreachable), so it falls back to TCP, for which the record does not apply (no protocol of
     TCP's in its ALPN set): the origin's own addresses, the record ignored with the reason."""
     _ech(ctx)
-    r = _fetch(ctx, "h3only").expect_ok()
+    # Without --h3-https-rr (the default: QUIC is not raced against TCP yet) the record is
+    # only ignored: no QUIC attempt.
+    t = _fetch(ctx, "h3only").expect_ok().trace[0]
+    expect_eq(t["dns"]["httpsRecord"]["status"], "ignored", "dns.httpsRecord.status (default)")
+    expect_eq((t.get("quic") or {}).get("httpsRecord", ""), "", "no QUIC attempt by default")
+    r = _fetch(ctx, "h3only", "--h3-https-rr").expect_ok()
     t = r.trace[0]
     h = t["dns"]["httpsRecord"]
     expect_eq(h["status"], "ignored", "dns.httpsRecord.status")

@@ -95,8 +95,11 @@ struct NetworkContextParams {
   // With https_records: a record whose ALPN set has h3 sends the origin's
   // requests over HTTP/3 (HttpNetworkSessionParams::h3_https_rr; Chrome's
   // discovery of HTTP/3 by DNS), the resolver counting h3 as compatible.
-  // fetch turns it off with --http1.1.
-  bool h3_from_https_records = true;
+  // Off by default, as Alt-Svc discovery (alt_svc_h3) is: QUIC is not yet
+  // raced against TCP, so a path that drops UDP would cost every such
+  // origin the QUIC handshake timeout before its TCP fallback.
+  // fetch --h3-https-rr turns it on (not with --http1.1).
+  bool h3_from_https_records = false;
   std::vector<ResolveOverride> resolve_overrides;
 
   // Connections and TLS. |session| carries timeouts, the SSLConfig and

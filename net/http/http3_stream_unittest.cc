@@ -441,5 +441,32 @@ TEST_F(Http3StreamTest, RecordWithoutH3StaysOnTcp) {
   EXPECT_EQ(session->http3_session_pool()->session_count(), 0u);
 }
 
+// QUIC here has no ECH: a record offering h3 with an ECH configuration
+// keeps the request on TCP, where ECH hides the name.
+TEST_F(Http3StreamTest, RecordWithH3AndEchStaysOnTcp) {
+  record_resolver_.record = Record({"h3", "h2"}, false, 443);
+  record_resolver_.record.ech_config_list = "not parsed by the mock socket";
+  HttpNetworkSession* session = NewRecordSession(absl::Seconds(2));
+  const char kGet[] =
+      "GET /r1 HTTP/1.1\r\nHost: www.example.test\r\nUser-Agent: "
+      "netstack-fetch/0.1\r\nAccept: */*\r\nConnection: keep-alive\r\n\r\n";
+  const char kOk[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntcp";
+  StaticSocketDataProvider tcp(
+      {MockRead(ASYNC, kOk), MockRead(SYNC, ERR_IO_PENDING)},
+      {MockWrite(ASYNC, kGet)});
+  factory_.AddSocketDataProvider(&tcp);
+  SSLSocketDataProvider tls(ASYNC, OK);
+  factory_.AddTlsSocketProvider(&tls);
+  Request request(session, "/r1");
+  EXPECT_EQ(request.Finish(), "tcp");
+  const LoadTiming& t = request.trans.load_timing();
+  EXPECT_FALSE(t.quic.used);
+  EXPECT_EQ(t.quic.fallback,
+            "not over QUIC: an ECH configuration applies and QUIC here has no "
+            "ECH; TCP");
+  EXPECT_EQ(t.quic.https_record, "alpn=h3,h2 target=www.example.test port=443");
+  EXPECT_EQ(session->http3_session_pool()->session_count(), 0u);
+}
+
 }  // namespace
 }  // namespace net

@@ -925,8 +925,20 @@ int HttpNetworkTransaction::OnHostResolved(const HostResolveResult& result,
                        " target=", https.target,
                        https.port ? absl::StrCat(" port=", *https.port) : "");
     }
+    // QUIC here has no Encrypted ClientHello: where the record (or the
+    // configuration) gives one and ECH is on, TCP keeps the name hidden.
+    const SSLConfig& ssl = session_->params().ssl_config;
+    const bool ech = ssl.ech_mode != EchMode::kOff &&
+                     (!https.ech_config_list.empty() ||
+                      !ssl.ech_config_list.empty());
+    if (h3 && ech) {
+      timing_.quic.https_record = h3_record_;
+      timing_.quic.fallback =
+          "not over QUIC: an ECH configuration applies and QUIC here has no "
+          "ECH; TCP";
+    }
     std::string broken;
-    if (h3 && !http3_failed_ && !RequiresHttp11()) {
+    if (h3 && !ech && !http3_failed_ && !RequiresHttp11()) {
       broken = session_->http3_session_pool()->BrokenReason(RequestOrigin());
       if (broken.empty()) {
         // The record says the origin speaks HTTP/3 there: QUIC instead.
@@ -1224,8 +1236,13 @@ int HttpNetworkTransaction::UseHttp3() {
 }
 
 bool HttpNetworkTransaction::Http3FromHttpsRecordAllowed() const {
-  return session_->params().h3_https_rr && timing_.https && !proxy_ &&
-         !tcp_without_https_record_;
+  // Not where the connection must carry what QUIC here does not: an
+  // origin-bound certificate, Snap Start.
+  const HttpNetworkSessionParams& params = session_->params();
+  return params.h3_https_rr && timing_.https && !proxy_ &&
+         !tcp_without_https_record_ &&
+         params.ssl_config.client_cert_provider == nullptr &&
+         params.snap_start_context == nullptr;
 }
 
 int HttpNetworkTransaction::UseHttp3FromHttpsRecord() {

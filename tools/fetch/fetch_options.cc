@@ -109,6 +109,12 @@ Connection
   --h3-alt-svc            HTTP/3 for an origin whose earlier response (in this run)
                           offered h3 in Alt-Svc, to the alternative it names; the same
                           fallback to TCP
+  --h3-https-rr           HTTP/3 for an origin whose DNS HTTPS record lists h3, to the
+                          record's endpoint (trace: quic.httpsRecord); the same fallback
+                          to TCP. Not where the record carries an ECH configuration
+                          (QUIC here has no ECH: TCP keeps the name hidden), nor with
+                          origin-bound certificates or Snap Start, which QUIC does not
+                          carry [off: QUIC is not raced against TCP yet]
   --quic-idle-timeout SEC  close a QUIC connection after SEC without a packet from
                           the server [30]
   -x, --proxy URL         an HTTP proxy (http://[user:pass@]host[:port]) [the
@@ -138,10 +144,10 @@ DNS and prefetching
                           in parallel with A/AAAA, for https origins and prefetches
                           (c-ares: with --dns-server or a world; the system resolver
                           cannot ask): the record's port, target, ALPN set and ECH
-                          configuration are used; the trace's dns.httpsRecord; a record
-                          offering h3 sends the request over HTTP/3 (--http3's fallback
-                          to TCP; not with --http1.1). A late answer is waited for 5-50 ms
-                          at most after A/AAAA, a prefetched name's not at all
+                          configuration are used; the trace's dns.httpsRecord (a record
+                          offering h3 sends the request over HTTP/3 with --h3-https-rr).
+                          A late answer is waited for 5-50 ms at most after A/AAAA; not
+                          at all for a prefetched name's record for another port
   --https-rr              ask for them (the default)
   --dns-timeout SEC       per-attempt DNS timeout [2]
   --prefetch HOST[:PORT],...
@@ -645,6 +651,8 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
       status = seconds(&o.max_time);
     } else if (flag == "--h3-alt-svc") {
       o.h3_alt_svc = true;
+    } else if (flag == "--h3-https-rr") {
+      o.h3_https_rr = true;
     } else if (flag == "--quic-idle-timeout") {
       status = seconds(&o.quic_idle_timeout);
     } else if (flag == "--max-filesize") {

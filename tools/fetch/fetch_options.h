@@ -177,6 +177,7 @@ struct FetchOptions {
   // --no-ech-grease: no GREASE ECH extension without a configuration.
   bool ech_grease = true;
   bool h3_alt_svc = false;  // --h3-alt-svc: HTTP/3 where Alt-Svc offers h3
+  bool h3_https_rr = false;  // --h3-https-rr: HTTP/3 where a DNS record does
   absl::Duration quic_idle_timeout = absl::Seconds(30);
   bool no_progress_meter = false;  // --no-progress-meter
   // -x/--proxy URL and --noproxy LIST (nullopt: not given; then the

@@ -37,7 +37,7 @@ absl::StatusOr<NetworkContextParams> MakeNetworkContextParams(
   params.session.tcp_fast_open = options.tcp_fast_open;
   params.https_records = options.https_records;
   // (--http1.1: no HTTP/3 from the records either.)
-  params.h3_from_https_records = !options.http1_1_only;
+  params.h3_from_https_records = options.h3_https_rr && !options.http1_1_only;
   SSLConfig& ssl = params.session.ssl_config;
   ssl.ech_grease = options.ech_grease;
   if (options.ech == "false") {

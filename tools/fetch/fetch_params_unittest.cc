@@ -101,9 +101,12 @@ TEST(FetchParamsTest, EchAndHttpsRecords) {
   EXPECT_TRUE(p.https_records);
   EXPECT_FALSE(params_for({"--no-https-rr"}).https_records);
   EXPECT_TRUE(params_for({"--no-https-rr", "--https-rr"}).https_records);
-  // A record offering h3 sends requests over HTTP/3, except with --http1.1.
-  EXPECT_TRUE(p.h3_from_https_records);
-  EXPECT_FALSE(params_for({"--http1.1"}).h3_from_https_records);
+  // A record offering h3 sends requests over HTTP/3 with --h3-https-rr
+  // (not yet by default: no racing), never with --http1.1.
+  EXPECT_FALSE(p.h3_from_https_records);
+  EXPECT_TRUE(params_for({"--h3-https-rr"}).h3_from_https_records);
+  EXPECT_FALSE(
+      params_for({"--h3-https-rr", "--http1.1"}).h3_from_https_records);
   EXPECT_EQ(p.session.ssl_config.ech_mode, EchMode::kOn);
   EXPECT_TRUE(p.session.ssl_config.ech_grease);
   EXPECT_EQ(p.session.ssl_config.ech_config_list, "");
