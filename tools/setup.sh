@@ -26,7 +26,8 @@ PACKAGES=(
   nghttp2-server             # nghttpd, a real h2 peer for net/http2's interop test
   tinyproxy                  # a real HTTP proxy with CONNECT: tools/testserver:proxy_transaction_test
   h2o caddy                  # real h2 peers with their own HTTP/2 stacks: tests:http2_interop_test;
-                             # Caddy (quic-go inside) is also an HTTP/3 peer for tests:http3_test
+                             # Caddy (quic-go inside) is also an HTTP/3 peer for tests:http3_test,
+                             # the world's h3 origin and spdy_loss's h3 server
   # HTTP/3 over QUIC (net/quic, issue 25). ngtcp2 1.11 / nghttp3 1.8 with their stable 1.x API
   # come from bookworm-backports (set up below, pinned to these packages only; bookworm itself
   # has the pre-1.0 0.12 / 0.8: third_party/ngtcp2/README.md says why not those).
@@ -34,7 +35,9 @@ PACKAGES=(
                              # from source in third_party/ngtcp2_crypto_boringssl)
   libnghttp3-dev             # nghttp3 1.8: HTTP/3 and QPACK under net/quic
   ngtcp2-server              # gtlsserver: ngtcp2's own HTTP/3 server, a real peer for
-                             # net/quic's unit tests and tests/http3_test
+                             # net/quic's unit tests and tests/http3_test; the world's bigchain
+                             # origin on UDP
+  ngtcp2-client              # gtlsclient: world_test fetches the world's h3 origins over QUIC
 )
 
 # bookworm-backports, for the packages above that need it and nothing else: every package of
@@ -76,7 +79,7 @@ done
 
 # Installed from bookworm (0.12) before the pin existed: the 1.x API is needed.
 if dpkg-query -W -f='${Version}' libngtcp2-dev 2>/dev/null | grep -q '^0\.'; then
-  missing+=(libngtcp2-dev libnghttp3-dev ngtcp2-server)
+  missing+=(libngtcp2-dev libnghttp3-dev ngtcp2-server ngtcp2-client)
 fi
 
 if ((${#missing[@]})); then

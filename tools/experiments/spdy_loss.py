@@ -1,27 +1,30 @@
 #!/usr/bin/env python3
 """spdy_loss: "How Speedy is SPDY?" (Wang et al., NSDI 2014) reproduced on the packet-level
 link (issue 20 item 7): synthetic pages loaded over HTTP/1.1 with six connections per host, over
-SPDY/3 on one connection and over HTTP/2 on one connection (issue 24 item 5), across round-trip
-times, bandwidths and random loss.
+SPDY/3 on one connection, over HTTP/2 on one connection (issue 24 item 5) and over HTTP/3 on one
+QUIC connection (issue 25 item 5), across round-trip times, bandwidths and random loss.
 
     bazel run -c opt //tools/experiments:spdy_loss -- [--runs 10] [--out DIR]
         [--rtts-ms 20,100,200] [--rates-mbps 1,10] [--losses 0,0.005,0.01,0.02]
         [--pages 64x100B,64x1KB,64x10KB,64x100KB,2x10KB,8x10KB,32x10KB,128x10KB]
-        [--queue droptail:100] [--protocols http1,spdy,h2]
+        [--queue droptail:100] [--protocols http1,spdy,h2,h3]
 
 The page: N objects of S bytes on one host (a.pages.example.test, the world PKI's wildcard
 certificate), all requested at once (`fetch -Z`), as a browser does once it has parsed the
 page. The server: one test server (`testserver --spdy --http2`: SPDY/3, h2 or HTTP/1.1 by
 ALPN, TLS 1.2)
-in this experiment's own network namespace. The client: a fresh fetch process per load, run
+in this experiment's own network namespace; for h3, Caddy (Debian `caddy`, quic-go inside, as
+the world's h3 origin) on UDP and TCP port 8444 of the same namespace with the same certificate,
+serving the same sizes from files (QUIC is TLS 1.3 only: the h3 loads cannot use TLS 1.2). The client: a fresh fetch process per load, run
 behind `netem shell` with the cell's RTT, rate (each way) and loss (each way, independent),
 and a drop-tail queue; the kernel's own TCP (SYN, slow start, loss recovery). Each cell's runs
 are interleaved, the protocol order alternating. Page load time: the last responseEnd minus
 the first startTime (fetch's traces). Every load is checked: every object complete, SPDY and h2
-each on one session, HTTP/1.1 on at most six connections.
+each on one session, h3 on one QUIC connection (no fallback to TCP), HTTP/1.1 on at most six
+connections.
 
 Output (DIR): spdy_loss_runs.csv (every load), spdy_loss.csv (per cell: medians and the ratios
-SPDY / HTTP/1.1 and h2 / HTTP/1.1), spdy_loss.txt (the table and, per RTT, rate and page, the
+SPDY / HTTP/1.1, h2 / HTTP/1.1 and h3 / HTTP/1.1), spdy_loss.txt (the table and, per RTT, rate and page, the
 lowest loss at which each multiplexed protocol's median is slower: the crossover),
 spdy_loss.svg (the ratios per cell).
 """
@@ -43,11 +46,13 @@ from exp_common import ExperimentError  # noqa: E402
 HOST = "a.pages.example.test"
 WILDCARD_DIR = "wildcard.example.test"  # tools/world/pki.py HOSTS["wildcard"]
 SERVER_PORT = 8443
+H3_PORT = 8444  # Caddy, UDP (h3) and TCP
 # HTTP/1.1 only: with h2 offered, the six connections would wait for the first's ALPN. h2:
 # fetch's default ALPN (h2, http/1.1).
-PROTOCOL_FLAGS = {"http1": ["--http1.1"], "spdy": ["--spdy"], "h2": []}
-PROTOCOL_NAMES = {"http1": "HTTP/1.1", "spdy": "SPDY", "h2": "h2"}
-MULTIPLEXED = ("spdy", "h2")
+# h3: QUIC v1 (TLS 1.3 inside, whatever --tls-max says for the others).
+PROTOCOL_FLAGS = {"http1": ["--http1.1"], "spdy": ["--spdy"], "h2": [], "h3": ["--http3"]}
+PROTOCOL_NAMES = {"http1": "HTTP/1.1", "spdy": "SPDY", "h2": "h2", "h3": "h3"}
+MULTIPLEXED = ("spdy", "h2", "h3")
 DEFAULT_PAGES = "64x100B,64x1KB,64x10KB,64x100KB,2x10KB,8x10KB,32x10KB,128x10KB"
 UNITS = {"B": 1, "KB": 1000, "MB": 1000 * 1000}
 
@@ -77,8 +82,8 @@ def parse_args(argv):
     ap.add_argument("--queue", default="droptail:100",
                     help="netem's queue each way (default droptail:100)")
     ap.add_argument("--max-conns-per-host", type=int, default=6)
-    ap.add_argument("--protocols", default="http1,spdy,h2",
-                    help="among http1, spdy, h2; http1 is the baseline of the ratios")
+    ap.add_argument("--protocols", default="http1,spdy,h2,h3",
+                    help="among http1, spdy, h2, h3; http1 is the baseline of the ratios")
     ap.add_argument("--resume", action="store_true",
                     help="keep the cells already in --out (with at least --runs runs) and "
                     "measure only the others: the full grid over several sittings")
@@ -95,7 +100,7 @@ def parse_args(argv):
         ap.error("bad list: %s" % e)
     args.protocols = [p for p in args.protocols.split(",") if p]
     if "http1" not in args.protocols or any(p not in PROTOCOL_FLAGS for p in args.protocols):
-        ap.error("--protocols: http1 and any of spdy, h2")
+        ap.error("--protocols: http1 and any of spdy, h2, h3")
     if args.runs < 1 or min(args.rtts_ms) < 0 or min(args.rates_mbps) <= 0 or \
             not all(0 <= x < 1 for x in args.losses):
         ap.error("--runs >= 1, RTTs >= 0, rates > 0, 0 <= loss < 1")
@@ -132,16 +137,71 @@ def start_server(args, work, chain, key):
     raise ExperimentError("the test server did not start (exit %s)" % proc.wait())
 
 
+def caddy_binary():
+    for p in os.environ.get("PATH", "").split(os.pathsep) + ["/usr/bin", "/usr/sbin"]:
+        c = os.path.join(p, "caddy")
+        if p and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    raise ExperimentError("h3 needs caddy (Debian package caddy; tools/setup.sh installs it)")
+
+
+def start_caddy(args, work, chain, key):
+    """Caddy serving /size/N (files of N bytes, each page size) over h3 on UDP and h1/h2 on
+    TCP H3_PORT, every address of this namespace, with the test server's certificate."""
+    d = os.path.join(work, "caddy")
+    root = os.path.join(d, "root")
+    os.makedirs(os.path.join(root, "size"))
+    for _, (_, size) in args.pages:
+        with open(os.path.join(root, "size", str(size)), "wb") as f:
+            f.write(b"x" * size)
+    conf = os.path.join(d, "Caddyfile")
+    with open(conf, "w") as f:
+        f.write("{\n\tadmin off\n\tauto_https off\n\tocsp_stapling off\n"
+                "\tstorage file_system %s/data\n\tservers {\n\t\tprotocols h1 h2 h3\n\t}\n}\n"
+                "https://%s:%d {\n\ttls %s %s\n\troot * %s\n\tfile_server\n}\n" % (
+                    d, HOST, H3_PORT, chain, key, root))
+    env = dict(os.environ, HOME=d, XDG_DATA_HOME=d, XDG_CONFIG_HOME=d)
+    proc = subprocess.Popen([caddy_binary(), "run", "--config", conf, "--adapter", "caddyfile"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=open(os.path.join(work, "caddy.err"), "wb"), env=env)
+    import socket
+    import time
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise ExperimentError("caddy exited %s: see %s" % (
+                proc.returncode, os.path.join(work, "caddy.err")))
+        udp = False
+        for table in ("/proc/net/udp", "/proc/net/udp6"):  # Caddy binds [::] (dual stack)
+            with open(table) as f:
+                udp = udp or any(line.split()[1].endswith(":%04X" % H3_PORT)
+                                 for line in f.readlines()[1:])
+        try:
+            socket.create_connection(("127.0.0.1", H3_PORT), timeout=0.2).close()
+            tcp = True
+        except OSError:
+            tcp = False
+        if udp and tcp:
+            return proc
+        time.sleep(0.05)
+    proc.kill()
+    with open(os.path.join(work, "caddy.err"), errors="replace") as f:
+        tail = f.read()[-1500:]
+    raise ExperimentError("caddy did not bind UDP and TCP %d within 20 s: %s" % (H3_PORT, tail))
+
+
 def load(args, protocol, page, rtt, rate, loss, trust):
     count, size = page
-    urls = ["https://%s:%d/size/%d?r=%d" % (HOST, SERVER_PORT, size, i) for i in range(count)]
-    tail = ["--trust-anchor", trust, "--tls-max", "1.2", "--revocation", "off",
+    port = H3_PORT if protocol == "h3" else SERVER_PORT
+    urls = ["https://%s:%d/size/%d?r=%d" % (HOST, port, size, i) for i in range(count)]
+    tls = [] if protocol == "h3" else ["--tls-max", "1.2"]
+    tail = ["--trust-anchor", trust] + tls + ["--revocation", "off",
             "--max-time", "300", "-Z", "--max-conns-per-host", str(args.max_conns_per_host)]
     tail += PROTOCOL_FLAGS[protocol] + ["-o", os.devnull] * count + urls
     link = ["--rtt-ms", str(rtt), "--rate-mbps", "%g" % rate, "--queue", args.queue]
     if loss > 0:
         link += ["--loss", "%g" % loss]
-    prefix = exp_common.netem_shell_prefix(args.netem, link, [HOST], SERVER_PORT)
+    prefix = exp_common.netem_shell_prefix(args.netem, link, [HOST], port)
     traces, _, _, cmd = exp_common.run_fetch(args.fetch, tail, protocol, timeout=400,
                                              prefix=prefix)
     problems = []
@@ -160,6 +220,15 @@ def load(args, protocol, page, rtt, rate, loss, trust):
     if protocol == "h2" and (len(h2_sessions) != 1 or None in h2_sessions or
                              any(t.get("tls", {}).get("alpn") != "h2" for t in traces)):
         problems.append("h2 on %d sessions" % len(h2_sessions))
+    if protocol == "h3":
+        quic = [t.get("quic") or {} for t in traces]
+        new = sum(1 for q in quic if q.get("session") == "new")
+        if new != 1 or any((q.get("used"), q.get("version"), q.get("fallback")) != (True, 1, "")
+                           for q in quic) or any(t.get("tls", {}).get("alpn") != "h3"
+                                                 for t in traces):
+            problems.append("h3: %d QUIC connections, quic %s" % (new, sorted(set(
+                "%s/%s/%s" % (q.get("used"), q.get("version"), q.get("fallback"))
+                for q in quic))))
     if protocol == "http1" and conns > args.max_conns_per_host:
         problems.append("%d connections" % conns)
     if problems:
@@ -184,10 +253,12 @@ def main(argv=None):
     runs = [r for r in runs if cell_key(r) in done]
     if args.resume:
         log("resuming: %d cells already measured in %s" % (len(done), out))
-    server = None
+    server = caddy = None
     try:
         chain, key, trust = build_pki(args, work)
         server = start_server(args, work, chain, key)
+        if "h3" in args.protocols:
+            caddy = start_caddy(args, work, chain, key)
         n_cells = len(args.rtts_ms) * len(args.rates_mbps) * len(args.losses) * len(args.pages)
         k = 0
         for rtt in args.rtts_ms:
@@ -228,9 +299,10 @@ def main(argv=None):
                                 "%s %.0f ms" % (PROTOCOL_NAMES[p], cell[p + "_median_ms"])
                                 for p in args.protocols)))
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait()
+        for p in (server, caddy):
+            if p is not None:
+                p.terminate()
+                p.wait()
         shutil.rmtree(work, ignore_errors=True)
     write_outputs(args, out, runs, cells)
     return 0
@@ -276,14 +348,14 @@ def write_outputs(args, out, runs, cells, quiet=False):
                          ["rtt_ms", "rate_mbps", "loss", "page", "queue", "protocol", "run",
                           "page_load_ms"], runs)
     cols = ["rtt_ms", "rate_mbps", "loss", "page", "queue", "runs"]
-    for p in ("http1", "spdy", "h2"):
+    for p in ("http1", "spdy", "h2", "h3"):
         cols += [p + "_median_ms", p + "_min_ms", p + "_max_ms"]
-    cols += ["spdy_over_http1", "h2_over_http1"]
+    cols += ["spdy_over_http1", "h2_over_http1", "h3_over_http1"]
     exp_common.write_csv(os.path.join(out, "spdy_loss.csv"), cols, cells)
-    lines = ["spdy_loss: page load time, HTTP/1.1 (%d connections per host) against SPDY/3 and "
-             "HTTP/2 (one connection each), on netem shell's packet-level link (%s queue each "
-             "way, independent loss each way); TLS 1.2; %d run(s) per cell, interleaved; medians "
-             "in ms ('-': not measured in that cell)" % (
+    lines = ["spdy_loss: page load time, HTTP/1.1 (%d connections per host) against SPDY/3, "
+             "HTTP/2 and HTTP/3 (one connection each), on netem shell's packet-level link (%s "
+             "queue each way, independent loss each way); TLS 1.2 (h3: QUIC v1, TLS 1.3); %d "
+             "run(s) per cell, interleaved; medians in ms ('-': not measured in that cell)" % (
                  args.max_conns_per_host, args.queue, args.runs), ""]
 
     def ms(c, p):
@@ -295,14 +367,15 @@ def write_outputs(args, out, runs, cells, quiet=False):
         return "-" if v is None else "%.2f" % v
 
     table = [(c["rtt_ms"], "%g" % c["rate_mbps"], "%g%%" % (100 * c["loss"]), c["page"],
-              ms(c, "http1"), ms(c, "spdy"), ms(c, "h2"), ratio(c, "spdy"), ratio(c, "h2"))
+              ms(c, "http1"), ms(c, "spdy"), ms(c, "h2"), ms(c, "h3"), ratio(c, "spdy"),
+              ratio(c, "h2"), ratio(c, "h3"))
              for c in cells]
     import io
     rep = io.StringIO()
-    exp_common.print_table(("RTT ms", "Mbit/s", "loss", "page", "HTTP/1.1", "SPDY", "h2",
-                            "SPDY/HTTP", "h2/HTTP"), table, rep)
+    exp_common.print_table(("RTT ms", "Mbit/s", "loss", "page", "HTTP/1.1", "SPDY", "h2", "h3",
+                            "SPDY/HTTP", "h2/HTTP", "h3/HTTP"), table, rep)
     lines.append(rep.getvalue())
-    lines.append("Crossover (the lowest loss at which SPDY's or h2's median is slower than "
+    lines.append("Crossover (the lowest loss at which SPDY's, h2's or h3's median is slower than "
                  "HTTP/1.1's; '-' = never in the range measured):")
     # The grid of the cells measured (with --resume, more than this sitting's arguments).
     pages = []
@@ -345,12 +418,12 @@ def write_outputs(args, out, runs, cells, quiet=False):
             bars.append({"label": "%s %dms %gM %g%% %s" % (PROTOCOL_NAMES[p], c["rtt_ms"],
                                                           c["rate_mbps"], 100 * c["loss"],
                                                           c["page"]),
-                         "value": v, "color": ("#54a24b" if p == "spdy" else "#4c78a8")
-                         if v < 1 else "#e45756",
+                         "value": v, "color": {"spdy": "#54a24b", "h2": "#4c78a8",
+                                               "h3": "#eeca3b"}[p] if v < 1 else "#e45756",
                          "annotation": "%.2f" % v})
     with open(os.path.join(out, "spdy_loss.svg"), "w") as f:
         f.write(exp_common.bar_chart_svg(
-            "SPDY/3 and HTTP/2 page load time over HTTP/1.1's (below 1: faster)",
+            "SPDY/3, HTTP/2 and HTTP/3 page load time over HTTP/1.1's (below 1: faster)",
             "median of %d runs per cell; netem shell, %s queue" % (args.runs, args.queue),
             "protocol / HTTP/1.1", bars, right_w=60))
 

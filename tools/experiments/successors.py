@@ -31,6 +31,24 @@ off):
                                                               tls.earlyData: accepted)
   snap_prefetched   --snap-start --bundle-sources dns --prefetch H:P   Snap Start from a prefetched,
                                                               prevalidated bundle, first visit
+  snap_prefetched_tfo  the same + --tcp-fast-open             the bundle says the server takes
+                                                              SYN data without a cookie: the
+                                                              click's first flight in the SYN
+                                                              (trace tcp.fastOpen: accepted)
+  quic_first        --http3 (the world's h3 origin: Caddy,    HTTP/3 over QUIC v1, first visit,
+                    same link profile as slow)                OCSP on the path (Caddy staples
+                                                              nothing, as the test servers)
+  quic_0rtt         --http3 --repeat 2                        the 2nd visit: resumed, GET in
+                                                              0-RTT (quic.zeroRtt: accepted)
+  quic_0rtt_small   the same for h3's 100-byte resource       a response inside the server's
+                                                              0.5-RTT budget (the page is not)
+
+Issue 25 item 5, the large chain (the world's `bigchain` origin, ~5.1 KB of chain, over QUIC's
+anti-amplification limit of 3 x the client's 1200-byte Initial; latency only):
+  bigchain_tls13_first, bigchain_quic_first (gtlsserver on its UDP port),
+  bigchain_snap_prefetched and bigchain_snap_prefetched_tfo (--bundle-sources cdn: its bundle is
+  on the CDNs only). A table of round trips (net of the click's revocation wait) puts the QUIC
+  and Snap Start rows beside what each should cost.
 
 Three measurements:
 
@@ -61,7 +79,11 @@ Three measurements:
    handshakes by kind (full, resumed, Snap Start, truncated), server bytes, and connection-seconds
    held idle (preconnected, never-used sockets x --preconnect-idle-s: modelled).
 
-A feature whose fetch flag (--preconnect, --early-data, --cert-compression) is missing from
+The byte and cost tables have no QUIC rows (UDP: the byte relay carries TCP) and no TFO row (the
+relay takes no SYN data): "n/a" there.
+
+A feature whose fetch flag (--preconnect, --early-data, --cert-compression, --http3,
+--tcp-fast-open) is missing from
 `fetch --help` makes its rows "unavailable" with that reason (as does a server whose tickets allow
 no early data); with the flag present, a fetch that does not do what its row claims makes that
 row "FAILED" with the reason, the others are still measured and written, and the exit code is 1.
@@ -115,13 +137,37 @@ import exp_common  # noqa: E402
 from exp_common import ExperimentError, fmt_range, rel  # noqa: E402
 
 STRATEGIES = ["http", "tls12_ocsp", "tls13_first", "tls13_filter", "tls13_preconnect",
-              "tls13_0rtt", "snap_prefetched"]
+              "tls13_0rtt", "snap_prefetched", "snap_prefetched_tfo", "quic_first", "quic_0rtt",
+              "quic_0rtt_small"]
+# Issue 25 item 5: the large certificate chain (the world's `bigchain` origin: ~5.1 KB of
+# chain, over QUIC's anti-amplification limit of 3 x the client's 1200-byte Initial). Latency
+# only, in a table of their own (the bytes and cost tables are about `slow`'s chains).
+BIGCHAIN_STRATEGIES = ["bigchain_tls13_first", "bigchain_quic_first",
+                       "bigchain_snap_prefetched", "bigchain_snap_prefetched_tfo"]
+# HTTP/3 rows (the world's `h3` origin, Caddy, and bigchain's gtlsserver): QUIC carries them
+# over UDP, which the byte-counting TCP relays cannot see.
+QUIC_STRATEGIES = {"quic_first", "quic_0rtt", "quic_0rtt_small", "bigchain_quic_first"}
+# The rows whose click goes out with TCP Fast Open: the origin's own listener takes SYN data
+# without a cookie; the byte-counting relays in front of it do not.
+TFO_STRATEGIES = {"snap_prefetched_tfo", "bigchain_snap_prefetched_tfo"}
+# What each row should cost, in round trips of the origin's link, once the revocation wait on
+# the click (the trace's cert.revocation.ms: OCSP through its own link) is taken off; the QUIC
+# table prints it beside the measured figure.
+EXPECTED_RTTS = {"tls13_first": 3, "tls13_0rtt": 2, "snap_prefetched": 2,
+                 "snap_prefetched_tfo": 1, "quic_first": 2, "quic_0rtt": 1,
+                 "quic_0rtt_small": 1, "bigchain_tls13_first": 3, "bigchain_quic_first": 3,
+                 "bigchain_snap_prefetched": 2, "bigchain_snap_prefetched_tfo": 1}
+# The quic_0rtt_small row fetches the h3 origin's small resource (world.json's
+# origins.h3.quic.small_resource, from tools/world/quic.py): a response that fits the server's
+# 0.5-RTT budget before the client's address is validated; the page (`/`, ~4 KB) does not.
 # Cost-table only: Snap Start with the bundle from the truncated handshake (the source that
 # reaches the origin itself) instead of DNS TXT.
 COST_VARIANTS = ["snap_prefetched_truncated"]
 # The fetch flag each strategy needs beyond what fetch had before issue 15.
 NEEDS = {"tls13_preconnect": "--preconnect", "tls13_0rtt": "--early-data",
-         "tls13_filter": "--revocation-filter"}
+         "tls13_filter": "--revocation-filter", "snap_prefetched_tfo": "--tcp-fast-open",
+         "bigchain_snap_prefetched_tfo": "--tcp-fast-open"}
+NEEDS.update({name: "--http3" for name in QUIC_STRATEGIES})
 COMPRESSIONS = ["off", "zlib", "brotli"]
 # Chains for the byte counts: (label, origin key in world.json).
 # "ecdsa_ts" is a test server the experiment starts with the world's ecdsa.example.test chain
@@ -147,6 +193,7 @@ RUNS_CSV_COLUMNS = ["run", "strategy", "order", "responseEnd", "responseStart", 
 REVOCATION_ROWS = [
     ("tls12_ocsp", "OCSP on the click"),
     ("tls13_first", "OCSP on the click"),
+    ("quic_first", "OCSP on the click (over QUIC)"),
     ("snap_prefetched", "OCSP before the click (prevalidated bundle)"),
     ("tls13_filter", "CRLite filter, no request"),
 ]
@@ -192,7 +239,8 @@ def parse_args(argv):
     ap.add_argument("--preconnect-total", type=int, default=6,
                     help="preconnects per page at most (the model; default 6, fetch's "
                          "total preconnect limit: net/context Preconnector max_total)")
-    ap.add_argument("--strategies", default=",".join(STRATEGIES + COST_VARIANTS),
+    ap.add_argument("--strategies", default=",".join(STRATEGIES + COST_VARIANTS +
+                                                     BIGCHAIN_STRATEGIES),
                     help="comma-separated subset to measure (default: all); the others are "
                          "reported as not measured")
     ap.add_argument("--no-latency", action="store_true", help="skip the latency runs")
@@ -214,9 +262,9 @@ def parse_args(argv):
         ap.error("--links must be at least 1")
     args.strategies = [x.strip() for x in args.strategies.split(",") if x.strip()]
     for x in args.strategies:
-        if x not in STRATEGIES + COST_VARIANTS:
-            ap.error("unknown strategy %r (known: %s)" % (x, ", ".join(STRATEGIES +
-                                                                       COST_VARIANTS)))
+        if x not in STRATEGIES + COST_VARIANTS + BIGCHAIN_STRATEGIES:
+            ap.error("unknown strategy %r (known: %s)" % (x, ", ".join(
+                STRATEGIES + COST_VARIANTS + BIGCHAIN_STRATEGIES)))
     exp_common.check_executable(ap, args, ("fetch", "testserver", "netem", "world"))
     return args
 
@@ -229,7 +277,8 @@ def fetch_features(fetch):
                        stderr=subprocess.STDOUT, timeout=30)
     text = p.stdout.decode(errors="replace")
     return {flag: (flag in text) for flag in ("--preconnect", "--early-data",
-                                              "--cert-compression", "--revocation-filter")}
+                                              "--cert-compression", "--revocation-filter",
+                                              "--http3", "--tcp-fast-open")}
 
 
 def testserver_args(testserver):
@@ -411,13 +460,30 @@ def strategy_flags(name, o, features):
     if name == "tls13_0rtt":
         return ["--tls-max", "1.3", "--revocation", "soft", "--early-data", "--prefetch", host,
                 "--repeat", "2"], None
-    if name in ("snap_prefetched", "snap_prefetched_truncated"):
+    if name in ("snap_prefetched", "snap_prefetched_truncated", "snap_prefetched_tfo",
+                "bigchain_snap_prefetched", "bigchain_snap_prefetched_tfo"):
         if not o.get("snap_start_orbit"):
             return None, "n/a: Snap Start is TLS 1.2 static RSA with a server orbit; %s has none" \
                 % o["host"]
-        source = "truncated" if name.endswith("truncated") else "dns"
+        # bigchain's bundle is on the CDNs only (its chain is too big for a TXT record).
+        source = ("truncated" if name.endswith("truncated") else
+                  "cdn" if name.startswith("bigchain") else "dns")
+        tfo = ["--tcp-fast-open"] if name in TFO_STRATEGIES else []
         return ["--snap-start", "--revocation", "soft", "--bundle-sources", source,
-                "--prefetch", hp], None
+                "--prefetch", hp] + tfo, None
+    if name == "bigchain_tls13_first":
+        return ["--tls-max", "1.3", "--revocation", "soft", "--prefetch", host], None
+    if name in QUIC_STRATEGIES:
+        if not o.get("quic"):
+            return None, "unavailable: %s serves no HTTP/3 in this world (%s)" % (
+                o["host"], "no quic block in world.json")
+        # The same revocation policy as the TCP rows (--revocation soft: OCSP on the click
+        # unless a row took it off); the h3 origin staples nothing (Caddy's ocsp_stapling off),
+        # as the test servers.
+        flags = ["--http3", "--revocation", "soft", "--prefetch", host]
+        if name.startswith("quic_0rtt"):
+            flags += ["--repeat", "2"]  # the 2nd (returning) visit: resumed, GET in 0-RTT
+        return flags, None
     raise ValueError(name)
 
 
@@ -433,8 +499,19 @@ def check_trace(name, t, repeat_index):
         if t.get("tls"):
             p.append("TLS on the plain-HTTP row")
         return p
-    snap = name.startswith("snap_prefetched")
+    snap = name.startswith("snap_prefetched") or name.startswith("bigchain_snap")
     want_v = "TLSv1.2" if name == "tls12_ocsp" or snap else "TLSv1.3"
+    quic = t.get("quic") or {}
+    if name in QUIC_STRATEGIES:
+        if (tls.get("alpn"), quic.get("used"), quic.get("version"), quic.get("fallback")) != \
+                ("h3", True, 1, ""):
+            p.append("not HTTP/3 over QUIC v1: tls.alpn %r, quic %r" % (tls.get("alpn"), quic))
+    elif quic.get("used"):
+        p.append("QUIC on a TCP row")
+    tcp = t.get("tcp") or {}
+    if name in TFO_STRATEGIES and tcp.get("fastOpen") != "accepted":
+        p.append("tcp.fastOpen %r (%s), expected accepted (the request in the SYN)" % (
+            tcp.get("fastOpen"), tcp.get("fastOpenDetail")))
     if tls.get("version") != want_v:
         p.append("tls.version %r, expected %r" % (tls.get("version"), want_v))
     if name == "tls13_0rtt":
@@ -442,6 +519,14 @@ def check_trace(name, t, repeat_index):
             p.append("the second visit was not resumed")
         if tls.get("earlyData") != "accepted":
             p.append("tls.earlyData %r, expected accepted" % tls.get("earlyData"))
+    elif name.startswith("quic_0rtt"):
+        if not tls.get("resumed"):
+            p.append("the second visit was not resumed")
+        if quic.get("zeroRtt") != "accepted" or quic.get("sentEarly") is not True:
+            p.append("quic.zeroRtt %r, sentEarly %r, expected accepted, true" % (
+                quic.get("zeroRtt"), quic.get("sentEarly")))
+    elif name in QUIC_STRATEGIES and quic.get("zeroRtt") not in (None, "none"):
+        p.append("quic.zeroRtt %r on a first visit" % quic.get("zeroRtt"))
     elif tls.get("resumed"):
         p.append("a resumed handshake on a first visit")
     if name == "tls13_preconnect" and t.get("socketPreconnected") is not True:
@@ -460,7 +545,8 @@ def check_trace(name, t, repeat_index):
             p.append("cert.source %r, expected prefetch" % cert.get("source"))
         if rev.get("source") != "prevalidated":
             p.append("revocation source %r, expected prevalidated" % rev.get("source"))
-    if name in ("tls12_ocsp", "tls13_first") and rev.get("source") not in ("fresh",):
+    if name in ("tls12_ocsp", "tls13_first", "quic_first", "bigchain_tls13_first",
+                "bigchain_quic_first") and rev.get("source") not in ("fresh",):
         p.append("revocation source %r, expected fresh (OCSP on the path)" % rev.get("source"))
     if name == "tls13_filter" and (rev.get("source"), rev.get("outcome")) != ("filter", "good"):
         p.append("revocation %r/%r, expected filter/good (the world's filter covers slow)" % (
@@ -554,18 +640,42 @@ def revocation_rows(samples, status, info, exchange):
     return rows
 
 
+def row_origin(info, name):
+    """The origin a latency row fetches: slow (slow_http for http), the world's h3 origin for
+    the QUIC rows, bigchain for the large-chain rows; None when the world has none."""
+    key = ("slow_http" if name == "http" else "bigchain" if name.startswith("bigchain")
+           else "h3" if name.startswith("quic") else "slow")
+    return info.get("origins", {}).get(key)
+
+
 def latency(args, world, profiles_dir, counter, features, status):
     info = world.info
-    slow, slow_http = origin(info, "slow"), origin(info, "slow_http")
+    slow = origin(info, "slow")
     configs = []
-    for name in STRATEGIES:
-        o = slow_http if name == "http" else slow
-        flags, why = strategy_flags(name, slow, features)
+    for name in STRATEGIES + BIGCHAIN_STRATEGIES:
+        o = row_origin(info, name)
+        if o is None:
+            if SELECTED is not None and name not in SELECTED:
+                status[name] = "not measured (--strategies)"
+                continue
+            key = "bigchain" if name.startswith("bigchain") else "h3"
+            status[name] = "unavailable: the world has no %s origin (skipped: %s)" % (
+                key, info.get("skipped", {}).get(key, "?"))
+            log("%s: %s" % (name, status[name]))
+            continue
+        flags, why = strategy_flags(name, slow if name == "http" else o, features)
         if flags is None:
             status[name] = why
             log("%s: %s" % (name, why))
             continue
-        configs.append((name, o["url"], flags))
+        url = o["url"]
+        if name == "quic_0rtt_small":
+            small = (o.get("quic") or {}).get("small_resource")
+            if not small:
+                status[name] = "unavailable: world.json names no small resource on h3"
+                continue
+            url = o["url"].rstrip("/") + small["path"]
+        configs.append((name, url, flags))
     samples = {c[0]: [] for c in configs}
     rows = []
     if not configs:
@@ -655,6 +765,14 @@ def bytes_measurements(args, world, relays, profiles_dir, counter, features, sta
     out = []
     have_cc = features.get("--cert-compression")
     for name in STRATEGIES:
+        if name in QUIC_STRATEGIES or name in TFO_STRATEGIES:
+            why = ("n/a: QUIC runs over UDP, which the TCP byte relay does not carry"
+                   if name in QUIC_STRATEGIES else
+                   "n/a: TFO needs the origin's own listener (the relay takes no SYN data); "
+                   "the bytes are snap_prefetched's")
+            out += [{"strategy": name, "chain": chain, "compression": comp, "status": why}
+                    for chain, _ in CHAINS for comp in COMPRESSIONS]
+            continue
         for chain, key in CHAINS:
             if name == "http":
                 key_eff = "slow_http"
@@ -741,6 +859,12 @@ def cost_measurements(args, world, relays, profiles_dir, counter, features, stat
     other = origin(world.info, "www_http")["url"]  # a page elsewhere: the unclicked case
     out = []
     for name in STRATEGIES + COST_VARIANTS:
+        if name in QUIC_STRATEGIES or name in TFO_STRATEGIES:
+            out.append({"strategy": name, "status": (
+                "n/a: QUIC runs over UDP, which the TCP byte relay does not carry"
+                if name in QUIC_STRATEGIES else
+                "n/a: TFO needs the origin's own listener; the counts are snap_prefetched's")})
+            continue
         relay, o = (http_relay, slow_http) if name == "http" else (slow_relay, slow)
         key = "slow_http" if name == "http" else "slow"
         flags, why = strategy_flags(name, o, features)
@@ -844,7 +968,32 @@ def cost_measurements(args, world, relays, profiles_dir, counter, features, stat
 
 COLORS = {"http": "#9e9e9e", "tls12_ocsp": "#4c78a8", "tls13_first": "#72b7b2",
           "tls13_filter": "#b279a2",
-          "tls13_preconnect": "#f58518", "tls13_0rtt": "#e45756", "snap_prefetched": "#54a24b"}
+          "tls13_preconnect": "#f58518", "tls13_0rtt": "#e45756", "snap_prefetched": "#54a24b",
+          "snap_prefetched_tfo": "#2d7d2a", "quic_first": "#eeca3b", "quic_0rtt": "#d08c00",
+          "quic_0rtt_small": "#a86f00", "bigchain_tls13_first": "#72b7b2",
+          "bigchain_quic_first": "#eeca3b", "bigchain_snap_prefetched": "#54a24b",
+          "bigchain_snap_prefetched_tfo": "#2d7d2a"}
+
+
+def round_trip_rows(samples, status, rtt_ms):
+    """The QUIC table (issue 25 item 5): per row of EXPECTED_RTTS, the median click in round
+    trips of the origin's link, the median revocation wait on the click (OCSP through its own
+    link; the same policy on every row), the round trips without it, and what the row should
+    cost. (row, runs, RTTs, revocation ms, RTTs net of revocation, expected, status)."""
+    out = []
+    for name, want in EXPECTED_RTTS.items():
+        ms = samples.get(name) or []
+        if not ms:
+            out.append((name, 0, "-", "-", "-", want, status.get(name, "not measured")
+                        .split(":")[0]))
+            continue
+        resp = exp_common.summarize([m["responseEnd"] for m in ms])[0]
+        net = exp_common.summarize([m["responseEnd"] - (m["revocation_ms"] or 0.0)
+                                    for m in ms])[0]
+        rev = exp_common.summarize([m["revocation_ms"] or 0.0 for m in ms])[0]
+        out.append((name, len(ms), "%.2f" % (resp / rtt_ms), "%.1f" % rev,
+                    "%.2f" % (net / rtt_ms), want, "ok"))
+    return out
 
 
 def main(argv=None):
@@ -925,7 +1074,7 @@ def main(argv=None):
             "%s %s" % (k, "yes" if v else "missing") for k, v in features.items()))
         summary = []
         table = []
-        for name in STRATEGIES:
+        for name in STRATEGIES + BIGCHAIN_STRATEGIES:
             if name in samples and samples[name]:
                 resp = [m["responseEnd"] for m in samples[name]]
                 ttfb = [m["responseStart"] for m in samples[name]]
@@ -946,6 +1095,22 @@ def main(argv=None):
         rep.write("Latency of a click, ms from the request's startTime: median [min-max]\n")
         exp_common.print_table(("strategy", "runs", "responseEnd", "RTTs", "responseStart",
                                 "revocation ms", "status"), table, rep)
+
+        bc = info.get("origins", {}).get("bigchain") or {}
+        small = ((info.get("origins", {}).get("h3") or {}).get("quic") or {}).get(
+            "small_resource") or {}
+        rep.write("\nRound trips (issue 25 item 5): HTTP/3 over QUIC (the `h3` origin, Caddy; "
+                  "bigchain's gtlsserver) beside TLS 1.3 and Snap Start over TCP (slow; "
+                  "bigchain's testserver), the same link profile; `net` takes the click's "
+                  "revocation wait (trace cert.revocation.ms) off. quic_0rtt fetches the "
+                  "page (/), quic_0rtt_small %s (%s bytes). bigchain: a chain of %s bytes "
+                  "(DER), QUIC's anti-amplification limit %s bytes\n" % (
+                      small.get("path", "?"), small.get("bytes", "?"),
+                      "+".join(str(x) for x in bc.get("chain_der_bytes", [])) or "?",
+                      bc.get("amplification_limit_bytes", "?")))
+        exp_common.print_table(("row", "runs", "RTTs", "revocation ms", "RTTs net",
+                                "expected", "status"),
+                               round_trip_rows(samples, status, args.rtt_ms), rep)
 
         rrows = revocation_rows(samples, status, info, exchange)
         rep.write("\nRevocation: OCSP (on the click, or prevalidated before it) against the "

@@ -6,7 +6,9 @@ CSV headers, and a measured value for every row ("n/a" only where a mechanism ca
 under test is built from this tree and has every feature: a row the experiment reports
 "unavailable" because a flag seems missing is a failure here, so `fetch --help` must list them.
 Each fetch is checked by the experiment itself (0-RTT accepted, a preconnected socket used, Snap
-Start from a prevalidated bundle, OCSP on the path of the first-visit rows). Timing is not judged.
+Start from a prevalidated bundle, OCSP on the path of the first-visit rows, HTTP/3 over QUIC v1
+with 0-RTT accepted on the return, the Snap Start + TFO click in the SYN). Timing is not judged,
+but the round-trip table must be written with every QUIC and Snap Start row.
 
     python3 successors_smoke_check.py OUT_DIR [FETCH]
 
@@ -24,7 +26,14 @@ FILES = ["successors.csv", "successors_bytes.csv", "successors_cost.csv", "succe
          "successors_revocation.csv", "successors.svg", "successors.txt",
          "successors_binding.csv", "successors_discovery.csv"]
 STRATEGIES = ["http", "tls12_ocsp", "tls13_first", "tls13_filter", "tls13_preconnect",
-              "tls13_0rtt", "snap_prefetched"]
+              "tls13_0rtt", "snap_prefetched", "snap_prefetched_tfo", "quic_first", "quic_0rtt",
+              "quic_0rtt_small"]
+# The large-chain rows (latency only).
+BIGCHAIN = ["bigchain_tls13_first", "bigchain_quic_first", "bigchain_snap_prefetched",
+            "bigchain_snap_prefetched_tfo"]
+# Rows the TCP byte relay cannot carry (QUIC over UDP; TFO's SYN data): n/a in the byte and
+# cost tables.
+NOT_RELAYED = ["snap_prefetched_tfo", "quic_first", "quic_0rtt", "quic_0rtt_small"]
 CHAINS = ["rsa", "ecdsa", "rsa_nginx", "ecdsa_nginx"]
 WANT_HEADERS = {
     "successors.csv": "strategy,runs,median_ms,min_ms,max_ms,median_ttfb_ms,status",
@@ -76,7 +85,7 @@ class Checker:
 
     def check_latency(self):
         lat = self.rows("successors.csv")
-        if [r["strategy"] for r in lat] != STRATEGIES:
+        if [r["strategy"] for r in lat] != STRATEGIES + BIGCHAIN:
             self.bad.append("latency rows %s" % [r["strategy"] for r in lat])
         for r in lat:
             if self.expect_status("latency " + r["strategy"], r["status"]):
@@ -88,7 +97,8 @@ class Checker:
             what = "bytes %s/%s/%s" % (r["strategy"], r["chain"], r["compression"])
             na = (r["strategy"] == "http" and (r["chain"] != "rsa" or
                                                r["compression"] != "off")) or \
-                (r["strategy"] == "snap_prefetched" and r["chain"] != "rsa")
+                (r["strategy"] == "snap_prefetched" and r["chain"] != "rsa") or \
+                r["strategy"] in NOT_RELAYED
             if (r["strategy"] == "tls13_0rtt" and r["chain"] == "ecdsa_nginx" and
                     r["status"].startswith(
                         "unavailable: the server's tickets allow no early data")):
@@ -139,7 +149,8 @@ class Checker:
         if [r["strategy"] for r in c] != STRATEGIES + ["snap_prefetched_truncated"]:
             self.bad.append("cost rows %s" % [r["strategy"] for r in c])
         for r in c:
-            if not self.expect_status("cost " + r["strategy"], r["status"]):
+            if not self.expect_status("cost " + r["strategy"], r["status"],
+                                      r["strategy"] in NOT_RELAYED):
                 continue
             if int(r["connections"]) < 1 or r["links"] != "20":
                 self.bad.append("cost %s: %s" % (r["strategy"], r))
@@ -156,7 +167,7 @@ class Checker:
         least), the filter none; the filter decides in well under a millisecond, prevalidation
         leaves nothing on the click."""
         rows = {r["strategy"]: r for r in self.rows("successors_revocation.csv")}
-        want = ["tls12_ocsp", "tls13_first", "snap_prefetched", "tls13_filter"]
+        want = ["tls12_ocsp", "tls13_first", "quic_first", "snap_prefetched", "tls13_filter"]
         if sorted(rows) != sorted(want):
             self.bad.append("revocation rows %s" % sorted(rows))
             return
@@ -254,6 +265,20 @@ class Checker:
                 self.bad.append("discovery %s: %r not among the names queried (%s)" % (
                     name, want, med(name, "dns_names_queried")))
 
+    def check_round_trips(self):
+        """The QUIC table of successors.txt: a line per row with a measured figure."""
+        with open(os.path.join(self.d, "successors.txt")) as f:
+            text = f.read()
+        if "Round trips (issue 25 item 5)" not in text:
+            self.bad.append("no round-trip table in successors.txt")
+            return
+        table = text.split("Round trips (issue 25 item 5)", 1)[1].split("\n\n", 1)[0]
+        for name in ["tls13_first", "tls13_0rtt", "snap_prefetched", "snap_prefetched_tfo",
+                     "quic_first", "quic_0rtt", "quic_0rtt_small"] + BIGCHAIN:
+            line = next((l for l in table.splitlines() if l.split()[:1] == [name]), None)
+            if line is None or not line.rstrip().endswith("ok"):
+                self.bad.append("round trips %s: %r" % (name, line))
+
     def check_svg(self):
         root = ET.parse(os.path.join(self.d, "successors.svg")).getroot()
         if not root.tag.endswith("svg") or len([e for e in root.iter()
@@ -265,7 +290,8 @@ def missing_fetch_flag(fetch):
     """The first of fetch's successor flags `fetch --help` does not list, or None."""
     r = subprocess.run([fetch, "--help"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, errors="replace")
-    for flag in ("--preconnect", "--early-data", "--cert-compression", "--revocation-filter"):
+    for flag in ("--preconnect", "--early-data", "--cert-compression", "--revocation-filter",
+                 "--http3", "--tcp-fast-open"):
         if flag not in r.stdout:
             return flag
     return None
@@ -293,6 +319,7 @@ def main():
     c.check_bytes()
     c.check_cost()
     c.check_revocation()
+    c.check_round_trips()
     c.check_binding()
     c.check_discovery()
     c.check_svg()

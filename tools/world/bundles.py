@@ -22,6 +22,9 @@ from peers import (Peer, WorldError, log, match_listener, parse_listening,  # no
 # Snap Start origins publish theirs through DNS TXT, the well-known path and the CDNs; the
 # spoofed and broken ones (BUNDLE_CASES) sit on other hosts so the positive ones stay clean.
 BUNDLE_ORIGINS = ["www", "slow", "tls12"]
+# Snap Start origins whose bundle is only on the CDNs (and the truncated handshake): bigchain,
+# whose 5 KB chain would make a TXT record of ~7 KB.
+BUNDLE_CDN_ONLY_ORIGINS = ["bigchain"]
 BUNDLE_TXT_PREFIX = "_certbundle."
 BUNDLE_WELL_KNOWN_PATH = "/.well-known/cert-bundle"
 BUNDLE_WELL_KNOWN_FIXED_PORT = 8080  # with --fixed-ports (port 80 of www and slow is taken)
@@ -224,17 +227,18 @@ class BundlesMixin:
 
         origins = {}
         txt_of = {}
-        for key in BUNDLE_ORIGINS:
+        for key in BUNDLE_ORIGINS + BUNDLE_CDN_ONLY_ORIGINS:
             o = self.origins.get(key)
             if o is None:
                 continue
+            cdn_only = key in BUNDLE_CDN_ONLY_ORIGINS
             host, port, orbit = o["host"], o["port"], o["snap_start_orbit"]
             # The origin's server takes SYN data without a cookie: its bundles say so.
             nc = o.get("tcp_fast_open") == "no-cookie"
             file_bytes = self.certbundle_make(host, port, o["cert_chain"], orbit, "cdn", nc)
             write_cdn_file(host, file_bytes)
             sources = {}
-            if dns:
+            if dns and not cdn_only:
                 if key in BUNDLE_POINTER_ORIGINS and http:
                     url = cdn_urls(host)[0]
                     name, strings = self.parse_txt_output(
@@ -246,7 +250,7 @@ class BundlesMixin:
                         self.certbundle_make(host, port, o["cert_chain"], orbit, "txt", nc))
                     txt_of[key] = strings
                     sources["dns"] = dict(self.write_txt_record(host, strings), form="bundle")
-            if http:
+            if http and not cdn_only:
                 wk = L.get("well-known-" + key) or self.origin_well_known_listener(key)
                 write_bytes(self.path("bundles", "well-known", host,
                                        BUNDLE_WELL_KNOWN_PATH.lstrip("/")),
@@ -256,6 +260,8 @@ class BundlesMixin:
                     "url": "http://%s%s" % (host, BUNDLE_WELL_KNOWN_PATH),
                     "rtt_ms": wk["rtt_ms"], "address": wk["address"], "port": wk["port"],
                     "process": wk["process"]}
+                sources["cdn"] = {"urls": cdn_urls(host)}
+            elif http:
                 sources["cdn"] = {"urls": cdn_urls(host)}
             sources["truncated"] = {"address": o["address"], "port": port}
             origins[key] = {

@@ -32,7 +32,7 @@ DNS_BIG_TXT_STRINGS = 14  # 14 strings of 255 bytes: 3570 bytes of TXT data
 # The hosts with A records, in zone-file order (every world host).
 DNS_HOSTS = ["www", "nginx", "static", "slow", "tls12", "slow12", "expired", "wrongname",
              "untrusted", "ecdsa", "ocsp", "revoked", "cdn1", "cdn2", "cdn3", "stapled",
-             "revoked-stapled", "stapled-other", "spdy", "uncovered", "ech"]
+             "revoked-stapled", "stapled-other", "spdy", "uncovered", "ech", "h3", "bigchain"]
 
 DNS_TYPE_A, DNS_TYPE_TXT, DNS_TYPE_AAAA = 1, 16, 28
 

@@ -43,6 +43,13 @@ ADDR = {
     # Encrypted ClientHello (a testserver with --ech-key and --http2): its DNS HTTPS record
     # carries its ECH configuration (dns.py); ECH_NAMES share its address.
     "ech": "127.0.0.31",
+    # HTTP/3 over QUIC (quic.py): Caddy on UDP and TCP (the fallback) of one port, behind the
+    # same link profile as `slow`.
+    "h3": "127.0.0.32",
+    # A certificate chain over QUIC's anti-amplification limit (3 x the client's 1200-byte
+    # Initial): a testserver on TCP (Snap Start, TLS 1.3) and ngtcp2's gtlsserver on UDP, one
+    # port, one chain, behind the same link profile as `slow`.
+    "bigchain": "127.0.0.33",
 }
 
 # The packet-level world (--link packet) puts each origin on 198.18.0.N, N the last byte of
@@ -82,13 +89,13 @@ DNS_RELAY_ADDR = "127.0.0.54"
 
 # Snap Start orbits of the testservers that announce one (RSA leaves only: static RSA).
 SNAP_START_ORBITS = {"www": "0102030405060708", "slow": "1112131415161718",
-                     "tls12": "2122232425262728"}
+                     "tls12": "2122232425262728", "bigchain": "3132333435363738"}
 
 # TCP Fast Open of the testservers' HTTPS listeners in the packet world (the others:
 # "cookie"): the Snap Start origins take SYN data without a cookie and publish it in their
 # certificate bundles (certbundle make --tcp-fast-open-no-cookie).
 FAST_OPEN_ORIGINS = {"slow": "no-cookie", "slow12": "no-cookie", "tls12": "no-cookie",
-                     "www": "no-cookie"}
+                     "www": "no-cookie", "bigchain": "no-cookie"}
 
 # Test-server origins that speak SPDY/3 (testserver --spdy: ALPN spdy/3 before http/1.1, so
 # `fetch --spdy` gets a SPDY/3 session there and any other client HTTP/1.1).
@@ -105,6 +112,6 @@ ECH_NAMES = ["stale-ech", "alias-ech", "badrr", "h3only"]
 
 # The order origins are listed in (world.json, the demo page).
 ORIGIN_ORDER = ["www", "www_http", "nginx", "ecdsa", "static", "slow", "slow_http", "tls12",
-                "slow12", "spdy", "ech",
+                "slow12", "spdy", "ech", "h3", "bigchain",
                 "expired", "wrongname", "untrusted", "revoked"] + list(STAPLING_ORIGINS) + \
     ["uncovered"]

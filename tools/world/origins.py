@@ -106,6 +106,8 @@ class OriginsMixin:
             # intermediate2's leaf: not covered by the world's revocation filter.
             ("uncovered", "uncovered", (ADDR["uncovered"], https), None, "1.3"),
             ("ech", "ech", (ADDR["ech"], https), None, "1.3"),
+            # A chain over QUIC's anti-amplification limit (quic.py adds its UDP side).
+            ("bigchain", "bigchain", (ADDR["bigchain"], https), None, "1.3"),
         ]
         if self.packet:
             # No relays: slow (TLS 1.3, and plain HTTP as slow_http) and slow12 (tls12's
@@ -117,6 +119,7 @@ class OriginsMixin:
             plan[2] = ("tls12", "tls12", (ADDR["tls12"], https), (ADDR["tls12"], http), "1.2")
             self.path_rtt(ADDR["slow"], self.args.rtt_ms)
             self.path_rtt(ADDR["slow12"], self.args.rtt_ms)
+            self.path_rtt(ADDR["bigchain"], self.args.rtt_ms)
         elif not self.netem:
             plan = [p for p in plan if p[0] != "slow"]
         os.makedirs(self.path("ech"), exist_ok=True)

@@ -104,6 +104,13 @@ HOSTS = {
     # builds the filter over the root's and the intermediate's issuance only).
     "uncovered": dict(names=["uncovered.example.test"], key="rsa", issuer="intermediate2",
                       expect="ok"),
+    # The HTTP/3 origin (Caddy, UDP and TCP): an RSA-2048 leaf as slow's, so rows compare.
+    "h3": dict(names=["h3.example.test"], key="rsa", expect="ok"),
+    # A large chain: RSA-2048 as slow's, but with 110 more SANs (as a CDN's
+    # shared certificate), so leaf + intermediate come to ~5.1 KB (DER), over QUIC's anti-
+    # amplification limit of 3 x 1200 bytes before the client's address is validated.
+    "bigchain": dict(names=["bigchain.example.test"] + [
+        "s%03d.bigchain.example.test" % i for i in range(110)], key="rsa", expect="ok"),
 }
 
 

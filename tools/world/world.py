@@ -46,6 +46,7 @@ from hosts import (ADDR, HTTP_FIXED_PORT, HTTPS_FIXED_PORT, ORIGIN_ORDER,  # noq
 from nginx import NginxMixin  # noqa: E402
 from ocsp import OcspMixin  # noqa: E402
 from origins import OriginsMixin  # noqa: E402
+from quic import QuicMixin  # noqa: E402
 from peers import WorldError, log, read_template, stop_peers, write_file  # noqa: E402
 # Names other code imports from world.py (world_test.py: the DNS message helpers and the bundle
 # cases), re-exported from the modules that now hold them.
@@ -115,7 +116,8 @@ def _running_world_pid(world_json):
         return None
 
 
-class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin, RevocationFilterMixin):
+class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin, RevocationFilterMixin,
+            QuicMixin):
     """The local world: its PKI, peers and world.json. The parts live in the modules beside
     this one (origins, nginx, bundles, ocsp, dns, filters); start() puts them together in
     order."""
@@ -259,7 +261,8 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin, Revocat
             self.start_testservers()
         else:
             self.skip(("www", "slow", "tls12", "slow12", "spdy", "expired", "wrongname",
-                       "untrusted", "revoked", "uncovered", "ech"), "no --testserver given")
+                       "untrusted", "revoked", "uncovered", "ech", "bigchain"),
+                      "no --testserver given")
 
         if self.testserver and self.packet:
             pass  # slow and slow12 are test servers of their own behind a slow path
@@ -267,6 +270,9 @@ class World(OriginsMixin, NginxMixin, BundlesMixin, OcspMixin, DnsMixin, Revocat
             self.start_netems()
         elif self.testserver:
             self.skip(("slow", "slow12"), "no --netem given")
+
+        # HTTP/3: Caddy's h3 origin, and bigchain's UDP side beside its testserver.
+        self.start_quic_origins()
 
         if self.bundles_wanted:
             self.start_bundle_relays()
@@ -578,6 +584,9 @@ def parse_args(argv):
                     help="RTT a netem relay on 127.0.0.21 adds in front of the OCSP responder "
                     "(default 0: no relay)")
     ap.add_argument("--no-ocsp", action="store_true", help="do not start the OCSP responder")
+    ap.add_argument("--no-quic", action="store_true",
+                    help="no HTTP/3: neither the h3 origin (Caddy) nor bigchain's UDP side "
+                         "(gtlsserver)")
     ap.add_argument("--certbundle", help="tools/certbundle binary (absent: no certificate "
                     "bundles are published)")
     ap.add_argument("--no-bundles", action="store_true",

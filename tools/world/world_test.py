@@ -75,6 +75,7 @@ OPENSSL = which("openssl")
 KNOTD = which("knotd")
 KNOTC = which("knotc")
 KDIG = which("kdig")
+GTLSCLIENT = which("gtlsclient")  # ngtcp2-client: an HTTP/3 client for the world's h3 origins
 
 
 def _find_certbundle():
@@ -345,8 +346,9 @@ class NginxWorldTest(unittest.TestCase):
         self.assertEqual(w["dir"], self.wp.dir)
         self.assertEqual(w["trust_anchors"], os.path.join(self.wp.dir, "pki", "root.pem"))
         self.assertTrue(os.path.isfile(w["trust_anchors"]))
-        self.assertEqual(sorted(w["origins"]), ["ecdsa", "nginx", "revoked-stapled", "stapled",
-                                                "stapled-other", "static"])
+        # h3 (Caddy) needs no test server: it runs here too.
+        self.assertEqual(sorted(w["origins"]), ["ecdsa", "h3", "nginx", "revoked-stapled",
+                                                "stapled", "stapled-other", "static"])
         for key in ("www", "slow", "tls12", "slow12", "spdy", "expired", "wrongname",
                     "untrusted", "uncovered"):
             self.assertIn(key, w["skipped"])
@@ -754,6 +756,25 @@ crls = sys.argv[1] + ".crls.pem"  # curl checks the whole chain: both CRLs
 open(crls, "w").write(open(w["crl"]["root_pem"]).read() + open(w["crl"]["pem"]).read())
 report["revoked_crl"] = curl("--crlfile", crls, w["origins"]["revoked"]["url"])
 report["www_crl"] = curl("--crlfile", crls, w["origins"]["www"]["url"])
+# HTTP/3 (quic.py): the UDP sockets bound, and a small file over QUIC from gtlsserver (ngtcp2's
+# gtlsclient; against Caddy it gets a TLS internal_error alert, so Caddy's QUIC is checked with
+# fetch --http3 in world_packet_test).
+report["udp"] = open("/proc/net/udp").read() + open("/proc/net/udp6").read()
+for key in ("bigchain",):
+    o = w["origins"].get(key) or {}
+    q = o.get("quic")
+    if q and "GTLSCLIENT":
+        dl = sys.argv[1] + "." + key + ".dl"
+        os.makedirs(dl, exist_ok=True)
+        r = subprocess.run(["GTLSCLIENT", "-q", "--exit-on-all-streams-close", "--download", dl,
+                            "--sni=" + o["host"], o["address"], str(q["udp_port"]),
+                            o["url"] + "small.txt"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=30)
+        f = os.path.join(dl, "small.txt")
+        report[key + "_h3"] = [r.returncode, open(f).read() if os.path.exists(f) else "",
+                               r.stdout[-500:]]
+report["h3_small_tcp"] = curl(w["origins"]["h3"]["url"] + "small.txt")
 for key in ("spdy", "www", "ech"):  # the running servers' command lines
     pid = w["pids"][w["origins"][key]["process"]]
     report[key + "_cmdline"] = open("/proc/%d/cmdline" % pid).read().split("\0")
@@ -778,7 +799,7 @@ sys.exit(42)
         report_path = os.path.join(tmp, "report.json")
         with open(script, "w") as f:
             f.write(self.CHECK.replace("CURL", CURL).replace("KDIG", KDIG or "")
-                    .replace("KNOTC", KNOTC or ""))
+                    .replace("KNOTC", KNOTC or "").replace("GTLSCLIENT", GTLSCLIENT or ""))
         d = os.path.join(tmp, "w")
         rc, out, err = run([sys.executable, WORLD, "--dir", d, "--testserver", FAKE_TESTSERVER,
                             "--netem", FAKE_NETEM, "--certbundle", certbundle_bin(),
@@ -792,9 +813,11 @@ sys.exit(42)
                                                  "slow", "slow_http", "tls12", "slow12",
                                                  "spdy", "expired", "wrongname", "untrusted",
                                                  "revoked", "stapled", "revoked-stapled",
-                                                 "stapled-other", "uncovered", "ech"]))
+                                                 "stapled-other", "uncovered", "ech", "h3",
+                                                 "bigchain"]))
         self.assertEqual(rep["skipped"], [] if KNOTD else ["dns"])
-        for key in ("www", "www_http", "slow", "slow_http", "tls12", "slow12", "spdy"):
+        for key in ("www", "www_http", "slow", "slow_http", "tls12", "slow12", "spdy", "h3",
+                    "bigchain"):
             rc_, body, e = rep[key]
             self.assertEqual(rc_, 0, "%s: %s" % (key, e))
             self.assertIn("<h1>www.example.test</h1>", body)
@@ -846,6 +869,36 @@ sys.exit(42)
         self.assertEqual(ech["ech"]["public_name"], "public.example.test")
         self.assertNotEqual(ech["ech"]["config"], "")
         self.assertEqual(rep["ech"][0], 0, rep["ech"][2])
+        # HTTP/3 (quic.py): h3 is Caddy on UDP and TCP of one port (TCP: the fallback, curl
+        # above), bigchain's UDP is gtlsserver beside its testserver; in the relay world neither
+        # is slowed, and world.json says why.
+        h3, big = w["origins"]["h3"], w["origins"]["bigchain"]
+        self.assertEqual((h3["host"], h3["address"], h3["server"]),
+                         ("h3.example.test", "127.0.0.32", "caddy"))
+        self.assertEqual(h3["alpn"], ["h3", "h2", "http/1.1"])
+        self.assertEqual((h3["quic"]["udp_port"], h3["quic"]["versions"], h3["rtt_ms"]),
+                         (h3["port"], [1], 0))
+        self.assertIn("relay world", h3["quic"]["link"])
+        self.assertEqual(h3["quic"]["small_resource"], {"path": "/small.txt", "bytes": 100})
+        self.assertEqual((big["address"], big["quic"]["server"], big["quic"]["udp_port"]),
+                         ("127.0.0.33", "gtlsserver", big["port"]))
+        self.assertEqual(big["snap_start_orbit"], "3132333435363738")
+        # The chain is over QUIC's anti-amplification limit (3 x a 1200-byte Initial).
+        self.assertEqual(big["amplification_limit_bytes"], 3600)
+        self.assertGreater(sum(big["chain_der_bytes"]), 3600 + 1000)
+        for o in (h3, big):
+            hexaddr = "%s:%04X" % (socket.inet_aton(o["address"])[::-1].hex().upper(),
+                                   o["quic"]["udp_port"])
+            self.assertIn(hexaddr, rep["udp"], "%s: UDP not bound" % o["host"])
+        self.assertEqual(rep["h3_small_tcp"][:2], [0, "s" * 99 + "\n"])
+        if GTLSCLIENT:  # over QUIC from gtlsserver
+            self.assertEqual(rep["bigchain_h3"][1], "s" * 99 + "\n", rep["bigchain_h3"])
+        with open(h3["quic"]["access_log"]) as f:  # curl's request over TCP (the fallback)
+            protos = [json.loads(l)["request"]["proto"] for l in f if '"uri":"/small.txt"' in l]
+        self.assertEqual(protos, ["HTTP/2.0"])
+        if KNOTD and KDIG and KNOTC:
+            self.assertIn("1 . alpn=h3,h2,http/1.1", rep["https"]["h3.example.test"])
+            self.assertIn("1 . alpn=h3,http/1.1", rep["https"]["bigchain.example.test"])
         if KNOTD and KDIG and KNOTC:
             # Knot takes the zone's HTTPS records (knotc zone-check) and serves each, under
             # the name and, on the relay world's ephemeral ports, _PORT._https.NAME.
@@ -880,7 +933,8 @@ class OcspWorldTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = make_tmpdir("ocsp")
         cls.wp = WorldProcess(os.path.join(cls.tmp, "w"), [
-            "--no-nginx", "--no-dns", "--netem", FAKE_NETEM, "--ocsp-rtt-ms", str(cls.RTT_MS)])
+            "--no-nginx", "--no-dns", "--no-quic", "--netem", FAKE_NETEM,
+            "--ocsp-rtt-ms", str(cls.RTT_MS)])
         cls.world = cls.wp.world
         cls.ocsp = cls.world["ocsp"]
 
@@ -1302,12 +1356,14 @@ class BundleWorldTest(unittest.TestCase):
         self.assertEqual(w["missing_peers"], {})
         self.assertEqual(w["bundle_cdns"], ["http://cdn%d.example.test/bundles" % i
                                             for i in (1, 2, 3)])
-        self.assertEqual(sorted(b["origins"]), ["slow", "tls12", "www"])
-        self.assertEqual(b["truncated_handshake"], ["www", "slow", "tls12", "slow12"])
+        self.assertEqual(sorted(b["origins"]), ["bigchain", "slow", "tls12", "www"])
+        self.assertEqual(b["truncated_handshake"], ["www", "slow", "tls12", "slow12",
+                                                    "bigchain"])
         self.assertEqual(b["txt_name_prefix"], "_certbundle.")
         self.assertEqual(b["well_known_path"], "/.well-known/cert-bundle")
         for key, orbit in (("www", "0102030405060708"), ("slow", "1112131415161718"),
-                           ("tls12", "2122232425262728"), ("slow12", "2122232425262728")):
+                           ("tls12", "2122232425262728"), ("slow12", "2122232425262728"),
+                           ("bigchain", "3132333435363738")):
             self.assertEqual(w["origins"][key]["snap_start_orbit"], orbit)
         for key in ("nginx", "ecdsa", "static", "www_http", "expired"):
             self.assertIsNone(w["origins"][key]["snap_start_orbit"], key)
@@ -1315,6 +1371,9 @@ class BundleWorldTest(unittest.TestCase):
             origin = w["origins"][key]
             self.assertEqual((o["host"], o["port"], o["orbit"]),
                              (origin["host"], origin["port"], origin["snap_start_orbit"]))
+            if key == "bigchain":  # its ~5 KB chain: the CDNs only (no TXT record)
+                self.assertEqual(sorted(o["sources"]), ["cdn", "truncated"])
+                continue
             self.assertEqual(sorted(o["sources"]), ["cdn", "dns", "truncated", "well-known"])
             self.assertEqual(o["sources"]["truncated"]["port"], origin["port"])
             wk = o["sources"]["well-known"]
@@ -1402,6 +1461,8 @@ class BundleWorldTest(unittest.TestCase):
     def test_well_known(self):
         times = {}
         for key, o in self.bundles["origins"].items():
+            if "well-known" not in o["sources"]:
+                continue  # bigchain: on the CDNs only
             status, ctype, body, secs = self.get(o["sources"]["well-known"]["url"])
             self.assertEqual((status, ctype), (200, "application/octet-stream"), key)
             times[key] = secs
