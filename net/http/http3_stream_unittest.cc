@@ -162,10 +162,17 @@ class Http3StreamTest : public ::testing::Test {
     return true;
   }
 
+  // GETs /r1 over a mock TCP + TLS connection that answers "tcp"; the
+  // request's trace.
+  LoadTiming FetchOverMockTcp(HttpNetworkSession* session);
+
   EventLoop loop_;
   LoopbackResolver resolver_;
   HttpsRecordResolver record_resolver_;
   MockClientSocketFactory factory_;
+  // FetchOverMockTcp's data, outliving the session's sockets.
+  std::unique_ptr<StaticSocketDataProvider> mock_tcp_;
+  std::unique_ptr<SSLSocketDataProvider> mock_tls_;
   std::unique_ptr<BasicCertVerifier> verifier_;
   RecordingTlsObserver observer_;
   std::unique_ptr<HttpNetworkSession> session_;
@@ -418,22 +425,27 @@ TEST_F(Http3StreamTest, H3OnlyRecordFallsBackToTcpWithoutTheRecord) {
   EXPECT_EQ(record_resolver_.plain, 2);
 }
 
-TEST_F(Http3StreamTest, RecordWithoutH3StaysOnTcp) {
-  record_resolver_.record = Record({"h2"}, false, 443);
-  HttpNetworkSession* session = NewRecordSession(absl::Seconds(2));
+LoadTiming Http3StreamTest::FetchOverMockTcp(HttpNetworkSession* session) {
   const char kGet[] =
       "GET /r1 HTTP/1.1\r\nHost: www.example.test\r\nUser-Agent: "
       "netstack-fetch/0.1\r\nAccept: */*\r\nConnection: keep-alive\r\n\r\n";
   const char kOk[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntcp";
-  StaticSocketDataProvider tcp(
-      {MockRead(ASYNC, kOk), MockRead(SYNC, ERR_IO_PENDING)},
-      {MockWrite(ASYNC, kGet)});
-  factory_.AddSocketDataProvider(&tcp);
-  SSLSocketDataProvider tls(ASYNC, OK);
-  factory_.AddTlsSocketProvider(&tls);
+  mock_tcp_ = std::make_unique<StaticSocketDataProvider>(
+      std::vector<MockRead>{MockRead(ASYNC, kOk),
+                            MockRead(SYNC, ERR_IO_PENDING)},
+      std::vector<MockWrite>{MockWrite(ASYNC, kGet)});
+  factory_.AddSocketDataProvider(mock_tcp_.get());
+  mock_tls_ = std::make_unique<SSLSocketDataProvider>(ASYNC, OK);
+  factory_.AddTlsSocketProvider(mock_tls_.get());
   Request request(session, "/r1");
   EXPECT_EQ(request.Finish(), "tcp");
-  const LoadTiming& t = request.trans.load_timing();
+  return request.trans.load_timing();
+}
+
+TEST_F(Http3StreamTest, RecordWithoutH3StaysOnTcp) {
+  record_resolver_.record = Record({"h2"}, false, 443);
+  HttpNetworkSession* session = NewRecordSession(absl::Seconds(2));
+  const LoadTiming t = FetchOverMockTcp(session);
   EXPECT_FALSE(t.quic.used);
   EXPECT_TRUE(t.quic.fallback.empty());
   EXPECT_TRUE(t.quic.https_record.empty());
@@ -447,19 +459,7 @@ TEST_F(Http3StreamTest, RecordWithH3AndEchStaysOnTcp) {
   record_resolver_.record = Record({"h3", "h2"}, false, 443);
   record_resolver_.record.ech_config_list = "not parsed by the mock socket";
   HttpNetworkSession* session = NewRecordSession(absl::Seconds(2));
-  const char kGet[] =
-      "GET /r1 HTTP/1.1\r\nHost: www.example.test\r\nUser-Agent: "
-      "netstack-fetch/0.1\r\nAccept: */*\r\nConnection: keep-alive\r\n\r\n";
-  const char kOk[] = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntcp";
-  StaticSocketDataProvider tcp(
-      {MockRead(ASYNC, kOk), MockRead(SYNC, ERR_IO_PENDING)},
-      {MockWrite(ASYNC, kGet)});
-  factory_.AddSocketDataProvider(&tcp);
-  SSLSocketDataProvider tls(ASYNC, OK);
-  factory_.AddTlsSocketProvider(&tls);
-  Request request(session, "/r1");
-  EXPECT_EQ(request.Finish(), "tcp");
-  const LoadTiming& t = request.trans.load_timing();
+  const LoadTiming t = FetchOverMockTcp(session);
   EXPECT_FALSE(t.quic.used);
   EXPECT_EQ(t.quic.fallback,
             "not over QUIC: an ECH configuration applies and QUIC here has no "
