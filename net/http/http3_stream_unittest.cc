@@ -50,7 +50,7 @@ class HttpsRecordResolver : public HostResolver {
               CompletionOnceCallback callback,
               std::unique_ptr<Request>* out) override {
     ++plain;
-    result->source = DnsSource::kNetwork;
+    result->source = plain_source;
     result->addresses = {IPAddress::IPv4Localhost()};
     return OK;
   }
@@ -64,6 +64,7 @@ class HttpsRecordResolver : public HostResolver {
     return OK;
   }
   HttpsRecordInfo record;
+  DnsSource plain_source = DnsSource::kNetwork;
   int plain = 0;
   int https = 0;
 };
@@ -369,6 +370,8 @@ TEST_F(Http3StreamTest, H3OnlyRecordFallsBackToTcpWithoutTheRecord) {
   // again without HTTPS records.
   UdpBlackHole hole;
   record_resolver_.record = Record({"h3"}, true, hole.endpoint().port());
+  // The second lookup (without HTTPS records) is the cache's.
+  record_resolver_.plain_source = DnsSource::kCache;
   HttpNetworkSession* session = NewRecordSession(absl::Milliseconds(400));
   const char kGet[] =
       "GET /r1 HTTP/1.1\r\nHost: www.example.test\r\nUser-Agent: "
@@ -401,6 +404,8 @@ TEST_F(Http3StreamTest, H3OnlyRecordFallsBackToTcpWithoutTheRecord) {
   EXPECT_GE(hole.received(), 1);
   // TCP went to the origin's port (443), not the record's.
   EXPECT_EQ(t.remote_address, "127.0.0.1:443");
+  // The trace's DNS is the first lookup's (the network's), not the cache's.
+  EXPECT_EQ(t.dns_source, DnsSource::kNetwork);
   EXPECT_EQ(t.dns_https.status, HttpsRecordStatus::kIgnored);
   EXPECT_NE(t.dns_https.detail.find("not for TCP"), std::string::npos)
       << t.dns_https.detail;

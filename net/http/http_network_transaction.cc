@@ -437,9 +437,14 @@ int HttpNetworkTransaction::DoConnect() {
 void HttpNetworkTransaction::MergeConnectTiming() {
   const ConnectTiming t = connect_job_->timing();
   if (!t.dns_start.is_null()) {
-    timing_.dns_start = t.dns_start;
-    timing_.dns_end = t.dns_end;
-    timing_.dns_source = t.dns_source;
+    // After an h3-only record's restart the second lookup is the cache's:
+    // the trace keeps the first one's points and source (what the request
+    // waited for on the network).
+    if (!tcp_without_https_record_ || timing_.dns_start.is_null()) {
+      timing_.dns_start = t.dns_start;
+      timing_.dns_end = t.dns_end;
+      timing_.dns_source = t.dns_source;
+    }
     timing_.dns_https = t.dns_https;
   }
   // The first attempt's, across a retry on a new connection.
@@ -928,9 +933,9 @@ int HttpNetworkTransaction::OnHostResolved(const HostResolveResult& result,
     // QUIC here has no Encrypted ClientHello: where the record (or the
     // configuration) gives one and ECH is on, TCP keeps the name hidden.
     const SSLConfig& ssl = session_->params().ssl_config;
-    const bool ech = ssl.ech_mode != EchMode::kOff &&
-                     (!https.ech_config_list.empty() ||
-                      !ssl.ech_config_list.empty());
+    const bool ech =
+        ssl.ech_mode != EchMode::kOff &&
+        (!https.ech_config_list.empty() || !ssl.ech_config_list.empty());
     if (h3 && ech) {
       timing_.quic.https_record = h3_record_;
       timing_.quic.fallback =
