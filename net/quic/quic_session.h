@@ -305,6 +305,9 @@ class QuicSession {
   void FillSslInfo();
   // Once the handshake completed: facts_.handshake_rtts from what happened.
   void MaybeCountHandshakeRtts();
+  // Writes after a datagram or a verification moved the handshake on
+  // (|was_completed|: whether it had completed before).
+  void WriteAfterHandshakeStep(bool was_completed);
   // The session cache key: "host:port".
   std::string SessionKey() const;
 
@@ -317,6 +320,9 @@ class QuicSession {
   // Sends |len| bytes of send_buf_: false when the write is pending or
   // failed (then the session closed).
   bool SendDatagram(size_t len);
+  // ngtcp2_conn_update_pkt_tx_time after a write pass, from the handshake's
+  // completion on (see the .cc).
+  void UpdatePacing(ngtcp2_tstamp ts);
   void ArmTimer();
   void OnTimer();
   absl::Duration EffectiveIdleTimeout() const;
