@@ -360,14 +360,25 @@ void QuicSession::OnVerifyDone(int result) {
 }
 
 void QuicSession::WriteAfterHandshakeStep(bool was_completed) {
-  if (!was_completed && handshake_completed_ && connect_callback_) {
+  if (!was_completed && handshake_completed_ && connect_callback_ &&
+      !write_posted_) {
     // The handshake completed just now and Connect's callback is posted:
-    // write after it, so the requests it lets the caller submit leave with
-    // our Finished in one pass. Written in a later pass, they would wait
-    // for ngtcp2's pacer, which charges the next packet for the bytes of
-    // the last pass (the Finished and a 1406-byte PMTU probe: ~10 ms at
-    // RTT 100 ms with a 12 KB window; the packet world's quic_first).
-    ScheduleWrite();
+    // write after it and after the tasks it posts (Http3Session's other
+    // waiters), two hops later, so the requests they submit leave with our
+    // Finished in one pass (their ScheduleWrite calls find write_posted_
+    // set). Written in a later pass, they would wait for ngtcp2's pacer,
+    // which charges the next packet for the bytes of the last pass (the
+    // Finished and a 1406-byte PMTU probe: ~10 ms at RTT 100 ms with a 12 KB
+    // window; the packet world's quic_first).
+    write_posted_ = true;
+    EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr()] {
+      if (!weak) return;
+      EventLoop::Current()->PostTask([weak] {
+        if (!weak) return;
+        weak->write_posted_ = false;
+        weak->WritePackets();
+      });
+    });
     return;
   }
   WritePackets();
