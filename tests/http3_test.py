@@ -31,6 +31,7 @@ See tests/README.md."""
 import hashlib
 import json
 import os
+import re
 import select
 import shutil
 import socket
@@ -413,9 +414,12 @@ def dropped_udp_falls_back_after_the_connect_timeout(ctx):
         expect(hole.received() >= 1, "no Initial reached the black hole")
 
 
-def _second_visit_zero_rtt(ctx, port):
+def _second_visit_zero_rtt(ctx, port, token="sent"):
     """fetch --repeat 2: the first visit leaves a ticket; the second round (idle connections
-    closed) resumes and sends its GET in 0-RTT, which the server accepts."""
+    closed) resumes and sends its GET in 0-RTT, which the server accepts. The first visit's
+    handshake is 1 round trip (quic.handshakeRtts), the second's 0; |token|: whether the second
+    sends the address token the server gave in a NEW_TOKEN frame on the first ("sent"), or the
+    server gives none ("none")."""
     url = "https://%s:%d/r5.txt" % (HOST, port)
     r = _fetch(ctx, port, [url], "-o", "/dev/null", "--repeat", "2").expect_ok()
     expect_eq(len(r.trace), 2, "trace entries")
@@ -425,7 +429,81 @@ def _second_visit_zero_rtt(ctx, port):
     _check_h3(second, "the second visit", zero_rtt="accepted")
     expect_eq((second["quic"]["session"], second["quic"]["sentEarly"], second["tls"]["resumed"]),
               ("new", True, True), "the second visit: a new, resumed connection, GET in 0-RTT")
+    expect_eq((first["quic"]["addressToken"], first["quic"]["handshakeRtts"]), ("none", 1),
+              "the first visit's address token and handshake round trips")
+    expect_eq((second["quic"]["addressToken"], second["quic"]["handshakeRtts"]), (token, 0),
+              "the second visit's address token (RFC 9000 8.1.3) and handshake round trips")
     return r
+
+
+RTT_MS = 100
+
+
+def _udp_relay(ctx, port):
+    """A netem relay (RTT_MS round trip) in front of UDP 127.0.0.1:|port|; .port is its own."""
+    argv = [ctx.args.netem, "--udp", "127.0.0.1:0=127.0.0.1:%d" % port, "--rtt-ms", str(RTT_MS)]
+
+    def ready(p):
+        line = p.read_stdout_line()
+        return bool(line) and line.strip() == "ready"
+
+    peer = e2e.Peer("netem-udp", argv, ctx.scratch("netem-udp.err"), ready=ready,
+                    stdout_pipe=True)
+    for line in peer.stdout_lines:
+        m = re.match(r"listening udp 127\.0\.0\.1:(\d+)", line)
+        if m:
+            peer.port = int(m.group(1))
+    expect(getattr(peer, "port", None), "netem printed no port: %r" % peer.stdout_lines)
+    return peer
+
+
+def _page_docroot(ctx):
+    """_docroot with a 6 KB page.html."""
+    root = _docroot(ctx)
+    with open(os.path.join(root, "page.html"), "w") as f:
+        f.write("<!doctype html>" + "x" * 6000 + "\n")
+    os.chmod(os.path.join(root, "page.html"), 0o644)
+    return root
+
+
+def _round_trips_behind_netem(ctx, port, wait_slack_ms=None):
+    """fetch --http3 --repeat 2 of a 6 KB page through a 100 ms relay to the server on |port|.
+    Round 1: handshakeRtts 1 and, with |wait_slack_ms|, the request leaves with our Finished (no
+    pacing wait: its first byte comes within one round trip + the slack after the request). Round 2: 0-RTT with the first connection's
+    NEW_TOKEN token, so the server may send the 6 KB at once, beyond the 3x anti-amplification
+    allowance of our 1200-byte Initial: the whole response in about one round trip, not two."""
+    with _udp_relay(ctx, port) as relay:
+        url = "https://%s:%d/page.html" % (HOST, port)
+        r = ctx.fetch("--http3", "--connect-to", "%s:%d:127.0.0.1:%d" % (HOST, port, relay.port),
+                      "--trust-anchor", ctx.root_pem, "--max-time", "30", "-o", "/dev/null",
+                      "--repeat", "2", url, world=False, trace=True, timeout=60).expect_ok()
+    expect_eq(len(r.trace), 2, "trace entries")
+    first, second = r.trace
+    _check_h3(first, "the first visit")
+    _check_h3(second, "the second visit", zero_rtt="accepted")
+    wait = first["responseStart"] - first["requestStart"]
+    if wait_slack_ms is not None:
+        expect(wait < RTT_MS + wait_slack_ms, "the first visit's request waited %.1f ms for its "
+               "first byte, more than one round trip (%d ms) + %d" % (wait, RTT_MS, wait_slack_ms))
+    expect_eq((first["quic"]["handshakeRtts"], second["quic"]["handshakeRtts"],
+               second["quic"]["addressToken"]), (1, 0, "sent"),
+              "handshake round trips of the two visits, the second's address token")
+    took = second["responseEnd"] - second["startTime"]
+    expect(took < 1.5 * RTT_MS, "the 0-RTT visit's 6 KB response took %.1f ms, not about one "
+           "round trip (%d ms): the server did not take the address token" % (took, RTT_MS))
+
+
+def ngtcp2_round_trips_behind_netem(ctx):
+    with _gtlsserver(ctx, _page_docroot(ctx)) as srv:
+        # gtlsserver answers within a millisecond: 5 ms is the client's slack (~8 ms more when
+        # ngtcp2's pacer held the request back).
+        _round_trips_behind_netem(ctx, srv.port, wait_slack_ms=5)
+
+
+def caddy_round_trips_behind_netem(ctx):
+    with _caddy(ctx, _page_docroot(ctx)) as caddy:
+        # Caddy's own time to a first byte varies by several ms here: round 1 is not timed.
+        _round_trips_behind_netem(ctx, caddy.port)
 
 
 def ngtcp2_zero_rtt_second_visit(ctx):
@@ -490,7 +568,8 @@ def aioquic_ten_megabytes(ctx):
 def aioquic_zero_rtt_second_visit(ctx):
     root = _docroot(ctx)
     with _aioquic(ctx, root) as srv:
-        _second_visit_zero_rtt(ctx, srv.port)
+        # aioquic's server sends no NEW_TOKEN frame: nothing to send back.
+        _second_visit_zero_rtt(ctx, srv.port, token="none")
         time.sleep(0.3)
         log = srv.log_lines()
     conns = [(l["resumed"], l["early_data_accepted"]) for l in log if l["event"] == "connection"]
@@ -561,6 +640,8 @@ if __name__ == "__main__":
     e2e.main(world_args=("--no-nginx", "--no-dns"), checks=[
         caddy_twenty_requests_one_connection,
         caddy_ten_megabytes,
+        ngtcp2_round_trips_behind_netem,
+        caddy_round_trips_behind_netem,
         ngtcp2_twenty_requests_one_connection,
         ngtcp2_ten_megabytes,
         server_stops_answering_idle_timeout,

@@ -269,6 +269,8 @@ void Http3Stream::NoteConnectionFacts() {
   q.packets_lost = facts.packets.lost;
   q.zero_rtt = facts.zero_rtt;
   q.zero_rtt_reason = facts.zero_rtt_reason;
+  q.handshake_rtts = facts.handshake_rtts;
+  q.address_token = facts.address_token;
   if (stream_) q.sent_early = stream_->sent_early();
   q.close_reason = facts.close_reason;
   if (stream_) q.stream_id = stream_->stream_id();

@@ -463,5 +463,134 @@ TEST_F(Http3SessionTest, RejectedZeroRttIsResentInOneRtt) {
   EXPECT_FALSE(second->quic()->ssl_info().resumed);
 }
 
+// The handshake's round trips and the address token, counted from what
+// happened: a full handshake whose flight fits in the server's allowance
+// is 1 round trip and sends no token; gtlsserver gives one in a NEW_TOKEN
+// frame, which the context keeps for the origin.
+TEST_F(Http3SessionTest, FirstHandshakeIsOneRoundTripAndGetsAToken) {
+  ASSERT_TRUE(StartServer());
+  const std::string key = "www.example.test:443";
+  auto session = NewSession();
+  ASSERT_EQ(OK, Connect(session.get(), server_.endpoint()));
+  std::string body;
+  EXPECT_EQ(200, Fetch(session.get(), "/hello.txt", &body));
+  QuicConnectionFacts facts = session->quic()->facts();
+  EXPECT_EQ(facts.address_token, "none");
+  EXPECT_EQ(facts.retries, 0);
+  EXPECT_GE(facts.first_flight_bytes, 1200u);
+  EXPECT_GT(facts.server_handshake_bytes, 0u);
+  EXPECT_LE(facts.server_handshake_bytes, 3 * facts.first_flight_bytes);
+  EXPECT_EQ(facts.handshake_rtts, 1);
+  EXPECT_EQ(context_->TokenCount(key), 1u);
+}
+
+// The next connection sends the token in its Initial, once: it is taken
+// from the context (the connection's own NEW_TOKEN brings the next one).
+// With 0-RTT accepted the handshake costs the request no round trip.
+TEST_F(Http3SessionTest, NextConnectionSendsTheTokenOnce) {
+  ASSERT_TRUE(StartServer());
+  const std::string key = "www.example.test:443";
+  std::string body;
+  {
+    auto first = NewSession();
+    ASSERT_EQ(OK, Connect(first.get(), server_.endpoint()));
+    EXPECT_EQ(200, Fetch(first.get(), "/hello.txt", &body));
+  }
+  ASSERT_EQ(context_->TokenCount(key), 1u);
+  auto second = NewSession();
+  TestCompletionCallback connect_cb;
+  ASSERT_EQ(OK, second->Connect(server_.endpoint(), connect_cb.callback()));
+  EXPECT_EQ(context_->TokenCount(key), 0u);  // taken: used once
+  EXPECT_EQ(second->quic()->facts().address_token, "sent");
+  EXPECT_EQ(second->quic()->facts().handshake_rtts, -1);  // not done yet
+  body.clear();
+  EXPECT_EQ(200, Fetch(second.get(), "/hello.txt", &body));
+  EXPECT_EQ(body, "hello over h3\n");
+  QuicConnectionFacts facts = second->quic()->facts();
+  EXPECT_EQ(facts.zero_rtt, "accepted");
+  EXPECT_EQ(facts.handshake_rtts, 0);
+  EXPECT_EQ(facts.retries, 0);
+  EXPECT_EQ(context_->TokenCount(key), 1u);  // the second's own
+}
+
+// gtlsserver --validate-addr answers an Initial without a valid token with
+// a Retry: the first connection makes 2 round trips. The second sends the
+// NEW_TOKEN token the first got, and the server takes it as proof of our
+// address: no Retry, 1 round trip (early data off: a resumed 1-RTT
+// handshake). A token the server did not give is refused (Retry again).
+TEST_F(Http3SessionTest, ValidatingServerAcceptsTheTokenInsteadOfARetry) {
+  GtlsServer::Options options;
+  options.extra_args = {"--validate-addr"};
+  ASSERT_TRUE(StartServer(options));
+  context_->set_early_data_enabled(false);
+  const std::string key = "www.example.test:443";
+  std::string body;
+  {
+    auto first = NewSession();
+    ASSERT_EQ(OK, Connect(first.get(), server_.endpoint()));
+    EXPECT_EQ(200, Fetch(first.get(), "/hello.txt", &body));
+    QuicConnectionFacts facts = first->quic()->facts();
+    EXPECT_EQ(facts.address_token, "none");
+    EXPECT_EQ(facts.retries, 1);
+    EXPECT_EQ(facts.handshake_rtts, 2);
+  }
+  ASSERT_EQ(context_->TokenCount(key), 1u);
+  {
+    auto second = NewSession();
+    ASSERT_EQ(OK, Connect(second.get(), server_.endpoint()));
+    EXPECT_EQ(200, Fetch(second.get(), "/hello.txt", &body));
+    QuicConnectionFacts facts = second->quic()->facts();
+    EXPECT_EQ(facts.address_token, "sent");
+    EXPECT_EQ(facts.retries, 0);
+    EXPECT_EQ(facts.zero_rtt, "none");
+    EXPECT_TRUE(second->quic()->ssl_info().resumed);
+    EXPECT_EQ(facts.handshake_rtts, 1);
+  }
+  // A forged token: the server does not know it and sends a Retry.
+  ASSERT_EQ(context_->TakeToken(key, absl::Now()).empty(), false);
+  context_->AddToken(key, std::string(64, 'x'), absl::Now());
+  auto third = NewSession();
+  ASSERT_EQ(OK, Connect(third.get(), server_.endpoint()));
+  QuicConnectionFacts facts = third->quic()->facts();
+  EXPECT_EQ(facts.address_token, "sent");
+  EXPECT_EQ(facts.retries, 1);
+  EXPECT_EQ(facts.handshake_rtts, 2);
+}
+
+// A chain too big for the server's first flight (testdata's big leaf,
+// 3.5 KB of DER, and the intermediate: its Initial and Handshake datagrams
+// exceed 3x our 1200-byte Initial): the anti-amplification limit holds it
+// back a round trip (2) on a first visit. The next full handshake (tickets
+// dropped) sends the NEW_TOKEN token, the server validates our address
+// from it and sends the whole flight at once: 1.
+TEST_F(Http3SessionTest, TokenLiftsTheAmplificationLimit) {
+  GtlsServer::Options options;
+  options.chain = "net/quic/testdata/big_leaf_chain.pem";
+  options.key = "net/quic/testdata/big_leaf.key";
+  ASSERT_TRUE(StartServer(options));
+  const std::string key = "www.example.test:443";
+  std::string body;
+  {
+    auto first = NewSession();
+    ASSERT_EQ(OK, Connect(first.get(), server_.endpoint()));
+    EXPECT_EQ(200, Fetch(first.get(), "/hello.txt", &body));
+    EXPECT_EQ(first->quic()->ssl_info().cert_verify.error, OK);
+    QuicConnectionFacts facts = first->quic()->facts();
+    EXPECT_EQ(facts.address_token, "none");
+    EXPECT_GT(facts.server_handshake_bytes, 3 * facts.first_flight_bytes);
+    EXPECT_EQ(facts.handshake_rtts, 2);
+  }
+  ASSERT_EQ(context_->TokenCount(key), 1u);
+  context_->session_cache()->Flush();
+  auto second = NewSession();
+  ASSERT_EQ(OK, Connect(second.get(), server_.endpoint()));
+  EXPECT_EQ(200, Fetch(second.get(), "/hello.txt", &body));
+  EXPECT_FALSE(second->quic()->ssl_info().resumed);
+  QuicConnectionFacts facts = second->quic()->facts();
+  EXPECT_EQ(facts.address_token, "sent");
+  EXPECT_GT(facts.server_handshake_bytes, 3 * facts.first_flight_bytes);
+  EXPECT_EQ(facts.handshake_rtts, 1);
+}
+
 }  // namespace
 }  // namespace net

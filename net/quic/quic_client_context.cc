@@ -71,4 +71,45 @@ QuicResumption QuicClientContext::LookupSession(const std::string& key) {
   return r;
 }
 
+void QuicClientContext::AddToken(const std::string& key, std::string token,
+                                 absl::Time now) {
+  if (token.empty() || token.size() > kMaxTokenSize) return;
+  auto it = tokens_.find(key);
+  if (it == tokens_.end()) {
+    if (tokens_.size() >= kMaxTokenServers) {
+      auto oldest = tokens_.begin();
+      for (auto i = tokens_.begin(); i != tokens_.end(); ++i) {
+        if (i->second.last_added < oldest->second.last_added) oldest = i;
+      }
+      tokens_.erase(oldest);
+    }
+    it = tokens_.emplace(key, ServerTokens()).first;
+  }
+  ServerTokens& server = it->second;
+  server.tokens.push_back(Token{std::move(token), now});
+  while (server.tokens.size() > kMaxTokensPerServer) server.tokens.pop_front();
+  server.last_added = ++token_seq_;
+}
+
+std::string QuicClientContext::TakeToken(const std::string& key,
+                                         absl::Time now) {
+  auto it = tokens_.find(key);
+  if (it == tokens_.end()) return std::string();
+  std::deque<Token>& tokens = it->second.tokens;
+  while (!tokens.empty() && now - tokens.front().received > kMaxTokenAge)
+    tokens.pop_front();
+  std::string token;
+  if (!tokens.empty()) {
+    token = std::move(tokens.back().value);
+    tokens.pop_back();
+  }
+  if (tokens.empty()) tokens_.erase(it);
+  return token;
+}
+
+size_t QuicClientContext::TokenCount(const std::string& key) const {
+  auto it = tokens_.find(key);
+  return it == tokens_.end() ? 0 : it->second.tokens.size();
+}
+
 }  // namespace net

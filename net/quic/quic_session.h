@@ -102,6 +102,26 @@ struct QuicConnectionFacts {
   // BoringSSL's reason when early data was not accepted ("peer_declined",
   // "session_not_resumed", ...); "" else.
   std::string zero_rtt_reason;
+  // Whether our Initial carried an address validation token a server gave
+  // in a NEW_TOKEN frame on an earlier connection (RFC 9000 8.1.3): "sent"
+  // or "none".
+  std::string address_token = "none";
+  // Round trips the handshake made requests wait, from what happened (-1
+  // until the handshake completed): 0 when the server accepted 0-RTT;
+  // else 1, plus 1 per Retry, plus 1 when the server's handshake flight
+  // (the datagrams that carried its Initial and Handshake messages) was
+  // bigger than 3x our first flight, so the anti-amplification limit (RFC
+  // 9000 8.1) made it wait for our next datagram — certain without a
+  // token; with one sent (a token the server accepted lifts the limit),
+  // only if the first datagram beyond the limit came at least half the
+  // minimum RTT after our second flight left, as an answer to it would.
+  // Lost packets are not counted.
+  int handshake_rtts = -1;
+  int retries = 0;
+  // The handshake flight and the allowance the amplification rule is
+  // judged by (bytes of UDP payload).
+  uint64_t first_flight_bytes = 0;
+  uint64_t server_handshake_bytes = 0;
   // How the connection ended, once it did ("" while open): "idle timeout
   // (30s without a packet from the server)", "server closed: transport
   // error 0xa (PROTOCOL_VIOLATION) ...", "we closed: ...".
@@ -262,6 +282,10 @@ class QuicSession {
                                       const ngtcp2_pkt_hd* hd,
                                       const uint32_t* sv, size_t nsv,
                                       void* user_data);
+  static int OnRecvNewToken(ngtcp2_conn* conn, const uint8_t* token,
+                            size_t tokenlen, void* user_data);
+  static int OnRecvRetry(ngtcp2_conn* conn, const ngtcp2_pkt_hd* hd,
+                         void* user_data);
   static void Rand(uint8_t* dest, size_t destlen,
                    const ngtcp2_rand_ctx* rand_ctx);
   static int GetNewConnectionId(ngtcp2_conn* conn, ngtcp2_cid* cid,
@@ -279,6 +303,11 @@ class QuicSession {
   void StartVerify();
   void OnVerifyDone(int result);
   void FillSslInfo();
+  // Once the handshake completed: facts_.handshake_rtts from what happened.
+  void MaybeCountHandshakeRtts();
+  // Writes after a datagram or a verification moved the handshake on
+  // (|was_completed|: whether it had completed before).
+  void WriteAfterHandshakeStep(bool was_completed);
   // The session cache key: "host:port".
   std::string SessionKey() const;
 
@@ -291,6 +320,9 @@ class QuicSession {
   // Sends |len| bytes of send_buf_: false when the write is pending or
   // failed (then the session closed).
   bool SendDatagram(size_t len);
+  // ngtcp2_conn_update_pkt_tx_time after a write pass, from the handshake's
+  // completion on (see the .cc).
+  void UpdatePacing(ngtcp2_tstamp ts);
   void ArmTimer();
   void OnTimer();
   absl::Duration EffectiveIdleTimeout() const;
@@ -326,6 +358,17 @@ class QuicSession {
   bool early_data_offered_ = false;
   // The last datagram read while the handshake runs (see OnVerifyDone).
   std::string last_handshake_datagram_;
+  // The NEW_TOKEN token our Initial carries ("" none): ngtcp2 copies it.
+  std::string address_token_;
+  // For handshake_rtts: whether a datagram came from the server yet, when
+  // the first did, whether the one being read carried Initial or Handshake
+  // CRYPTO data, and when the first datagram beyond 3x our first flight
+  // came, and when our second flight (the first datagram after one came)
+  // left (0: not yet); ngtcp2's clock, as its RTTs.
+  bool received_any_ = false;
+  ngtcp2_tstamp second_flight_sent_ = 0;
+  bool datagram_had_handshake_crypto_ = false;
+  ngtcp2_tstamp beyond_allowance_received_ = 0;
   bool verify_started_ = false;
   bool verify_done_ = false;
   std::unique_ptr<CertVerifier::Request> verify_request_;

@@ -273,6 +273,10 @@ std::string LoadTimingToJson(const LoadTiming& t) {
         JsonEscape(q.zero_rtt), "\",\"zeroRttReason\":\"",
         JsonEscape(q.zero_rtt_reason),
         "\",\"sentEarly\":", q.sent_early ? "true" : "false",
+        ",\"handshakeRtts\":",
+        q.handshake_rtts < 0 ? std::string("null")
+                             : absl::StrCat(q.handshake_rtts),
+        ",\"addressToken\":\"", JsonEscape(q.address_token), "\"",
         ",\"closeReason\":\"", JsonEscape(q.close_reason), "\",\"fallback\":\"",
         JsonEscape(q.fallback), "\",\"altSvc\":\"", JsonEscape(q.alt_svc),
         "\",\"httpsRecord\":\"", JsonEscape(q.https_record), "\"}");

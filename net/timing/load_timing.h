@@ -134,6 +134,15 @@ struct QuicTrace {
   std::string zero_rtt_reason;
   // This request went in 0-RTT packets.
   bool sent_early = false;
+  // Round trips the connection's handshake made requests wait, from what
+  // happened (QuicConnectionFacts::handshake_rtts): 0 with 0-RTT accepted,
+  // else 1, +1 per Retry, +1 when the anti-amplification limit held the
+  // server's first flight back; -1 (JSON null) when the handshake did not
+  // complete.
+  int handshake_rtts = -1;
+  // Whether the connection's Initial carried an address validation token
+  // from an earlier connection's NEW_TOKEN frame: "sent" or "none".
+  std::string address_token = "none";
   // How the connection ended, if it did while the request was on it.
   std::string close_reason;
   // Why this request left QUIC for TCP ("" if it did not).

@@ -97,6 +97,8 @@ LoadTiming Everything() {
   t.quic.packets_sent = 9;
   t.quic.packets_received = 11;
   t.quic.packets_lost = 1;
+  t.quic.handshake_rtts = 1;
+  t.quic.address_token = "sent";
   t.quic.close_reason = "idle timeout: no packet from 127.0.0.1:4433 for 30s";
   t.quic.alt_svc = "h3=\":443\"; ma=2592000";
   t.quic.fallback =
