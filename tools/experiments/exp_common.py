@@ -21,11 +21,22 @@ class ExperimentError(Exception):
 PRIVATE_NS_ENV = "NETSTACK_EXPERIMENT_PRIVATE_NS"
 
 
+def exit_through_finally_on_termination():
+    """SIGTERM and SIGHUP end the experiment as Ctrl-C does, through its finally blocks: the
+    servers it started are stopped and its scratch directory removed (a long run stopped with
+    kill leaves nothing behind; --resume picks up from the cells already written)."""
+    def handler(signum, frame):
+        raise SystemExit(128 + signum)
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, handler)
+
+
 def enter_private_namespace(log):
     """Re-executes this experiment in a new network namespace of its own (loopback up), unless
     it already runs in one: for experiments that run `netem shell` themselves, which refuses
     the machine's own namespace. Needs root; without it, says so and exits 1."""
     if os.environ.get(PRIVATE_NS_ENV) == "1":
+        exit_through_finally_on_termination()
         return
     if os.geteuid() != 0:
         log("error: this experiment needs root (a network namespace and netem shell's TUN "
