@@ -100,36 +100,6 @@ const char* DbscOutcomeToString(DbscOutcome outcome) {
   return "";
 }
 
-std::string JsonEscape(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          out += absl::StrFormat("\\u%04x", c);
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  return out;
-}
-
 // ",\"bundle\":{...}": cert.bundle, times from the prefetch trigger.
 static void AppendCertBundle(const LoadTiming& t, std::string* json) {
   const CertBundleTrace& b = t.cert_bundle;

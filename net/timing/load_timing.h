@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "dns/dns_source.h"
 #include "dns/https_record_info.h"
+#include "net/base/json_escape.h"
 #include "net/base/request_priority.h"
 #include "net/base/tick_clock.h"
 #include "net/socket/tcp_fast_open.h"
@@ -273,9 +274,6 @@ std::string LoadTimingToJson(const LoadTiming& timing);
 // then prevalidation) and a complete ("X")
 // event per phase; Perfetto and chrome://tracing open it.
 std::string LoadTimingsToTraceEvents(const std::vector<LoadTiming>& timings);
-
-// JsonEscape escapes a string for a JSON string literal (without quotes).
-std::string JsonEscape(const std::string& s);
 
 }  // namespace net
 
