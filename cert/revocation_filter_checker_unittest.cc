@@ -34,10 +34,11 @@ class RevocationFilterCheckerTest : public ::testing::Test {
   // A filter over the issuers of the chain elements in |covered| (0 leaf, 1
   // i2, 2 i1), with the elements in |revoked| revoked, among other
   // certificates of those issuers.
-  void Install(std::vector<int> covered, std::vector<int> revoked_elements) {
+  void Install(std::vector<int> covered, std::vector<int> revoked_elements,
+               absl::Time created = absl::Now()) {
     RevocationFilterBuildOptions options;
-    options.created = absl::Now();
-    options.coverage = absl::Now();
+    options.created = created;
+    options.coverage = created;
     std::vector<RevocationFilterKey> revoked, valid;
     for (int i : covered) {
       const std::string& issuer = facts_[i].key.issuer_spki_sha256;
@@ -160,6 +161,23 @@ TEST_F(RevocationFilterCheckerTest, HardFailBehindAFilter) {
   EXPECT_EQ(ERR_CERT_UNABLE_TO_CHECK_REVOCATION, Check(Mode::kHardFail));
   EXPECT_EQ(OK, Check(Mode::kFilter));  // soft behind the filter
   EXPECT_EQ(result_.revocation_outcome, RevocationOutcome::kSoftFailed);
+}
+
+TEST_F(RevocationFilterCheckerTest, StaleFilterAnswersForNothing) {
+  // Last updated 11 days ago: its "not revoked" could hide any revocation
+  // since, so every element goes to the responders (none answers here).
+  fetcher_.answers.clear();
+  Install({0, 1, 2}, {},
+          absl::Now() - RevocationFilterStore::kMaxAge - absl::Hours(24));
+  EXPECT_EQ(ERR_CERT_UNABLE_TO_CHECK_REVOCATION, Check(Mode::kHardFail));
+  EXPECT_GT(fetcher_.fetch_count(), 0);
+  EXPECT_NE(Element(0).detail.find("stale, last updated"), std::string::npos)
+      << Element(0).detail;
+  // Within the age it answers for everyone, with no request.
+  const int before = fetcher_.fetch_count();
+  Install({0, 1, 2}, {});
+  EXPECT_EQ(OK, Check(Mode::kHardFail));
+  EXPECT_EQ(fetcher_.fetch_count(), before);
 }
 
 TEST_F(RevocationFilterCheckerTest, StashRevokesOnTopOfTheFilter) {

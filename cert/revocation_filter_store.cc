@@ -1,5 +1,6 @@
 #include "cert/revocation_filter_store.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -155,8 +156,17 @@ absl::Status RevocationFilterStore::AddStash(RevocationStash stash) {
   return absl::OkStatus();
 }
 
+absl::Time RevocationFilterStore::last_update() const {
+  if (!filter_) return absl::InfinitePast();
+  absl::Time t = filter_->created();
+  for (const RevocationStash& stash : stashes_)
+    t = std::max(t, stash.contents().created);
+  return t;
+}
+
 RevocationFilterStore::Result RevocationFilterStore::Check(
-    absl::string_view cert_der, absl::string_view issuer_der) const {
+    absl::string_view cert_der, absl::string_view issuer_der,
+    absl::Time now) const {
   Result result;
   if (!filter_) {
     result.detail = "no revocation filter";
@@ -177,6 +187,15 @@ RevocationFilterStore::Result RevocationFilterStore::Check(
                                    filter_->sequence(), ": revoked");
       return result;
     }
+  }
+  if (now - last_update() > kMaxAge) {
+    result.detail = absl::StrCat(
+        "not covered by filter ", filter_->sequence(), ": stale, last updated ",
+        absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", last_update(),
+                         absl::UTCTimeZone()),
+        " (more than ", absl::FormatDuration(kMaxAge),
+        " ago: revocations since are unknown)");
+    return result;
   }
   if (!filter_->CoversIssuer(facts->key.issuer_spki_sha256)) {
     result.detail = absl::StrCat("not covered by filter ", filter_->sequence(),

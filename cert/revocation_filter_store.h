@@ -36,6 +36,11 @@ class RevocationFilterStore {
   static constexpr size_t kMaxFilterBytes = RevocationFilter::kDefaultMaxBytes;
   // All stashes together.
   static constexpr size_t kMaxStashBytes = RevocationStash::kDefaultMaxBytes;
+  // A filter whose last update (its own or its newest stash's creation) is
+  // older than this answers for nothing but its stashes' revocations: a
+  // "not revoked" from it would hide every revocation since (Firefox's
+  // CRLite also stops trusting a filter it could not update for days).
+  static constexpr absl::Duration kMaxAge = absl::Hours(10 * 24);
 
   RevocationFilterStore() = default;
 
@@ -75,11 +80,15 @@ class RevocationFilterStore {
     // filter 3: notBefore ... is after its coverage ...".
     std::string detail;
   };
-  // Check asks about DER |cert_der| issued by |issuer_der|: a stash that
-  // lists it says revoked; else the filter (kNotCovered without one, for an
-  // issuer it does not cover, for a notBefore after its coverage, or for a
-  // certificate that does not parse).
-  Result Check(absl::string_view cert_der, absl::string_view issuer_der) const;
+  // Check asks about DER |cert_der| issued by |issuer_der| at |now|: a
+  // stash that lists it says revoked; else the filter (kNotCovered without
+  // one, when it is stale (kMaxAge), for an issuer it does not cover, for a
+  // notBefore after its coverage, or for a certificate that does not parse).
+  Result Check(absl::string_view cert_der, absl::string_view issuer_der,
+               absl::Time now = absl::Now()) const;
+  // The filter's or its newest stash's creation time (InfinitePast without
+  // a filter).
+  absl::Time last_update() const;
 
   bool has_filter() const { return filter_.has_value(); }
   const RevocationFilter* filter() const {
