@@ -107,6 +107,7 @@ int Http3Stream::DoFindSession() {
     return OK;
   }
   session_ = session->GetWeakPtr();
+  on_session_ = true;
   if (session->state() == Http3Session::State::kConnecting) {
     // Another request is making the origin's connection: share it.
     next_state_ = STATE_WAIT_FOR_SESSION_COMPLETE;
@@ -197,6 +198,7 @@ int Http3Stream::DoConnect() {
       http3);
   Http3Session* raw = params_.pool->Insert(std::move(session));
   session_ = raw->GetWeakPtr();
+  on_session_ = true;
   new_session_ = true;
   return raw->Connect(peer, [weak = weak_factory_.GetWeakPtr()](int rv) {
     if (weak) weak->OnIOComplete(rv);
@@ -262,8 +264,10 @@ void Http3Stream::NoteConnectionFacts() {
   QuicTrace& q = timing->quic;
   q.version = facts.version;
   q.session = new_session_ ? SessionUse::kNew : SessionUse::kReused;
-  if (!facts.handshake_done.is_null())
+  if (!facts.handshake_done.is_null()) {
     q.handshake = facts.handshake_done - facts.connect_start;
+    session_handshake_done_ = true;
+  }
   q.packets_sent = facts.packets.sent;
   q.packets_received = facts.packets.received;
   q.packets_lost = facts.packets.lost;
@@ -375,15 +379,30 @@ const SSLInfo* Http3Stream::GetSSLInfo() const {
 }
 
 bool Http3Stream::ShouldRetryOnAnotherStream(int error, bool* avoid_pooling) {
-  if (error == ERR_HTTP3_SERVER_REFUSED_STREAM && !connect_failed_) {
+  if (error == ERR_HTTP3_SERVER_REFUSED_STREAM && !FailedBeforeHandshake()) {
     params_.timing->quic.close_reason.clear();
     return true;
   }
   return false;
 }
 
+bool Http3Stream::FailedBeforeHandshake() {
+  // A session opened early (0-RTT) that never completed its handshake
+  // failed to connect as surely as one whose Connect failed.
+  if (connect_failed_) return true;
+  Http3Session* session = session_.get();
+  if (QuicSession* quic = session ? session->quic() : nullptr) {
+    if (quic->handshake_completed()) session_handshake_done_ = true;
+  }
+  return on_session_ && !session_handshake_done_;
+}
+
 bool Http3Stream::ShouldFallBackToTcp(int error, std::string* reason) {
-  if (!connect_failed_ || !IsQuicConnectFailure(error)) return false;
+  if (!FailedBeforeHandshake()) return false;
+  // A request refused because its session closed before the handshake
+  // completed never reached the server: TCP as well.
+  if (!IsQuicConnectFailure(error) && error != ERR_HTTP3_SERVER_REFUSED_STREAM)
+    return false;
   *reason = absl::StrCat(ErrorToShortString(error), ": ", error_detail_);
   return true;
 }

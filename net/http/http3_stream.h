@@ -138,6 +138,9 @@ class Http3Stream : public HttpStream {
   void OnBodyResult(int rv);
   // The connection's facts into the trace (tls, quic).
   void NoteConnectionFacts();
+  // The QUIC connection this stream used (or waited for) failed before its
+  // handshake completed.
+  bool FailedBeforeHandshake();
   std::string StreamFailure(int error) const;
 
   Params params_;
@@ -154,6 +157,12 @@ class Http3Stream : public HttpStream {
   // The QUIC connection failed before any request went out on it.
   bool connect_failed_ = false;
   int connect_error_ = OK;
+  // Whether this stream's session has completed its handshake, as last
+  // seen (NoteConnectionFacts). A session opened early for 0-RTT reports
+  // its connect as OK at once; if it then fails before the handshake
+  // completes, that is still a failure to connect (ShouldFallBackToTcp).
+  bool session_handshake_done_ = false;
+  bool on_session_ = false;  // session_ was set (it may be gone since)
   std::unique_ptr<Http3SessionStream> stream_;
   std::optional<HttpResponseHeaders> response_headers_;
   std::vector<std::pair<std::string, std::string>> headers_sent_;

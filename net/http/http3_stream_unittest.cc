@@ -313,6 +313,42 @@ TEST_F(Http3StreamTest, DroppedUdpPathFallsBackToTcp) {
   EXPECT_EQ(hole.received(), before);
 }
 
+// A return visit in 0-RTT opens its session at once (Connect is OK before
+// the handshake); when the server then stops answering, the session fails
+// before its handshake completes: a failure to connect, so TCP, as for a
+// first visit.
+TEST_F(Http3StreamTest, ZeroRttSessionThatNeverCompletesFallsBackToTcp) {
+  ASSERT_TRUE(StartServer());
+  HttpNetworkSession* session =
+      NewSession(server_.endpoint().port(), absl::Milliseconds(400));
+  {
+    Request first(session, "/r1");
+    EXPECT_EQ(first.Finish(), "body 1");
+    ASSERT_TRUE(first.trans.load_timing().quic.used);
+  }
+  session->CloseIdleSockets();
+  ASSERT_EQ(session->http3_session_pool()->session_count(), 0u);
+  server_.Pause();
+  StaticSocketDataProvider tcp(
+      {MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntcp"),
+       MockRead(SYNC, ERR_IO_PENDING)},
+      {MockWrite(ASYNC,
+                 "GET /r1 HTTP/1.1\r\nHost: www.example.test\r\nUser-Agent: "
+                 "netstack-fetch/0.1\r\nAccept: */*\r\nConnection: "
+                 "keep-alive\r\n\r\n")});
+  factory_.AddSocketDataProvider(&tcp);
+  SSLSocketDataProvider tls(ASYNC, OK);
+  factory_.AddTlsSocketProvider(&tls);
+  Request again(session, "/r1");
+  EXPECT_EQ(again.Finish(), "tcp");
+  const LoadTiming& t = again.trans.load_timing();
+  EXPECT_FALSE(t.quic.used);
+  EXPECT_EQ(t.quic.fallback.rfind("ERR_QUIC_HANDSHAKE_TIMEOUT: ", 0), 0u)
+      << t.quic.fallback;
+  EXPECT_NE(t.quic.fallback.find("retried over TCP"), std::string::npos);
+  server_.Resume();
+}
+
 TEST_F(Http3StreamTest, CertificateErrorsDoNotFallBack) {
   GtlsServer::Options options;
   options.chain = "cert/testdata/untrusted_leaf_chain.pem";
