@@ -418,6 +418,7 @@ class SessionService::RefreshJob {
       service_->EndSession(key_);
     } else {
       ++service_->stats_.refresh_failures;
+      service_->ForgetBackoffOfGoneSessions();
       Backoff& b = service_->backoff_[key_];
       ++b.failures;
       absl::Duration wait = service_->options_.backoff_initial;
@@ -493,7 +494,7 @@ int SessionService::MaybeDeferRequest(const Url& url, const Origin& initiator,
   for (Session* session : sessions) {
     const SessionKey key(site, session->id);
     if (session->expiry <= now) {
-      store_->Remove(site, session->id);
+      EndSession(key);
       continue;
     }
     if (std::find(state->deferred_sessions.begin(),
@@ -758,6 +759,15 @@ absl::Status SessionService::CreateSession(const SessionFetchResult& result,
   if (!added.ok()) return added;
   *stored_id = id;
   return absl::OkStatus();
+}
+
+void SessionService::ForgetBackoffOfGoneSessions() {
+  // Sessions the store dropped on its own (evicted at its bounds) leave
+  // their backoff here: at most as many entries as the store holds.
+  for (auto it = backoff_.begin(); it != backoff_.end();) {
+    it = store_->Find(it->first.first, it->first.second) ? std::next(it)
+                                                         : backoff_.erase(it);
+  }
 }
 
 void SessionService::EndSession(const SessionKey& key) {

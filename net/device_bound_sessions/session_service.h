@@ -160,6 +160,8 @@ class SessionService : public DeviceBoundSessionDelegate {
                              std::string* stored_id);
   // Removes a session (the draft's "terminate the session").
   void EndSession(const SessionKey& key);
+  // Drops the backoff of sessions the store no longer holds.
+  void ForgetBackoffOfGoneSessions();
   void AddTrace(LoadTiming timing);
   // A job ended: out of the running set at once, destroyed from a task.
   void OnRegistrationDone(RegistrationJob* job);
