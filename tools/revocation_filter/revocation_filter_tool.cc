@@ -402,7 +402,11 @@ class Tool {
     } else {
       return Usage("CERT.pem holds one certificate: give --issuer");
     }
-    RevocationFilterStore::Result result = store.Check((*certs)[0], issuer);
+    // The file's own answer, as of its last update: the tool inspects a
+    // filter; the client's staleness rule (RevocationFilterStore::kMaxAge)
+    // applies when the checker asks.
+    RevocationFilterStore::Result result =
+        store.Check((*certs)[0], issuer, store.last_update());
     std::fprintf(out_, "answer: %s\ndetail: %s\n",
                  RevocationFilter::AnswerToString(result.answer),
                  result.detail.c_str());
