@@ -87,6 +87,10 @@ def parse_args(argv):
     ap.add_argument("--resume", action="store_true",
                     help="keep the cells already in --out (with at least --runs runs) and "
                     "measure only the others: the full grid over several sittings")
+    ap.add_argument("--merge-from", default="",
+                    help="DIR[,DIR...]: measure nothing; add to --out the cells of each DIR "
+                    "(parts of the grid measured side by side, each with its own --out) that "
+                    "have --runs runs, with their loads, and write the outputs again")
     ap.add_argument("--pki", help="the //tools/world:pki launcher (default: next to --world)")
     for b in ("fetch", "testserver", "netem", "world", "certbundle"):
         ap.add_argument("--" + b, required=True)
@@ -104,7 +108,8 @@ def parse_args(argv):
     if args.runs < 1 or min(args.rtts_ms) < 0 or min(args.rates_mbps) <= 0 or \
             not all(0 <= x < 1 for x in args.losses):
         ap.error("--runs >= 1, RTTs >= 0, rates > 0, 0 <= loss < 1")
-    exp_common.check_executable(ap, args, ("fetch", "testserver", "netem"))
+    if not args.merge_from:  # a merge runs none of them
+        exp_common.check_executable(ap, args, ("fetch", "testserver", "netem"))
     return args
 
 
@@ -239,6 +244,8 @@ def load(args, protocol, page, rtt, rate, loss, trust):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.merge_from:
+        return merge(args)
     exp_common.enter_private_namespace(log)
     out = exp_common.out_dir(args.out)
     os.makedirs(out, exist_ok=True)
@@ -304,6 +311,46 @@ def main(argv=None):
                 p.terminate()
                 p.wait()
         shutil.rmtree(work, ignore_errors=True)
+    write_outputs(args, out, runs, cells)
+    return 0
+
+
+def merge(args):
+    """--merge-from: the union of the complete cells of --out (first) and of each part, in the
+    grid's order. A cell in two places keeps the first one's loads (no averaging across
+    sittings); an incomplete cell of a part is left out and said."""
+    out = exp_common.out_dir(args.out)
+    os.makedirs(out, exist_ok=True)
+    runs, cells = load_outputs(out)
+    seen = {cell_key(c) for c in cells}
+    for part in args.merge_from.split(","):
+        part = exp_common.out_dir(part)
+        if not os.path.isfile(os.path.join(part, "spdy_loss.csv")):
+            raise ExperimentError("--merge-from %s: no spdy_loss.csv there" % part)
+        p_runs, p_cells = load_outputs(part)
+        added = 0
+        for c in p_cells:
+            key = cell_key(c)
+            if key in seen:
+                continue
+            mine = [r for r in p_runs if cell_key(r) == key]
+            n = min(sum(1 for r in mine if r["protocol"] == p) for p in args.protocols)
+            if int(c["runs"]) < args.runs or n < int(c["runs"]):
+                log("%s: cell RTT %d ms, %g Mbit/s, loss %g, %s has %d of %d runs: left out" % (
+                    part, c["rtt_ms"], c["rate_mbps"], c["loss"], c["page"], n, args.runs))
+                continue
+            seen.add(key)
+            cells.append(c)
+            runs.extend(mine)
+            added += 1
+        log("%s: %d cells added" % (part, added))
+    page_order = {name: i for i, (name, _) in enumerate(args.pages)}
+
+    def order(c):
+        return (c["rtt_ms"], c["rate_mbps"], c["loss"], page_order.get(c["page"], len(page_order)),
+                c["page"])
+    cells.sort(key=order)
+    runs.sort(key=order)  # stable: each cell's loads stay in the order they were measured
     write_outputs(args, out, runs, cells)
     return 0
 
