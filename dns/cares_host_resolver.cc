@@ -569,19 +569,15 @@ void CaresHostResolver::OnQueryResult(const std::string& key, int qtype,
     return;
   }
   if (response.ok()) {
-    bool found = false;
-    for (const DnsRecord& r : response->answers) {
-      if (r.type == kDnsTypeCname) {
-        job->min_ttl = std::min(job->min_ttl, r.ttl);
-        continue;
-      }
-      if (r.type != qtype) continue;
-      found = true;
-      job->min_ttl = std::min(job->min_ttl, r.ttl);
-      if (r.address) job->entry.addresses.push_back(*r.address);
-      if (qtype == kDnsTypeTxt) job->entry.texts.push_back(r.text);
+    // Only records owned by the name asked (or its CNAME chain) answer it.
+    const std::vector<const DnsRecord*> answers = response->AnswersFor(
+        job->name, static_cast<uint16_t>(qtype), &job->min_ttl);
+    for (const DnsRecord* r : answers) {
+      job->min_ttl = std::min(job->min_ttl, r->ttl);
+      if (r->address) job->entry.addresses.push_back(*r->address);
+      if (qtype == kDnsTypeTxt) job->entry.texts.push_back(r->text);
     }
-    if (status == ARES_SUCCESS && !found) status = ARES_ENODATA;
+    if (status == ARES_SUCCESS && answers.empty()) status = ARES_ENODATA;
     if (std::optional<uint32_t> neg = response->NegativeTtl())
       job->negative_ttl =
           std::min(job->negative_ttl.value_or(UINT32_MAX), *neg);
@@ -613,10 +609,12 @@ void CaresHostResolver::OnHttpsAnswer(
   }
   std::vector<HttpsAnswerRecord> answers;
   if (response.ok()) {
-    for (const DnsRecord& r : response->answers) {
-      if (r.type == kDnsTypeCname || r.type == kDnsTypeHttps)
-        job->min_ttl = std::min(job->min_ttl, r.ttl);
-      if (r.type == kDnsTypeHttps) answers.push_back({r.name, r.rdata});
+    // Only records owned by the name asked (or its CNAME chain) answer it:
+    // an HTTPS record of another name must not steer this origin.
+    for (const DnsRecord* r :
+         response->AnswersFor(job->query_name, kDnsTypeHttps, &job->min_ttl)) {
+      job->min_ttl = std::min(job->min_ttl, r->ttl);
+      answers.push_back({r->name, r->rdata});
     }
     if (std::optional<uint32_t> neg = response->NegativeTtl())
       job->negative_ttl =

@@ -243,6 +243,31 @@ TEST_F(CaresHostResolverTest, GarbageForAnotherQuestionIsIgnored) {
   EXPECT_EQ(ERR_DNS_TIMED_OUT, Resolve(resolver.get(), "x.ok.test", &result));
 }
 
+TEST_F(CaresHostResolverTest, OnlyRecordsOfTheNameAskedOrItsCnamesAnswer) {
+  // x.ok.test's answer carries an A record of another name (an injection)
+  // and a CNAME to edge.ok.test with its A record; y.ok.test's carries only
+  // another name's record.
+  FakeDnsServer server([](const FakeDnsQuery& q) {
+    if (q.qtype != 1) return FakeDnsServer::BuildResponse(q, 0, {}, 60, 10);
+    std::vector<FakeDnsAnswer> answers = {
+        {1, 30, FakeDnsServer::ARecord(192, 0, 2, 66), "victim.test"}};
+    if (q.name == "x.ok.test") {
+      answers.push_back({5, 30, FakeDnsServer::CnameRecord("edge.ok.test")});
+      answers.push_back(
+          {1, 30, FakeDnsServer::ARecord(127, 0, 0, 5), "edge.ok.test"});
+    }
+    return FakeDnsServer::BuildResponse(q, 0, answers);
+  });
+  auto resolver = MakeResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, Resolve(resolver.get(), "x.ok.test", &result)) << result.detail;
+  ASSERT_EQ(result.addresses.size(), 1u);
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.5");
+  EXPECT_EQ(ERR_NAME_NOT_RESOLVED,
+            Resolve(resolver.get(), "y.ok.test", &result));
+  EXPECT_TRUE(result.addresses.empty());
+}
+
 TEST_F(CaresHostResolverTest, SilentServerTimesOut) {
   FakeDnsServer server([](const FakeDnsQuery&) { return std::string(); });
   auto resolver =
@@ -698,6 +723,39 @@ TEST_F(CaresHttpsTest, AliasModeIsFollowedToTheServiceAndItsAddresses) {
   EXPECT_EQ(result.https.port, 8443);
   ASSERT_EQ(result.addresses.size(), 1u);
   EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.9");  // the target's
+}
+
+TEST_F(CaresHttpsTest, AnotherNamesRecordIsNoAnswerACnamesIs) {
+  // www.ok.test's HTTPS answer: a record of another name with ECH (it must
+  // not steer this origin), then (for cname.ok.test) a CNAME whose target
+  // owns a ServiceMode record.
+  FakeDnsServer server([](const FakeDnsQuery& q) {
+    if (q.qtype == 1)
+      return FakeDnsServer::BuildResponse(
+          q, 0, {{1, 30, FakeDnsServer::ARecord(127, 0, 0, 7)}});
+    if (q.qtype != 65) return FakeDnsServer::BuildResponse(q, 0, {}, 60, 10);
+    std::vector<FakeDnsAnswer> answers = {
+        {65, 300, HttpsRdata(1, "", 9999, {}, EchList()), "other.test"}};
+    if (q.name == "cname.ok.test") {
+      answers.push_back({5, 300, FakeDnsServer::CnameRecord("svc.ok.test")});
+      answers.push_back({65, 300, HttpsRdata(1, "", 8443), "svc.ok.test"});
+    }
+    return FakeDnsServer::BuildResponse(q, 0, answers);
+  });
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "www.ok.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kNone)
+      << result.https.detail;
+  EXPECT_TRUE(result.https.ech_config_list.empty());
+  EXPECT_FALSE(result.https.port);
+
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "cname.ok.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed)
+      << result.https.detail;
+  EXPECT_EQ(result.https.port, 8443);
+  EXPECT_EQ(result.https.target, "svc.ok.test");  // "." is the owner
+  EXPECT_TRUE(result.https.ech_config_list.empty());
 }
 
 TEST_F(CaresHttpsTest, AliasChainEndingWithoutARecordUsesItsLastName) {

@@ -132,6 +132,34 @@ std::optional<uint32_t> DnsResponse::NegativeTtl() const {
   return std::nullopt;
 }
 
+std::vector<const DnsRecord*> DnsResponse::AnswersFor(
+    absl::string_view qname, uint16_t type, uint32_t* cname_ttl) const {
+  std::vector<std::string> chain = {std::string(qname)};
+  while (static_cast<int>(chain.size()) <= kMaxCnameChain) {
+    const DnsRecord* cname = nullptr;
+    for (const DnsRecord& r : answers) {
+      if (r.type == kDnsTypeCname && r.name == chain.back()) {
+        cname = &r;
+        break;
+      }
+    }
+    if (cname == nullptr ||
+        std::find(chain.begin(), chain.end(), cname->text) != chain.end()) {
+      break;
+    }
+    if (cname_ttl) *cname_ttl = std::min(*cname_ttl, cname->ttl);
+    chain.push_back(cname->text);
+  }
+  std::vector<const DnsRecord*> out;
+  for (const DnsRecord& r : answers) {
+    if (r.type == type &&
+        std::find(chain.begin(), chain.end(), r.name) != chain.end()) {
+      out.push_back(&r);
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<DnsResponse> ParseDnsResponse(absl::string_view bytes) {
   CBS message;
   CBS_init(&message, reinterpret_cast<const uint8_t*>(bytes.data()),

@@ -53,6 +53,19 @@ struct DnsResponse {
   // NegativeTtl is the RFC 2308 negative-caching TTL: min(SOA TTL, SOA
   // minimum) from the authority section, if there is an SOA.
   std::optional<uint32_t> NegativeTtl() const;
+
+  // AnswersFor returns the answer records of |type| that answer a question
+  // for |qname| (lower case, no trailing dot): those owned by |qname| or by
+  // a name its CNAME chain in this answer leads to (RFC 1034 3.6.2, RFC 2181
+  // 5.4.1 and 10.1), in message order. A record owned by any other name is
+  // no answer to the question asked (a server's mistake or an injection) and
+  // is left out. The chain stops at a loop or after kMaxCnameChain hops.
+  // |cname_ttl|, when given, gets the lowest TTL of the CNAMEs followed
+  // (unchanged if none).
+  static constexpr int kMaxCnameChain = 8;
+  std::vector<const DnsRecord*> AnswersFor(absl::string_view qname,
+                                           uint16_t type,
+                                           uint32_t* cname_ttl = nullptr) const;
 };
 
 // Parses a whole DNS message. Records of types other than those above are

@@ -1,5 +1,6 @@
 #include "dns/dns_response.h"
 
+#include "absl/strings/str_cat.h"
 #include "dns/fake_dns_server.h"
 #include "gtest/gtest.h"
 
@@ -58,6 +59,59 @@ TEST(DnsResponseTest, FollowsCompressionPointersAndStopsLoops) {
   loop[12] = '\xc0';
   loop[13] = '\x0c';
   EXPECT_FALSE(ParseDnsResponse(loop).ok());
+}
+
+TEST(DnsResponseTest, AnswersForFollowTheCnameChainAndNothingElse) {
+  // www.a.test -> cdn.b.test -> edge.c.test (A), plus records of names the
+  // question did not ask about, a CNAME elsewhere, and a loop at x/y.
+  std::string msg = FakeDnsServer::BuildResponse(
+      Query("www.a.test", 1), 0,
+      {{1, 300, FakeDnsServer::ARecord(192, 0, 2, 66), "evil.test"},
+       {5, 50, FakeDnsServer::CnameRecord("cdn.b.test")},
+       {5, 40, FakeDnsServer::CnameRecord("edge.c.test"), "cdn.b.test"},
+       {5, 5, FakeDnsServer::CnameRecord("www.a.test"), "other.test"},
+       {1, 60, FakeDnsServer::ARecord(198, 18, 0, 1), "edge.c.test"},
+       {1, 60, FakeDnsServer::ARecord(198, 18, 0, 2), "EDGE.c.test"},
+       {16, 60, std::string("\x02hi", 3), "edge.c.test"}});
+  auto r = ParseDnsResponse(msg);
+  ASSERT_TRUE(r.ok()) << r.status();
+  uint32_t cname_ttl = UINT32_MAX;
+  std::vector<const DnsRecord*> a = r->AnswersFor("www.a.test", 1, &cname_ttl);
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[0]->address->ToString(), "198.18.0.1");
+  EXPECT_EQ(a[1]->address->ToString(), "198.18.0.2");  // names are lower case
+  EXPECT_EQ(cname_ttl, 40u);  // the chain's CNAMEs only
+  EXPECT_EQ(r->AnswersFor("www.a.test", 16).size(), 1u);
+  // Asked for another name, the chain starts there.
+  ASSERT_EQ(r->AnswersFor("evil.test", 1).size(), 1u);
+  EXPECT_TRUE(r->AnswersFor("unasked.test", 1).empty());
+
+  // A CNAME loop ends the chain; a chain longer than the limit is cut.
+  std::vector<FakeDnsAnswer> loop = {
+      {5, 60, FakeDnsServer::CnameRecord("y.test"), "x.test"},
+      {5, 60, FakeDnsServer::CnameRecord("x.test"), "y.test"},
+      {1, 60, FakeDnsServer::ARecord(198, 18, 0, 3), "y.test"}};
+  auto l = ParseDnsResponse(
+      FakeDnsServer::BuildResponse(Query("x.test", 1), 0, loop));
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->AnswersFor("x.test", 1).size(), 1u);  // y is on the chain
+  std::vector<FakeDnsAnswer> longer;
+  for (int i = 0; i <= DnsResponse::kMaxCnameChain; ++i) {
+    longer.push_back(
+        {5, 60, FakeDnsServer::CnameRecord(absl::StrCat("c", i + 1, ".test")),
+         absl::StrCat("c", i, ".test")});
+  }
+  longer.push_back({1, 60, FakeDnsServer::ARecord(198, 18, 0, 4),
+                    absl::StrCat("c", DnsResponse::kMaxCnameChain, ".test")});
+  longer.push_back(
+      {1, 60, FakeDnsServer::ARecord(198, 18, 0, 5),
+       absl::StrCat("c", DnsResponse::kMaxCnameChain + 1, ".test")});
+  auto c = ParseDnsResponse(
+      FakeDnsServer::BuildResponse(Query("c0.test", 1), 0, longer));
+  ASSERT_TRUE(c.ok());
+  std::vector<const DnsRecord*> cut = c->AnswersFor("c0.test", 1);
+  ASSERT_EQ(cut.size(), 1u);  // kMaxCnameChain hops, not one more
+  EXPECT_EQ(cut[0]->address->ToString(), "198.18.0.4");
 }
 
 TEST(DnsResponseTest, KeepsHttpsRdataRawEvenWhenMalformed) {

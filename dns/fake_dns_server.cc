@@ -96,6 +96,14 @@ std::string FakeDnsServer::ARecord(uint8_t a, uint8_t b, uint8_t c, uint8_t d) {
                       static_cast<char>(c), static_cast<char>(d)});
 }
 
+std::string FakeDnsServer::CnameRecord(const std::string& target) {
+  bssl::ScopedCBB cbb;
+  CBB_init(cbb.get(), target.size() + 2);
+  AddName(cbb.get(), target);
+  return std::string(reinterpret_cast<const char*>(CBB_data(cbb.get())),
+                     CBB_len(cbb.get()));
+}
+
 std::string FakeDnsServer::BuildResponse(
     const FakeDnsQuery& query, int rcode,
     const std::vector<FakeDnsAnswer>& answers, int soa_ttl,

@@ -50,6 +50,8 @@ class FakeDnsServer {
                                    const std::vector<FakeDnsAnswer>& answers,
                                    int soa_ttl = -1, uint32_t soa_minimum = 0);
   static std::string ARecord(uint8_t a, uint8_t b, uint8_t c, uint8_t d);
+  // The RDATA of a CNAME to |target| (uncompressed wire name).
+  static std::string CnameRecord(const std::string& target);
 
  private:
   void Run();
