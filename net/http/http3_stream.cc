@@ -208,9 +208,12 @@ int Http3Stream::DoConnect() {
 int Http3Stream::DoConnectComplete(int result) {
   LoadTiming* timing = params_.timing;
   NoteConnectionFacts();
-  // The handshake ended (or the connection failed during it): told as a
-  // TCP connection's TLS handshake is, before a fallback resets the trace.
-  if (params_.tls_observer) {
+  if (result == OK && !session_handshake_done_) {
+    // Opened early for 0-RTT: the handshake has not ended yet.
+    tls_observer_deferred_ = params_.tls_observer != nullptr;
+  } else if (params_.tls_observer) {
+    // The handshake ended (or the connection failed during it): told as a
+    // TCP connection's TLS handshake is, before a fallback resets the trace.
     params_.tls_observer->OnTlsHandshakeDone(
         request_->url.host(), request_->url.port(), result, timing);
   }
@@ -241,6 +244,7 @@ int Http3Stream::DoCreateStream() {
   }
   if (!session) {
     error_detail_ = "the HTTP/3 session went away before the request";
+    NotifyDeferredHandshake(ERR_HTTP3_SERVER_REFUSED_STREAM);
     return ERR_HTTP3_SERVER_REFUSED_STREAM;
   }
   NoteConnectionFacts();
@@ -249,6 +253,7 @@ int Http3Stream::DoCreateStream() {
     error_detail_ = session->error_detail().empty()
                         ? "the HTTP/3 session is going away"
                         : session->error_detail();
+    NotifyDeferredHandshake(rv);
   }
   return rv;
 }
@@ -291,11 +296,17 @@ int Http3Stream::SendRequest(CompletionOnceCallback callback) {
       headers, request_->upload_body,
       [this, callback = std::move(callback)](int rv) mutable {
         params_.timing->quic.stream_id = stream_->stream_id();
-        if (rv != OK) error_detail_ = StreamFailure(rv);
+        if (rv != OK) {
+          error_detail_ = StreamFailure(rv);
+          NotifyDeferredHandshake(rv);
+        }
         std::move(callback)(rv);
       });
   timing->quic.stream_id = stream_->stream_id();
-  if (rv != OK && rv != ERR_IO_PENDING) error_detail_ = StreamFailure(rv);
+  if (rv != OK && rv != ERR_IO_PENDING) {
+    error_detail_ = StreamFailure(rv);
+    NotifyDeferredHandshake(rv);
+  }
   return rv;
 }
 
@@ -318,9 +329,20 @@ int Http3Stream::ReadResponseHeaders(CompletionOnceCallback callback) {
   return OnResponseHeaders(rv);
 }
 
+void Http3Stream::NotifyDeferredHandshake(int error) {
+  if (!tls_observer_deferred_) return;
+  tls_observer_deferred_ = false;
+  NoteConnectionFacts();
+  params_.tls_observer->OnTlsHandshakeDone(
+      request_->url.host(), request_->url.port(),
+      session_handshake_done_ ? OK : error, params_.timing);
+}
+
 int Http3Stream::OnResponseHeaders(int result) {
   LoadTiming* timing = params_.timing;
   NoteConnectionFacts();
+  // A response (or an error after the handshake) ends a 0-RTT handshake.
+  NotifyDeferredHandshake(result);
   if (result != OK) {
     error_detail_ = StreamFailure(result);
     return result;

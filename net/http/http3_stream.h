@@ -21,6 +21,9 @@
 // shares), Params::tls_observer hears of it as of a TCP connection's
 // (TlsHandshakeObserver's contract: the trace's tls facts filled in, the
 // quic object's session "new"), so net/context adds the same cert.* facts.
+// A session opened early for 0-RTT ends its handshake after Connect's OK:
+// the observer hears of it when the response headers come (or the request
+// fails), as TCP's 0-RTT is reported.
 //
 // A failure of the QUIC connection itself (no UDP answer, ICMP refused, a
 // handshake that fails or times out, version negotiation) before any
@@ -142,6 +145,9 @@ class Http3Stream : public HttpStream {
   // handshake completed.
   bool FailedBeforeHandshake();
   std::string StreamFailure(int error) const;
+  // Tells Params::tls_observer of a deferred (0-RTT) handshake's end: OK if
+  // the session's handshake completed, else |error|.
+  void NotifyDeferredHandshake(int error);
 
   Params params_;
   State next_state_ = STATE_NONE;
@@ -163,6 +169,10 @@ class Http3Stream : public HttpStream {
   // completes, that is still a failure to connect (ShouldFallBackToTcp).
   bool session_handshake_done_ = false;
   bool on_session_ = false;  // session_ was set (it may be gone since)
+  // This stream's own session opened early (0-RTT): Params::tls_observer
+  // hears of the handshake once it has really ended (the response headers
+  // came, or the request failed), not at Connect's early OK.
+  bool tls_observer_deferred_ = false;
   std::unique_ptr<Http3SessionStream> stream_;
   std::optional<HttpResponseHeaders> response_headers_;
   std::vector<std::pair<std::string, std::string>> headers_sent_;

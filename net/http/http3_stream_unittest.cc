@@ -96,11 +96,14 @@ class RecordingTlsObserver : public TlsHandshakeObserver {
     SessionUse quic_session;
     int cert_verify_error;
     uint32_t quic_version;
+    absl::Duration quic_handshake;
+    std::string zero_rtt;
   };
   void OnTlsHandshakeDone(const std::string& host, uint16_t port, int result,
                           LoadTiming* timing) override {
     calls.push_back({host, port, result, timing->ssl.alpn, timing->quic.session,
-                     timing->ssl.cert_verify.error, timing->quic.version});
+                     timing->ssl.cert_verify.error, timing->quic.version,
+                     timing->quic.handshake, timing->quic.zero_rtt});
     timing->cert_bundle.present = true;
     timing->cert_bundle.not_used_because = "seen by the observer";
   }
@@ -346,7 +349,42 @@ TEST_F(Http3StreamTest, ZeroRttSessionThatNeverCompletesFallsBackToTcp) {
   EXPECT_EQ(t.quic.fallback.rfind("ERR_QUIC_HANDSHAKE_TIMEOUT: ", 0), 0u)
       << t.quic.fallback;
   EXPECT_NE(t.quic.fallback.find("retried over TCP"), std::string::npos);
+  // The observer heard the first handshake, then the early session's
+  // failure (not Connect's early OK), then the TCP connection's handshake.
+  ASSERT_EQ(observer_.calls.size(), 3u);
+  EXPECT_EQ(observer_.calls[0].result, OK);
+  EXPECT_EQ(observer_.calls[1].result, ERR_QUIC_HANDSHAKE_TIMEOUT);
+  EXPECT_EQ(observer_.calls[1].quic_session, SessionUse::kNew);
+  EXPECT_EQ(observer_.calls[2].result, OK);
+  EXPECT_EQ(observer_.calls[2].quic_session, SessionUse::kNone);
   server_.Resume();
+}
+
+// A return visit's 0-RTT handshake is told when it has ended (the response
+// came), with its facts, not at Connect's early OK.
+TEST_F(Http3StreamTest, ZeroRttHandshakeIsToldWhenItHasEnded) {
+  ASSERT_TRUE(StartServer());
+  HttpNetworkSession* session =
+      NewSession(server_.endpoint().port(), absl::Seconds(5));
+  {
+    Request first(session, "/r1");
+    EXPECT_EQ(first.Finish(), "body 1");
+  }
+  session->CloseIdleSockets();
+  ASSERT_EQ(session->http3_session_pool()->session_count(), 0u);
+  Request again(session, "/r2");
+  EXPECT_EQ(again.Finish(), "body 2");
+  const LoadTiming& t = again.trans.load_timing();
+  EXPECT_TRUE(t.quic.used);
+  EXPECT_TRUE(t.quic.sent_early);
+  ASSERT_EQ(observer_.calls.size(), 2u);
+  const RecordingTlsObserver::Call& call = observer_.calls[1];
+  EXPECT_EQ(call.result, OK);
+  EXPECT_EQ(call.quic_session, SessionUse::kNew);
+  EXPECT_EQ(call.zero_rtt, "accepted");
+  EXPECT_GT(call.quic_handshake, absl::ZeroDuration());  // it had ended
+  EXPECT_EQ(call.alpn, "h3");
+  EXPECT_EQ(t.cert_bundle.not_used_because, "seen by the observer");
 }
 
 TEST_F(Http3StreamTest, CertificateErrorsDoNotFallBack) {
