@@ -17,7 +17,10 @@
 // connection to the same address: with the server's retry configurations,
 // or without ECH when it sent none (it rolled ECH back; with kHard that is
 // the failure instead). The trace's tls.ech is the first attempt's
-// ("rejected"), tls.echRetry the retry's.
+// ("rejected"), tls.echRetry the retry's. The retry's TCP connect and
+// handshake each get their own connect_timeout and handshake_timeout, as
+// any new connection's do (Chromium's retry is a new connection too), so a
+// job with a retry is bounded by twice each; there is only one retry.
 //
 // Users: HttpNetworkTransaction (https), the Preconnector, prevalidation's
 // probe handshake and the truncated-handshake bundle source's fallback.
