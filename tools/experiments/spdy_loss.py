@@ -2,12 +2,13 @@
 """spdy_loss: "How Speedy is SPDY?" (Wang et al., NSDI 2014) reproduced on the packet-level
 link (issue 20 item 7): synthetic pages loaded over HTTP/1.1 with six connections per host, over
 SPDY/3 on one connection, over HTTP/2 on one connection (issue 24 item 5) and over HTTP/3 on one
-QUIC connection (issue 25 item 5), across round-trip times, bandwidths and random loss.
+QUIC connection (issue 25 item 5), across round-trip times, bandwidths and random loss;
+optionally (h3ng) HTTP/3 from a second QUIC server, ngtcp2's, beside quic-go's.
 
     bazel run -c opt //tools/experiments:spdy_loss -- [--runs 10] [--out DIR]
         [--rtts-ms 20,100,200] [--rates-mbps 1,10] [--losses 0,0.005,0.01,0.02]
         [--pages 64x100B,64x1KB,64x10KB,64x100KB,2x10KB,8x10KB,32x10KB,128x10KB]
-        [--queue droptail:100] [--protocols http1,spdy,h2,h3]
+        [--queue droptail:100] [--protocols http1,spdy,h2,h3[,h3ng]] [--h3ng-cc cubic]
 
 The page: N objects of S bytes on one host (a.pages.example.test, the world PKI's wildcard
 certificate), all requested at once (`fetch -Z`), as a browser does once it has parsed the
@@ -15,7 +16,11 @@ page. The server: one test server (`testserver --spdy --http2`: SPDY/3, h2 or HT
 ALPN, TLS 1.2)
 in this experiment's own network namespace; for h3, Caddy (Debian `caddy`, quic-go inside, as
 the world's h3 origin) on UDP and TCP port 8444 of the same namespace with the same certificate,
-serving the same sizes from files (QUIC is TLS 1.3 only: the h3 loads cannot use TLS 1.2). The client: a fresh fetch process per load, run
+serving the same sizes from files (QUIC is TLS 1.3 only: the h3 loads cannot use TLS 1.2); for
+h3ng (not in the default set), ngtcp2's own server (Debian's ngtcp2-server: gtlsserver, GnuTLS
+inside, its congestion controller chosen by --h3ng-cc) on UDP port 8445, the same files and
+certificate: two QUIC senders, so a loss penalty can be told apart from QUIC's.
+The client: a fresh fetch process per load, run
 behind `netem shell` with the cell's RTT, rate (each way) and loss (each way, independent),
 and a drop-tail queue; the kernel's own TCP (SYN, slow start, loss recovery). Each cell's runs
 are interleaved, the protocol order alternating. Page load time: the last responseEnd minus
@@ -47,12 +52,19 @@ HOST = "a.pages.example.test"
 WILDCARD_DIR = "wildcard.example.test"  # tools/world/pki.py HOSTS["wildcard"]
 SERVER_PORT = 8443
 H3_PORT = 8444  # Caddy, UDP (h3) and TCP
+H3NG_PORT = 8445  # gtlsserver, UDP (h3ng)
+GTLSSERVER = "/usr/sbin/gtlsserver"
 # HTTP/1.1 only: with h2 offered, the six connections would wait for the first's ALPN. h2:
 # fetch's default ALPN (h2, http/1.1).
 # h3: QUIC v1 (TLS 1.3 inside, whatever --tls-max says for the others).
-PROTOCOL_FLAGS = {"http1": ["--http1.1"], "spdy": ["--spdy"], "h2": [], "h3": ["--http3"]}
-PROTOCOL_NAMES = {"http1": "HTTP/1.1", "spdy": "SPDY", "h2": "h2", "h3": "h3"}
-MULTIPLEXED = ("spdy", "h2", "h3")
+PROTOCOL_FLAGS = {"http1": ["--http1.1"], "spdy": ["--spdy"], "h2": [], "h3": ["--http3"],
+                  "h3ng": ["--http3"]}
+PROTOCOL_NAMES = {"http1": "HTTP/1.1", "spdy": "SPDY", "h2": "h2", "h3": "h3",
+                  "h3ng": "h3-ngtcp2"}
+PROTOCOLS = ("http1", "spdy", "h2", "h3", "h3ng")  # the outputs' column order
+MULTIPLEXED = ("spdy", "h2", "h3", "h3ng")
+QUIC_PROTOCOLS = ("h3", "h3ng")
+PORTS = {"h3": H3_PORT, "h3ng": H3NG_PORT}
 DEFAULT_PAGES = "64x100B,64x1KB,64x10KB,64x100KB,2x10KB,8x10KB,32x10KB,128x10KB"
 UNITS = {"B": 1, "KB": 1000, "MB": 1000 * 1000}
 
@@ -83,7 +95,10 @@ def parse_args(argv):
                     help="netem's queue each way (default droptail:100)")
     ap.add_argument("--max-conns-per-host", type=int, default=6)
     ap.add_argument("--protocols", default="http1,spdy,h2,h3",
-                    help="among http1, spdy, h2, h3; http1 is the baseline of the ratios")
+                    help="among http1, spdy, h2, h3, h3ng; http1 is the baseline of the "
+                    "ratios")
+    ap.add_argument("--h3ng-cc", default="cubic", choices=("cubic", "reno", "bbr"),
+                    help="h3ng's congestion controller (gtlsserver --cc; default cubic)")
     ap.add_argument("--resume", action="store_true",
                     help="keep the cells already in --out (with at least --runs runs) and "
                     "measure only the others: the full grid over several sittings")
@@ -104,7 +119,7 @@ def parse_args(argv):
         ap.error("bad list: %s" % e)
     args.protocols = [p for p in args.protocols.split(",") if p]
     if "http1" not in args.protocols or any(p not in PROTOCOL_FLAGS for p in args.protocols):
-        ap.error("--protocols: http1 and any of spdy, h2, h3")
+        ap.error("--protocols: http1 and any of spdy, h2, h3, h3ng")
     if args.runs < 1 or min(args.rtts_ms) < 0 or min(args.rates_mbps) <= 0 or \
             not all(0 <= x < 1 for x in args.losses):
         ap.error("--runs >= 1, RTTs >= 0, rates > 0, 0 <= loss < 1")
@@ -150,15 +165,66 @@ def caddy_binary():
     raise ExperimentError("h3 needs caddy (Debian package caddy; tools/setup.sh installs it)")
 
 
+def size_files(args, work):
+    """The directory the QUIC servers serve: size/N, a file of N bytes for each page size."""
+    root = os.path.join(work, "htdocs")
+    if not os.path.isdir(root):
+        os.makedirs(os.path.join(root, "size"))
+        for _, (_, size) in args.pages:
+            with open(os.path.join(root, "size", str(size)), "wb") as f:
+                f.write(b"x" * size)
+    return root
+
+
+def wait_for_udp(proc, port, name, err_path, tcp=False):
+    """Waits (20 s at most) until |proc| has bound UDP |port| (and TCP, with |tcp|)."""
+    import socket
+    import time
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise ExperimentError("%s exited %s: see %s" % (name, proc.returncode, err_path))
+        udp = False
+        for table in ("/proc/net/udp", "/proc/net/udp6"):  # [::] binds are dual stack
+            with open(table) as f:
+                udp = udp or any(line.split()[1].endswith(":%04X" % port)
+                                 for line in f.readlines()[1:])
+        ok = udp
+        if ok and tcp:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            except OSError:
+                ok = False
+        if ok:
+            return proc
+        time.sleep(0.05)
+    proc.kill()
+    with open(err_path, errors="replace") as f:
+        tail = f.read()[-1500:]
+    raise ExperimentError("%s did not bind UDP%s %d within 20 s: %s" % (
+        name, " and TCP" if tcp else "", port, tail))
+
+
+def start_gtlsserver(args, work, chain, key):
+    """ngtcp2's HTTP/3 server on UDP H3NG_PORT of every address of this namespace: the same
+    files and certificate as Caddy's, --h3ng-cc's congestion controller."""
+    if not os.access(GTLSSERVER, os.X_OK):
+        raise ExperimentError("h3ng needs %s (Debian package ngtcp2-server; tools/setup.sh "
+                              "installs it)" % GTLSSERVER)
+    err = os.path.join(work, "gtlsserver.err")
+    proc = subprocess.Popen([GTLSSERVER, "-q", "-d", size_files(args, work), "--cc",
+                             args.h3ng_cc, "*", str(H3NG_PORT), key, chain],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=open(err, "wb"))
+    return wait_for_udp(proc, H3NG_PORT, "gtlsserver", err)
+
+
 def start_caddy(args, work, chain, key):
     """Caddy serving /size/N (files of N bytes, each page size) over h3 on UDP and h1/h2 on
     TCP H3_PORT, every address of this namespace, with the test server's certificate."""
     d = os.path.join(work, "caddy")
-    root = os.path.join(d, "root")
-    os.makedirs(os.path.join(root, "size"))
-    for _, (_, size) in args.pages:
-        with open(os.path.join(root, "size", str(size)), "wb") as f:
-            f.write(b"x" * size)
+    os.makedirs(d)
+    root = size_files(args, work)
     conf = os.path.join(d, "Caddyfile")
     with open(conf, "w") as f:
         f.write("{\n\tadmin off\n\tauto_https off\n\tocsp_stapling off\n"
@@ -169,37 +235,14 @@ def start_caddy(args, work, chain, key):
     proc = subprocess.Popen([caddy_binary(), "run", "--config", conf, "--adapter", "caddyfile"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=open(os.path.join(work, "caddy.err"), "wb"), env=env)
-    import socket
-    import time
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise ExperimentError("caddy exited %s: see %s" % (
-                proc.returncode, os.path.join(work, "caddy.err")))
-        udp = False
-        for table in ("/proc/net/udp", "/proc/net/udp6"):  # Caddy binds [::] (dual stack)
-            with open(table) as f:
-                udp = udp or any(line.split()[1].endswith(":%04X" % H3_PORT)
-                                 for line in f.readlines()[1:])
-        try:
-            socket.create_connection(("127.0.0.1", H3_PORT), timeout=0.2).close()
-            tcp = True
-        except OSError:
-            tcp = False
-        if udp and tcp:
-            return proc
-        time.sleep(0.05)
-    proc.kill()
-    with open(os.path.join(work, "caddy.err"), errors="replace") as f:
-        tail = f.read()[-1500:]
-    raise ExperimentError("caddy did not bind UDP and TCP %d within 20 s: %s" % (H3_PORT, tail))
+    return wait_for_udp(proc, H3_PORT, "caddy", os.path.join(work, "caddy.err"), tcp=True)
 
 
 def load(args, protocol, page, rtt, rate, loss, trust):
     count, size = page
-    port = H3_PORT if protocol == "h3" else SERVER_PORT
+    port = PORTS.get(protocol, SERVER_PORT)
     urls = ["https://%s:%d/size/%d?r=%d" % (HOST, port, size, i) for i in range(count)]
-    tls = [] if protocol == "h3" else ["--tls-max", "1.2"]
+    tls = [] if protocol in QUIC_PROTOCOLS else ["--tls-max", "1.2"]
     tail = ["--trust-anchor", trust] + tls + ["--revocation", "off",
             "--max-time", "300", "-Z", "--max-conns-per-host", str(args.max_conns_per_host)]
     tail += PROTOCOL_FLAGS[protocol] + ["-o", os.devnull] * count + urls
@@ -225,13 +268,13 @@ def load(args, protocol, page, rtt, rate, loss, trust):
     if protocol == "h2" and (len(h2_sessions) != 1 or None in h2_sessions or
                              any(t.get("tls", {}).get("alpn") != "h2" for t in traces)):
         problems.append("h2 on %d sessions" % len(h2_sessions))
-    if protocol == "h3":
+    if protocol in QUIC_PROTOCOLS:
         quic = [t.get("quic") or {} for t in traces]
         new = sum(1 for q in quic if q.get("session") == "new")
         if new != 1 or any((q.get("used"), q.get("version"), q.get("fallback")) != (True, 1, "")
                            for q in quic) or any(t.get("tls", {}).get("alpn") != "h3"
                                                  for t in traces):
-            problems.append("h3: %d QUIC connections, quic %s" % (new, sorted(set(
+            problems.append("%d QUIC connections, quic %s" % (new, sorted(set(
                 "%s/%s/%s" % (q.get("used"), q.get("version"), q.get("fallback"))
                 for q in quic))))
     if protocol == "http1" and conns > args.max_conns_per_host:
@@ -260,12 +303,14 @@ def main(argv=None):
     runs = [r for r in runs if cell_key(r) in done]
     if args.resume:
         log("resuming: %d cells already measured in %s" % (len(done), out))
-    server = caddy = None
+    server = caddy = ngtcp2 = None
     try:
         chain, key, trust = build_pki(args, work)
         server = start_server(args, work, chain, key)
         if "h3" in args.protocols:
             caddy = start_caddy(args, work, chain, key)
+        if "h3ng" in args.protocols:
+            ngtcp2 = start_gtlsserver(args, work, chain, key)
         n_cells = len(args.rtts_ms) * len(args.rates_mbps) * len(args.losses) * len(args.pages)
         k = 0
         for rtt in args.rtts_ms:
@@ -306,7 +351,7 @@ def main(argv=None):
                                 "%s %.0f ms" % (PROTOCOL_NAMES[p], cell[p + "_median_ms"])
                                 for p in args.protocols)))
     finally:
-        for p in (server, caddy):
+        for p in (server, caddy, ngtcp2):
             if p is not None:
                 p.terminate()
                 p.wait()
@@ -394,14 +439,19 @@ def write_outputs(args, out, runs, cells, quiet=False):
     exp_common.write_csv(os.path.join(out, "spdy_loss_runs.csv"),
                          ["rtt_ms", "rate_mbps", "loss", "page", "queue", "protocol", "run",
                           "page_load_ms"], runs)
+    # The protocols asked for or measured in any cell (h3ng only where it was).
+    shown = [p for p in PROTOCOLS if p in args.protocols or
+             any(c.get(p + "_median_ms") not in (None, "") for c in cells)]
     cols = ["rtt_ms", "rate_mbps", "loss", "page", "queue", "runs"]
-    for p in ("http1", "spdy", "h2", "h3"):
+    for p in shown:
         cols += [p + "_median_ms", p + "_min_ms", p + "_max_ms"]
-    cols += ["spdy_over_http1", "h2_over_http1", "h3_over_http1"]
+    multiplexed = [p for p in shown if p in MULTIPLEXED]
+    cols += [p + "_over_http1" for p in multiplexed]
     exp_common.write_csv(os.path.join(out, "spdy_loss.csv"), cols, cells)
     lines = ["spdy_loss: page load time, HTTP/1.1 (%d connections per host) against SPDY/3, "
              "HTTP/2 and HTTP/3 (one connection each), on netem shell's packet-level link (%s "
-             "queue each way, independent loss each way); TLS 1.2 (h3: QUIC v1, TLS 1.3); %d "
+             "queue each way, independent loss each way); TLS 1.2 (h3: QUIC v1, TLS 1.3, "
+             "Caddy's quic-go; h3-ngtcp2: the same from ngtcp2's server); %d "
              "run(s) per cell, interleaved; medians in ms ('-': not measured in that cell)" % (
                  args.max_conns_per_host, args.queue, args.runs), ""]
 
@@ -413,17 +463,17 @@ def write_outputs(args, out, runs, cells, quiet=False):
         v = _ratio(c, p)
         return "-" if v is None else "%.2f" % v
 
-    table = [(c["rtt_ms"], "%g" % c["rate_mbps"], "%g%%" % (100 * c["loss"]), c["page"],
-              ms(c, "http1"), ms(c, "spdy"), ms(c, "h2"), ms(c, "h3"), ratio(c, "spdy"),
-              ratio(c, "h2"), ratio(c, "h3"))
+    table = [(c["rtt_ms"], "%g" % c["rate_mbps"], "%g%%" % (100 * c["loss"]), c["page"]) +
+             tuple(ms(c, p) for p in shown) + tuple(ratio(c, p) for p in multiplexed)
              for c in cells]
     import io
     rep = io.StringIO()
-    exp_common.print_table(("RTT ms", "Mbit/s", "loss", "page", "HTTP/1.1", "SPDY", "h2", "h3",
-                            "SPDY/HTTP", "h2/HTTP", "h3/HTTP"), table, rep)
+    exp_common.print_table(
+        ("RTT ms", "Mbit/s", "loss", "page") + tuple(PROTOCOL_NAMES[p] for p in shown) +
+        tuple("%s/HTTP" % PROTOCOL_NAMES[p] for p in multiplexed), table, rep)
     lines.append(rep.getvalue())
-    lines.append("Crossover (the lowest loss at which SPDY's, h2's or h3's median is slower than "
-                 "HTTP/1.1's; '-' = never in the range measured):")
+    lines.append("Crossover (the lowest loss at which a multiplexed protocol's median is slower "
+                 "than HTTP/1.1's; '-' = never in the range measured):")
     # The grid of the cells measured (with --resume, more than this sitting's arguments).
     pages = []
     for c in cells:
@@ -438,7 +488,7 @@ def write_outputs(args, out, runs, cells, quiet=False):
                 if not mine:
                     continue
                 cross = []
-                for p in MULTIPLEXED:
+                for p in multiplexed:
                     have = [c for c in mine if _ratio(c, p) is not None]
                     worse = [c["loss"] for c in have if _ratio(c, p) > 1.0]
                     cross.append("%s %s" % (PROTOCOL_NAMES[p], "%g%%" % (100 * worse[0])
@@ -446,7 +496,7 @@ def write_outputs(args, out, runs, cells, quiet=False):
                 lines.append("  RTT %3d ms, %4g Mbit/s, %-9s %s" % (rtt, rate, name,
                                                                     ", ".join(cross)))
     lines.append("")
-    for p in MULTIPLEXED:
+    for p in multiplexed:
         have = [c for c in cells if _ratio(c, p) is not None]
         wins = sum(1 for c in have if _ratio(c, p) < 1.0)
         lines.append("%s faster than HTTP/1.1 in %d of %d cells" % (PROTOCOL_NAMES[p], wins,
@@ -458,7 +508,7 @@ def write_outputs(args, out, runs, cells, quiet=False):
         sys.stdout.write(text)
     bars = []
     for c in cells:
-        for p in MULTIPLEXED:
+        for p in multiplexed:
             v = _ratio(c, p)
             if v is None:
                 continue
@@ -466,7 +516,8 @@ def write_outputs(args, out, runs, cells, quiet=False):
                                                           c["rate_mbps"], 100 * c["loss"],
                                                           c["page"]),
                          "value": v, "color": {"spdy": "#54a24b", "h2": "#4c78a8",
-                                               "h3": "#eeca3b"}[p] if v < 1 else "#e45756",
+                                               "h3": "#eeca3b", "h3ng": "#b279a2"}[p]
+                         if v < 1 else "#e45756",
                          "annotation": "%.2f" % v})
     with open(os.path.join(out, "spdy_loss.svg"), "w") as f:
         f.write(exp_common.bar_chart_svg(

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks a short spdy_loss run (spdy_loss_smoke_test): every cell of the grid written with
-the four protocols (HTTP/1.1, SPDY/3, h2, h3 over QUIC), page loads that take at least the
+the five protocols (HTTP/1.1, SPDY/3, h2, h3 over QUIC from Caddy and from ngtcp2's
+server), page loads that take at least the
 round trips a TLS page load needs, and loss that costs time. Then --merge-from: the run split
 into two parts by loss (one with a cell short of its loads) and merged back gives the same
 cells and loads, the short cell left out."""
@@ -19,24 +20,24 @@ runs = list(csv.DictReader(open(os.path.join(d, "spdy_loss_runs.csv"))))
 bad = []
 if len(cells) != 4:
     bad.append("%d cells, expected 4 (2 losses x 2 pages)" % len(cells))
-if len(runs) != 16:
-    bad.append("%d loads, expected 16 (4 cells x 4 protocols)" % len(runs))
+if len(runs) != 20:
+    bad.append("%d loads, expected 20 (4 cells x 5 protocols)" % len(runs))
 for c in cells:
     rtt = float(c["rtt_ms"])
-    for p in ("http1", "spdy", "h2", "h3"):
+    for p in ("http1", "spdy", "h2", "h3", "h3ng"):
         ms = float(c[p + "_median_ms"])
         # TCP, TLS 1.2 (2 RTT) and the request: at least 4 RTT; QUIC's handshake (1 RTT) and
         # the request: at least 2.
-        want = 2 if p == "h3" else 4
+        want = 2 if p in ("h3", "h3ng") else 4
         if ms < want * rtt * 0.95:
             bad.append("%s %s at %s%% loss: %.1f ms < %d RTT" % (p, c["page"], c["loss"], ms,
                                                                 want))
-    for k in ("spdy_over_http1", "h2_over_http1", "h3_over_http1"):
+    for k in ("spdy_over_http1", "h2_over_http1", "h3_over_http1", "h3ng_over_http1"):
         if not float(c[k]) > 0:
             bad.append("%s %s: %s is %s" % (c["page"], c["loss"], k, c[k]))
-    print("%s loss %s: HTTP/1.1 %s ms, SPDY %s ms, h2 %s ms, h3 %s ms" % (
+    print("%s loss %s: HTTP/1.1 %s ms, SPDY %s ms, h2 %s ms, h3 %s ms, h3-ngtcp2 %s ms" % (
         c["page"], c["loss"], c["http1_median_ms"], c["spdy_median_ms"], c["h2_median_ms"],
-        c["h3_median_ms"]))
+        c["h3_median_ms"], c["h3ng_median_ms"]))
 for f in ("spdy_loss.txt", "spdy_loss.svg"):
     if not os.path.getsize(os.path.join(d, f)):
         bad.append(f + " empty")
@@ -58,6 +59,8 @@ def merge_check():
     tmp = tempfile.mkdtemp()
     try:
         losses = sorted({c["loss"] for c in cells}, key=float)
+        protocols = ",".join(p for p in ("http1", "spdy", "h2", "h3", "h3ng")
+                             if cells[0].get(p + "_median_ms"))
         short_key = None
         parts = []
         for i, loss in enumerate(losses):
@@ -77,7 +80,7 @@ def merge_check():
             if c["page"] not in pages:
                 pages.append(c["page"])
         argv = ["--merge-from", ",".join(reversed(parts)), "--out", merged, "--runs", "1",
-                "--pages", ",".join(pages)]
+                "--pages", ",".join(pages), "--protocols", protocols]
         for b in ("fetch", "testserver", "netem", "world", "certbundle"):
             argv += ["--" + b, "/nonexistent"]  # measuring nothing, it runs none of them
         rc = spdy_loss.main(argv)
