@@ -21,8 +21,9 @@ h3ng (not in the default set), ngtcp2's own server (Debian's ngtcp2-server: gtls
 inside, its congestion controller chosen by --h3ng-cc) on UDP port 8445, the same files and
 certificate: two QUIC senders, so a loss penalty can be told apart from QUIC's.
 The client: a fresh fetch process per load, run
-behind `netem shell` with the cell's RTT, rate (each way) and loss (each way, independent),
-and a drop-tail queue; the kernel's own TCP (SYN, slow start, loss recovery). Each cell's runs
+behind `netem shell` with the cell's RTT, rate (each way) and loss (each way, independent;
+a seed per run, so each run draws its own loss pattern, and the protocols of a run the same
+seed), and a drop-tail queue; the kernel's own TCP (SYN, slow start, loss recovery). Each cell's runs
 are interleaved, the protocol order alternating. Page load time: the last responseEnd minus
 the first startTime (fetch's traces). Every load is checked: every object complete, SPDY and h2
 each on one session, h3 on one QUIC connection (no fallback to TCP), HTTP/1.1 on at most six
@@ -238,7 +239,27 @@ def start_caddy(args, work, chain, key):
     return wait_for_udp(proc, H3_PORT, "caddy", os.path.join(work, "caddy.err"), tcp=True)
 
 
-def load(args, protocol, page, rtt, rate, loss, trust):
+def loss_seed(rtt, rate, loss, name, run):
+    """netem's loss seed for one run of a cell: a different loss pattern for every run (the
+    protocols of a run share it), the same again when the cell is measured again."""
+    import zlib
+    return zlib.crc32(("%d|%g|%g|%s|%d" % (rtt, rate, loss, name, run)).encode())
+
+
+def complete(args, cell, runs):
+    """Whether |cell| (with its loads among |runs|) counts as measured: --runs runs of every
+    protocol asked for, and, with loss, a loss seed per load (before seeds every run of a
+    cell drew the same loss pattern: netem's default seed)."""
+    if int(cell["runs"]) < args.runs or any(cell.get(p + "_median_ms") in (None, "")
+                                             for p in args.protocols):
+        return False
+    if float(cell["loss"]) == 0:
+        return True
+    key = cell_key(cell)
+    return all(r.get("seed") not in (None, "") for r in runs if cell_key(r) == key)
+
+
+def load(args, protocol, page, rtt, rate, loss, trust, seed):
     count, size = page
     port = PORTS.get(protocol, SERVER_PORT)
     urls = ["https://%s:%d/size/%d?r=%d" % (HOST, port, size, i) for i in range(count)]
@@ -248,7 +269,7 @@ def load(args, protocol, page, rtt, rate, loss, trust):
     tail += PROTOCOL_FLAGS[protocol] + ["-o", os.devnull] * count + urls
     link = ["--rtt-ms", str(rtt), "--rate-mbps", "%g" % rate, "--queue", args.queue]
     if loss > 0:
-        link += ["--loss", "%g" % loss]
+        link += ["--loss", "%g" % loss, "--seed", str(seed)]
     prefix = exp_common.netem_shell_prefix(args.netem, link, [HOST], port)
     traces, _, _, cmd = exp_common.run_fetch(args.fetch, tail, protocol, timeout=400,
                                              prefix=prefix)
@@ -296,8 +317,7 @@ def main(argv=None):
     runs, cells = ([], []) if not args.resume else load_outputs(out)
     # Done: enough runs of every protocol asked for (a cell measured before h2 had a row is
     # measured again).
-    done = {cell_key(c) for c in cells if int(c["runs"]) >= args.runs and
-            all(c.get(p + "_median_ms") not in (None, "") for p in args.protocols)}
+    done = {cell_key(c) for c in cells if complete(args, c, runs)}
     # Cells with fewer runs than asked for are measured again, from scratch.
     cells = [c for c in cells if cell_key(c) in done]
     runs = [r for r in runs if cell_key(r) in done]
@@ -326,12 +346,13 @@ def main(argv=None):
                             k0 = run % len(args.protocols)
                             order = args.protocols[k0:] + args.protocols[:k0]
                             for protocol in order:
-                                ms = load(args, protocol, page, rtt, rate, loss, trust)
+                                seed = loss_seed(rtt, rate, loss, name, run)
+                                ms = load(args, protocol, page, rtt, rate, loss, trust, seed)
                                 plt[protocol].append(ms)
                                 runs.append({"rtt_ms": rtt, "rate_mbps": rate, "loss": loss,
                                              "page": name, "queue": args.queue,
                                              "protocol": protocol, "run": run,
-                                             "page_load_ms": ms})
+                                             "seed": seed, "page_load_ms": ms})
                         cell = {"rtt_ms": rtt, "rate_mbps": rate, "loss": loss, "page": name,
                                 "runs": args.runs, "queue": args.queue}
                         for p in args.protocols:
@@ -367,7 +388,14 @@ def merge(args):
     out = exp_common.out_dir(args.out)
     os.makedirs(out, exist_ok=True)
     runs, cells = load_outputs(out)
-    seen = {cell_key(c) for c in cells}
+    # --out's own cells by the same rule as the parts'.
+    kept = {cell_key(c) for c in cells if complete(args, c, runs)}
+    if len(kept) < len(cells):
+        log("%s: %d cells not complete by this run's rules: left out" % (
+            out, len(cells) - len(kept)))
+    cells = [c for c in cells if cell_key(c) in kept]
+    runs = [r for r in runs if cell_key(r) in kept]
+    seen = set(kept)
     for part in args.merge_from.split(","):
         part = exp_common.out_dir(part)
         if not os.path.isfile(os.path.join(part, "spdy_loss.csv")):
@@ -380,9 +408,10 @@ def merge(args):
                 continue
             mine = [r for r in p_runs if cell_key(r) == key]
             n = min(sum(1 for r in mine if r["protocol"] == p) for p in args.protocols)
-            if int(c["runs"]) < args.runs or n < int(c["runs"]):
-                log("%s: cell RTT %d ms, %g Mbit/s, loss %g, %s has %d of %d runs: left out" % (
-                    part, c["rtt_ms"], c["rate_mbps"], c["loss"], c["page"], n, args.runs))
+            if n < int(c["runs"]) or not complete(args, c, mine):
+                log("%s: cell RTT %d ms, %g Mbit/s, loss %g, %s: %d of %d runs%s: left out" % (
+                    part, c["rtt_ms"], c["rate_mbps"], c["loss"], c["page"], n, args.runs,
+                    "" if n < args.runs else ", loss without a seed per run"))
                 continue
             seen.add(key)
             cells.append(c)
@@ -438,7 +467,7 @@ def _ratio(c, p):
 def write_outputs(args, out, runs, cells, quiet=False):
     exp_common.write_csv(os.path.join(out, "spdy_loss_runs.csv"),
                          ["rtt_ms", "rate_mbps", "loss", "page", "queue", "protocol", "run",
-                          "page_load_ms"], runs)
+                          "seed", "page_load_ms"], runs)
     # The protocols asked for or measured in any cell (h3ng only where it was).
     shown = [p for p in PROTOCOLS if p in args.protocols or
              any(c.get(p + "_median_ms") not in (None, "") for c in cells)]

@@ -38,6 +38,17 @@ for c in cells:
     print("%s loss %s: HTTP/1.1 %s ms, SPDY %s ms, h2 %s ms, h3 %s ms, h3-ngtcp2 %s ms" % (
         c["page"], c["loss"], c["http1_median_ms"], c["spdy_median_ms"], c["h2_median_ms"],
         c["h3_median_ms"], c["h3ng_median_ms"]))
+# Every lossy load has its loss seed (netem's default would give every run one pattern), the
+# same for the protocols of a run, another for each cell.
+lossy = [r for r in runs if float(r["loss"]) > 0]
+if any(not r.get("seed") for r in lossy):
+    bad.append("a lossy load without a seed")
+seeds = {}
+for r in lossy:
+    seeds.setdefault((r["page"], r["loss"], r["run"]), set()).add(r["seed"])
+if any(len(v) != 1 for v in seeds.values()) or \
+        len({min(v) for v in seeds.values()}) != len(seeds):
+    bad.append("seeds not one per run and cell: %s" % seeds)
 for f in ("spdy_loss.txt", "spdy_loss.svg"):
     if not os.path.getsize(os.path.join(d, f)):
         bad.append(f + " empty")
