@@ -253,6 +253,8 @@ def complete(args, cell, runs):
     if int(cell["runs"]) < args.runs or any(cell.get(p + "_median_ms") in (None, "")
                                              for p in args.protocols):
         return False
+    if "h3ng" in args.protocols and cell.get("h3ng_cc") != args.h3ng_cc:
+        return False  # measured with another congestion controller
     if float(cell["loss"]) == 0:
         return True
     key = cell_key(cell)
@@ -355,6 +357,8 @@ def main(argv=None):
                                              "seed": seed, "page_load_ms": ms})
                         cell = {"rtt_ms": rtt, "rate_mbps": rate, "loss": loss, "page": name,
                                 "runs": args.runs, "queue": args.queue}
+                        if "h3ng" in args.protocols:
+                            cell["h3ng_cc"] = args.h3ng_cc
                         for p in args.protocols:
                             cell[p + "_median_ms"] = statistics.median(plt[p])
                             cell[p + "_min_ms"] = min(plt[p])
@@ -476,11 +480,14 @@ def write_outputs(args, out, runs, cells, quiet=False):
         cols += [p + "_median_ms", p + "_min_ms", p + "_max_ms"]
     multiplexed = [p for p in shown if p in MULTIPLEXED]
     cols += [p + "_over_http1" for p in multiplexed]
+    if "h3ng" in shown:
+        cols.append("h3ng_cc")
     exp_common.write_csv(os.path.join(out, "spdy_loss.csv"), cols, cells)
     lines = ["spdy_loss: page load time, HTTP/1.1 (%d connections per host) against SPDY/3, "
              "HTTP/2 and HTTP/3 (one connection each), on netem shell's packet-level link (%s "
              "queue each way, independent loss each way); TLS 1.2 (h3: QUIC v1, TLS 1.3, "
-             "Caddy's quic-go; h3-ngtcp2: the same from ngtcp2's server); %d "
+             "Caddy's quic-go; h3-ngtcp2: the same from ngtcp2's server, the h3ng_cc "
+             "column's congestion controller); %d "
              "run(s) per cell, interleaved; medians in ms ('-': not measured in that cell)" % (
                  args.max_conns_per_host, args.queue, args.runs), ""]
 
