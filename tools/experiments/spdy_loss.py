@@ -447,7 +447,7 @@ def load_outputs(out):
     def num(row):
         r = dict(row)
         for k, v in r.items():
-            if k not in ("page", "protocol", "queue") and v not in (None, ""):
+            if k not in ("page", "protocol", "queue", "h3ng_cc") and v not in (None, ""):
                 try:
                     r[k] = int(v)
                 except ValueError:
