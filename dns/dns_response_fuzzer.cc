@@ -1,9 +1,10 @@
 // Fuzzes ParseDnsResponse with arbitrary messages. Beyond "no crash": what
 // parses is well-formed (names lower-case, at most 255 characters, no empty
 // label; A and AAAA addresses of their family; TTLs below 2^31; the negative
-// TTL no more than the SOA's TTL), and a message re-encoded from the parsed
-// value (uncompressed names, TXT in 255-byte strings) parses to the same
-// value.
+// TTL no more than the SOA's TTL), AnswersFor keeps only records of the type
+// asked whose owner is the name asked or on its CNAME chain (at most
+// kMaxCnameChain hops), and a message re-encoded from the parsed value
+// (uncompressed names, TXT in 255-byte strings) parses to the same value.
 
 #include <openssl/bytestring.h>
 #include <openssl/mem.h>
@@ -127,6 +128,35 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (record.type == net::kDnsTypeSoa) break;
     }
     Check(bounded, "negative TTL is min(SOA TTL, SOA minimum)");
+  }
+
+  // The answers for each owner name in the message (CNAME loops and long
+  // chains included): of the type asked, owned by a name reachable from
+  // the one asked through at most kMaxCnameChain CNAMEs.
+  for (const auto& asked : r->answers) {
+    for (uint16_t type : {net::kDnsTypeA, net::kDnsTypeHttps}) {
+      uint32_t cname_ttl = UINT32_MAX;
+      for (const net::DnsRecord* a :
+           r->AnswersFor(asked.name, type, &cname_ttl)) {
+        Check(a->type == type, "AnswersFor: the type asked");
+        std::string name = asked.name;
+        bool reached = name == a->name;
+        for (int hop = 0; !reached && hop < net::DnsResponse::kMaxCnameChain;
+             ++hop) {
+          const net::DnsRecord* next = nullptr;
+          for (const auto& c : r->answers) {
+            if (c.type == net::kDnsTypeCname && c.name == name) {
+              next = &c;
+              break;
+            }
+          }
+          if (!next) break;
+          name = next->text;
+          reached = name == a->name;
+        }
+        Check(reached, "AnswersFor: an owner on the CNAME chain");
+      }
+    }
   }
 
   bssl::ScopedCBB cbb;
