@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "dns/fake_dns_server.h"
 #include "dns/https_record.h"
@@ -723,6 +724,28 @@ TEST_F(CaresHttpsTest, AliasModeIsFollowedToTheServiceAndItsAddresses) {
   EXPECT_EQ(result.https.port, 8443);
   ASSERT_EQ(result.addresses.size(), 1u);
   EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.9");  // the target's
+}
+
+// An AliasMode TargetName written in capitals: DNS names are
+// case-insensitive, so the chain goes on to the target's answer.
+TEST_F(CaresHttpsTest, AliasTargetInAnotherCaseIsFollowed) {
+  FakeDnsServer::Handler zone =
+      ZoneHandler({{"apex.test", {{65, 300, HttpsRdata(0, "Pool.SVC.Test")}}},
+                   {"pool.svc.test", {{65, 300, HttpsRdata(1, "", 8443)}}}},
+                  {{"apex.test", 1}, {"pool.svc.test", 9}});
+  FakeDnsServer server([zone](const FakeDnsQuery& q) {
+    FakeDnsQuery lower = q;
+    lower.name = absl::AsciiStrToLower(q.name);
+    return zone(lower);
+  });
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "apex.test", &result));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed)
+      << result.https.detail;
+  EXPECT_EQ(result.https.port, 8443);
+  ASSERT_EQ(result.addresses.size(), 1u);
+  EXPECT_EQ(result.addresses[0].ToString(), "127.0.0.9");
 }
 
 TEST_F(CaresHttpsTest, AnotherNamesRecordIsNoAnswerACnamesIs) {

@@ -134,7 +134,11 @@ std::optional<uint32_t> DnsResponse::NegativeTtl() const {
 
 std::vector<const DnsRecord*> DnsResponse::AnswersFor(
     absl::string_view qname, uint16_t type, uint32_t* cname_ttl) const {
-  std::vector<std::string> chain = {std::string(qname)};
+  // Parsed names are lower case without the root's dot; a caller's name
+  // need not be.
+  std::string name = absl::AsciiStrToLower(qname);
+  if (!name.empty() && name.back() == '.') name.pop_back();
+  std::vector<std::string> chain = {std::move(name)};
   while (static_cast<int>(chain.size()) <= kMaxCnameChain) {
     const DnsRecord* cname = nullptr;
     for (const DnsRecord& r : answers) {

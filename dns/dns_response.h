@@ -55,7 +55,7 @@ struct DnsResponse {
   std::optional<uint32_t> NegativeTtl() const;
 
   // AnswersFor returns the answer records of |type| that answer a question
-  // for |qname| (lower case, no trailing dot): those owned by |qname| or by
+  // for |qname| (any case, a trailing dot or not): those owned by |qname| or by
   // a name its CNAME chain in this answer leads to (RFC 1034 3.6.2, RFC 2181
   // 5.4.1 and 10.1), in message order. A record owned by any other name is
   // no answer to the question asked (a server's mistake or an injection) and

@@ -82,6 +82,8 @@ TEST(DnsResponseTest, AnswersForFollowTheCnameChainAndNothingElse) {
   EXPECT_EQ(a[1]->address->ToString(), "198.18.0.2");  // names are lower case
   EXPECT_EQ(cname_ttl, 40u);  // the chain's CNAMEs only
   EXPECT_EQ(r->AnswersFor("www.a.test", 16).size(), 1u);
+  // The name asked in another case, or with the root's dot, is the same.
+  EXPECT_EQ(r->AnswersFor("WWW.A.Test.", 1).size(), 2u);
   // Asked for another name, the chain starts there.
   ASSERT_EQ(r->AnswersFor("evil.test", 1).size(), 1u);
   EXPECT_TRUE(r->AnswersFor("unasked.test", 1).empty());
