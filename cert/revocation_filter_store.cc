@@ -25,13 +25,6 @@ absl::Status Named(absl::string_view path, const absl::Status& status) {
   return named;
 }
 
-size_t StashBytes(const std::vector<RevocationStash>& stashes) {
-  size_t total = 0;
-  for (const RevocationStash& stash : stashes)
-    total += stash.Serialize().size();
-  return total;
-}
-
 }  // namespace
 
 absl::StatusOr<RevocationFilterStore> RevocationFilterStore::Load(
@@ -124,6 +117,7 @@ absl::Status RevocationFilterStore::SetFilter(RevocationFilter filter) {
   }
   filter_ = std::move(filter);
   stashes_.clear();
+  stash_bytes_ = 0;
   changed_ = true;
   return absl::OkStatus();
 }
@@ -146,11 +140,13 @@ absl::Status RevocationFilterStore::AddStash(RevocationStash stash) {
         "revocation stash ", stash.number(), " of filter ",
         stash.base_sequence(), " differs from the one already applied"));
   }
-  if (StashBytes(stashes_) + stash.Serialize().size() > kMaxStashBytes) {
+  const size_t bytes = stash.Serialize().size();
+  if (stash_bytes_ + bytes > kMaxStashBytes) {
     return absl::ResourceExhaustedError(
         absl::StrCat("revocation stashes beyond ", kMaxStashBytes,
                      " bytes in all: install a newer filter"));
   }
+  stash_bytes_ += bytes;
   stashes_.push_back(std::move(stash));
   changed_ = true;
   return absl::OkStatus();

@@ -99,6 +99,9 @@ class RevocationFilterStore {
  private:
   std::optional<RevocationFilter> filter_;
   std::vector<RevocationStash> stashes_;
+  // The serialized size of |stashes_| (the kMaxStashBytes bound), kept as
+  // they are added rather than re-encoding every held stash per add.
+  size_t stash_bytes_ = 0;
   bool changed_ = false;
 };
 

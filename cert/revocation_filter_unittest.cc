@@ -11,6 +11,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "cert/ocsp_test_util.h"
 #include "cert/revocation_filter_builder.h"
@@ -679,6 +680,37 @@ TEST_F(RevocationFilterStoreTest, FiltersMoveForwardStashesFollowTheirBase) {
   ASSERT_TRUE(store.SetFilter(Filter(3, false, absl::Now())).ok());
   EXPECT_TRUE(store.stashes().empty());
   EXPECT_EQ(store.Check(leaf_, i2_).answer, Answer::kGood);
+}
+
+// The stashes held are bounded in all (kMaxStashBytes); a newer filter drops
+// them, and the bound with them.
+TEST_F(RevocationFilterStoreTest, StashesAreBoundedInAllUntilANewerFilter) {
+  // Well over half the bound: two cannot be held at once (a serial is
+  // stored as a length byte and its 64 bytes under its issuer).
+  std::vector<RevocationFilterKey> keys;
+  const size_t n = RevocationFilterStore::kMaxStashBytes / 2 / 65 + 1000;
+  keys.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    keys.push_back(
+        {leaf_facts_.key.issuer_spki_sha256, absl::StrFormat("%064d", i)});
+  }
+  auto big_stash = [&](uint64_t base, uint64_t number) {
+    return *RevocationStash::Create({base, number, absl::Now(), keys});
+  };
+  RevocationFilterStore store;
+  ASSERT_TRUE(store.SetFilter(Filter(1, false, absl::Now())).ok());
+  RevocationStash first = big_stash(1, 1);
+  ASSERT_GT(first.Serialize().size(),
+            RevocationFilterStore::kMaxStashBytes / 2);
+  ASSERT_TRUE(store.AddStash(first).ok());
+  absl::Status full = store.AddStash(big_stash(1, 2));
+  EXPECT_TRUE(absl::IsResourceExhausted(full)) << full;
+  // A small one still fits beside the first.
+  ASSERT_TRUE(
+      store.AddStash(*RevocationStash::Create({1, 3, absl::Now(), {}})).ok());
+  EXPECT_EQ(store.stashes().size(), 2u);
+  ASSERT_TRUE(store.SetFilter(Filter(2, false, absl::Now())).ok());
+  EXPECT_TRUE(store.AddStash(big_stash(2, 1)).ok());
 }
 
 TEST_F(RevocationFilterStoreTest, SavesLoadsAndNamesDamage) {
