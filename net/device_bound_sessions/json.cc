@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -135,6 +137,9 @@ class Parser {
       *out = JsonValue::Object(std::move(members));
       return absl::OkStatus();
     }
+    // The keys seen: a set, so that an object of max_values keys costs
+    // linear time, not quadratic.
+    absl::flat_hash_set<std::string> keys;
     for (;;) {
       SkipWhitespace();
       if (Peek() != '"') return Error("expected a string key");
@@ -142,12 +147,9 @@ class Parser {
       std::string key;
       status = ParseString(&key);
       if (!status.ok()) return status;
-      // Objects are small (the value count bounds them): a linear scan.
-      for (const auto& member : members) {
-        if (member.first == key) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "JSON: duplicate key ", JsonQuote(key), " at byte ", key_offset));
-        }
+      if (!keys.insert(key).second) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "JSON: duplicate key ", JsonQuote(key), " at byte ", key_offset));
       }
       SkipWhitespace();
       if (!Consume(':')) return Error("expected ':'");

@@ -96,6 +96,18 @@ TEST(JsonTest, RefusesWhatRfc8259DoesNotAllow) {
   }
 }
 
+TEST(JsonTest, AnObjectOfAllTheKeysTheLimitsAllowParsesItsDuplicateIsNamed) {
+  std::string doc = "{";
+  const size_t n = JsonLimits().max_values - 1;  // the object is a value too
+  for (size_t i = 0; i < n; ++i)
+    absl::StrAppend(&doc, i ? "," : "", "\"k", i, "\":", i);
+  absl::StatusOr<JsonValue> v = ParseJson(doc + "}");
+  ASSERT_TRUE(v.ok()) << v.status();
+  absl::StatusOr<JsonValue> dup = ParseJson(doc + ",\"k77\":0}");
+  ASSERT_FALSE(dup.ok());
+  EXPECT_THAT(dup.status().message(), HasSubstr("duplicate key \"k77\""));
+}
+
 TEST(JsonTest, LimitsHold) {
   JsonLimits limits;
   limits.max_depth = 3;
