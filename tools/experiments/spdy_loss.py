@@ -246,19 +246,29 @@ def loss_seed(rtt, rate, loss, name, run):
     return zlib.crc32(("%d|%g|%g|%s|%d" % (rtt, rate, loss, name, run)).encode())
 
 
-def complete(args, cell, runs):
-    """Whether |cell| (with its loads among |runs|) counts as measured: --runs runs of every
-    protocol asked for, and, with loss, a loss seed per load (before seeds every run of a
-    cell drew the same loss pattern: netem's default seed)."""
-    if int(cell["runs"]) < args.runs or any(cell.get(p + "_median_ms") in (None, "")
-                                             for p in args.protocols):
-        return False
+def runs_by_cell(runs):
+    """|runs| grouped by cell_key, each cell's loads in their order."""
+    grouped = {}
+    for r in runs:
+        grouped.setdefault(cell_key(r), []).append(r)
+    return grouped
+
+
+def why_incomplete(args, cell, cell_runs):
+    """Why |cell| (with |cell_runs|, its loads) does not count as measured, or "" when it
+    does: --runs runs of every protocol asked for, each with its load, and, with loss, a loss
+    seed per load (before seeds every run of a cell drew the same loss pattern: netem's
+    default seed)."""
+    if any(cell.get(p + "_median_ms") in (None, "") for p in args.protocols):
+        return "not every protocol asked for"
+    loads = min(sum(1 for r in cell_runs if r["protocol"] == p) for p in args.protocols)
+    if int(cell["runs"]) < args.runs or loads < int(cell["runs"]):
+        return "%d of %d runs" % (min(loads, int(cell["runs"])), args.runs)
     if "h3ng" in args.protocols and cell.get("h3ng_cc") != args.h3ng_cc:
-        return False  # measured with another congestion controller
-    if float(cell["loss"]) == 0:
-        return True
-    key = cell_key(cell)
-    return all(r.get("seed") not in (None, "") for r in runs if cell_key(r) == key)
+        return "h3ng measured with %s" % (cell.get("h3ng_cc") or "another congestion control")
+    if float(cell["loss"]) > 0 and any(r.get("seed") in (None, "") for r in cell_runs):
+        return "loss without a seed per run"
+    return ""
 
 
 def load(args, protocol, page, rtt, rate, loss, trust, seed):
@@ -319,7 +329,9 @@ def main(argv=None):
     runs, cells = ([], []) if not args.resume else load_outputs(out)
     # Done: enough runs of every protocol asked for (a cell measured before h2 had a row is
     # measured again).
-    done = {cell_key(c) for c in cells if complete(args, c, runs)}
+    grouped = runs_by_cell(runs)
+    done = {cell_key(c) for c in cells
+            if not why_incomplete(args, c, grouped.get(cell_key(c), []))}
     # Cells with fewer runs than asked for are measured again, from scratch.
     cells = [c for c in cells if cell_key(c) in done]
     runs = [r for r in runs if cell_key(r) in done]
@@ -393,7 +405,9 @@ def merge(args):
     os.makedirs(out, exist_ok=True)
     runs, cells = load_outputs(out)
     # --out's own cells by the same rule as the parts'.
-    kept = {cell_key(c) for c in cells if complete(args, c, runs)}
+    grouped = runs_by_cell(runs)
+    kept = {cell_key(c) for c in cells
+            if not why_incomplete(args, c, grouped.get(cell_key(c), []))}
     if len(kept) < len(cells):
         log("%s: %d cells not complete by this run's rules: left out" % (
             out, len(cells) - len(kept)))
@@ -405,17 +419,17 @@ def merge(args):
         if not os.path.isfile(os.path.join(part, "spdy_loss.csv")):
             raise ExperimentError("--merge-from %s: no spdy_loss.csv there" % part)
         p_runs, p_cells = load_outputs(part)
+        p_grouped = runs_by_cell(p_runs)
         added = 0
         for c in p_cells:
             key = cell_key(c)
             if key in seen:
                 continue
-            mine = [r for r in p_runs if cell_key(r) == key]
-            n = min(sum(1 for r in mine if r["protocol"] == p) for p in args.protocols)
-            if n < int(c["runs"]) or not complete(args, c, mine):
-                log("%s: cell RTT %d ms, %g Mbit/s, loss %g, %s: %d of %d runs%s: left out" % (
-                    part, c["rtt_ms"], c["rate_mbps"], c["loss"], c["page"], n, args.runs,
-                    "" if n < args.runs else ", loss without a seed per run"))
+            mine = p_grouped.get(key, [])
+            why = why_incomplete(args, c, mine)
+            if why:
+                log("%s: cell RTT %d ms, %g Mbit/s, loss %g, %s: %s: left out" % (
+                    part, c["rtt_ms"], c["rate_mbps"], c["loss"], c["page"], why))
                 continue
             seen.add(key)
             cells.append(c)
