@@ -169,6 +169,9 @@ class Http3StreamTest : public ::testing::Test {
   // GETs /r1 over a mock TCP + TLS connection that answers "tcp"; the
   // request's trace.
   LoadTiming FetchOverMockTcp(HttpNetworkSession* session);
+  // A first visit (GET /r1 over QUIC, leaving a ticket for 0-RTT), then the
+  // session closed: the next request opens a new QUIC connection.
+  void VisitOnceOverQuicAndCloseIdle(HttpNetworkSession* session);
 
   EventLoop loop_;
   LoopbackResolver resolver_;
@@ -324,27 +327,9 @@ TEST_F(Http3StreamTest, ZeroRttSessionThatNeverCompletesFallsBackToTcp) {
   ASSERT_TRUE(StartServer());
   HttpNetworkSession* session =
       NewSession(server_.endpoint().port(), absl::Milliseconds(400));
-  {
-    Request first(session, "/r1");
-    EXPECT_EQ(first.Finish(), "body 1");
-    ASSERT_TRUE(first.trans.load_timing().quic.used);
-  }
-  session->CloseIdleSockets();
-  ASSERT_EQ(session->http3_session_pool()->session_count(), 0u);
+  ASSERT_NO_FATAL_FAILURE(VisitOnceOverQuicAndCloseIdle(session));
   server_.Pause();
-  StaticSocketDataProvider tcp(
-      {MockRead(ASYNC, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntcp"),
-       MockRead(SYNC, ERR_IO_PENDING)},
-      {MockWrite(ASYNC,
-                 "GET /r1 HTTP/1.1\r\nHost: www.example.test\r\nUser-Agent: "
-                 "netstack-fetch/0.1\r\nAccept: */*\r\nConnection: "
-                 "keep-alive\r\n\r\n")});
-  factory_.AddSocketDataProvider(&tcp);
-  SSLSocketDataProvider tls(ASYNC, OK);
-  factory_.AddTlsSocketProvider(&tls);
-  Request again(session, "/r1");
-  EXPECT_EQ(again.Finish(), "tcp");
-  const LoadTiming& t = again.trans.load_timing();
+  const LoadTiming t = FetchOverMockTcp(session);
   EXPECT_FALSE(t.quic.used);
   EXPECT_EQ(t.quic.fallback.rfind("ERR_QUIC_HANDSHAKE_TIMEOUT: ", 0), 0u)
       << t.quic.fallback;
@@ -366,12 +351,7 @@ TEST_F(Http3StreamTest, ZeroRttHandshakeIsToldWhenItHasEnded) {
   ASSERT_TRUE(StartServer());
   HttpNetworkSession* session =
       NewSession(server_.endpoint().port(), absl::Seconds(5));
-  {
-    Request first(session, "/r1");
-    EXPECT_EQ(first.Finish(), "body 1");
-  }
-  session->CloseIdleSockets();
-  ASSERT_EQ(session->http3_session_pool()->session_count(), 0u);
+  ASSERT_NO_FATAL_FAILURE(VisitOnceOverQuicAndCloseIdle(session));
   Request again(session, "/r2");
   EXPECT_EQ(again.Finish(), "body 2");
   const LoadTiming& t = again.trans.load_timing();
@@ -502,6 +482,17 @@ TEST_F(Http3StreamTest, H3OnlyRecordFallsBackToTcpWithoutTheRecord) {
   EXPECT_EQ(hole.received(), before);
   EXPECT_EQ(record_resolver_.https, 3);
   EXPECT_EQ(record_resolver_.plain, 2);
+}
+
+void Http3StreamTest::VisitOnceOverQuicAndCloseIdle(
+    HttpNetworkSession* session) {
+  {
+    Request first(session, "/r1");
+    EXPECT_EQ(first.Finish(), "body 1");
+    ASSERT_TRUE(first.trans.load_timing().quic.used);
+  }
+  session->CloseIdleSockets();
+  ASSERT_EQ(session->http3_session_pool()->session_count(), 0u);
 }
 
 LoadTiming Http3StreamTest::FetchOverMockTcp(HttpNetworkSession* session) {
