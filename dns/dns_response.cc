@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 
 namespace net {
 namespace {
@@ -19,12 +20,15 @@ absl::Status Malformed(absl::string_view why) {
 }
 
 // Reads a possibly compressed name at |cbs| (advanced past it) from the
-// whole |message|.
+// whole |message|, in dotted form with a '.' or a backslash inside a label
+// escaped by a backslash (RFC 1035 5.1), so that no label can pass for two:
+// the one-label name "a.b" reads as a, backslash, ".b", never as "a.b".
 absl::Status ReadName(const CBS& message, CBS* cbs, std::string* out) {
   out->clear();
   CBS cursor = *cbs;
   bool jumped = false;
   int hops = 0;
+  size_t wire_length = 1;  // the root label's byte
   for (;;) {
     uint8_t len;
     if (!CBS_get_u8(&cursor, &len)) return Malformed("name runs past the end");
@@ -48,10 +52,14 @@ absl::Status ReadName(const CBS& message, CBS* cbs, std::string* out) {
     CBS label;
     if (!CBS_get_bytes(&cursor, &label, len))
       return Malformed("label runs past the end");
+    // RFC 1035 3.1: 255 octets in all, length bytes and the root's included.
+    wire_length += 1 + len;
+    if (wire_length > kMaxNameLength) return Malformed("name too long");
     if (!out->empty()) out->push_back('.');
-    out->append(reinterpret_cast<const char*>(CBS_data(&label)),
-                CBS_len(&label));
-    if (out->size() > kMaxNameLength) return Malformed("name too long");
+    for (uint8_t c : absl::MakeConstSpan(CBS_data(&label), CBS_len(&label))) {
+      if (c == '.' || c == '\\') out->push_back('\\');
+      out->push_back(static_cast<char>(c));
+    }
   }
   if (!jumped) *cbs = cursor;
   *out = absl::AsciiStrToLower(*out);
@@ -123,6 +131,16 @@ absl::Status ReadRecord(const CBS& message, CBS* cbs, DnsRecord* record) {
   return absl::OkStatus();
 }
 
+// True if |name| ends with the root's '.', not with a '.' escaped inside its
+// last label (one preceded by an odd number of backslashes).
+bool EndsWithRootDot(absl::string_view name) {
+  if (name.empty() || name.back() != '.') return false;
+  size_t backslashes = 0;
+  for (size_t i = name.size() - 1; i > 0 && name[i - 1] == '\\'; --i)
+    ++backslashes;
+  return backslashes % 2 == 0;
+}
+
 }  // namespace
 
 std::optional<uint32_t> DnsResponse::NegativeTtl() const {
@@ -137,7 +155,7 @@ std::vector<const DnsRecord*> DnsResponse::AnswersFor(
   // Parsed names are lower case without the root's dot; a caller's name
   // need not be.
   std::string name = absl::AsciiStrToLower(qname);
-  if (!name.empty() && name.back() == '.') name.pop_back();
+  if (EndsWithRootDot(name)) name.pop_back();
   std::vector<std::string> chain = {std::move(name)};
   while (static_cast<int>(chain.size()) <= kMaxCnameChain) {
     const DnsRecord* cname = nullptr;

@@ -33,7 +33,9 @@ enum DnsType : uint16_t {
 };
 
 struct DnsRecord {
-  std::string name;  // lower-case, no trailing dot
+  // Lower-case, no trailing dot; a '.' or a backslash inside a label is
+  // escaped by a backslash (RFC 1035 5.1), so no label passes for two.
+  std::string name;
   uint16_t type = 0;
   uint32_t ttl = 0;
   std::optional<IPAddress> address;  // A, AAAA

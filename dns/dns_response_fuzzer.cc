@@ -1,8 +1,9 @@
 // Fuzzes ParseDnsResponse with arbitrary messages. Beyond "no crash": what
-// parses is well-formed (names lower-case, at most 255 characters, no empty
-// label; A and AAAA addresses of their family; TTLs below 2^31; the negative
-// TTL no more than the SOA's TTL), AnswersFor keeps only records of the type
-// asked whose owner is the name asked or on its CNAME chain (at most
+// parses is well-formed (names lower-case, at most 255 bytes on the wire, no
+// empty label, a '.' inside a label escaped so that it cannot pass for a
+// label boundary; A and AAAA addresses of their family; TTLs below 2^31; the
+// negative TTL no more than the SOA's TTL), AnswersFor keeps only records of
+// the type asked whose owner is the name asked or on its CNAME chain (at most
 // kMaxCnameChain hops), and a message re-encoded from the parsed value
 // (uncompressed names, TXT in 255-byte strings) parses to the same value.
 
@@ -17,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_split.h"
 #include "dns/dns_response.h"
 
 namespace {
@@ -28,17 +28,36 @@ void Check(bool ok, const char* what) {
   std::abort();
 }
 
-// Appends |name| uncompressed; false if it cannot be written as labels (a
-// label of the dotted form that is empty or over 63 bytes: a parsed label
-// may itself contain a '.').
-bool AddName(CBB* cbb, const std::string& name) {
-  if (!name.empty()) {
-    for (absl::string_view label : absl::StrSplit(name, '.')) {
-      if (label.empty() || label.size() > 63) return false;
-      CBB_add_u8(cbb, static_cast<uint8_t>(label.size()));
-      CBB_add_bytes(cbb, reinterpret_cast<const uint8_t*>(label.data()),
-                    label.size());
+// Splits a parsed |name| into its labels, undoing the escapes of a '.' or a
+// backslash inside a label; false if the escapes are not well formed.
+bool SplitLabels(const std::string& name, std::vector<std::string>* labels) {
+  labels->clear();
+  if (name.empty()) return true;  // the root
+  labels->emplace_back();
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '\\') {
+      if (++i == name.size()) return false;
+      if (name[i] != '.' && name[i] != '\\') return false;
+      labels->back().push_back(name[i]);
+    } else if (name[i] == '.') {
+      labels->emplace_back();
+    } else {
+      labels->back().push_back(name[i]);
     }
+  }
+  return true;
+}
+
+// Appends |name| uncompressed; false if its labels cannot be written (an
+// empty label or one over 63 bytes).
+bool AddName(CBB* cbb, const std::string& name) {
+  std::vector<std::string> labels;
+  Check(SplitLabels(name, &labels), "escapes in a name well formed");
+  for (const std::string& label : labels) {
+    if (label.empty() || label.size() > 63) return false;
+    CBB_add_u8(cbb, static_cast<uint8_t>(label.size()));
+    CBB_add_bytes(cbb, reinterpret_cast<const uint8_t*>(label.data()),
+                  label.size());
   }
   return CBB_add_u8(cbb, 0);
 }
@@ -99,7 +118,14 @@ bool SameRecords(const std::vector<net::DnsRecord>& a,
 }
 
 void CheckRecord(const net::DnsRecord& r) {
-  Check(r.name.size() <= 255, "name at most 255 characters");
+  std::vector<std::string> labels;
+  Check(SplitLabels(r.name, &labels), "escapes in a name well formed");
+  size_t wire_length = 1;
+  for (const std::string& label : labels) {
+    Check(!label.empty() && label.size() <= 63, "labels of 1 to 63 bytes");
+    wire_length += 1 + label.size();
+  }
+  Check(wire_length <= 255, "name at most 255 bytes on the wire");
   for (char c : r.name) Check(!(c >= 'A' && c <= 'Z'), "name lower-case");
   Check(r.ttl < 0x80000000u, "TTL below 2^31");
   if (r.type == net::kDnsTypeA)

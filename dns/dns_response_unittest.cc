@@ -116,6 +116,72 @@ TEST(DnsResponseTest, AnswersForFollowTheCnameChainAndNothingElse) {
   EXPECT_EQ(cut[0]->address->ToString(), "198.18.0.4");
 }
 
+// A response with no question and the A records of |owners| (wire-form
+// names), the nth record's address 198.18.0.n+1.
+std::string ResponseOwning(const std::vector<std::string>& owners) {
+  std::string msg("\x12\x34\x81\x80\x00\x00\x00\x00\x00\x00\x00\x00", 12);
+  msg[7] = static_cast<char>(owners.size());
+  for (size_t i = 0; i < owners.size(); ++i) {
+    msg += owners[i];
+    msg +=
+        std::string("\x00\x01\x00\x01\x00\x00\x00\x3c\x00\x04\xc6\x12\x00", 13);
+    msg += static_cast<char>(i + 1);
+  }
+  return msg;
+}
+
+TEST(DnsResponseTest, ALabelWithADotCannotPassForTwoLabels) {
+  // The one label "a.b", the two labels "a" and "b", the one label ".", the
+  // root, and the one label "a" + backslash.
+  auto r = ParseDnsResponse(
+      ResponseOwning({std::string("\x03"
+                                  "a.b\x00",
+                                  5),
+                      std::string("\x01"
+                                  "a\x01"
+                                  "b\x00",
+                                  5),
+                      std::string("\x01.\x00", 3), std::string("\x00", 1),
+                      std::string("\x02"
+                                  "a\\\x00",
+                                  4)}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->answers.size(), 5u);
+  EXPECT_EQ(r->answers[0].name, "a\\.b");
+  EXPECT_EQ(r->answers[1].name, "a.b");
+  EXPECT_EQ(r->answers[2].name, "\\.");
+  EXPECT_EQ(r->answers[3].name, "");
+  EXPECT_EQ(r->answers[4].name, "a\\\\");
+  auto only = [&](absl::string_view qname) {
+    std::vector<const DnsRecord*> a = r->AnswersFor(qname, kDnsTypeA);
+    return a.size() == 1 ? a[0]->address->ToString() : "not one answer";
+  };
+  EXPECT_EQ(only("a.b"), "198.18.0.2");
+  EXPECT_EQ(only("a.b."), "198.18.0.2");
+  EXPECT_EQ(only(r->answers[0].name), "198.18.0.1");
+  // An escaped '.' is not the root's, so the label "." is not the root.
+  EXPECT_EQ(only(r->answers[2].name), "198.18.0.3");
+  EXPECT_EQ(only("."), "198.18.0.4");
+  EXPECT_EQ(only(r->answers[4].name), "198.18.0.5");
+  EXPECT_EQ(only("a\\\\."),
+            "198.18.0.5");  // an escaped backslash, then the root
+}
+
+TEST(DnsResponseTest, NamesAreAtMost255BytesOnTheWire) {
+  const std::string label63 = '\x3f' + std::string(63, 'x');
+  const std::string three = label63 + label63 + label63;
+  // 3 x 64 + 62 + the root's byte: 255.
+  auto fits = ParseDnsResponse(ResponseOwning(
+      {three + '\x3d' + std::string(61, 'y') + std::string(1, '\0')}));
+  ASSERT_TRUE(fits.ok()) << fits.status();
+  EXPECT_EQ(fits->answers[0].name.size(), 3 * 64 + 61u);
+  // One byte more.
+  EXPECT_FALSE(
+      ParseDnsResponse(ResponseOwning({three + '\x3e' + std::string(62, 'y') +
+                                       std::string(1, '\0')}))
+          .ok());
+}
+
 TEST(DnsResponseTest, KeepsHttpsRdataRawEvenWhenMalformed) {
   // An HTTPS record (type 65) beside an A record: its RDATA is kept as it
   // came; one that would not parse as HTTPS (a truncated SvcParam) does not
