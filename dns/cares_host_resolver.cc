@@ -66,7 +66,7 @@ std::string JobKey(const std::string& name, HostCache::Kind kind) {
 }
 
 // The HTTPS query name of an https origin (RFC 9460 9.1): the host for port
-// 443 (and a prefetch, port 0), "_PORT._https.HOST" for another port.
+// 443 (and port 0, no port known), "_PORT._https.HOST" for another port.
 std::string HttpsQueryName(const std::string& host, uint16_t port) {
   if (port == 443 || port == 0) return host;
   return absl::StrCat("_", port, "._https.", host);
@@ -415,15 +415,15 @@ int CaresHostResolver::Resolve(const std::string& host, uint16_t port,
                      std::move(callback), out_request);
 }
 
-int CaresHostResolver::Prefetch(const std::string& host,
+int CaresHostResolver::Prefetch(const std::string& host, uint16_t port,
                                 HostResolveResult* result,
                                 CompletionOnceCallback callback,
                                 std::unique_ptr<Request>* out_request) {
   NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
   if (config_.query_https)
-    return ResolveHttpsImpl(host, 0, /*prefetch=*/true, result,
+    return ResolveHttpsImpl(host, port, /*prefetch=*/true, result,
                             std::move(callback), out_request);
-  if (overrides_.Lookup(host, 0, result)) return OK;
+  if (overrides_.Lookup(host, port, result)) return OK;
   return StartOrJoin(host, HostCache::Kind::kAddresses, true, result, nullptr,
                      std::move(callback), out_request);
 }

@@ -125,8 +125,8 @@ class CaresHostResolver : public HostResolver {
   int ResolveHttps(const std::string& host, uint16_t port,
                    HostResolveResult* result, CompletionOnceCallback callback,
                    std::unique_ptr<Request>* out_request) override;
-  int Prefetch(const std::string& host, HostResolveResult* result,
-               CompletionOnceCallback callback,
+  int Prefetch(const std::string& host, uint16_t port,
+               HostResolveResult* result, CompletionOnceCallback callback,
                std::unique_ptr<Request>* out_request) override;
   int ResolveTxt(const std::string& name, std::vector<std::string>* records,
                  CompletionOnceCallback callback,

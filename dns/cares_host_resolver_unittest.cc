@@ -146,7 +146,7 @@ TEST_F(CaresHostResolverTest, PrefetchedAnswerReportsPrefetchOnce) {
   HostResolveResult result;
   std::unique_ptr<HostResolver::Request> request;
   TestCompletionCallback cb;
-  ASSERT_EQ(OK, cb.GetResult(resolver->Prefetch("p.ok.test", &result,
+  ASSERT_EQ(OK, cb.GetResult(resolver->Prefetch("p.ok.test", 0, &result,
                                                 cb.callback(), &request)));
   EXPECT_EQ(OK, resolver->Resolve(
                     "p.ok.test", 443, &result, [](int) {}, &request));
@@ -625,7 +625,7 @@ TEST_F(CaresHttpsTest, PrefetchedAddressesDoNotWaitForAnotherPortsRecord) {
   HostResolveResult result;
   std::unique_ptr<HostResolver::Request> request;
   TestCompletionCallback cb;
-  ASSERT_EQ(OK, cb.GetResult(resolver->Prefetch("c.ok.test", &result,
+  ASSERT_EQ(OK, cb.GetResult(resolver->Prefetch("c.ok.test", 0, &result,
                                                 cb.callback(), &request)));
   ASSERT_EQ(server.queries(), 3);  // A, AAAA, HTTPS for c.ok.test
   EXPECT_EQ(OK, resolver->ResolveHttps(
@@ -894,7 +894,7 @@ TEST_F(CaresHttpsTest, PrefetchFetchesTheRecordToo) {
   HostResolveResult result;
   std::unique_ptr<HostResolver::Request> request;
   TestCompletionCallback cb;
-  ASSERT_EQ(OK, cb.GetResult(resolver->Prefetch("pf.ok.test", &result,
+  ASSERT_EQ(OK, cb.GetResult(resolver->Prefetch("pf.ok.test", 0, &result,
                                                 cb.callback(), &request)));
   // The prefetch completed with both answers in: the request it prepared
   // finds both in the cache, synchronously, with no query.
@@ -929,7 +929,7 @@ TEST_F(CaresHttpsTest, PrefetchWaitsForAnAliasChainARequestDoesNot) {
   auto fresh = MakeHttpsResolver(server.address_string());
   std::unique_ptr<HostResolver::Request> request;
   TestCompletionCallback cb;
-  ASSERT_EQ(OK, cb.GetResult(fresh->Prefetch("apex.test", &result,
+  ASSERT_EQ(OK, cb.GetResult(fresh->Prefetch("apex.test", 0, &result,
                                              cb.callback(), &request)));
   EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed)
       << result.https.detail;

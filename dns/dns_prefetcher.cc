@@ -7,9 +7,11 @@
 
 namespace net {
 
-DnsPrefetcher::DnsPrefetcher(HostResolver* resolver, size_t max_concurrent)
+DnsPrefetcher::DnsPrefetcher(HostResolver* resolver, size_t max_concurrent,
+                             std::map<std::string, uint16_t> ports)
     : resolver_(resolver),
-      max_concurrent_(std::max<size_t>(max_concurrent, 1)) {}
+      max_concurrent_(std::max<size_t>(max_concurrent, 1)),
+      ports_(std::move(ports)) {}
 
 DnsPrefetcher::~DnsPrefetcher() = default;
 
@@ -37,9 +39,10 @@ void DnsPrefetcher::StartMore() {
     in_flight_[host] = std::move(lookup);
     ++started_;
     max_in_flight_seen_ = std::max(max_in_flight_seen_, in_flight_.size());
+    auto port = ports_.find(host);
     int rv = resolver_->Prefetch(
-        host, &raw->result, [this, host](int rv) { OnDone(host, rv); },
-        &raw->request);
+        host, port == ports_.end() ? 0 : port->second, &raw->result,
+        [this, host](int rv) { OnDone(host, rv); }, &raw->request);
     if (rv != ERR_IO_PENDING) {
       // Answered from the cache or an override: report it from a task, so
       // observers never run inside Prefetch().

@@ -18,6 +18,7 @@
 #define DNS_DNS_PREFETCHER_H_
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,7 +43,11 @@ class DnsPrefetcher {
                                   const HostResolveResult& answer) = 0;
   };
 
-  DnsPrefetcher(HostResolver* resolver, size_t max_concurrent = 8);
+  // |ports| names the https port of a host prefetched for an origin on a
+  // known port (its HTTPS record is the port's); others are prefetched with
+  // port 0 (HostResolver::Prefetch: port unknown).
+  explicit DnsPrefetcher(HostResolver* resolver, size_t max_concurrent = 8,
+                         std::map<std::string, uint16_t> ports = {});
   ~DnsPrefetcher();
 
   void AddObserver(Observer* observer) { observers_.push_back(observer); }
@@ -69,6 +74,7 @@ class DnsPrefetcher {
 
   HostResolver* const resolver_;
   const size_t max_concurrent_;
+  const std::map<std::string, uint16_t> ports_;
   std::vector<Observer*> observers_;
   std::deque<std::string> queue_;
   absl::flat_hash_set<std::string> seen_;

@@ -1,8 +1,10 @@
 #include "dns/dns_prefetcher.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "dns/cares_host_resolver.h"
 #include "dns/fake_dns_server.h"
 #include "dns/https_record.h"
@@ -97,6 +99,51 @@ TEST(DnsPrefetcherTest, PrefetchesHttpsRecordsBesideAddresses) {
   EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed);
   EXPECT_EQ(result.https.source, DnsSource::kPrefetch);
   EXPECT_EQ(result.https.port, 8443);
+}
+
+// A host prefetched for an origin on another port gets that port's HTTPS
+// record (_PORT._https.HOST, RFC 9460 9.1), the one its request asks for:
+// the request finds it in the cache, no lookup on its clock.
+TEST(DnsPrefetcherTest, PrefetchesTheHttpsRecordOfTheOriginsPort) {
+  EventLoop loop;
+  absl::Mutex mu;
+  std::vector<std::string> https_names;
+  FakeDnsServer server([&](const FakeDnsQuery& q) {
+    if (q.qtype != 65) return AnswerEverything(q);
+    absl::MutexLock lock(&mu);
+    https_names.push_back(q.name);
+    HttpsRecord r;
+    r.priority = 1;
+    r.alpn = {"h2"};
+    return FakeDnsServer::BuildResponse(q, 0,
+                                        {{65, 60, *SerializeHttpsRdata(r)}});
+  });
+  CaresResolverConfig config;
+  config.servers = {server.address_string()};
+  config.query_https = true;
+  auto resolver = *CaresHostResolver::Create(config);
+  DnsPrefetcher prefetcher(resolver.get(), 8, {{"b.test", 8443}});
+  prefetcher.Prefetch({"a.test", "b.test"});
+  prefetcher.WhenIdle([&] { loop.Quit(); });
+  loop.Run();
+  const TimeTicks deadline = TimeTicks::Now() + absl::Seconds(3);
+  while (resolver->active_jobs() > 0 && TimeTicks::Now() < deadline)
+    loop.RunUntilIdle();
+  {
+    absl::MutexLock lock(&mu);
+    std::sort(https_names.begin(), https_names.end());
+    EXPECT_EQ(https_names,
+              (std::vector<std::string>{"_8443._https.b.test", "a.test"}));
+  }
+  HostResolveResult result;
+  std::unique_ptr<HostResolver::Request> request;
+  ASSERT_EQ(OK, resolver->ResolveHttps(
+                    "b.test", 8443, &result, [](int) {}, &request));
+  EXPECT_EQ(result.https.status, HttpsRecordStatus::kUsed);
+  EXPECT_EQ(result.https.source, DnsSource::kPrefetch);
+  ASSERT_EQ(OK, resolver->ResolveHttps(
+                    "a.test", 443, &result, [](int) {}, &request));
+  EXPECT_EQ(result.https.source, DnsSource::kPrefetch);
 }
 
 TEST(DnsPrefetcherTest, ExtractsLinkHosts) {

@@ -72,12 +72,17 @@ class HostResolver {
                            std::unique_ptr<Request>* out_request) {
     return Resolve(host, port, result, std::move(callback), out_request);
   }
-  // Prefetch resolves |host| ahead of use. A resolver with a cache tags the
-  // answer so the first request that uses it reports source "prefetch".
-  virtual int Prefetch(const std::string& host, HostResolveResult* result,
+  // Prefetch resolves |host| ahead of a connection to an https origin on
+  // |port|, as ResolveHttps would (the HTTPS record asked is the port's:
+  // _PORT._https.HOST unless |port| is 443), or, with |port| 0, for an
+  // origin whose port is not known (443's HTTPS record; an override of any
+  // port answers). A resolver with a cache tags the answer so the first
+  // request that uses it reports source "prefetch".
+  virtual int Prefetch(const std::string& host, uint16_t port,
+                       HostResolveResult* result,
                        CompletionOnceCallback callback,
                        std::unique_ptr<Request>* out_request) {
-    return Resolve(host, 0, result, std::move(callback), out_request);
+    return Resolve(host, port, result, std::move(callback), out_request);
   }
   // ResolveTxt returns the TXT records of |name|, each record's strings
   // joined, records kept apart. Resolvers without DNS access return

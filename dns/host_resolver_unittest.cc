@@ -25,7 +25,7 @@ TEST(HostResolverTest, OverridesAndLiteralsAnswerSynchronously) {
   // A prefetch (port 0) is for any port: the host's override answers it.
   HostResolveResult prefetched;
   EXPECT_EQ(OK, resolver.Prefetch(
-                    "www.example.test", &prefetched, [](int) {}, &request));
+                    "www.example.test", 0, &prefetched, [](int) {}, &request));
   EXPECT_EQ(prefetched.source, DnsSource::kOverride);
   EXPECT_EQ(prefetched.addresses[0].ToString(), "127.0.0.11");
 }

@@ -346,7 +346,8 @@ absl::Status NetworkContext::Init() {
   request_context_.network_delegate = visit_recorder_.get();
   InitDeviceBoundSessions();
   dns_prefetcher_ = std::make_unique<DnsPrefetcher>(
-      resolver_.get(), params_.max_concurrent_prefetches);
+      resolver_.get(), params_.max_concurrent_prefetches,
+      params_.prefetch_ports);
   if (cert_prefetcher_) dns_prefetcher_->AddObserver(cert_prefetcher_.get());
   if (params_.preconnect) {
     Preconnector::Options options;
