@@ -5,7 +5,8 @@ its addresses, connects on the record's ALPN and offers the record's ECH configu
 server logs the hidden inner name; a stale configuration is rejected, retried once with the
 server's retry configurations and accepted; GREASE against a server without ECH keys; the
 name in the clear with ECH off; a malformed record is ignored with the reason in the trace, an
-h3-only one tried over HTTP/3 and then ignored for the TCP fallback; AliasMode is followed;
+h3-only one tried over HTTP/3 and then ignored for the TCP fallback; an h3 record's origin
+preconnected over QUIC; AliasMode is followed;
 --ech hard and --ech ecl:; and the HTTPS query costs the lookup nothing (it goes beside A/AAAA).
 See tests/README.md."""
 
@@ -148,6 +149,23 @@ def h3_only_record_is_ignored(ctx):
     expect_eq(t["tls"]["alpn"], "h2", "the TCP connection's ALPN")
 
 
+def h3_record_preconnects_over_quic(ctx):
+    """--preconnect with --h3-https-rr: a prefetched origin whose HTTPS record offers h3 (the
+    world's Caddy) is preconnected over QUIC, since its request will go there; the click takes
+    that HTTP/3 session (socketPreconnected, dns.source preconnect), with no handshake of its
+    own (connectStart..connectEnd empty)."""
+    expect(ctx.world.get("dns"), "the world has no DNS server (skipped: %s)" %
+           ctx.world.get("skipped"))
+    o = ctx.origin("h3")
+    r = ctx.fetch("--h3-https-rr", "--preconnect", "--prefetch", "%s:%d" % (o["host"], o["port"]),
+                  "-o", os.devnull, o["url"], world_dns=True, trace=True).expect_ok()
+    t = r.trace[0]
+    q = t.get("quic") or {}
+    expect_eq((q.get("used"), t["socketPreconnected"], t["dns"]["source"]),
+              (True, True, "preconnect"), "quic.used, socketPreconnected, dns.source (%s)" % t)
+    expect_eq(t["connectEnd"] - t["connectStart"], 0, "the click's own connect time")
+
+
 def alias_mode_is_followed(ctx):
     _ech(ctx)
     tail = _server_log(ctx)
@@ -213,7 +231,7 @@ CHECKS = [record_gives_alpn_and_ech_and_the_server_sees_the_hidden_name,
           stale_config_is_rejected_then_retried_with_the_servers,
           grease_against_a_server_without_ech_keys, ech_off_puts_the_name_in_the_clear,
           malformed_record_is_ignored_with_the_reason, h3_only_record_is_ignored,
-          alias_mode_is_followed, ech_hard_without_a_configuration_fails,
+          h3_record_preconnects_over_quic, alias_mode_is_followed, ech_hard_without_a_configuration_fails,
           ech_config_from_the_command_line, https_query_costs_the_lookup_nothing]
 
 if __name__ == "__main__":

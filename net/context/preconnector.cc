@@ -4,51 +4,98 @@
 
 #include "absl/strings/str_cat.h"
 #include "net/base/event_loop.h"
+#include "net/base/net_errors.h"
+#include "net/http/http3_stream.h"
 #include "net/http/ssl_connect_job.h"
 
 namespace net {
 
-// Job: an SSLConnectJob through the session's factory, TLS context and
+// Job: one preconnect, with the deadline that bounds all of it. Begin
+// starts the connection; Finish hands what came of it to the session.
+class Preconnector::Job {
+ public:
+  Job(Preconnector* owner, std::string key)
+      : owner_(owner), key_(std::move(key)) {}
+  virtual ~Job() = default;
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  const std::string& key() const { return key_; }
+
+  void Start(absl::Duration timeout) {
+    // The deadline bounds the whole preconnect (a TCP connect job's own
+    // timeout bounds each attempt only).
+    deadline_.Start(timeout, [this] {
+      Abandon();
+      owner_->OnJobDone(this, ERR_TIMED_OUT);
+    });
+    int rv = Begin([weak = weak_factory_.GetWeakPtr()](int rv) {
+      if (weak) weak->Done(rv);
+    });
+    if (rv != ERR_IO_PENDING) {
+      // Never inside Preconnect(); the job may be gone by then (its
+      // deadline passed, or the owner died).
+      EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr(), rv] {
+        if (weak) weak->Done(rv);
+      });
+    }
+  }
+
+  // The preconnect ended with |result| (its own or ERR_TIMED_OUT): what it
+  // made goes to the session.
+  virtual void Finish(int result) = 0;
+
+ protected:
+  // Starts connecting: OK, an error, or ERR_IO_PENDING and |callback|.
+  virtual int Begin(CompletionOnceCallback callback) = 0;
+  // The connection ended with |result|, before Finish.
+  virtual void OnConnected(int result) {}
+  // The deadline passed: stop what is in flight now.
+  virtual void Abandon() = 0;
+
+  Preconnector* const owner_;
+
+ private:
+  void Done(int rv) {
+    // Done: the deadline must not fire while this job waits to be reaped.
+    deadline_.Stop();
+    OnConnected(rv);
+    owner_->OnJobDone(this, rv);
+  }
+
+  const std::string key_;
+  OneShotTimer deadline_;
+  WeakPtrFactory<Job> weak_factory_{this};
+};
+
+// TcpJob: an SSLConnectJob through the session's factory, TLS context and
 // config (so session caching, coalescing and OBCs apply as for any
 // connection of the session). Always BoringSSL: no Snap Start context (a
 // Snap Start attempt sends its first request with the ClientHello, and a
-// preconnect has none).
-class Preconnector::Job {
+// preconnect has none). The socket goes to the session's idle pool.
+class Preconnector::TcpJob : public Preconnector::Job {
  public:
   // |proxy|: through the session's HTTP proxy (a CONNECT tunnel), as the
   // requests that will use the socket go.
-  Job(Preconnector* owner, std::string host, uint16_t port,
-      std::optional<ProxyServer> proxy, std::string key,
-      std::unique_ptr<HttpNetworkSession::SocketSlot> slot)
-      : slot_(std::move(slot)),
-        owner_(owner),
+  TcpJob(Preconnector* owner, std::string host, uint16_t port,
+         std::optional<ProxyServer> proxy, std::string key,
+         std::unique_ptr<HttpNetworkSession::SocketSlot> slot)
+      : Job(owner, std::move(key)),
+        slot_(std::move(slot)),
         host_(host),
         proxied_(proxy.has_value()),
-        key_(std::move(key)),
         connect_(std::make_unique<SSLConnectJob>(
             owner->session_->host_resolver(), owner->session_->socket_factory(),
             Params(owner->session_, std::move(host), port, std::move(proxy)))) {
   }
 
-  const std::string& key() const { return key_; }
-
-  void Start(absl::Duration timeout) {
-    // The whole preconnect: the job's connect timeout bounds each TCP
-    // attempt only.
-    deadline_.Start(timeout, [this] {
-      // The handshake in flight goes now, while the session's TLS context
-      // it uses is alive (this job is destroyed from a task).
-      connect_.reset();
-      socket_.reset();
-      owner_->OnJobDone(this, ERR_TIMED_OUT);
-    });
-    int rv = connect_->Connect([this](int rv) { OnConnected(rv); });
-    if (rv != ERR_IO_PENDING) PostDone(rv);  // never inside Preconnect()
-  }
-
-  std::unique_ptr<StreamSocket> TakeSocket() { return std::move(socket_); }
-  std::unique_ptr<HttpNetworkSession::SocketSlot> TakeSlot() {
-    return std::move(slot_);
+  void Finish(int result) override {
+    if (result == OK) {
+      owner_->session_->ReleaseSocketSlot(std::move(slot_), std::move(socket_),
+                                          /*preconnected=*/true);
+    } else {
+      slot_.reset();  // the slot is free now, not when the job goes
+    }
   }
 
  private:
@@ -74,21 +121,21 @@ class Preconnector::Job {
     return params;
   }
 
-  void PostDone(int rv) {
-    // The job may be gone by then (its deadline passed, or the owner died).
-    EventLoop::Current()->PostTask([weak = weak_factory_.GetWeakPtr(), rv] {
-      if (weak) weak->OnConnected(rv);
-    });
+  int Begin(CompletionOnceCallback callback) override {
+    return connect_->Connect(std::move(callback));
   }
 
-  void OnConnected(int rv) {
-    // Done: the deadline must not fire while this job waits to be reaped.
-    deadline_.Stop();
-    if (rv == OK) {
-      socket_ = connect_->TakeSocket();
-      NoteRtt();
-    }
-    owner_->OnJobDone(this, rv);
+  void Abandon() override {
+    // The handshake in flight goes now, while the session's TLS context it
+    // uses is alive (this job is destroyed from a task).
+    connect_.reset();
+    socket_.reset();
+  }
+
+  void OnConnected(int rv) override {
+    if (rv != OK) return;
+    socket_ = connect_->TakeSocket();
+    NoteRtt();
   }
 
   // The connection's round trip, for the session's TCP Fast Open hints: a
@@ -109,16 +156,57 @@ class Preconnector::Job {
   // One of the group's connection slots (the per-host limit), held while
   // connecting; freed if the preconnect fails.
   std::unique_ptr<HttpNetworkSession::SocketSlot> slot_;
-  Preconnector* const owner_;
   const std::string host_;
   // Through a proxy the handshake's RTT is the proxy path's, not the
   // server's: no sample for the Fast Open hints then.
   const bool proxied_;
-  const std::string key_;
   std::unique_ptr<SSLConnectJob> connect_;
   std::unique_ptr<StreamSocket> socket_;
-  OneShotTimer deadline_;
-  WeakPtrFactory<Job> weak_factory_{this};
+};
+
+// Http3Job: the origin's HTTP/3 session, opened as its request would open
+// it (Http3Stream::OpenSession, the session's QUIC parameters) and marked
+// preconnected; it lives in the session's Http3SessionPool, where the
+// request finds it (still connecting: it waits for it). A QUIC failure
+// marks the origin broken for QUIC, so the request goes straight to TCP
+// instead of waiting for a handshake timeout of its own.
+class Preconnector::Http3Job : public Preconnector::Job {
+ public:
+  Http3Job(Preconnector* owner, Origin origin, IPEndPoint peer, std::string key)
+      : Job(owner, std::move(key)),
+        origin_(std::move(origin)),
+        peer_(std::move(peer)) {}
+
+  void Finish(int result) override {
+    // ERR_TIMED_OUT is the preconnect's deadline: the connection itself
+    // goes on (its handshake timeout ends it).
+    if (result == OK || result == ERR_TIMED_OUT ||
+        !Http3Stream::IsQuicConnectFailure(result))
+      return;
+    owner_->session_->http3_session_pool()->MarkBroken(
+        origin_, absl::StrCat("preconnect: ", ErrorToShortString(result),
+                              session_ && !session_->error_detail().empty()
+                                  ? absl::StrCat(": ", session_->error_detail())
+                                  : ""));
+  }
+
+ private:
+  int Begin(CompletionOnceCallback callback) override {
+    Http3Stream::Params params = owner_->session_->Http3StreamParams();
+    params.quic.port = peer_.port();
+    int rv;
+    Http3Session* session = Http3Stream::OpenSession(params, origin_, peer_,
+                                                     std::move(callback), &rv);
+    session->set_preconnected();
+    session_ = session->GetWeakPtr();
+    return rv;
+  }
+
+  void Abandon() override {}
+
+  const Origin origin_;
+  const IPEndPoint peer_;
+  WeakPtr<Http3Session> session_;
 };
 
 Preconnector::Preconnector(Options options, HttpNetworkSession* session)
@@ -130,8 +218,68 @@ void Preconnector::OnHostPrefetched(const std::string& host, int result,
                                     const HostResolveResult& answer) {
   if (result != OK) return;
   auto it = options_.ports.find(host);
-  Preconnect(host,
-             it != options_.ports.end() ? it->second : options_.default_port);
+  const uint16_t port =
+      it != options_.ports.end() ? it->second : options_.default_port;
+  if (std::optional<IPEndPoint> peer = Http3Peer(host, port, answer)) {
+    PreconnectHttp3(host, port, *peer);
+    return;
+  }
+  Preconnect(host, port);
+}
+
+std::optional<IPEndPoint> Preconnector::Http3Peer(
+    const std::string& host, uint16_t port,
+    const HostResolveResult& answer) const {
+  const HttpNetworkSessionParams& params = session_->params();
+  if (answer.addresses.empty()) return std::nullopt;
+  absl::StatusOr<Url> url = Url::Parse(absl::StrCat(
+      "https://", host.find(':') != std::string::npos ? "[" + host + "]" : host,
+      ":", port, "/"));
+  // Not through a proxy (HTTP proxies carry TCP), nor where --connect-to
+  // sends the origin elsewhere (its request resolves that name, not the one
+  // prefetched).
+  if (!url.ok() || params.proxy.ProxyFor(*url) != nullptr ||
+      params.connect_to.Apply(host, port) != std::make_pair(host, port))
+    return std::nullopt;
+  const Origin origin("https", host, port);
+  if (!session_->http3_session_pool()->BrokenReason(origin).empty() ||
+      session_->server_properties()->RequiresHttp11(
+          HttpNetworkSession::GroupKey("https", host, port, nullptr)))
+    return std::nullopt;
+  const HttpsRecordInfo& https = answer.https;
+  if (params.http3) {
+    // Every https request goes over HTTP/3, to the host's own addresses
+    // (a record's other target is not where it goes).
+    if (https.used() && https.target != host) return std::nullopt;
+    return IPEndPoint(answer.addresses[0], port);
+  }
+  // As HttpNetworkTransaction::OnHostResolved: a record that applies and
+  // offers h3 sends the request to QUIC, at the record's endpoint.
+  if (session_->Http3FromHttpsRecordAllowed() && https.used() &&
+      https.SupportsAlpn("h3") && !session_->EchApplies(https))
+    return IPEndPoint(answer.addresses[0], https.port.value_or(port));
+  return std::nullopt;
+}
+
+void Preconnector::PreconnectHttp3(const std::string& host, uint16_t port,
+                                   const IPEndPoint& peer) {
+  NET_DCHECK_CALLED_ON_VALID_THREAD(thread_checker_);
+  const Origin origin("https", host, port);
+  const std::string key =
+      HttpNetworkSession::GroupKey("https", host, port, nullptr);
+  bool opening = false;
+  for (const auto& job : jobs_) opening = opening || job->key() == key;
+  // One session per origin: none while the origin has one (open or
+  // connecting) or a preconnect is opening one.
+  if (opening || session_->http3_session_pool()->Find(origin) != nullptr ||
+      session_->preconnected_socket_count() + jobs_.size() >=
+          options_.max_total) {
+    ++skipped_;
+    return;
+  }
+  ++started_;
+  jobs_.push_back(std::make_unique<Http3Job>(this, origin, peer, key));
+  jobs_.back()->Start(options_.timeout);
 }
 
 void Preconnector::Preconnect(const std::string& host, uint16_t port) {
@@ -167,8 +315,8 @@ void Preconnector::Preconnect(const std::string& host, uint16_t port) {
     return;
   }
   ++started_;
-  jobs_.push_back(std::make_unique<Job>(this, host, port, std::move(proxy), key,
-                                        std::move(slot)));
+  jobs_.push_back(std::make_unique<TcpJob>(this, host, port, std::move(proxy),
+                                           key, std::move(slot)));
   jobs_.back()->Start(options_.timeout);
 }
 
@@ -178,14 +326,11 @@ void Preconnector::OnJobDone(Job* job, int result) {
   if (it == jobs_.end()) return;
   std::unique_ptr<Job> done = std::move(*it);
   jobs_.erase(it);
-  if (result == OK) {
+  if (result == OK)
     ++succeeded_;
-    session_->ReleaseSocketSlot(done->TakeSlot(), done->TakeSocket(),
-                                /*preconnected=*/true);
-  } else {
+  else
     ++failed_;
-    done->TakeSlot().reset();  // the slot is free now, not when |done| goes
-  }
+  done->Finish(result);
   // |done| may be inside its own callback: destroy it from a task.
   EventLoop::Current()->PostTask([done = std::move(done)]() {});
   MaybeRunIdleCallbacks();

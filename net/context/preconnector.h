@@ -6,6 +6,15 @@
 // idle timeout; the trace says when a request used one
 // (LoadTiming::socket_preconnected).
 //
+// Where the host's request will go over HTTP/3 (the session's http3, or
+// h3_https_rr with a prefetched HTTPS record that offers h3 and applies:
+// HttpNetworkTransaction's rule), the preconnect is a QUIC connection
+// instead: the origin's HTTP/3 session, opened to the address and port the
+// request would use and left in the session's Http3SessionPool (its QUIC
+// idle timeout closes it if unused); a TCP connection would go unused. A
+// QUIC preconnect that fails marks the origin broken for QUIC (its request
+// goes straight to TCP). Not through a proxy or a --connect-to rule.
+//
 // Limits: sockets per host (open or opening) and in all, and the session's
 // per-group connection limit (a preconnect holds one of its group's slots
 // while it connects, and none starts while requests wait). Network-thread
@@ -18,6 +27,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +73,14 @@ class Preconnector : public DnsPrefetcher::Observer {
 
  private:
   class Job;
+  class TcpJob;
+  class Http3Job;
+  // Where a QUIC preconnect for host:port goes, if its request will go
+  // over HTTP/3 (|answer|: the prefetch's lookup).
+  std::optional<IPEndPoint> Http3Peer(const std::string& host, uint16_t port,
+                                      const HostResolveResult& answer) const;
+  void PreconnectHttp3(const std::string& host, uint16_t port,
+                       const IPEndPoint& peer);
   void OnJobDone(Job* job, int result);
   void MaybeRunIdleCallbacks();
 

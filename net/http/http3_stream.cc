@@ -9,23 +9,6 @@
 #include "net/http/multiplexed_response_head.h"
 
 namespace net {
-namespace {
-
-// Whether |error|, ending the QUIC connection before any request left,
-// is QUIC's own trouble (TCP may well work) rather than one TCP would
-// meet too (a certificate, a name that does not resolve).
-bool IsQuicConnectFailure(int error) {
-  switch (GetNetErrorArea(error)) {
-    case NetErrorArea::kQuic:
-    case NetErrorArea::kConnection:
-    case NetErrorArea::kTls:
-      return true;
-    default:
-      return false;
-  }
-}
-
-}  // namespace
 
 Http3Stream::Http3Stream(Params params) : params_(std::move(params)) {}
 
@@ -186,23 +169,37 @@ int Http3Stream::DoConnect() {
   timing->connect_start = params_.clock->NowTicks();
   // Chromium's QUIC: the TLS handshake is the transport's handshake.
   timing->ssl_start = timing->connect_start;
-  QuicSessionParams quic = params_.quic;
-  quic.host = request_->url.host();
-  quic.clock = params_.clock;
-  Http3SessionParams http3 = params_.http3;
-  http3.origin = origin_;
-  auto session = std::make_unique<Http3Session>(
-      std::make_unique<QuicSession>(
-          params_.socket_factory->CreateDatagramClientSocket(),
-          params_.quic_context, quic),
-      http3);
-  Http3Session* raw = params_.pool->Insert(std::move(session));
-  session_ = raw->GetWeakPtr();
+  int rv;
+  Http3Session* session = OpenSession(
+      params_, origin_, peer,
+      [weak = weak_factory_.GetWeakPtr()](int rv) {
+        if (weak) weak->OnIOComplete(rv);
+      },
+      &rv);
+  session_ = session->GetWeakPtr();
   on_session_ = true;
   new_session_ = true;
-  return raw->Connect(peer, [weak = weak_factory_.GetWeakPtr()](int rv) {
-    if (weak) weak->OnIOComplete(rv);
-  });
+  return rv;
+}
+
+// static
+Http3Session* Http3Stream::OpenSession(const Params& params,
+                                       const Origin& origin,
+                                       const IPEndPoint& peer,
+                                       CompletionOnceCallback callback,
+                                       int* result) {
+  QuicSessionParams quic = params.quic;
+  quic.host = origin.host();
+  quic.clock = params.clock;
+  Http3SessionParams http3 = params.http3;
+  http3.origin = origin;
+  Http3Session* session = params.pool->Insert(std::make_unique<Http3Session>(
+      std::make_unique<QuicSession>(
+          params.socket_factory->CreateDatagramClientSocket(),
+          params.quic_context, quic),
+      http3));
+  *result = session->Connect(peer, std::move(callback));
+  return session;
 }
 
 int Http3Stream::DoConnectComplete(int result) {
@@ -236,9 +233,15 @@ int Http3Stream::DoCreateStream() {
   Http3Session* session = session_.get();
   LoadTiming* timing = params_.timing;
   if (!new_session_) {
-    // No connection of its own: the session's, as any reused connection.
+    // No connection of its own: the session's, as any reused connection;
+    // the first request on a preconnected session says so, as on a TCP
+    // preconnected socket.
     timing->socket_reused = true;
-    if (timing->dns_source == DnsSource::kNone)
+    const bool preconnected = session && session->TakePreconnected();
+    timing->socket_preconnected = preconnected;
+    if (preconnected)
+      timing->dns_source = DnsSource::kPreconnect;
+    else if (timing->dns_source == DnsSource::kNone)
       timing->dns_source = DnsSource::kReused;
     if (session) timing->remote_address = session->quic()->peer().ToString();
   }
@@ -417,6 +420,18 @@ bool Http3Stream::FailedBeforeHandshake() {
     if (quic->handshake_completed()) session_handshake_done_ = true;
   }
   return on_session_ && !session_handshake_done_;
+}
+
+// static
+bool Http3Stream::IsQuicConnectFailure(int error) {
+  switch (GetNetErrorArea(error)) {
+    case NetErrorArea::kQuic:
+    case NetErrorArea::kConnection:
+    case NetErrorArea::kTls:
+      return true;
+    default:
+      return false;
+  }
 }
 
 bool Http3Stream::ShouldFallBackToTcp(int error, std::string* reason) {

@@ -86,6 +86,21 @@ class Http3Stream : public HttpStream {
   Http3Stream(const Http3Stream&) = delete;
   Http3Stream& operator=(const Http3Stream&) = delete;
 
+  // OpenSession opens a new QUIC connection for |origin| to |peer| (whose
+  // port params.quic.port names) and puts it into params.pool, so the
+  // origin's requests multiplex on it; |*result| is its Connect's (OK, a
+  // named error, or ERR_IO_PENDING: |callback| then gets it). Requests
+  // (DoConnect) and the Preconnector open sessions through it.
+  static Http3Session* OpenSession(const Params& params, const Origin& origin,
+                                   const IPEndPoint& peer,
+                                   CompletionOnceCallback callback,
+                                   int* result);
+
+  // Whether |error|, ending a QUIC connection before any request left, is
+  // QUIC's own trouble (TCP may well work) rather than one TCP would meet
+  // too (a certificate, a name that does not resolve).
+  static bool IsQuicConnectFailure(int error);
+
   // SetResolved: the connection's lookup was made (a TCP connect job's,
   // whose DNS HTTPS record offered h3): a new connection goes to its first
   // address, on the record's port (the URL's without one), with no lookup

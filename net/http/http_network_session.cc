@@ -90,6 +90,35 @@ bool HttpNetworkSession::ShouldWaitForMultiplexedConnect(
 }
 
 // static
+Http3Stream::Params HttpNetworkSession::Http3StreamParams() {
+  Http3Stream::Params params;
+  params.clock = params_.clock;
+  params.resolver = resolver_;
+  params.socket_factory = socket_factory_;
+  params.quic_context = &quic_context_;
+  params.pool = &http3_session_pool_;
+  params.connect_to = &params_.connect_to;
+  params.quic = params_.quic;
+  if (params_.connect_timeout > absl::ZeroDuration() &&
+      params_.connect_timeout < params.quic.handshake_timeout)
+    params.quic.handshake_timeout = params_.connect_timeout;
+  params.http3 = params_.http3_session;
+  params.tls_observer = params_.tls_observer;
+  return params;
+}
+
+bool HttpNetworkSession::Http3FromHttpsRecordAllowed() const {
+  return params_.h3_https_rr &&
+         params_.ssl_config.client_cert_provider == nullptr &&
+         params_.snap_start_context == nullptr;
+}
+
+bool HttpNetworkSession::EchApplies(const HttpsRecordInfo& https) const {
+  const SSLConfig& ssl = params_.ssl_config;
+  return ssl.ech_mode != EchMode::kOff &&
+         (!https.ech_config_list.empty() || !ssl.ech_config_list.empty());
+}
+
 std::string HttpNetworkSession::GroupKey(const std::string& scheme,
                                          const std::string& host, uint16_t port,
                                          const ProxyServer* proxy) {

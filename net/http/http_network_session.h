@@ -23,6 +23,7 @@
 #include "net/base/tick_clock.h"
 #include "net/base/weak_ptr.h"
 #include "net/http/alt_svc.h"
+#include "net/http/http3_stream.h"
 #include "net/http/http_server_properties.h"
 #include "net/http2/http2_session.h"
 #include "net/http2/http2_session_pool.h"
@@ -189,6 +190,20 @@ class HttpNetworkSession {
   QuicClientContext* quic_client_context() { return &quic_context_; }
   Http3SessionPool* http3_session_pool() { return &http3_session_pool_; }
   AltSvcCache* alt_svc_cache() { return &alt_svc_cache_; }
+  // The session's part of every new HTTP/3 connection's Http3Stream::Params
+  // (a request adds its trace and any Alt-Svc alternative): the resolver,
+  // socket factory, QUIC context and pool, --connect-to, the TLS observer,
+  // and the QUIC parameters with connect_timeout capping the handshake (a
+  // new connection's handshake is its request's connect).
+  Http3Stream::Params Http3StreamParams();
+  // HTTP/3 from DNS HTTPS records (h3_https_rr), the session's side: on,
+  // and no connection of the session must carry what QUIC here does not
+  // (an origin-bound certificate, Snap Start).
+  bool Http3FromHttpsRecordAllowed() const;
+  // Whether Encrypted ClientHello applies to a connection whose lookup
+  // brought |https|: ECH on, with a configuration from the record or the
+  // SSLConfig. QUIC here has no ECH, so TCP then keeps the name hidden.
+  bool EchApplies(const HttpsRecordInfo& https) const;
 
   // GroupKey is the key of a connection group (the idle pool, the
   // per-group limit, the SPDY connection bookkeeping):

@@ -932,10 +932,7 @@ int HttpNetworkTransaction::OnHostResolved(const HostResolveResult& result,
     }
     // QUIC here has no Encrypted ClientHello: where the record (or the
     // configuration) gives one and ECH is on, TCP keeps the name hidden.
-    const SSLConfig& ssl = session_->params().ssl_config;
-    const bool ech =
-        ssl.ech_mode != EchMode::kOff &&
-        (!https.ech_config_list.empty() || !ssl.ech_config_list.empty());
+    const bool ech = session_->EchApplies(https);
     if (h3 && ech) {
       timing_.quic.https_record = h3_record_;
       timing_.quic.fallback =
@@ -1213,21 +1210,8 @@ void HttpNetworkTransaction::NoteAltSvc() {
 }
 
 int HttpNetworkTransaction::UseHttp3() {
-  Http3Stream::Params params;
+  Http3Stream::Params params = session_->Http3StreamParams();
   params.timing = &timing_;
-  params.clock = session_->clock();
-  params.resolver = session_->host_resolver();
-  params.socket_factory = session_->socket_factory();
-  params.quic_context = session_->quic_client_context();
-  params.pool = session_->http3_session_pool();
-  params.connect_to = &session_->params().connect_to;
-  params.quic = session_->params().quic;
-  // The handshake is this request's connect: connect_timeout caps it.
-  if (session_->params().connect_timeout > absl::ZeroDuration() &&
-      session_->params().connect_timeout < params.quic.handshake_timeout)
-    params.quic.handshake_timeout = session_->params().connect_timeout;
-  params.http3 = session_->params().http3_session;
-  params.tls_observer = session_->params().tls_observer;
   if (alt_svc_) {
     params.alt_host = alt_svc_->host;
     params.alt_port = alt_svc_->port;
@@ -1241,13 +1225,8 @@ int HttpNetworkTransaction::UseHttp3() {
 }
 
 bool HttpNetworkTransaction::Http3FromHttpsRecordAllowed() const {
-  // Not where the connection must carry what QUIC here does not: an
-  // origin-bound certificate, Snap Start.
-  const HttpNetworkSessionParams& params = session_->params();
-  return params.h3_https_rr && timing_.https && !proxy_ &&
-         !tcp_without_https_record_ &&
-         params.ssl_config.client_cert_provider == nullptr &&
-         params.snap_start_context == nullptr;
+  return session_->Http3FromHttpsRecordAllowed() && timing_.https && !proxy_ &&
+         !tcp_without_https_record_;
 }
 
 int HttpNetworkTransaction::UseHttp3FromHttpsRecord() {

@@ -133,6 +133,12 @@ class Http3Session : public QuicSession::Delegate {
     on_going_away_ = std::move(cb);
   }
 
+  // A session opened by a preconnect, ahead of any request: the first
+  // request that takes a stream on it is told so (once), as a TCP
+  // preconnected socket's is.
+  void set_preconnected() { preconnected_ = true; }
+  bool TakePreconnected() { return std::exchange(preconnected_, false); }
+
   WeakPtr<Http3Session> GetWeakPtr() { return weak_factory_.GetWeakPtr(); }
 
   // QuicSession::Delegate:
@@ -216,6 +222,7 @@ class Http3Session : public QuicSession::Delegate {
   Http3SessionParams params_;
   std::unique_ptr<nghttp3_conn, ConnDeleter> h3_;
   State state_ = State::kConnecting;
+  bool preconnected_ = false;
   int error_ = OK;
   std::string error_detail_;
   CompletionOnceCallback connect_callback_;

@@ -169,7 +169,10 @@ DNS and prefetching
   --preconnect            for each prefetched host also open a connection and run the
                           TLS handshake ahead (one per host, six in all), kept warm 10 s:
                           the click then costs one round trip; the trace's
-                          socketPreconnected says a request used one
+                          socketPreconnected says a request used one. Over QUIC where
+                          the request will go over HTTP/3 (--http3, or --h3-https-rr and
+                          a prefetched HTTPS record offering h3); a QUIC preconnect that
+                          fails sends the origin's requests to TCP
 
 TLS
   --tls-min 1.2|1.3       lowest TLS version [1.2]
