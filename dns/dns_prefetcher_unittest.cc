@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "dns/cares_host_resolver.h"
 #include "dns/fake_dns_server.h"
 #include "dns/https_record.h"
@@ -106,11 +106,11 @@ TEST(DnsPrefetcherTest, PrefetchesHttpsRecordsBesideAddresses) {
 // the request finds it in the cache, no lookup on its clock.
 TEST(DnsPrefetcherTest, PrefetchesTheHttpsRecordOfTheOriginsPort) {
   EventLoop loop;
-  absl::Mutex mu;
+  std::mutex mu;
   std::vector<std::string> https_names;
   FakeDnsServer server([&](const FakeDnsQuery& q) {
     if (q.qtype != 65) return AnswerEverything(q);
-    absl::MutexLock lock(&mu);
+    std::lock_guard<std::mutex> lock(mu);
     https_names.push_back(q.name);
     HttpsRecord r;
     r.priority = 1;
@@ -130,7 +130,7 @@ TEST(DnsPrefetcherTest, PrefetchesTheHttpsRecordOfTheOriginsPort) {
   while (resolver->active_jobs() > 0 && TimeTicks::Now() < deadline)
     loop.RunUntilIdle();
   {
-    absl::MutexLock lock(&mu);
+    std::lock_guard<std::mutex> lock(mu);
     std::sort(https_names.begin(), https_names.end());
     EXPECT_EQ(https_names,
               (std::vector<std::string>{"_8443._https.b.test", "a.test"}));
