@@ -167,8 +167,8 @@ class CaresHostResolver : public HostResolver {
   void OnHttpsAnswer(Job* job, const std::string& key, int status,
                      const absl::StatusOr<DnsResponse>& response);
   // ResolveHttps and, with |prefetch|, Prefetch: the addresses and the
-  // HTTPS record together (HttpsRequest), port 0 for a prefetch (the
-  // record of port 443's name).
+  // HTTPS record together (HttpsRequest); port 0 (a prefetch whose port is
+  // not known) asks for port 443's record.
   int ResolveHttpsImpl(const std::string& host, uint16_t port, bool prefetch,
                        HostResolveResult* result,
                        CompletionOnceCallback callback,

@@ -7,11 +7,19 @@
 
 namespace net {
 
+std::map<std::string, uint16_t> LowerCaseKeys(
+    std::map<std::string, uint16_t> ports) {
+  std::map<std::string, uint16_t> lower;
+  for (auto& [host, port] : ports)
+    lower.emplace(absl::AsciiStrToLower(host), port);
+  return lower;
+}
+
 DnsPrefetcher::DnsPrefetcher(HostResolver* resolver, size_t max_concurrent,
                              std::map<std::string, uint16_t> ports)
     : resolver_(resolver),
       max_concurrent_(std::max<size_t>(max_concurrent, 1)),
-      ports_(std::move(ports)) {}
+      ports_(LowerCaseKeys(std::move(ports))) {}
 
 DnsPrefetcher::~DnsPrefetcher() = default;
 

@@ -87,6 +87,11 @@ class DnsPrefetcher {
   ThreadChecker thread_checker_;
 };
 
+// LowerCaseKeys returns |ports| keyed by lower-case host names (the form
+// DnsPrefetcher hands hosts to its observers in).
+std::map<std::string, uint16_t> LowerCaseKeys(
+    std::map<std::string, uint16_t> ports);
+
 // ExtractLinkHosts returns the distinct hosts of the http(s) links in an
 // HTML page (href links first, then src), resolved against |base|, in order
 // of appearance, without |base|'s own host.

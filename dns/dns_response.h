@@ -39,7 +39,8 @@ struct DnsRecord {
   uint16_t type = 0;
   uint32_t ttl = 0;
   std::optional<IPAddress> address;  // A, AAAA
-  std::string text;          // TXT: the record's strings joined; CNAME: target
+  // TXT: the record's strings joined; CNAME: the target, escaped as |name|.
+  std::string text;
   uint32_t soa_minimum = 0;  // SOA
   std::string rdata;         // HTTPS: the raw RDATA (ParseHttpsRdata)
 };
@@ -57,7 +58,8 @@ struct DnsResponse {
   std::optional<uint32_t> NegativeTtl() const;
 
   // AnswersFor returns the answer records of |type| that answer a question
-  // for |qname| (any case, a trailing dot or not): those owned by |qname| or by
+  // for |qname| (any case, a trailing dot or not; a '.' or backslash inside a
+  // label escaped as in DnsRecord::name): those owned by |qname| or by
   // a name its CNAME chain in this answer leads to (RFC 1034 3.6.2, RFC 2181
   // 5.4.1 and 10.1), in message order. A record owned by any other name is
   // no answer to the question asked (a server's mistake or an injection) and

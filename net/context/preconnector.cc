@@ -178,16 +178,21 @@ class Preconnector::Http3Job : public Preconnector::Job {
         peer_(std::move(peer)) {}
 
   void Finish(int result) override {
+    // Open: it counts against the preconnect limit until a request takes
+    // it or it closes.
+    if (result == OK) {
+      owner_->http3_sessions_.push_back(session_);
+      return;
+    }
     // ERR_TIMED_OUT is the preconnect's deadline: the connection itself
     // goes on (its handshake timeout ends it).
-    if (result == OK || result == ERR_TIMED_OUT ||
-        !Http3Stream::IsQuicConnectFailure(result))
+    if (result == ERR_TIMED_OUT || !Http3Stream::IsQuicConnectFailure(result))
       return;
+    std::string detail = session_ ? session_->error_detail() : error_detail_;
     owner_->session_->http3_session_pool()->MarkBroken(
-        origin_, absl::StrCat("preconnect: ", ErrorToShortString(result),
-                              session_ && !session_->error_detail().empty()
-                                  ? absl::StrCat(": ", session_->error_detail())
-                                  : ""));
+        origin_,
+        absl::StrCat("preconnect: ", ErrorToShortString(result),
+                     detail.empty() ? "" : absl::StrCat(": ", detail)));
   }
 
  private:
@@ -199,6 +204,9 @@ class Preconnector::Http3Job : public Preconnector::Job {
                                                      std::move(callback), &rv);
     session->set_preconnected();
     session_ = session->GetWeakPtr();
+    // A connection that failed at once is gone from the pool before Finish.
+    if (rv != OK && rv != ERR_IO_PENDING)
+      error_detail_ = session->error_detail();
     return rv;
   }
 
@@ -207,10 +215,20 @@ class Preconnector::Http3Job : public Preconnector::Job {
   const Origin origin_;
   const IPEndPoint peer_;
   WeakPtr<Http3Session> session_;
+  std::string error_detail_;
 };
 
+namespace {
+
+Preconnector::Options WithLowerCaseHosts(Preconnector::Options options) {
+  options.ports = LowerCaseKeys(std::move(options.ports));
+  return options;
+}
+
+}  // namespace
+
 Preconnector::Preconnector(Options options, HttpNetworkSession* session)
-    : options_(std::move(options)), session_(session) {}
+    : options_(WithLowerCaseHosts(std::move(options))), session_(session) {}
 
 Preconnector::~Preconnector() = default;
 
@@ -220,45 +238,75 @@ void Preconnector::OnHostPrefetched(const std::string& host, int result,
   auto it = options_.ports.find(host);
   const uint16_t port =
       it != options_.ports.end() ? it->second : options_.default_port;
-  if (std::optional<IPEndPoint> peer = Http3Peer(host, port, answer)) {
+  std::optional<IPEndPoint> peer;
+  if (!WillUseHttp3(host, port, answer, &peer)) {
+    Preconnect(host, port);
+  } else if (peer) {
     PreconnectHttp3(host, port, *peer);
-    return;
+  } else {
+    ++skipped_;  // over HTTP/3, somewhere this preconnector cannot go
   }
-  Preconnect(host, port);
 }
 
-std::optional<IPEndPoint> Preconnector::Http3Peer(
-    const std::string& host, uint16_t port,
-    const HostResolveResult& answer) const {
+bool Preconnector::WillUseHttp3(const std::string& host, uint16_t port,
+                                const HostResolveResult& answer,
+                                std::optional<IPEndPoint>* peer) const {
   const HttpNetworkSessionParams& params = session_->params();
-  if (answer.addresses.empty()) return std::nullopt;
   absl::StatusOr<Url> url = Url::Parse(absl::StrCat(
       "https://", host.find(':') != std::string::npos ? "[" + host + "]" : host,
       ":", port, "/"));
-  // Not through a proxy (HTTP proxies carry TCP), nor where --connect-to
-  // sends the origin elsewhere (its request resolves that name, not the one
-  // prefetched).
-  if (!url.ok() || params.proxy.ProxyFor(*url) != nullptr ||
-      params.connect_to.Apply(host, port) != std::make_pair(host, port))
-    return std::nullopt;
+  // Never through a proxy (HTTP proxies carry TCP).
+  if (!url.ok() || params.proxy.ProxyFor(*url) != nullptr) return false;
   const Origin origin("https", host, port);
   if (!session_->http3_session_pool()->BrokenReason(origin).empty() ||
       session_->server_properties()->RequiresHttp11(
           HttpNetworkSession::GroupKey("https", host, port, nullptr)))
-    return std::nullopt;
+    return false;
+  // Where the request's QUIC connection goes, as HttpNetworkTransaction::
+  // Http3Allowed and OnHostResolved decide, in their order. The prefetch
+  // resolved |host| itself: no QUIC preconnect where the request resolves
+  // another name (a --connect-to rule, an Alt-Svc alternative or a
+  // record's target elsewhere).
+  const bool connect_to =
+      params.connect_to.Apply(host, port) != std::make_pair(host, port);
   const HttpsRecordInfo& https = answer.https;
+  uint16_t quic_port = port;
   if (params.http3) {
-    // Every https request goes over HTTP/3, to the host's own addresses
-    // (a record's other target is not where it goes).
-    if (https.used() && https.target != host) return std::nullopt;
-    return IPEndPoint(answer.addresses[0], port);
+    // Every https request: to the host's own addresses.
+    if (connect_to || (https.used() && https.target != host)) return true;
+  } else if (std::optional<AltSvcCache::Alternative> alt =
+                 params.alt_svc_h3
+                     ? session_->alt_svc_cache()->GetHttp3(origin, absl::Now())
+                     : std::nullopt) {
+    if ((!alt->host.empty() && alt->host != host) ||
+        params.connect_to.Apply(host, alt->port) !=
+            std::make_pair(host, alt->port))
+      return true;
+    quic_port = alt->port;
+  } else if (session_->Http3FromHttpsRecordAllowed() && https.used() &&
+             https.SupportsAlpn("h3") && !session_->EchApplies(https)) {
+    // A record that applies and offers h3: its endpoint.
+    if (connect_to) return false;  // the request's lookup is another name's
+    quic_port = https.port.value_or(port);
+  } else {
+    return false;
   }
-  // As HttpNetworkTransaction::OnHostResolved: a record that applies and
-  // offers h3 sends the request to QUIC, at the record's endpoint.
-  if (session_->Http3FromHttpsRecordAllowed() && https.used() &&
-      https.SupportsAlpn("h3") && !session_->EchApplies(https))
-    return IPEndPoint(answer.addresses[0], https.port.value_or(port));
-  return std::nullopt;
+  if (!answer.addresses.empty())
+    *peer = IPEndPoint(answer.addresses[0], quic_port);
+  return true;
+}
+
+size_t Preconnector::InUse() {
+  // QUIC sessions opened here that no request took yet and that are still
+  // open count as preconnected sockets do.
+  http3_sessions_.erase(
+      std::remove_if(http3_sessions_.begin(), http3_sessions_.end(),
+                     [](const WeakPtr<Http3Session>& s) {
+                       return !s || !s->preconnected() || !s->IsAvailable();
+                     }),
+      http3_sessions_.end());
+  return session_->preconnected_socket_count() + jobs_.size() +
+         http3_sessions_.size();
 }
 
 void Preconnector::PreconnectHttp3(const std::string& host, uint16_t port,
@@ -272,8 +320,7 @@ void Preconnector::PreconnectHttp3(const std::string& host, uint16_t port,
   // One session per origin: none while the origin has one (open or
   // connecting) or a preconnect is opening one.
   if (opening || session_->http3_session_pool()->Find(origin) != nullptr ||
-      session_->preconnected_socket_count() + jobs_.size() >=
-          options_.max_total) {
+      InUse() >= options_.max_total) {
     ++skipped_;
     return;
   }
@@ -301,7 +348,7 @@ void Preconnector::Preconnect(const std::string& host, uint16_t port) {
       "https", host, port, proxy ? &*proxy : nullptr);
   size_t for_host = session_->preconnected_socket_count(key);
   for (const auto& job : jobs_) for_host += job->key() == key;
-  const size_t total = session_->preconnected_socket_count() + jobs_.size();
+  const size_t total = InUse();
   if (for_host >= options_.max_per_host || total >= options_.max_total) {
     ++skipped_;
     return;

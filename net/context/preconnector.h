@@ -75,10 +75,16 @@ class Preconnector : public DnsPrefetcher::Observer {
   class Job;
   class TcpJob;
   class Http3Job;
-  // Where a QUIC preconnect for host:port goes, if its request will go
-  // over HTTP/3 (|answer|: the prefetch's lookup).
-  std::optional<IPEndPoint> Http3Peer(const std::string& host, uint16_t port,
-                                      const HostResolveResult& answer) const;
+  // Whether host:port's request will go over HTTP/3 (|answer|: the
+  // prefetch's lookup), and if so where a QUIC preconnect goes (|*peer|
+  // unset: nowhere this preconnector can go, such as an Alt-Svc
+  // alternative on another host).
+  bool WillUseHttp3(const std::string& host, uint16_t port,
+                    const HostResolveResult& answer,
+                    std::optional<IPEndPoint>* peer) const;
+  // Preconnects opening, and preconnected TCP sockets and QUIC sessions
+  // no request has taken yet: what max_total bounds.
+  size_t InUse();
   void PreconnectHttp3(const std::string& host, uint16_t port,
                        const IPEndPoint& peer);
   void OnJobDone(Job* job, int result);
@@ -87,6 +93,9 @@ class Preconnector : public DnsPrefetcher::Observer {
   const Options options_;
   HttpNetworkSession* const session_;
   std::vector<std::unique_ptr<Job>> jobs_;
+  // The QUIC sessions the HTTP/3 jobs opened (InUse counts those still
+  // open and not taken).
+  std::vector<WeakPtr<Http3Session>> http3_sessions_;
   std::vector<absl::AnyInvocable<void()>> idle_callbacks_;
   size_t started_ = 0;
   size_t succeeded_ = 0;

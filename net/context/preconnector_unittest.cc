@@ -139,6 +139,45 @@ TEST_F(PreconnectorHttp3Test, H3RecordPreconnectsOverQuicAndTheClickUsesIt) {
   EXPECT_FALSE(timing.socket_preconnected);
 }
 
+// A preconnected QUIC session nobody took yet holds one of max_total's
+// places, as a preconnected TCP socket does; once a request takes it, the
+// place is free.
+TEST_F(PreconnectorHttp3Test, AnUntakenQuicSessionCountsAgainstTheTotal) {
+  const char* tmp = getenv("TEST_TMPDIR");
+  const std::string htdocs = absl::StrCat(tmp ? tmp : "/tmp", "/pc-htdocs2");
+  WriteHtdocsFile(htdocs, "page", "x");
+  GtlsServer server;
+  GtlsServer::Options options;
+  options.htdocs = htdocs;
+  std::string why;
+  ASSERT_TRUE(server.Start(options, &why)) << why;
+  const uint16_t port = server.endpoint().port();
+  HttpsRecord record;
+  record.priority = 1;
+  record.alpn = {"h3"};
+  FakeDnsServer dns(Zone(port, record, &https_names_, &mu_));
+  NetworkContextParams params = Params(dns, port);
+  params.preconnect_total = 1;
+  auto context = NetworkContext::Create(std::move(params));
+  ASSERT_TRUE(context.ok()) << context.status();
+  PrefetchAndWait(context->get());
+  Preconnector* preconnector = (*context)->preconnector();
+  ASSERT_EQ(preconnector->succeeded(), 1u);
+  // Another host's TCP preconnect: no place left.
+  preconnector->Preconnect("other.example.test", 443);
+  EXPECT_EQ(preconnector->started(), 1u);
+  EXPECT_EQ(preconnector->skipped(), 1u);
+
+  std::string body;
+  LoadTiming timing;
+  ASSERT_EQ(OK, Fetch(context->get(), port, "/page", &body, &timing));
+  EXPECT_TRUE(timing.socket_preconnected);
+  // Taken: the place is free (the preconnect starts; where it goes does
+  // not matter here).
+  preconnector->Preconnect("other.example.test", 443);
+  EXPECT_EQ(preconnector->started(), 2u);
+}
+
 TEST_F(PreconnectorHttp3Test, FailedQuicPreconnectSendsTheClickToTcp) {
   // The record's h3 endpoint never answers; the origin's own port serves
   // TCP (an h3-only record: TCP goes to the origin's addresses and port).

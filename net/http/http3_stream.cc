@@ -239,10 +239,9 @@ int Http3Stream::DoCreateStream() {
     timing->socket_reused = true;
     const bool preconnected = session && session->TakePreconnected();
     timing->socket_preconnected = preconnected;
-    if (preconnected)
-      timing->dns_source = DnsSource::kPreconnect;
-    else if (timing->dns_source == DnsSource::kNone)
-      timing->dns_source = DnsSource::kReused;
+    if (timing->dns_source == DnsSource::kNone)
+      timing->dns_source =
+          preconnected ? DnsSource::kPreconnect : DnsSource::kReused;
     if (session) timing->remote_address = session->quic()->peer().ToString();
   }
   if (!session) {

@@ -89,7 +89,6 @@ bool HttpNetworkSession::ShouldWaitForMultiplexedConnect(
   return known == HttpServerProperties::Multiplexing::kYes;
 }
 
-// static
 Http3Stream::Params HttpNetworkSession::Http3StreamParams() {
   Http3Stream::Params params;
   params.clock = params_.clock;
@@ -119,6 +118,7 @@ bool HttpNetworkSession::EchApplies(const HttpsRecordInfo& https) const {
          (!https.ech_config_list.empty() || !ssl.ech_config_list.empty());
 }
 
+// static
 std::string HttpNetworkSession::GroupKey(const std::string& scheme,
                                          const std::string& host, uint16_t port,
                                          const ProxyServer* proxy) {

@@ -1078,6 +1078,7 @@ void HttpNetworkTransaction::StartOverForRetry() {
   stream_.reset();
   reused_socket_ = false;
   timing_.socket_reused = false;
+  timing_.socket_preconnected = false;
   timing_.dns_start = TimeTicks();
   timing_.dns_end = TimeTicks();
   timing_.connect_start = TimeTicks();
@@ -1258,6 +1259,7 @@ bool HttpNetworkTransaction::MaybeFallBackToTcp(int error) {
   // The QUIC handshake's cert.bundle facts; TCP's handshake tells its own.
   timing_.cert_bundle = CertBundleTrace();
   timing_.socket_reused = false;
+  timing_.socket_preconnected = false;
   timing_.remote_address.clear();
   timing_.dns_start = TimeTicks();
   timing_.dns_end = TimeTicks();

@@ -137,6 +137,7 @@ class Http3Session : public QuicSession::Delegate {
   // request that takes a stream on it is told so (once), as a TCP
   // preconnected socket's is.
   void set_preconnected() { preconnected_ = true; }
+  bool preconnected() const { return preconnected_; }
   bool TakePreconnected() { return std::exchange(preconnected_, false); }
 
   WeakPtr<Http3Session> GetWeakPtr() { return weak_factory_.GetWeakPtr(); }

@@ -3,6 +3,7 @@
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -568,7 +569,7 @@ absl::StatusOr<FetchOptions> ParseFetchOptions(
           int port;
           if (!absl::SimpleAtoi(parts[1], &port) || port < 1 || port > 65535)
             return FlagError(flag, absl::StrCat("bad port in '", entry, "'"));
-          o.prefetch_ports[std::string(parts[0])] = port;
+          o.prefetch_ports[absl::AsciiStrToLower(parts[0])] = port;
         }
       }
     } else if (flag == "--bundle-sources") {
