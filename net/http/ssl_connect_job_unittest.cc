@@ -315,6 +315,68 @@ TEST_F(SSLConnectJobTest, EchModesShapeTheConfig) {
   EXPECT_EQ(job.phase(), ConnectJob::Phase::kSSLHandshake);
 }
 
+// RFC 9460 3: when the HTTPS record's endpoint cannot be reached, the
+// connection goes to the origin's own addresses and port, as without the
+// record; the trace keeps the record, "ignored", saying why.
+TEST_F(SSLConnectJobTest, FailedRecordEndpointGivesWayToTheOriginsOwn) {
+  StaticSocketDataProvider refused({}, {});
+  refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
+  factory_.AddSocketDataProvider(&refused);
+  StaticSocketDataProvider data({}, {});
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(SYNC, OK);
+  factory_.AddTlsSocketProvider(&ssl);
+  resolver_.https.status = HttpsRecordStatus::kUsed;
+  resolver_.https.target = "www.example.test";
+  resolver_.https.port = 8443;
+  SSLConnectJobParams params = Params();
+  params.transport.https_record = true;
+  SSLConnectJob job(&resolver_, &factory_, std::move(params));
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(job.Connect(cb.callback()))) << job.error_detail();
+  EXPECT_EQ(factory_.sockets_created(), 2u);
+  EXPECT_EQ(job.timing().remote_address, "127.0.0.1:443");
+  const HttpsRecordInfo& https = job.timing().dns_https;
+  EXPECT_EQ(https.status, HttpsRecordStatus::kIgnored);
+  EXPECT_EQ(https.port, 8443);
+  EXPECT_NE(https.detail.find("its endpoint (www.example.test:8443) failed: "
+                              "ERR_CONNECTION_REFUSED; TCP went to the "
+                              "origin's own addresses and port"),
+            std::string::npos)
+      << https.detail;
+  EXPECT_EQ(resolver_.https_calls, 1);  // then the plain lookup
+  EXPECT_EQ(resolver_.calls, 2);
+}
+
+TEST_F(SSLConnectJobTest, NoFallbackFromARecordWithEchOrOnTheOriginsOwn) {
+  struct Case {
+    std::optional<uint16_t> port;
+    std::string ech;
+  } cases[] = {
+      // ECH: the origin's own endpoint would put the name in the clear.
+      {8443, std::string("\x00\x02\xfe\x0d", 4)},
+      // The record's endpoint is the origin's own: nothing else to try.
+      {std::nullopt, ""},
+  };
+  for (const Case& c : cases) {
+    StaticSocketDataProvider refused({}, {});
+    refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
+    factory_.AddSocketDataProvider(&refused);
+    resolver_.https.status = HttpsRecordStatus::kUsed;
+    resolver_.https.target = "www.example.test";
+    resolver_.https.port = c.port;
+    resolver_.https.ech_config_list = c.ech;
+    const size_t sockets = factory_.sockets_created();
+    SSLConnectJobParams params = Params();
+    params.transport.https_record = true;
+    SSLConnectJob job(&resolver_, &factory_, std::move(params));
+    TestCompletionCallback cb;
+    EXPECT_EQ(ERR_CONNECTION_REFUSED, cb.GetResult(job.Connect(cb.callback())));
+    EXPECT_EQ(factory_.sockets_created(), sockets + 1);
+    EXPECT_EQ(job.timing().dns_https.status, HttpsRecordStatus::kUsed);
+  }
+}
+
 TEST_F(SSLConnectJobTest, HookCanHoldTheJobAndLetItGoOn) {
   StaticSocketDataProvider data({}, {});
   factory_.AddSocketDataProvider(&data);

@@ -108,12 +108,14 @@ int TransportConnectJob::DoLoop(int result) {
 
 int TransportConnectJob::DoResolveHost() {
   phase_ = Phase::kResolveHost;
-  timing_.dns_start = options_.clock->NowTicks();
+  // The origin's own endpoint after its record's failed: the lookup is
+  // the connect's (the trace keeps the first lookup's stamps).
+  if (!record_endpoint_failed_) timing_.dns_start = options_.clock->NowTicks();
   next_state_ = STATE_RESOLVE_HOST_COMPLETE;
   auto callback = [weak = weak_factory_.GetWeakPtr()](int rv) {
     if (weak) weak->OnIOComplete(rv);
   };
-  int rv = options_.https_record && via_.empty()
+  int rv = options_.https_record && via_.empty() && !record_endpoint_failed_
                ? resolver_->ResolveHttps(host_, port_, &resolved_,
                                          std::move(callback), &resolve_request_)
                : resolver_->Resolve(host_, port_, &resolved_,
@@ -124,10 +126,15 @@ int TransportConnectJob::DoResolveHost() {
 
 int TransportConnectJob::DoResolveHostComplete(int result) {
   resolve_request_.reset();
-  timing_.dns_end =
-      resolved_synchronously_ ? timing_.dns_start : options_.clock->NowTicks();
-  timing_.dns_source = resolved_.source;
-  timing_.dns_https = resolved_.https;
+  if (record_endpoint_failed_) {
+    // The record stays in the trace, as not applied in the end.
+    resolved_.https = timing_.dns_https;
+  } else {
+    timing_.dns_end = resolved_synchronously_ ? timing_.dns_start
+                                              : options_.clock->NowTicks();
+    timing_.dns_source = resolved_.source;
+    timing_.dns_https = resolved_.https;
+  }
   if (result == OK && resolved_.addresses.empty())
     result = ERR_NAME_NOT_RESOLVED;
   if (result != OK) {
@@ -138,7 +145,11 @@ int TransportConnectJob::DoResolveHostComplete(int result) {
     return result;
   }
   address_index_ = 0;
-  next_state_ = options_.on_host_resolved ? STATE_HOST_RESOLVED : STATE_CONNECT;
+  // (The hook ran for the first lookup; the origin's own endpoint is this
+  // connect's fallback, not a new decision.)
+  next_state_ = options_.on_host_resolved && !record_endpoint_failed_
+                    ? STATE_HOST_RESOLVED
+                    : STATE_CONNECT;
   return OK;
 }
 
@@ -179,6 +190,21 @@ int TransportConnectJob::DoConnectComplete(int result) {
     next_state_ = STATE_CONNECT;
     return OK;
   }
+  if (MayTryTheOriginsOwnEndpoint()) {
+    // RFC 9460 3: every endpoint of the record failed; an SVCB-optional
+    // client then connects as if there were no record, to the origin's own
+    // addresses and port.
+    HttpsRecordInfo& https = timing_.dns_https;
+    https.status = HttpsRecordStatus::kIgnored;
+    https.detail =
+        absl::StrCat("its endpoint (", https.target, ":", connect_port(),
+                     ") failed: ", ErrorToShortString(result),
+                     "; TCP went to the origin's own addresses and port",
+                     https.detail.empty() ? "" : "; ", https.detail);
+    record_endpoint_failed_ = true;
+    next_state_ = STATE_RESOLVE_HOST;
+    return OK;
+  }
   error_detail_ = absl::StrCat(
       "connecting to ", host_, ":", connect_port(), via_,
       connect_port() != port_ ? " (the port of its HTTPS record)" : "", ": ",
@@ -186,10 +212,23 @@ int TransportConnectJob::DoConnectComplete(int result) {
   return result;
 }
 
+bool TransportConnectJob::MayTryTheOriginsOwnEndpoint() const {
+  const HttpsRecordInfo& https = resolved_.https;
+  // Not with the record's ECH configuration: the origin's own endpoint
+  // would put the name in the clear (an ECH client is SVCB-reliant, RFC
+  // 9460 3 and the ECH draft's section 6.1); not twice; not where the
+  // record's endpoint is the origin's own anyway.
+  return options_.https_record && via_.empty() && resolver_ != nullptr &&
+         !record_endpoint_failed_ && https.used() &&
+         https.ech_config_list.empty() &&
+         (connect_port() != port_ || https.target != host_ ||
+          https.addresses_from_hints);
+}
+
 uint16_t TransportConnectJob::connect_port() const {
   // RFC 9460 7.2: the record's port, when a record applies.
-  if (options_.https_record && via_.empty() && resolved_.https.used() &&
-      resolved_.https.port)
+  if (options_.https_record && via_.empty() && !record_endpoint_failed_ &&
+      resolved_.https.used() && resolved_.https.port)
     return *resolved_.https.port;
   return port_;
 }

@@ -59,7 +59,11 @@ class TransportConnectJob : public ConnectJob {
     // (HostResolver::ResolveHttps) and connect to the port a record that
     // applies names (its addresses come from the resolver). Not when a
     // connect-to rule redirected the job: the user's rule wins. With
-    // |resolved| (a retry), the port of the record it carries.
+    // |resolved| (a retry), the port of the record it carries. When every
+    // address of the record's endpoint fails, the job connects to the
+    // origin's own addresses and port instead (RFC 9460 3; the trace's
+    // record then "ignored", saying why), unless the record carries an ECH
+    // configuration.
     bool https_record = false;
   };
 
@@ -108,6 +112,9 @@ class TransportConnectJob : public ConnectJob {
   int DoConnect();
   int DoConnectComplete(int result);
   void OnIOComplete(int result);
+  // Whether the HTTPS record's endpoint, now failed, may give way to the
+  // origin's own (Options::https_record).
+  bool MayTryTheOriginsOwnEndpoint() const;
 
   HostResolver* const resolver_;
   ClientSocketFactory* const factory_;
@@ -123,6 +130,8 @@ class TransportConnectJob : public ConnectJob {
   ConnectTiming timing_;
   HostResolveResult resolved_;
   bool resolved_synchronously_ = false;
+  // The record's endpoint failed: the job resolves without the record.
+  bool record_endpoint_failed_ = false;
   std::unique_ptr<HostResolver::Request> resolve_request_;
   size_t address_index_ = 0;
   std::unique_ptr<StreamSocket> socket_;
