@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
@@ -61,6 +62,28 @@ TEST(DnsPrefetcherTest, DedupsLimitsConcurrencyAndTellsObservers) {
   EXPECT_EQ(result.source, DnsSource::kPrefetch);
 }
 
+// A resolver of |server| that asks for HTTPS records.
+std::unique_ptr<CaresHostResolver> HttpsResolver(const FakeDnsServer& server) {
+  CaresResolverConfig config;
+  config.servers = {server.address_string()};
+  config.query_https = true;
+  return *CaresHostResolver::Create(config);
+}
+
+// Prefetches a.test and b.test (with |ports|) and runs |loop| until the
+// prefetcher is idle and the resolver's lookups are done (an HTTPS lookup
+// may still be out when the addresses are in).
+void PrefetchAndSettle(CaresHostResolver* resolver,
+                       std::map<std::string, uint16_t> ports, EventLoop* loop) {
+  DnsPrefetcher prefetcher(resolver, 8, std::move(ports));
+  prefetcher.Prefetch({"a.test", "b.test"});
+  prefetcher.WhenIdle([loop] { loop->Quit(); });
+  loop->Run();
+  const TimeTicks deadline = TimeTicks::Now() + absl::Seconds(3);
+  while (resolver->active_jobs() > 0 && TimeTicks::Now() < deadline)
+    loop->RunUntilIdle();
+}
+
 // With HTTPS records on, a prefetched host's HTTPS record comes along: the
 // first connection finds it in the cache, tagged as prefetched.
 TEST(DnsPrefetcherTest, PrefetchesHttpsRecordsBesideAddresses) {
@@ -78,18 +101,8 @@ TEST(DnsPrefetcherTest, PrefetchesHttpsRecordsBesideAddresses) {
     }
     return AnswerEverything(q);
   });
-  CaresResolverConfig config;
-  config.servers = {server.address_string()};
-  config.query_https = true;
-  auto resolver = *CaresHostResolver::Create(config);
-  DnsPrefetcher prefetcher(resolver.get());
-  prefetcher.Prefetch({"a.test", "b.test"});
-  prefetcher.WhenIdle([&] { loop.Quit(); });
-  loop.Run();
-  // The HTTPS lookups may still be out when the addresses are in.
-  const TimeTicks deadline = TimeTicks::Now() + absl::Seconds(3);
-  while (resolver->active_jobs() > 0 && TimeTicks::Now() < deadline)
-    loop.RunUntilIdle();
+  auto resolver = HttpsResolver(server);
+  PrefetchAndSettle(resolver.get(), {}, &loop);
   EXPECT_EQ(https_queries.load(), 2);
   HostResolveResult result;
   std::unique_ptr<HostResolver::Request> request;
@@ -118,17 +131,8 @@ TEST(DnsPrefetcherTest, PrefetchesTheHttpsRecordOfTheOriginsPort) {
     return FakeDnsServer::BuildResponse(q, 0,
                                         {{65, 60, *SerializeHttpsRdata(r)}});
   });
-  CaresResolverConfig config;
-  config.servers = {server.address_string()};
-  config.query_https = true;
-  auto resolver = *CaresHostResolver::Create(config);
-  DnsPrefetcher prefetcher(resolver.get(), 8, {{"b.test", 8443}});
-  prefetcher.Prefetch({"a.test", "b.test"});
-  prefetcher.WhenIdle([&] { loop.Quit(); });
-  loop.Run();
-  const TimeTicks deadline = TimeTicks::Now() + absl::Seconds(3);
-  while (resolver->active_jobs() > 0 && TimeTicks::Now() < deadline)
-    loop.RunUntilIdle();
+  auto resolver = HttpsResolver(server);
+  PrefetchAndSettle(resolver.get(), {{"b.test", 8443}}, &loop);
   {
     std::lock_guard<std::mutex> lock(mu);
     std::sort(https_names.begin(), https_names.end());

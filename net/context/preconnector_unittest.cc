@@ -68,6 +68,30 @@ class PreconnectorHttp3Test : public ::testing::Test {
     return params;
   }
 
+  // Starts gtlsserver with /page holding |contents|: its UDP port (0 if it
+  // did not start).
+  uint16_t StartH3Origin(const std::string& contents) {
+    const char* tmp = getenv("TEST_TMPDIR");
+    const std::string htdocs = absl::StrCat(tmp ? tmp : "/tmp", "/pc-htdocs");
+    WriteHtdocsFile(htdocs, "page", contents);
+    GtlsServer::Options options;
+    options.htdocs = htdocs;
+    std::string why;
+    if (!gtls_.Start(options, &why)) {
+      ADD_FAILURE() << why;
+      return 0;
+    }
+    return gtls_.endpoint().port();
+  }
+
+  // A ServiceMode record for the owner itself offering h3.
+  static HttpsRecord H3Record() {
+    HttpsRecord record;
+    record.priority = 1;
+    record.alpn = {"h3"};
+    return record;
+  }
+
   void PrefetchAndWait(NetworkContext* context) {
     context->Prefetch({kHost}, [this] { loop_.Quit(); });
     loop_.Run();
@@ -87,24 +111,15 @@ class PreconnectorHttp3Test : public ::testing::Test {
   }
 
   EventLoop loop_;
+  GtlsServer gtls_;
   std::mutex mu_;
   std::vector<std::string> https_names_;
 };
 
 TEST_F(PreconnectorHttp3Test, H3RecordPreconnectsOverQuicAndTheClickUsesIt) {
-  const char* tmp = getenv("TEST_TMPDIR");
-  const std::string htdocs = absl::StrCat(tmp ? tmp : "/tmp", "/pc-htdocs");
-  WriteHtdocsFile(htdocs, "page", "preconnected over QUIC\n");
-  GtlsServer server;
-  GtlsServer::Options options;
-  options.htdocs = htdocs;
-  std::string why;
-  ASSERT_TRUE(server.Start(options, &why)) << why;
-  const uint16_t port = server.endpoint().port();
-  HttpsRecord record;
-  record.priority = 1;
-  record.alpn = {"h3"};
-  FakeDnsServer dns(Zone(port, record, &https_names_, &mu_));
+  const uint16_t port = StartH3Origin("preconnected over QUIC\n");
+  ASSERT_NE(port, 0);
+  FakeDnsServer dns(Zone(port, H3Record(), &https_names_, &mu_));
   auto context = NetworkContext::Create(Params(dns, port));
   ASSERT_TRUE(context.ok()) << context.status();
 
@@ -143,19 +158,9 @@ TEST_F(PreconnectorHttp3Test, H3RecordPreconnectsOverQuicAndTheClickUsesIt) {
 // places, as a preconnected TCP socket does; once a request takes it, the
 // place is free.
 TEST_F(PreconnectorHttp3Test, AnUntakenQuicSessionCountsAgainstTheTotal) {
-  const char* tmp = getenv("TEST_TMPDIR");
-  const std::string htdocs = absl::StrCat(tmp ? tmp : "/tmp", "/pc-htdocs2");
-  WriteHtdocsFile(htdocs, "page", "x");
-  GtlsServer server;
-  GtlsServer::Options options;
-  options.htdocs = htdocs;
-  std::string why;
-  ASSERT_TRUE(server.Start(options, &why)) << why;
-  const uint16_t port = server.endpoint().port();
-  HttpsRecord record;
-  record.priority = 1;
-  record.alpn = {"h3"};
-  FakeDnsServer dns(Zone(port, record, &https_names_, &mu_));
+  const uint16_t port = StartH3Origin("x");
+  ASSERT_NE(port, 0);
+  FakeDnsServer dns(Zone(port, H3Record(), &https_names_, &mu_));
   NetworkContextParams params = Params(dns, port);
   params.preconnect_total = 1;
   auto context = NetworkContext::Create(std::move(params));
