@@ -6,7 +6,8 @@ server logs the hidden inner name; a stale configuration is rejected, retried on
 server's retry configurations and accepted; GREASE against a server without ECH keys; the
 name in the clear with ECH off; a malformed record is ignored with the reason in the trace, an
 h3-only one tried over HTTP/3 and then ignored for the TCP fallback; an h3 record's origin
-preconnected over QUIC; AliasMode is followed;
+preconnected over QUIC; a record whose endpoint refuses the connection gives way to the origin's
+own; AliasMode is followed;
 --ech hard and --ech ecl:; and the HTTPS query costs the lookup nothing (it goes beside A/AAAA).
 See tests/README.md."""
 
@@ -149,6 +150,23 @@ def h3_only_record_is_ignored(ctx):
     expect_eq(t["tls"]["alpn"], "h2", "the TCP connection's ALPN")
 
 
+def dead_endpoint_gives_way_to_the_origins_own(ctx):
+    """deadrr's record names port 1, where nothing listens: the connection is refused there and
+    goes to the origin's own port, as without the record (RFC 9460 3); the trace keeps the
+    record, ignored, with the reason."""
+    _ech(ctx)
+    r = _fetch(ctx, "deadrr").expect_ok()
+    t = r.trace[0]
+    h = t["dns"]["httpsRecord"]
+    expect_eq(h["status"], "ignored", "dns.httpsRecord.status (%s)" % h)
+    expect(h["detail"].startswith("its endpoint (deadrr.example.test:1) failed: ") and
+           "the origin's own addresses and port" in h["detail"], "detail: %r" % h["detail"])
+    port = ctx.origin("ech")["port"]
+    expect(t["remoteAddress"].endswith(":%d" % port), "remoteAddress %s, expected port %d" %
+           (t["remoteAddress"], port))
+    expect_eq(t["tls"]["alpn"], "h2", "tls.alpn")
+
+
 def h3_record_preconnects_over_quic(ctx):
     """--preconnect with --h3-https-rr: a prefetched origin whose HTTPS record offers h3 (the
     world's Caddy) is preconnected over QUIC, since its request will go there; the click takes
@@ -231,7 +249,8 @@ CHECKS = [record_gives_alpn_and_ech_and_the_server_sees_the_hidden_name,
           stale_config_is_rejected_then_retried_with_the_servers,
           grease_against_a_server_without_ech_keys, ech_off_puts_the_name_in_the_clear,
           malformed_record_is_ignored_with_the_reason, h3_only_record_is_ignored,
-          h3_record_preconnects_over_quic, alias_mode_is_followed, ech_hard_without_a_configuration_fails,
+          h3_record_preconnects_over_quic, dead_endpoint_gives_way_to_the_origins_own,
+          alias_mode_is_followed, ech_hard_without_a_configuration_fails,
           ech_config_from_the_command_line, https_query_costs_the_lookup_nothing]
 
 if __name__ == "__main__":

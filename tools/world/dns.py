@@ -241,6 +241,8 @@ class DnsMixin:
             # is cut to 1: RDATA ending inside a SvcParam (RFC 9460 2.2: malformed).
             add("badrr", port, r"\# 8 0001000003000201")
             add("h3only", port, "1 . alpn=h3 no-default-alpn")
+            # An endpoint nothing listens on (TCP port 1 of the ECH origin's address).
+            add("deadrr", port, '1 . alpn="h2,http/1.1" port=1')
         return out
 
     # DNS: Knot serving example.test on 127.0.0.53, and netem on 127.0.0.54 adding --dns-rtt-ms.

@@ -106,9 +106,10 @@ SPDY_ORIGINS = {"spdy"}
 # address, each with an HTTPS record of its own (dns.py https_records): a stale ECH
 # configuration (for a key the server does not hold: it rejects it and hands out its own), an
 # AliasMode record to ech.example.test, a malformed record (a truncated SvcParam: the client
-# ignores the RRSet) and h3 only (no-default-alpn: no protocol a TCP client speaks).
+# ignores the RRSet), h3 only (no-default-alpn: no protocol a TCP client speaks) and an
+# endpoint nothing listens on (port 1: the client falls back to the origin's own).
 ECH_PUBLIC_NAME = "public.example.test"
-ECH_NAMES = ["stale-ech", "alias-ech", "badrr", "h3only"]
+ECH_NAMES = ["stale-ech", "alias-ech", "badrr", "h3only", "deadrr"]
 
 # The order origins are listed in (world.json, the demo page).
 ORIGIN_ORDER = ["www", "www_http", "nginx", "ecdsa", "static", "slow", "slow_http", "tls12",

@@ -95,7 +95,8 @@ HOSTS = {
     # The ECH origin (hosts.py ECH_NAMES share its address; public.example.test is its ECH
     # configuration's public name, which a rejection is authenticated as).
     "ech": dict(names=["ech.example.test", "stale-ech.example.test", "alias-ech.example.test",
-                       "badrr.example.test", "h3only.example.test", "public.example.test"],
+                       "badrr.example.test", "h3only.example.test", "deadrr.example.test",
+                       "public.example.test"],
                 key="rsa", expect="ok"),
     # A wildcard leaf: every host under pages.example.test (the SPDY page-load experiment's two
     # host names on one address, tools/experiments/spdy_page_load.py).

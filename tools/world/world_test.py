@@ -912,6 +912,7 @@ sys.exit(42)
             self.assertIn("ech=" + ech["ech"]["stale_config"], https["stale-ech.example.test"])
             self.assertIn("0 ech.example.test.", https["alias-ech.example.test"])
             self.assertIn("1 . alpn=h3 no-default-alpn", https["h3only.example.test"])
+            self.assertIn("1 . alpn=h2,http/1.1 port=1", https["deadrr.example.test"])
             self.assertIn("can't print", https["badrr.example.test"])  # malformed
             self.assertEqual(rep["dns_ech"]["origin"], "ech")
         if KNOTD:  # DNS with its default relay (40 ms)
