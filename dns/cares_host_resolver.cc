@@ -88,6 +88,29 @@ std::string HostOfPortPrefixedName(absl::string_view name) {
   return std::string(rest.substr(kScheme.size()));
 }
 
+// Fills |info|'s endpoint fields from ServiceMode |record| with effective
+// TargetName |target|, answered for |query_name|. "." at the origin's own
+// port-prefixed name (_PORT._https.HOST, not reached through an alias):
+// RFC 9460 2.5.2 makes the owner the effective TargetName, but an Attrleaf
+// name (RFC 8552) holds no addresses, and resolving it would cost the
+// connection a second round trip only to fall back to HOST's. The endpoint
+// is HOST, whose A/AAAA were asked in parallel, as "." means for port 443.
+void SetEndpoint(const HttpsRecord& record, const std::string& target,
+                 const std::string& query_name, HttpsRecordInfo* info) {
+  info->priority = record.priority;
+  info->target = target;
+  if (record.target.empty() && info->alias_chain.empty()) {
+    const std::string host = HostOfPortPrefixedName(query_name);
+    if (!host.empty()) info->target = host;
+  }
+  info->alpn = record.alpn;
+  info->no_default_alpn = record.no_default_alpn;
+  info->port = record.port;
+  info->ipv4_hints = record.ipv4_hints;
+  info->ipv6_hints = record.ipv6_hints;
+  info->ech_config_list = record.ech;
+}
+
 std::string Normalized(const std::string& raw) {
   std::string name = absl::AsciiStrToLower(raw);
   if (!name.empty() && name.back() == '.') name.pop_back();
@@ -680,26 +703,17 @@ void CaresHostResolver::OnHttpsAnswer(
       }
       info.status = HttpsRecordStatus::kUsed;
       info.detail = verdict.detail;
-      info.priority = r.priority;
-      info.target = verdict.target;
-      // "." at the origin's own port-prefixed name (_PORT._https.HOST, not
-      // reached through an alias): RFC 9460 2.5.2 makes the owner the
-      // effective TargetName, but an Attrleaf name (RFC 8552) holds no
-      // addresses, and resolving it would cost the connection a second
-      // round trip only to fall back to HOST's. The endpoint is HOST, whose
-      // A/AAAA were asked in parallel, as "." means for port 443.
-      if (r.target.empty() && info.alias_chain.empty()) {
-        const std::string host = HostOfPortPrefixedName(job->name);
-        if (!host.empty()) info.target = host;
-      }
-      info.alpn = r.alpn;
-      info.no_default_alpn = r.no_default_alpn;
-      info.port = r.port;
-      info.ipv4_hints = r.ipv4_hints;
-      info.ipv6_hints = r.ipv6_hints;
-      info.ech_config_list = r.ech;
+      SetEndpoint(r, verdict.target, job->name, &info);
       info.records = verdict.records;
       info.compatible_records = verdict.compatible;
+      for (const auto& [record, target] : verdict.fallbacks) {
+        if (!IsValidHostname(target)) continue;
+        HttpsRecordInfo next;
+        next.status = HttpsRecordStatus::kUsed;
+        next.alias_chain = info.alias_chain;
+        SetEndpoint(record, target, job->name, &next);
+        info.fallbacks.push_back(std::move(next));
+      }
       break;
     }
   }

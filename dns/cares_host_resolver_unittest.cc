@@ -395,6 +395,42 @@ std::string ServiceWithEch(const FakeDnsQuery& q) {
   return FakeDnsServer::BuildResponse(q, 0, {}, 60, 10);
 }
 
+// The RRSet's other compatible records come along as the endpoint's
+// fallbacks, by priority (RFC 9460 3), each with its effective target; an
+// incompatible one does not.
+TEST_F(CaresHttpsTest, OtherRecordsAreTheFallbacksByPriority) {
+  HttpsRecord h3_only;
+  h3_only.priority = 4;
+  h3_only.alpn = {"h3"};
+  h3_only.no_default_alpn = true;
+  const std::string incompatible = *SerializeHttpsRdata(h3_only);
+  FakeDnsServer server([incompatible](const FakeDnsQuery& q) {
+    if (q.qtype == 65)
+      return FakeDnsServer::BuildResponse(
+          q, 0,
+          {{65, 60, HttpsRdata(3, "", std::nullopt, {}, "", {"h2"})},
+           {65, 60, HttpsRdata(1, "", 8443)},
+           {65, 60, HttpsRdata(2, "b.ok.test", 9443)},
+           {65, 60, incompatible}});
+    return Standard(q);
+  });
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "fb.ok.test", &result));
+  const HttpsRecordInfo& h = result.https;
+  ASSERT_EQ(h.status, HttpsRecordStatus::kUsed) << h.detail;
+  EXPECT_EQ(h.priority, 1);
+  EXPECT_EQ(h.port, 8443);
+  ASSERT_EQ(h.fallbacks.size(), 2u);
+  EXPECT_EQ(h.fallbacks[0].priority, 2);
+  EXPECT_EQ(h.fallbacks[0].target, "b.ok.test");
+  EXPECT_EQ(h.fallbacks[0].port, 9443);
+  EXPECT_EQ(h.fallbacks[1].priority, 3);
+  EXPECT_EQ(h.fallbacks[1].target, "fb.ok.test");
+  EXPECT_EQ(h.fallbacks[1].alpn, std::vector<std::string>{"h2"});
+  EXPECT_FALSE(h.fallbacks[1].port.has_value());
+}
+
 TEST_F(CaresHttpsTest, QueriedBesideAddressesAndCachedByItsTtl) {
   FakeDnsServer server(ServiceWithEch);
   auto resolver = MakeHttpsResolver(server.address_string());

@@ -485,13 +485,27 @@ HttpsRRSetVerdict EvaluateHttpsRRSet(
   std::vector<size_t> ties;
   for (size_t i = 0; i < usable.size(); ++i)
     if (usable[i].second.priority == best) ties.push_back(i);
-  auto& [answer, record] =
-      usable[ties[absl::Uniform<size_t>(random, 0, ties.size())]];
+  const size_t chosen = ties[absl::Uniform<size_t>(random, 0, ties.size())];
+  auto& [answer, record] = usable[chosen];
   verdict.kind = HttpsRRSetVerdict::Kind::kService;
   verdict.owner = answer->owner;
   verdict.target = record.target.empty() ? answer->owner : record.target;
-  verdict.record = std::move(record);
   verdict.detail = notes;
+  // The rest by priority, ties shuffled (2.4.1: chosen at random).
+  std::vector<size_t> rest;
+  for (size_t i = 0; i < usable.size(); ++i)
+    if (i != chosen) rest.push_back(i);
+  std::shuffle(rest.begin(), rest.end(), random);
+  std::stable_sort(rest.begin(), rest.end(), [&usable](size_t a, size_t b) {
+    return usable[a].second.priority < usable[b].second.priority;
+  });
+  for (size_t i : rest) {
+    const std::string target = usable[i].second.target.empty()
+                                   ? usable[i].first->owner
+                                   : usable[i].second.target;
+    verdict.fallbacks.emplace_back(std::move(usable[i].second), target);
+  }
+  verdict.record = std::move(record);
   return verdict;
 }
 

@@ -128,6 +128,10 @@ struct HttpsRRSetVerdict {
   std::string owner;
   // The effective TargetName: record.target, or |owner| for ".".
   std::string target;
+  // kService: the other usable ServiceMode records, each with its
+  // effective TargetName, by SvcPriority (ties in random order): where a
+  // client goes next when |record|'s endpoint cannot be reached (3).
+  std::vector<std::pair<HttpsRecord, std::string>> fallbacks;
   int records = 0;  // ServiceMode records in the RRSet
   int compatible = 0;
   // Why rejected; for kService, what was dropped on the way (records not

@@ -84,6 +84,12 @@ struct HttpsRecordInfo {
   // were in (zero when it came first or with them).
   absl::Duration wait = absl::ZeroDuration();
 
+  // The next endpoints (kUsed): the RRSet's other compatible ServiceMode
+  // records, best first, each as the endpoint fields above say (their
+  // |fallbacks| empty). RFC 9460 3: a connection that cannot reach this
+  // endpoint tries them in order (TransportConnectJob).
+  std::vector<HttpsRecordInfo> fallbacks;
+
   bool used() const { return status == HttpsRecordStatus::kUsed; }
   // The SVCB ALPN set: |alpn| plus "http/1.1" unless no_default_alpn.
   std::vector<std::string> AlpnSet() const;

@@ -159,7 +159,7 @@ def dead_endpoint_gives_way_to_the_origins_own(ctx):
     t = r.trace[0]
     h = t["dns"]["httpsRecord"]
     expect_eq(h["status"], "ignored", "dns.httpsRecord.status (%s)" % h)
-    expect(h["detail"].startswith("its endpoint (deadrr.example.test:1) failed: ") and
+    expect(h["detail"].startswith("every endpoint failed (deadrr.example.test:1: ") and
            "the origin's own addresses and port" in h["detail"], "detail: %r" % h["detail"])
     port = ctx.origin("ech")["port"]
     expect(t["remoteAddress"].endswith(":%d" % port), "remoteAddress %s, expected port %d" %

@@ -339,13 +339,59 @@ TEST_F(SSLConnectJobTest, FailedRecordEndpointGivesWayToTheOriginsOwn) {
   const HttpsRecordInfo& https = job.timing().dns_https;
   EXPECT_EQ(https.status, HttpsRecordStatus::kIgnored);
   EXPECT_EQ(https.port, 8443);
-  EXPECT_NE(https.detail.find("its endpoint (www.example.test:8443) failed: "
-                              "ERR_CONNECTION_REFUSED; TCP went to the "
+  EXPECT_NE(https.detail.find("every endpoint failed (www.example.test:8443: "
+                              "ERR_CONNECTION_REFUSED); TCP went to the "
                               "origin's own addresses and port"),
             std::string::npos)
       << https.detail;
   EXPECT_EQ(resolver_.https_calls, 1);  // then the plain lookup
   EXPECT_EQ(resolver_.calls, 2);
+}
+
+// RFC 9460 3: the RRSet's other compatible records are tried by priority
+// before the origin's own endpoint: one with the same target on the
+// addresses at hand, one with another target after a lookup of it.
+TEST_F(SSLConnectJobTest, FailedRecordEndpointGivesWayToTheNextRecord) {
+  for (const std::string next_target :
+       {"www.example.test", "backup.example.test"}) {
+    StaticSocketDataProvider refused({}, {});
+    refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
+    factory_.AddSocketDataProvider(&refused);
+    StaticSocketDataProvider data({}, {});
+    factory_.AddSocketDataProvider(&data);
+    SSLSocketDataProvider ssl(SYNC, OK);
+    factory_.AddTlsSocketProvider(&ssl);
+    resolver_.calls = 0;
+    resolver_.https = HttpsRecordInfo();
+    resolver_.https.status = HttpsRecordStatus::kUsed;
+    resolver_.https.priority = 1;
+    resolver_.https.target = "www.example.test";
+    resolver_.https.port = 8443;
+    HttpsRecordInfo next;
+    next.status = HttpsRecordStatus::kUsed;
+    next.priority = 2;
+    next.target = next_target;
+    next.port = 9443;
+    next.alpn = {"h2"};
+    resolver_.https.fallbacks = {next};
+    SSLConnectJobParams params = Params();
+    params.transport.https_record = true;
+    SSLConnectJob job(&resolver_, &factory_, std::move(params));
+    TestCompletionCallback cb;
+    ASSERT_EQ(OK, cb.GetResult(job.Connect(cb.callback())))
+        << job.error_detail();
+    EXPECT_EQ(job.timing().remote_address, "127.0.0.1:9443");
+    const HttpsRecordInfo& https = job.timing().dns_https;
+    EXPECT_EQ(https.status, HttpsRecordStatus::kUsed);
+    EXPECT_EQ(https.priority, 2);
+    EXPECT_EQ(https.target, next_target);
+    EXPECT_EQ(https.alpn, std::vector<std::string>{"h2"});
+    EXPECT_EQ(https.detail,
+              "the endpoint of priority 2, after www.example.test:8443: "
+              "ERR_CONNECTION_REFUSED");
+    // Another target is looked up; the same one is not.
+    EXPECT_EQ(resolver_.calls, next_target == "www.example.test" ? 1 : 2);
+  }
 }
 
 TEST_F(SSLConnectJobTest, NoFallbackFromARecordWithEchOrOnTheOriginsOwn) {
@@ -375,6 +421,45 @@ TEST_F(SSLConnectJobTest, NoFallbackFromARecordWithEchOrOnTheOriginsOwn) {
     EXPECT_EQ(factory_.sockets_created(), sockets + 1);
     EXPECT_EQ(job.timing().dns_https.status, HttpsRecordStatus::kUsed);
   }
+  // With ECH off the client is SVCB-optional again: the origin's own.
+  StaticSocketDataProvider refused({}, {});
+  refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
+  factory_.AddSocketDataProvider(&refused);
+  StaticSocketDataProvider data({}, {});
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(SYNC, OK);
+  factory_.AddTlsSocketProvider(&ssl);
+  resolver_.https.port = 8443;
+  resolver_.https.ech_config_list = std::string("\x00\x02\xfe\x0d", 4);
+  SSLConnectJobParams params = Params();
+  params.transport.https_record = true;
+  params.ssl_config.ech_mode = EchMode::kOff;
+  SSLConnectJob job(&resolver_, &factory_, std::move(params));
+  TestCompletionCallback cb;
+  EXPECT_EQ(OK, cb.GetResult(job.Connect(cb.callback())));
+  EXPECT_EQ(job.timing().remote_address, "127.0.0.1:443");
+}
+
+// A retry's job (addresses given: no lookup of its own) does not fall back:
+// its caller's lookup and record stand.
+TEST_F(SSLConnectJobTest, ARetryDoesNotFallBackFromTheRecord) {
+  StaticSocketDataProvider refused({}, {});
+  refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
+  factory_.AddSocketDataProvider(&refused);
+  HostResolveResult resolved;
+  resolved.addresses = {IPAddress::IPv4Localhost()};
+  resolved.https.status = HttpsRecordStatus::kUsed;
+  resolved.https.target = "www.example.test";
+  resolved.https.port = 8443;
+  TransportConnectJob::Options options;
+  options.resolved = resolved;
+  options.https_record = true;
+  TransportConnectJob job(&resolver_, &factory_, "www.example.test", 443,
+                          absl::Seconds(5), std::move(options));
+  TestCompletionCallback cb;
+  EXPECT_EQ(ERR_CONNECTION_REFUSED, cb.GetResult(job.Connect(cb.callback())));
+  EXPECT_EQ(factory_.sockets_created(), 1u);
+  EXPECT_EQ(resolver_.calls, 0);
 }
 
 TEST_F(SSLConnectJobTest, HookCanHoldTheJobAndLetItGoOn) {

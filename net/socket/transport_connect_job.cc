@@ -108,17 +108,21 @@ int TransportConnectJob::DoLoop(int result) {
 
 int TransportConnectJob::DoResolveHost() {
   phase_ = Phase::kResolveHost;
-  // The origin's own endpoint after its record's failed: the lookup is
-  // the connect's (the trace keeps the first lookup's stamps).
-  if (!record_endpoint_failed_) timing_.dns_start = options_.clock->NowTicks();
+  // After the record's endpoint failed, the lookup of the next endpoint
+  // (another record's target, or the origin's own addresses) is part of the
+  // connect: the trace keeps the first lookup's stamps.
+  if (fallback_ == Fallback::kNone) {
+    timing_.dns_start = options_.clock->NowTicks();
+    looked_up_ = true;
+  }
   next_state_ = STATE_RESOLVE_HOST_COMPLETE;
   auto callback = [weak = weak_factory_.GetWeakPtr()](int rv) {
     if (weak) weak->OnIOComplete(rv);
   };
-  int rv = options_.https_record && via_.empty() && !record_endpoint_failed_
+  int rv = options_.https_record && via_.empty() && fallback_ == Fallback::kNone
                ? resolver_->ResolveHttps(host_, port_, &resolved_,
                                          std::move(callback), &resolve_request_)
-               : resolver_->Resolve(host_, port_, &resolved_,
+               : resolver_->Resolve(target_host(), port_, &resolved_,
                                     std::move(callback), &resolve_request_);
   resolved_synchronously_ = rv != ERR_IO_PENDING;
   return rv;
@@ -126,8 +130,9 @@ int TransportConnectJob::DoResolveHost() {
 
 int TransportConnectJob::DoResolveHostComplete(int result) {
   resolve_request_.reset();
-  if (record_endpoint_failed_) {
-    // The record stays in the trace, as not applied in the end.
+  if (fallback_ != Fallback::kNone) {
+    // The record (the endpoint now tried, or "ignored" for the origin's
+    // own) stays what the connection uses and the trace shows.
     resolved_.https = timing_.dns_https;
   } else {
     timing_.dns_end = resolved_synchronously_ ? timing_.dns_start
@@ -138,16 +143,30 @@ int TransportConnectJob::DoResolveHostComplete(int result) {
   if (result == OK && resolved_.addresses.empty())
     result = ERR_NAME_NOT_RESOLVED;
   if (result != OK) {
+    // Another record's target that does not resolve: the next endpoint.
+    if (fallback_ == Fallback::kNextRecord && TryNextEndpoint(result))
+      return OK;
+    if (fallback_ != Fallback::kNone) {
+      // The connection's failure is the endpoints': say so, and what the
+      // last fallback's lookup found.
+      error_detail_ = absl::StrCat(
+          "connecting to the endpoints of ", host_, "'s HTTPS record failed (",
+          endpoint_failures_, "); then resolving ", target_host(), ": ",
+          resolved_.detail.empty() ? ErrorToShortString(result)
+                                   : resolved_.detail);
+      return connect_error_;
+    }
     error_detail_ =
-        absl::StrCat("resolving ", host_, via_, ": ",
+        absl::StrCat("resolving ", target_host(), via_, ": ",
                      resolved_.detail.empty() ? ErrorToShortString(result)
                                               : resolved_.detail);
     return result;
   }
   address_index_ = 0;
-  // (The hook ran for the first lookup; the origin's own endpoint is this
-  // connect's fallback, not a new decision.)
-  next_state_ = options_.on_host_resolved && !record_endpoint_failed_
+  if (fallback_ != Fallback::kNone) addresses_of_ = target_host();
+  // (The hook ran for the first lookup; a later endpoint is this connect's
+  // fallback, not a new decision.)
+  next_state_ = options_.on_host_resolved && fallback_ == Fallback::kNone
                     ? STATE_HOST_RESOLVED
                     : STATE_CONNECT;
   return OK;
@@ -190,44 +209,82 @@ int TransportConnectJob::DoConnectComplete(int result) {
     next_state_ = STATE_CONNECT;
     return OK;
   }
-  if (MayTryTheOriginsOwnEndpoint()) {
-    // RFC 9460 3: every endpoint of the record failed; an SVCB-optional
-    // client then connects as if there were no record, to the origin's own
-    // addresses and port.
-    HttpsRecordInfo& https = timing_.dns_https;
-    https.status = HttpsRecordStatus::kIgnored;
-    https.detail =
-        absl::StrCat("its endpoint (", https.target, ":", connect_port(),
-                     ") failed: ", ErrorToShortString(result),
-                     "; TCP went to the origin's own addresses and port",
-                     https.detail.empty() ? "" : "; ", https.detail);
-    record_endpoint_failed_ = true;
-    next_state_ = STATE_RESOLVE_HOST;
-    return OK;
-  }
+  if (TryNextEndpoint(result)) return OK;
   error_detail_ = absl::StrCat(
-      "connecting to ", host_, ":", connect_port(), via_,
+      "connecting to ", target_host(), ":", connect_port(), via_,
       connect_port() != port_ ? " (the port of its HTTPS record)" : "", ": ",
       ErrorToShortString(result));
   return result;
 }
 
-bool TransportConnectJob::MayTryTheOriginsOwnEndpoint() const {
-  const HttpsRecordInfo& https = resolved_.https;
-  // Not with the record's ECH configuration: the origin's own endpoint
-  // would put the name in the clear (an ECH client is SVCB-reliant, RFC
-  // 9460 3 and the ECH draft's section 6.1); not twice; not where the
-  // record's endpoint is the origin's own anyway.
-  return options_.https_record && via_.empty() && resolver_ != nullptr &&
-         !record_endpoint_failed_ && https.used() &&
-         https.ech_config_list.empty() &&
-         (connect_port() != port_ || https.target != host_ ||
-          https.addresses_from_hints);
+bool TransportConnectJob::TryNextEndpoint(int result) {
+  HttpsRecordInfo& https = resolved_.https;
+  // Only a job that looked the record up itself (a retry's addresses are
+  // its caller's: no lookup of its own).
+  if (!options_.https_record || !via_.empty() || resolver_ == nullptr ||
+      !looked_up_ || fallback_ == Fallback::kOrigin || !https.used())
+    return false;
+  if (fallback_ == Fallback::kNone) {
+    next_endpoints_ = std::move(https.fallbacks);
+    https.fallbacks.clear();
+    // With ECH on and every record of the RRSet carrying ECH, the client
+    // is SVCB-reliant (draft-ietf-tls-svcb-ech, "Disabling fallback"; as
+    // Chromium): it never falls back to the origin's own endpoint, which
+    // would put the name in the clear.
+    svcb_reliant_ = options_.ech && !https.ech_config_list.empty();
+    for (const HttpsRecordInfo& next : next_endpoints_)
+      svcb_reliant_ = svcb_reliant_ && !next.ech_config_list.empty();
+    addresses_of_ = https.addresses_from_hints ? "" : https.target;
+    record_notes_ = https.detail;
+  }
+  if (result != ERR_NAME_NOT_RESOLVED || fallback_ == Fallback::kNone)
+    connect_error_ = result;
+  const std::string failed = absl::StrCat(https.target, ":", connect_port(),
+                                          ": ", ErrorToShortString(result));
+  endpoint_failures_ = endpoint_failures_.empty()
+                           ? failed
+                           : absl::StrCat(endpoint_failures_, "; ", failed);
+  // RFC 9460 3: the next ServiceMode record, by priority.
+  while (!next_endpoints_.empty()) {
+    HttpsRecordInfo next = std::move(next_endpoints_.front());
+    next_endpoints_.erase(next_endpoints_.begin());
+    next.source = https.source;
+    next.records = https.records;
+    next.compatible_records = https.compatible_records;
+    next.detail = absl::StrCat(
+        "the endpoint of priority ", next.priority, ", after ",
+        endpoint_failures_, record_notes_.empty() ? "" : "; ", record_notes_);
+    https = std::move(next);
+    timing_.dns_https = https;
+    fallback_ = Fallback::kNextRecord;
+    lookup_host_ = https.target;
+    address_index_ = 0;
+    // Another record with the same target: the addresses at hand.
+    next_state_ =
+        https.target == addresses_of_ ? STATE_CONNECT : STATE_RESOLVE_HOST;
+    return true;
+  }
+  // Then, SVCB-optional, the origin's own addresses and port, as if there
+  // were no record; not SVCB-reliant, nor where the last endpoint was the
+  // origin's own anyway.
+  if (svcb_reliant_ || (connect_port() == port_ && https.target == host_ &&
+                        !https.addresses_from_hints))
+    return false;
+  https.status = HttpsRecordStatus::kIgnored;
+  https.detail =
+      absl::StrCat("every endpoint failed (", endpoint_failures_,
+                   "); TCP went to the origin's own addresses and port",
+                   record_notes_.empty() ? "" : "; ", record_notes_);
+  timing_.dns_https = https;
+  fallback_ = Fallback::kOrigin;
+  lookup_host_.clear();
+  next_state_ = STATE_RESOLVE_HOST;
+  return true;
 }
 
 uint16_t TransportConnectJob::connect_port() const {
   // RFC 9460 7.2: the record's port, when a record applies.
-  if (options_.https_record && via_.empty() && !record_endpoint_failed_ &&
+  if (options_.https_record && via_.empty() && fallback_ != Fallback::kOrigin &&
       resolved_.https.used() && resolved_.https.port)
     return *resolved_.https.port;
   return port_;

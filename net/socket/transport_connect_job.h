@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/functional/any_invocable.h"
 #include "absl/time/time.h"
@@ -60,11 +61,15 @@ class TransportConnectJob : public ConnectJob {
     // applies names (its addresses come from the resolver). Not when a
     // connect-to rule redirected the job: the user's rule wins. With
     // |resolved| (a retry), the port of the record it carries. When every
-    // address of the record's endpoint fails, the job connects to the
-    // origin's own addresses and port instead (RFC 9460 3; the trace's
-    // record then "ignored", saying why), unless the record carries an ECH
-    // configuration.
+    // address of the record's endpoint fails, the job tries the RRSet's
+    // other compatible records' endpoints by priority, then the origin's
+    // own addresses and port (RFC 9460 3; the trace's record then
+    // "ignored", saying why), but not with |ech| and ECH in every record
+    // (SVCB-reliant: the name would go in the clear). A retry's job (with
+    // |resolved|) does neither: it did no lookup of its own.
     bool https_record = false;
+    // Whether the connection will offer ECH (SSLConfig::ech_mode not off).
+    bool ech = true;
   };
 
   TransportConnectJob(HostResolver* resolver, ClientSocketFactory* factory,
@@ -112,9 +117,14 @@ class TransportConnectJob : public ConnectJob {
   int DoConnect();
   int DoConnectComplete(int result);
   void OnIOComplete(int result);
-  // Whether the HTTPS record's endpoint, now failed, may give way to the
-  // origin's own (Options::https_record).
-  bool MayTryTheOriginsOwnEndpoint() const;
+  // Every address of the current endpoint failed with |result|: moves on
+  // to the HTTPS record's next endpoint, else to the origin's own (see
+  // Options::https_record), setting next_state_; false if there is none.
+  bool TryNextEndpoint(int result);
+  // The name the addresses connected to are |lookup_host_|'s, or host_'s.
+  const std::string& target_host() const {
+    return lookup_host_.empty() ? host_ : lookup_host_;
+  }
 
   HostResolver* const resolver_;
   ClientSocketFactory* const factory_;
@@ -130,8 +140,27 @@ class TransportConnectJob : public ConnectJob {
   ConnectTiming timing_;
   HostResolveResult resolved_;
   bool resolved_synchronously_ = false;
-  // The record's endpoint failed: the job resolves without the record.
-  bool record_endpoint_failed_ = false;
+  // After the HTTPS record's endpoint failed: connecting to another of its
+  // records' endpoints, or to the origin's own (resolved without it).
+  enum class Fallback { kNone, kNextRecord, kOrigin };
+  Fallback fallback_ = Fallback::kNone;
+  // The records' endpoints not tried yet, best first.
+  std::vector<HttpsRecordInfo> next_endpoints_;
+  // ECH on and every record of the RRSet with ECH: no origin fallback.
+  bool svcb_reliant_ = false;
+  // Whether this job resolved the host itself (not a retry's addresses).
+  bool looked_up_ = false;
+  // The endpoints' connect error, returned if a fallback's lookup fails.
+  int connect_error_ = OK;
+  // The endpoints that failed, for the trace ("HOST:PORT: ERR_..."), and
+  // the resolver's notes on the record.
+  std::string endpoint_failures_;
+  std::string record_notes_;
+  // The name of the endpoint connected to when it is not host_.
+  std::string lookup_host_;
+  // The name whose own addresses are at hand ("" for a record's address
+  // hints): another record with that target reuses them.
+  std::string addresses_of_;
   std::unique_ptr<HostResolver::Request> resolve_request_;
   size_t address_index_ = 0;
   std::unique_ptr<StreamSocket> socket_;
