@@ -89,17 +89,19 @@ std::string HostOfPortPrefixedName(absl::string_view name) {
 }
 
 // Fills |info|'s endpoint fields from ServiceMode |record| with effective
-// TargetName |target|, answered for |query_name|. "." at the origin's own
+// TargetName |target|, answered for |query_name| (|via_alias|: at the end
+// of an AliasMode chain). "." at the origin's own
 // port-prefixed name (_PORT._https.HOST, not reached through an alias):
 // RFC 9460 2.5.2 makes the owner the effective TargetName, but an Attrleaf
 // name (RFC 8552) holds no addresses, and resolving it would cost the
 // connection a second round trip only to fall back to HOST's. The endpoint
 // is HOST, whose A/AAAA were asked in parallel, as "." means for port 443.
 void SetEndpoint(const HttpsRecord& record, const std::string& target,
-                 const std::string& query_name, HttpsRecordInfo* info) {
+                 const std::string& query_name, bool via_alias,
+                 HttpsRecordInfo* info) {
   info->priority = record.priority;
   info->target = target;
-  if (record.target.empty() && info->alias_chain.empty()) {
+  if (record.target.empty() && !via_alias) {
     const std::string host = HostOfPortPrefixedName(query_name);
     if (!host.empty()) info->target = host;
   }
@@ -703,16 +705,21 @@ void CaresHostResolver::OnHttpsAnswer(
       }
       info.status = HttpsRecordStatus::kUsed;
       info.detail = verdict.detail;
-      SetEndpoint(r, verdict.target, job->name, &info);
+      const bool via_alias = !info.alias_chain.empty();
+      SetEndpoint(r, verdict.target, job->name, via_alias, &info);
       info.records = verdict.records;
       info.compatible_records = verdict.compatible;
       for (const auto& [record, target] : verdict.fallbacks) {
         if (!IsValidHostname(target)) continue;
         HttpsRecordInfo next;
         next.status = HttpsRecordStatus::kUsed;
-        next.alias_chain = info.alias_chain;
-        SetEndpoint(record, target, job->name, &next);
-        info.fallbacks.push_back(std::move(next));
+        SetEndpoint(record, target, job->name, via_alias, &next);
+        // Fallbacks are TCP's (a QUIC attempt falls back to TCP): not a
+        // record whose ALPN set has no protocol TCP speaks (RFC 9460 7.1.2).
+        bool tcp = false;
+        for (const std::string& protocol : config_.https_tls_alpns)
+          tcp = tcp || (protocol != "h3" && next.SupportsAlpn(protocol));
+        if (tcp) info.fallbacks.push_back(std::move(next));
       }
       break;
     }

@@ -411,7 +411,8 @@ TEST_F(CaresHttpsTest, OtherRecordsAreTheFallbacksByPriority) {
           {{65, 60, HttpsRdata(3, "", std::nullopt, {}, "", {"h2"})},
            {65, 60, HttpsRdata(1, "", 8443)},
            {65, 60, HttpsRdata(2, "b.ok.test", 9443)},
-           {65, 60, incompatible}});
+           {65, 60, incompatible},
+           {65, 60, HttpsRdata(5, "", 8443)}});  // the best's endpoint again
     return Standard(q);
   });
   auto resolver = MakeHttpsResolver(server.address_string());
@@ -429,6 +430,26 @@ TEST_F(CaresHttpsTest, OtherRecordsAreTheFallbacksByPriority) {
   EXPECT_EQ(h.fallbacks[1].target, "fb.ok.test");
   EXPECT_EQ(h.fallbacks[1].alpn, std::vector<std::string>{"h2"});
   EXPECT_FALSE(h.fallbacks[1].port.has_value());
+}
+
+// However long the RRSet, at most kMaxHttpsFallbacks endpoints follow the
+// best.
+TEST_F(CaresHttpsTest, FallbacksAreBounded) {
+  FakeDnsServer server([](const FakeDnsQuery& q) {
+    if (q.qtype != 65) return Standard(q);
+    std::vector<FakeDnsAnswer> answers;
+    for (uint16_t i = 1; i <= 40; ++i)
+      answers.push_back({65, 60, HttpsRdata(i, "", 8000 + i)});
+    return FakeDnsServer::BuildResponse(q, 0, answers);
+  });
+  auto resolver = MakeHttpsResolver(server.address_string());
+  HostResolveResult result;
+  ASSERT_EQ(OK, ResolveHttps(resolver.get(), "many.ok.test", &result));
+  ASSERT_EQ(result.https.status, HttpsRecordStatus::kUsed);
+  EXPECT_EQ(result.https.port, 8001);
+  ASSERT_EQ(result.https.fallbacks.size(), kMaxHttpsFallbacks);
+  EXPECT_EQ(result.https.fallbacks[0].port, 8002);
+  EXPECT_EQ(result.https.fallbacks.back().port, 8009);
 }
 
 TEST_F(CaresHttpsTest, QueriedBesideAddressesAndCachedByItsTtl) {

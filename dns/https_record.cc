@@ -499,10 +499,21 @@ HttpsRRSetVerdict EvaluateHttpsRRSet(
   std::stable_sort(rest.begin(), rest.end(), [&usable](size_t a, size_t b) {
     return usable[a].second.priority < usable[b].second.priority;
   });
+  // At most kMaxHttpsFallbacks, one per target and port: a long RRSet must
+  // not hold a connection through thousands of attempts.
   for (size_t i : rest) {
+    if (verdict.fallbacks.size() >= kMaxHttpsFallbacks) break;
     const std::string target = usable[i].second.target.empty()
                                    ? usable[i].first->owner
                                    : usable[i].second.target;
+    const std::optional<uint16_t> port = usable[i].second.port;
+    const bool repeat =
+        (target == verdict.target && port == record.port) ||
+        std::any_of(verdict.fallbacks.begin(), verdict.fallbacks.end(),
+                    [&](const auto& f) {
+                      return f.second == target && f.first.port == port;
+                    });
+    if (repeat) continue;
     verdict.fallbacks.emplace_back(std::move(usable[i].second), target);
   }
   verdict.record = std::move(record);

@@ -113,6 +113,9 @@ struct HttpsAnswerRecord {
   std::string rdata;
 };
 
+// The most endpoints an RRSet adds after its best (HttpsRRSetVerdict).
+inline constexpr size_t kMaxHttpsFallbacks = 8;
+
 // What an HTTPS RRSet tells a client (RFC 9460 sections 2.4, 3 and 8).
 struct HttpsRRSetVerdict {
   enum class Kind {
@@ -130,7 +133,8 @@ struct HttpsRRSetVerdict {
   std::string target;
   // kService: the other usable ServiceMode records, each with its
   // effective TargetName, by SvcPriority (ties in random order): where a
-  // client goes next when |record|'s endpoint cannot be reached (3).
+  // client goes next when |record|'s endpoint cannot be reached (3). At
+  // most kMaxHttpsFallbacks, none with the target and port of one before.
   std::vector<std::pair<HttpsRecord, std::string>> fallbacks;
   int records = 0;  // ServiceMode records in the RRSet
   int compatible = 0;

@@ -21,7 +21,9 @@ SSLConnectJob::SSLConnectJob(HostResolver* resolver,
       connect_to_(params_.transport.connect_to),
       https_record_(params_.transport.https_record),
       clock_(params_.transport.clock) {
-  params_.transport.ech = params_.ssl_config.ech_mode != EchMode::kOff;
+  // (GREASE offers no configuration: nothing to keep hidden.)
+  params_.transport.ech = params_.ssl_config.ech_mode == EchMode::kOn ||
+                          params_.ssl_config.ech_mode == EchMode::kHard;
   transport_ = MakeTransport(std::move(params_.transport));
 }
 
@@ -299,7 +301,8 @@ int SSLConnectJob::RetryAfterEchRejection(int result) {
   options.tcp = tcp_options_;
   options.connect_to = connect_to_;
   options.https_record = https_record_;
-  options.ech = params_.ssl_config.ech_mode != EchMode::kOff;
+  options.ech = params_.ssl_config.ech_mode == EchMode::kOn ||
+                params_.ssl_config.ech_mode == EchMode::kHard;
   transport_ = MakeTransport(std::move(options));
   in_handshake_ = false;
   next_state_ = STATE_TRANSPORT_CONNECT;

@@ -8,6 +8,7 @@
 #include <openssl/hpke.h>
 #include <openssl/mem.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,11 +45,15 @@ class FakeResolver : public HostResolver {
   // What ResolveHttps reports (Resolve reports none).
   HttpsRecordInfo https;
   int https_calls = 0;
+  // Names a plain Resolve (not ResolveHttps's) fails for, with no address.
+  std::map<std::string, int> resolve_errors;
   int ResolveHttps(const std::string& host, uint16_t port,
                    HostResolveResult* result, CompletionOnceCallback callback,
                    std::unique_ptr<Request>* out) override {
     ++https_calls;
+    in_https_ = true;
     int rv = Resolve(host, port, result, std::move(callback), out);
+    in_https_ = false;
     result->https = https;
     return rv;
   }
@@ -56,11 +61,14 @@ class FakeResolver : public HostResolver {
               CompletionOnceCallback callback,
               std::unique_ptr<Request>* out) override {
     ++calls;
-    auto answer = [this, result] {
+    auto it = resolve_errors.find(host);
+    const int scripted =
+        !in_https_ && it != resolve_errors.end() ? it->second : error;
+    auto answer = [this, result, scripted] {
       result->source = DnsSource::kNetwork;
-      result->addresses = addresses;
-      if (error != OK) result->detail = "scripted failure";
-      return error;
+      result->addresses = scripted == OK ? addresses : std::vector<IPAddress>();
+      if (scripted != OK) result->detail = "scripted failure";
+      return scripted;
     };
     if (!async) return answer();
     auto alive = std::make_shared<bool>(true);
@@ -71,6 +79,9 @@ class FakeResolver : public HostResolver {
         });
     return ERR_IO_PENDING;
   }
+
+ private:
+  bool in_https_ = false;
 };
 
 class AcceptAllVerifier : public CertVerifier {
@@ -392,6 +403,66 @@ TEST_F(SSLConnectJobTest, FailedRecordEndpointGivesWayToTheNextRecord) {
     // Another target is looked up; the same one is not.
     EXPECT_EQ(resolver_.calls, next_target == "www.example.test" ? 1 : 2);
   }
+}
+
+// A fallback whose target does not resolve leaves no address at hand: the
+// next record, on the first record's target, is looked up again (not
+// connected to from an empty list).
+TEST_F(SSLConnectJobTest, AFallbackTargetThatDoesNotResolveIsSkipped) {
+  StaticSocketDataProvider refused({}, {});
+  refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
+  factory_.AddSocketDataProvider(&refused);
+  StaticSocketDataProvider data({}, {});
+  factory_.AddSocketDataProvider(&data);
+  SSLSocketDataProvider ssl(SYNC, OK);
+  factory_.AddTlsSocketProvider(&ssl);
+  resolver_.resolve_errors["gone.example.test"] = ERR_DNS_TIMED_OUT;
+  resolver_.https.status = HttpsRecordStatus::kUsed;
+  resolver_.https.priority = 1;
+  resolver_.https.target = "www.example.test";
+  resolver_.https.port = 8443;
+  HttpsRecordInfo gone, back;
+  gone.status = back.status = HttpsRecordStatus::kUsed;
+  gone.priority = 2;
+  gone.target = "gone.example.test";
+  back.priority = 3;
+  back.target = "www.example.test";
+  back.port = 9443;
+  resolver_.https.fallbacks = {gone, back};
+  SSLConnectJobParams params = Params();
+  params.transport.https_record = true;
+  SSLConnectJob job(&resolver_, &factory_, std::move(params));
+  TestCompletionCallback cb;
+  ASSERT_EQ(OK, cb.GetResult(job.Connect(cb.callback()))) << job.error_detail();
+  EXPECT_EQ(job.timing().remote_address, "127.0.0.1:9443");
+  EXPECT_EQ(job.timing().dns_https.priority, 3);
+  EXPECT_NE(job.timing().dns_https.detail.find(
+                "gone.example.test:443: ERR_DNS_TIMED_OUT"),
+            std::string::npos)
+      << job.timing().dns_https.detail;
+}
+
+// When the last fallback's lookup fails, the job fails as its endpoints'
+// connects did, in the connect phase, and says both.
+TEST_F(SSLConnectJobTest, AFailedFallbackLookupReportsTheConnectError) {
+  StaticSocketDataProvider refused({}, {});
+  refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
+  factory_.AddSocketDataProvider(&refused);
+  resolver_.resolve_errors["www.example.test"] = ERR_DNS_TIMED_OUT;
+  resolver_.https.status = HttpsRecordStatus::kUsed;
+  resolver_.https.target = "svc.example.test";
+  resolver_.https.port = 8443;
+  SSLConnectJobParams params = Params();
+  params.transport.https_record = true;
+  SSLConnectJob job(&resolver_, &factory_, std::move(params));
+  TestCompletionCallback cb;
+  EXPECT_EQ(ERR_CONNECTION_REFUSED, cb.GetResult(job.Connect(cb.callback())));
+  EXPECT_EQ(job.phase(), ConnectJob::Phase::kTransportConnect);
+  EXPECT_NE(job.error_detail().find("(svc.example.test:8443: "
+                                    "ERR_CONNECTION_REFUSED); then resolving "
+                                    "www.example.test: "),
+            std::string::npos)
+      << job.error_detail();
 }
 
 TEST_F(SSLConnectJobTest, NoFallbackFromARecordWithEchOrOnTheOriginsOwn) {

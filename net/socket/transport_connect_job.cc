@@ -143,8 +143,11 @@ int TransportConnectJob::DoResolveHostComplete(int result) {
   if (result == OK && resolved_.addresses.empty())
     result = ERR_NAME_NOT_RESOLVED;
   if (result != OK) {
-    // Another record's target that does not resolve: the next endpoint.
-    if (fallback_ == Fallback::kNextRecord && TryNextEndpoint(result))
+    // Another record's target that does not resolve: the next endpoint
+    // (the addresses at hand are none now).
+    addresses_of_.clear();
+    if (fallback_ == Fallback::kNextRecord &&
+        TryNextEndpoint(result, /*connect_failure=*/false))
       return OK;
     if (fallback_ != Fallback::kNone) {
       // The connection's failure is the endpoints': say so, and what the
@@ -154,6 +157,7 @@ int TransportConnectJob::DoResolveHostComplete(int result) {
           endpoint_failures_, "); then resolving ", target_host(), ": ",
           resolved_.detail.empty() ? ErrorToShortString(result)
                                    : resolved_.detail);
+      phase_ = Phase::kTransportConnect;  // the connects' failure
       return connect_error_;
     }
     error_detail_ =
@@ -209,7 +213,7 @@ int TransportConnectJob::DoConnectComplete(int result) {
     next_state_ = STATE_CONNECT;
     return OK;
   }
-  if (TryNextEndpoint(result)) return OK;
+  if (TryNextEndpoint(result, /*connect_failure=*/true)) return OK;
   error_detail_ = absl::StrCat(
       "connecting to ", target_host(), ":", connect_port(), via_,
       connect_port() != port_ ? " (the port of its HTTPS record)" : "", ": ",
@@ -217,7 +221,7 @@ int TransportConnectJob::DoConnectComplete(int result) {
   return result;
 }
 
-bool TransportConnectJob::TryNextEndpoint(int result) {
+bool TransportConnectJob::TryNextEndpoint(int result, bool connect_failure) {
   HttpsRecordInfo& https = resolved_.https;
   // Only a job that looked the record up itself (a retry's addresses are
   // its caller's: no lookup of its own).
@@ -237,8 +241,7 @@ bool TransportConnectJob::TryNextEndpoint(int result) {
     addresses_of_ = https.addresses_from_hints ? "" : https.target;
     record_notes_ = https.detail;
   }
-  if (result != ERR_NAME_NOT_RESOLVED || fallback_ == Fallback::kNone)
-    connect_error_ = result;
+  if (connect_failure) connect_error_ = result;
   const std::string failed = absl::StrCat(https.target, ":", connect_port(),
                                           ": ", ErrorToShortString(result));
   endpoint_failures_ = endpoint_failures_.empty()
@@ -251,6 +254,8 @@ bool TransportConnectJob::TryNextEndpoint(int result) {
     next.source = https.source;
     next.records = https.records;
     next.compatible_records = https.compatible_records;
+    next.alias_chain = https.alias_chain;
+    next.wait = https.wait;
     next.detail = absl::StrCat(
         "the endpoint of priority ", next.priority, ", after ",
         endpoint_failures_, record_notes_.empty() ? "" : "; ", record_notes_);
@@ -260,8 +265,9 @@ bool TransportConnectJob::TryNextEndpoint(int result) {
     lookup_host_ = https.target;
     address_index_ = 0;
     // Another record with the same target: the addresses at hand.
-    next_state_ =
-        https.target == addresses_of_ ? STATE_CONNECT : STATE_RESOLVE_HOST;
+    next_state_ = https.target == addresses_of_ && !resolved_.addresses.empty()
+                      ? STATE_CONNECT
+                      : STATE_RESOLVE_HOST;
     return true;
   }
   // Then, SVCB-optional, the origin's own addresses and port, as if there

@@ -68,7 +68,8 @@ class TransportConnectJob : public ConnectJob {
     // (SVCB-reliant: the name would go in the clear). A retry's job (with
     // |resolved|) does neither: it did no lookup of its own.
     bool https_record = false;
-    // Whether the connection will offer ECH (SSLConfig::ech_mode not off).
+    // Whether the connection offers a record's ECH configuration
+    // (SSLConfig::ech_mode on or hard).
     bool ech = true;
   };
 
@@ -117,10 +118,11 @@ class TransportConnectJob : public ConnectJob {
   int DoConnect();
   int DoConnectComplete(int result);
   void OnIOComplete(int result);
-  // Every address of the current endpoint failed with |result|: moves on
-  // to the HTTPS record's next endpoint, else to the origin's own (see
+  // Every address of the current endpoint failed with |result| (a connect
+  // failure, or the lookup of a fallback's target): moves on to the HTTPS
+  // record's next endpoint, else to the origin's own (see
   // Options::https_record), setting next_state_; false if there is none.
-  bool TryNextEndpoint(int result);
+  bool TryNextEndpoint(int result, bool connect_failure);
   // The name the addresses connected to are |lookup_host_|'s, or host_'s.
   const std::string& target_host() const {
     return lookup_host_.empty() ? host_ : lookup_host_;
