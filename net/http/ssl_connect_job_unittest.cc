@@ -105,11 +105,44 @@ class SSLConnectJobTest : public ::testing::Test {
     return params;
   }
 
+  // Scripts the next connections: one refused, then |then_ok| that connect
+  // and complete the handshake.
+  void ScriptRefusedThen(int then_ok) {
+    scripted_.push_back(std::make_unique<StaticSocketDataProvider>(
+        std::vector<MockRead>(), std::vector<MockWrite>()));
+    scripted_.back()->set_connect_data(
+        MockConnect(SYNC, ERR_CONNECTION_REFUSED));
+    factory_.AddSocketDataProvider(scripted_.back().get());
+    for (int i = 0; i < then_ok; ++i) {
+      scripted_.push_back(std::make_unique<StaticSocketDataProvider>(
+          std::vector<MockRead>(), std::vector<MockWrite>()));
+      factory_.AddSocketDataProvider(scripted_.back().get());
+      scripted_ssl_.push_back(
+          std::make_unique<SSLSocketDataProvider>(SYNC, OK));
+      factory_.AddTlsSocketProvider(scripted_ssl_.back().get());
+    }
+  }
+
+  // Makes |*job| with the fake resolver's HTTPS record on and ECH |mode|,
+  // and connects it: the result.
+  int ConnectWithRecord(std::unique_ptr<SSLConnectJob>* job,
+                        EchMode mode = EchMode::kOn) {
+    SSLConnectJobParams params = Params();
+    params.transport.https_record = true;
+    params.ssl_config.ech_mode = mode;
+    *job = std::make_unique<SSLConnectJob>(&resolver_, &factory_,
+                                           std::move(params));
+    TestCompletionCallback cb;
+    return cb.GetResult((*job)->Connect(cb.callback()));
+  }
+
   EventLoop loop_;
   FakeResolver resolver_;
   AcceptAllVerifier verifier_;
   SSLClientContext ssl_context_;
   MockClientSocketFactory factory_;
+  std::vector<std::unique_ptr<StaticSocketDataProvider>> scripted_;
+  std::vector<std::unique_ptr<SSLSocketDataProvider>> scripted_ssl_;
 };
 
 TEST_F(SSLConnectJobTest, ResolvesConnectsAndHandshakesThroughTheFactory) {
@@ -330,24 +363,15 @@ TEST_F(SSLConnectJobTest, EchModesShapeTheConfig) {
 // connection goes to the origin's own addresses and port, as without the
 // record; the trace keeps the record, "ignored", saying why.
 TEST_F(SSLConnectJobTest, FailedRecordEndpointGivesWayToTheOriginsOwn) {
-  StaticSocketDataProvider refused({}, {});
-  refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
-  factory_.AddSocketDataProvider(&refused);
-  StaticSocketDataProvider data({}, {});
-  factory_.AddSocketDataProvider(&data);
-  SSLSocketDataProvider ssl(SYNC, OK);
-  factory_.AddTlsSocketProvider(&ssl);
+  ScriptRefusedThen(1);
   resolver_.https.status = HttpsRecordStatus::kUsed;
   resolver_.https.target = "www.example.test";
   resolver_.https.port = 8443;
-  SSLConnectJobParams params = Params();
-  params.transport.https_record = true;
-  SSLConnectJob job(&resolver_, &factory_, std::move(params));
-  TestCompletionCallback cb;
-  ASSERT_EQ(OK, cb.GetResult(job.Connect(cb.callback()))) << job.error_detail();
+  std::unique_ptr<SSLConnectJob> job;
+  ASSERT_EQ(OK, ConnectWithRecord(&job)) << job->error_detail();
   EXPECT_EQ(factory_.sockets_created(), 2u);
-  EXPECT_EQ(job.timing().remote_address, "127.0.0.1:443");
-  const HttpsRecordInfo& https = job.timing().dns_https;
+  EXPECT_EQ(job->timing().remote_address, "127.0.0.1:443");
+  const HttpsRecordInfo& https = job->timing().dns_https;
   EXPECT_EQ(https.status, HttpsRecordStatus::kIgnored);
   EXPECT_EQ(https.port, 8443);
   EXPECT_NE(https.detail.find("every endpoint failed (www.example.test:8443: "
@@ -365,13 +389,7 @@ TEST_F(SSLConnectJobTest, FailedRecordEndpointGivesWayToTheOriginsOwn) {
 TEST_F(SSLConnectJobTest, FailedRecordEndpointGivesWayToTheNextRecord) {
   for (const std::string next_target :
        {"www.example.test", "backup.example.test"}) {
-    StaticSocketDataProvider refused({}, {});
-    refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
-    factory_.AddSocketDataProvider(&refused);
-    StaticSocketDataProvider data({}, {});
-    factory_.AddSocketDataProvider(&data);
-    SSLSocketDataProvider ssl(SYNC, OK);
-    factory_.AddTlsSocketProvider(&ssl);
+    ScriptRefusedThen(1);
     resolver_.calls = 0;
     resolver_.https = HttpsRecordInfo();
     resolver_.https.status = HttpsRecordStatus::kUsed;
@@ -385,14 +403,10 @@ TEST_F(SSLConnectJobTest, FailedRecordEndpointGivesWayToTheNextRecord) {
     next.port = 9443;
     next.alpn = {"h2"};
     resolver_.https.fallbacks = {next};
-    SSLConnectJobParams params = Params();
-    params.transport.https_record = true;
-    SSLConnectJob job(&resolver_, &factory_, std::move(params));
-    TestCompletionCallback cb;
-    ASSERT_EQ(OK, cb.GetResult(job.Connect(cb.callback())))
-        << job.error_detail();
-    EXPECT_EQ(job.timing().remote_address, "127.0.0.1:9443");
-    const HttpsRecordInfo& https = job.timing().dns_https;
+    std::unique_ptr<SSLConnectJob> job;
+    ASSERT_EQ(OK, ConnectWithRecord(&job)) << job->error_detail();
+    EXPECT_EQ(job->timing().remote_address, "127.0.0.1:9443");
+    const HttpsRecordInfo& https = job->timing().dns_https;
     EXPECT_EQ(https.status, HttpsRecordStatus::kUsed);
     EXPECT_EQ(https.priority, 2);
     EXPECT_EQ(https.target, next_target);
@@ -409,13 +423,7 @@ TEST_F(SSLConnectJobTest, FailedRecordEndpointGivesWayToTheNextRecord) {
 // next record, on the first record's target, is looked up again (not
 // connected to from an empty list).
 TEST_F(SSLConnectJobTest, AFallbackTargetThatDoesNotResolveIsSkipped) {
-  StaticSocketDataProvider refused({}, {});
-  refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
-  factory_.AddSocketDataProvider(&refused);
-  StaticSocketDataProvider data({}, {});
-  factory_.AddSocketDataProvider(&data);
-  SSLSocketDataProvider ssl(SYNC, OK);
-  factory_.AddTlsSocketProvider(&ssl);
+  ScriptRefusedThen(1);
   resolver_.resolve_errors["gone.example.test"] = ERR_DNS_TIMED_OUT;
   resolver_.https.status = HttpsRecordStatus::kUsed;
   resolver_.https.priority = 1;
@@ -429,40 +437,32 @@ TEST_F(SSLConnectJobTest, AFallbackTargetThatDoesNotResolveIsSkipped) {
   back.target = "www.example.test";
   back.port = 9443;
   resolver_.https.fallbacks = {gone, back};
-  SSLConnectJobParams params = Params();
-  params.transport.https_record = true;
-  SSLConnectJob job(&resolver_, &factory_, std::move(params));
-  TestCompletionCallback cb;
-  ASSERT_EQ(OK, cb.GetResult(job.Connect(cb.callback()))) << job.error_detail();
-  EXPECT_EQ(job.timing().remote_address, "127.0.0.1:9443");
-  EXPECT_EQ(job.timing().dns_https.priority, 3);
-  EXPECT_NE(job.timing().dns_https.detail.find(
+  std::unique_ptr<SSLConnectJob> job;
+  ASSERT_EQ(OK, ConnectWithRecord(&job)) << job->error_detail();
+  EXPECT_EQ(job->timing().remote_address, "127.0.0.1:9443");
+  EXPECT_EQ(job->timing().dns_https.priority, 3);
+  EXPECT_NE(job->timing().dns_https.detail.find(
                 "gone.example.test:443: ERR_DNS_TIMED_OUT"),
             std::string::npos)
-      << job.timing().dns_https.detail;
+      << job->timing().dns_https.detail;
 }
 
 // When the last fallback's lookup fails, the job fails as its endpoints'
 // connects did, in the connect phase, and says both.
 TEST_F(SSLConnectJobTest, AFailedFallbackLookupReportsTheConnectError) {
-  StaticSocketDataProvider refused({}, {});
-  refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
-  factory_.AddSocketDataProvider(&refused);
+  ScriptRefusedThen(0);
   resolver_.resolve_errors["www.example.test"] = ERR_DNS_TIMED_OUT;
   resolver_.https.status = HttpsRecordStatus::kUsed;
   resolver_.https.target = "svc.example.test";
   resolver_.https.port = 8443;
-  SSLConnectJobParams params = Params();
-  params.transport.https_record = true;
-  SSLConnectJob job(&resolver_, &factory_, std::move(params));
-  TestCompletionCallback cb;
-  EXPECT_EQ(ERR_CONNECTION_REFUSED, cb.GetResult(job.Connect(cb.callback())));
-  EXPECT_EQ(job.phase(), ConnectJob::Phase::kTransportConnect);
-  EXPECT_NE(job.error_detail().find("(svc.example.test:8443: "
-                                    "ERR_CONNECTION_REFUSED); then resolving "
-                                    "www.example.test: "),
+  std::unique_ptr<SSLConnectJob> job;
+  EXPECT_EQ(ERR_CONNECTION_REFUSED, ConnectWithRecord(&job));
+  EXPECT_EQ(job->phase(), ConnectJob::Phase::kTransportConnect);
+  EXPECT_NE(job->error_detail().find("(svc.example.test:8443: "
+                                     "ERR_CONNECTION_REFUSED); then resolving "
+                                     "www.example.test: "),
             std::string::npos)
-      << job.error_detail();
+      << job->error_detail();
 }
 
 TEST_F(SSLConnectJobTest, NoFallbackFromARecordWithEchOrOnTheOriginsOwn) {
@@ -476,47 +476,33 @@ TEST_F(SSLConnectJobTest, NoFallbackFromARecordWithEchOrOnTheOriginsOwn) {
       {std::nullopt, ""},
   };
   for (const Case& c : cases) {
-    StaticSocketDataProvider refused({}, {});
-    refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
-    factory_.AddSocketDataProvider(&refused);
+    ScriptRefusedThen(0);
     resolver_.https.status = HttpsRecordStatus::kUsed;
     resolver_.https.target = "www.example.test";
     resolver_.https.port = c.port;
     resolver_.https.ech_config_list = c.ech;
     const size_t sockets = factory_.sockets_created();
-    SSLConnectJobParams params = Params();
-    params.transport.https_record = true;
-    SSLConnectJob job(&resolver_, &factory_, std::move(params));
-    TestCompletionCallback cb;
-    EXPECT_EQ(ERR_CONNECTION_REFUSED, cb.GetResult(job.Connect(cb.callback())));
+    std::unique_ptr<SSLConnectJob> job;
+    EXPECT_EQ(ERR_CONNECTION_REFUSED, ConnectWithRecord(&job));
     EXPECT_EQ(factory_.sockets_created(), sockets + 1);
-    EXPECT_EQ(job.timing().dns_https.status, HttpsRecordStatus::kUsed);
+    EXPECT_EQ(job->timing().dns_https.status, HttpsRecordStatus::kUsed);
   }
-  // With ECH off the client is SVCB-optional again: the origin's own.
-  StaticSocketDataProvider refused({}, {});
-  refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
-  factory_.AddSocketDataProvider(&refused);
-  StaticSocketDataProvider data({}, {});
-  factory_.AddSocketDataProvider(&data);
-  SSLSocketDataProvider ssl(SYNC, OK);
-  factory_.AddTlsSocketProvider(&ssl);
-  resolver_.https.port = 8443;
-  resolver_.https.ech_config_list = std::string("\x00\x02\xfe\x0d", 4);
-  SSLConnectJobParams params = Params();
-  params.transport.https_record = true;
-  params.ssl_config.ech_mode = EchMode::kOff;
-  SSLConnectJob job(&resolver_, &factory_, std::move(params));
-  TestCompletionCallback cb;
-  EXPECT_EQ(OK, cb.GetResult(job.Connect(cb.callback())));
-  EXPECT_EQ(job.timing().remote_address, "127.0.0.1:443");
+  // With ECH off (or GREASE: no configuration offered) the client is
+  // SVCB-optional again: the origin's own.
+  for (EchMode mode : {EchMode::kOff, EchMode::kGrease}) {
+    ScriptRefusedThen(1);
+    resolver_.https.port = 8443;
+    resolver_.https.ech_config_list = std::string("\x00\x02\xfe\x0d", 4);
+    std::unique_ptr<SSLConnectJob> job;
+    EXPECT_EQ(OK, ConnectWithRecord(&job, mode));
+    EXPECT_EQ(job->timing().remote_address, "127.0.0.1:443");
+  }
 }
 
 // A retry's job (addresses given: no lookup of its own) does not fall back:
 // its caller's lookup and record stand.
 TEST_F(SSLConnectJobTest, ARetryDoesNotFallBackFromTheRecord) {
-  StaticSocketDataProvider refused({}, {});
-  refused.set_connect_data(MockConnect(SYNC, ERR_CONNECTION_REFUSED));
-  factory_.AddSocketDataProvider(&refused);
+  ScriptRefusedThen(0);
   HostResolveResult resolved;
   resolved.addresses = {IPAddress::IPv4Localhost()};
   resolved.https.status = HttpsRecordStatus::kUsed;
