@@ -189,10 +189,42 @@ def processes():
     return {p for p in os.listdir("/proc") if p.isdigit()}
 
 
+def _parent(pid):
+    """The parent pid of `pid` (a string), or None once it is gone."""
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[1]
+    except (OSError, IndexError):
+        return None
+
+
+def _ancestors(pid):
+    """`pid`'s parent, its parent's parent, ... up to pid 1 (at most 64 steps)."""
+    chain = []
+    while pid not in (None, "0", "1") and len(chain) < 64:
+        pid = _parent(pid)
+        if pid is not None:
+            chain.append(pid)
+    return chain
+
+
+def _ours(pid, me, my_ancestors):
+    """Whether process `pid` is this test's doing: a descendant of this process, or an orphan
+    reparented to init or to one of this process's ancestors (a subreaper), as what a stopped
+    world leaves behind would be. A process some other program on the machine started meanwhile
+    (another shell's command) is not."""
+    chain = _ancestors(pid)
+    if me in chain:
+        return True
+    return bool(chain) and (chain[0] == "1" or chain[0] in my_ancestors)
+
+
 def leftovers(before, after):
     """What `after` (a snapshot()) has that `before` had not: a list of sentences, empty when
-    nothing was left behind."""
+    nothing was left behind. New processes count when they are this test's doing (_ours)."""
     found = []
+    me = str(os.getpid())
+    my_ancestors = set(_ancestors(me))
     if after[0] - before[0]:
         found.append("network namespaces left: %s" % sorted(after[0] - before[0]))
     if after[1] != before[1]:
@@ -207,7 +239,7 @@ def leftovers(before, after):
             continue  # gone meanwhile
         # An exited process not yet reaped (a zombie: no command line) runs nothing; the
         # machine-wide list may also hold one of another program's.
-        if state == "Z" or not cmdline:
+        if state == "Z" or not cmdline or not _ours(p, me, my_ancestors):
             continue
         found.append("process left: %s %s" % (p, cmdline))
     return found
