@@ -538,5 +538,25 @@ TEST_F(Http3StreamTest, RecordWithH3AndEchStaysOnTcp) {
   EXPECT_EQ(session->http3_session_pool()->session_count(), 0u);
 }
 
+// Whether ECH keeps a connection on TCP follows what the mode offers: a
+// configuration with on or hard; GREASE offers none, so nothing is hidden
+// by staying on TCP (the SSLConnectJob's SVCB-reliance follows the same
+// rule).
+TEST_F(Http3StreamTest, EchAppliesOnlyWhereAConfigurationIsOffered) {
+  HttpsRecordInfo with_ech = Record({"h3", "h2"}, false, 443);
+  with_ech.ech_config_list = "a configuration";
+  const HttpsRecordInfo without_ech = Record({"h3", "h2"}, false, 443);
+  for (EchMode mode :
+       {EchMode::kOff, EchMode::kGrease, EchMode::kOn, EchMode::kHard}) {
+    HttpNetworkSessionParams params;
+    params.ssl_config.ech_mode = mode;
+    HttpNetworkSession session(params, &record_resolver_, &factory_,
+                               verifier_.get());
+    const bool offers = mode == EchMode::kOn || mode == EchMode::kHard;
+    EXPECT_EQ(session.EchApplies(with_ech), offers) << static_cast<int>(mode);
+    EXPECT_FALSE(session.EchApplies(without_ech)) << static_cast<int>(mode);
+  }
+}
+
 }  // namespace
 }  // namespace net

@@ -114,7 +114,7 @@ bool HttpNetworkSession::Http3FromHttpsRecordAllowed() const {
 
 bool HttpNetworkSession::EchApplies(const HttpsRecordInfo& https) const {
   const SSLConfig& ssl = params_.ssl_config;
-  return ssl.ech_mode != EchMode::kOff &&
+  return OffersEchConfiguration(ssl.ech_mode) &&
          (!https.ech_config_list.empty() || !ssl.ech_config_list.empty());
 }
 

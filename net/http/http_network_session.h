@@ -201,8 +201,9 @@ class HttpNetworkSession {
   // (an origin-bound certificate, Snap Start).
   bool Http3FromHttpsRecordAllowed() const;
   // Whether Encrypted ClientHello applies to a connection whose lookup
-  // brought |https|: ECH on, with a configuration from the record or the
-  // SSLConfig. QUIC here has no ECH, so TCP then keeps the name hidden.
+  // brought |https|: a mode that offers configurations (on or hard, not
+  // GREASE), with one from the record or the SSLConfig. QUIC here has no
+  // ECH, so TCP then keeps the name hidden.
   bool EchApplies(const HttpsRecordInfo& https) const;
 
   // GroupKey is the key of a connection group (the idle pool, the

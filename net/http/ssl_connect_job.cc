@@ -22,8 +22,7 @@ SSLConnectJob::SSLConnectJob(HostResolver* resolver,
       https_record_(params_.transport.https_record),
       clock_(params_.transport.clock) {
   // (GREASE offers no configuration: nothing to keep hidden.)
-  params_.transport.ech = params_.ssl_config.ech_mode == EchMode::kOn ||
-                          params_.ssl_config.ech_mode == EchMode::kHard;
+  params_.transport.ech = OffersEchConfiguration(params_.ssl_config.ech_mode);
   transport_ = MakeTransport(std::move(params_.transport));
 }
 
@@ -301,8 +300,7 @@ int SSLConnectJob::RetryAfterEchRejection(int result) {
   options.tcp = tcp_options_;
   options.connect_to = connect_to_;
   options.https_record = https_record_;
-  options.ech = params_.ssl_config.ech_mode == EchMode::kOn ||
-                params_.ssl_config.ech_mode == EchMode::kHard;
+  options.ech = OffersEchConfiguration(params_.ssl_config.ech_mode);
   transport_ = MakeTransport(std::move(options));
   in_handshake_ = false;
   next_state_ = STATE_TRANSPORT_CONNECT;

@@ -27,6 +27,12 @@ class ClientCertProvider;
 // rolled ECH back, fails with ERR_ECH_NOT_NEGOTIATED).
 enum class EchMode { kOff, kGrease, kOn, kHard };
 
+// Whether a connection in |mode| offers a real ECH configuration when it
+// has one (kOn, kHard); kGrease never does, kOff offers nothing.
+inline bool OffersEchConfiguration(EchMode mode) {
+  return mode == EchMode::kOn || mode == EchMode::kHard;
+}
+
 struct SSLConfig {
   uint16_t version_min = TLS1_2_VERSION;
   uint16_t version_max = TLS1_3_VERSION;
