@@ -225,6 +225,14 @@ Preconnector::Options WithLowerCaseHosts(Preconnector::Options options) {
   return options;
 }
 
+// The https URL of host:port (an IPv6 literal in brackets): what the
+// session's proxy configuration is asked about.
+absl::StatusOr<Url> OriginUrl(const std::string& host, uint16_t port) {
+  return Url::Parse(absl::StrCat(
+      "https://", host.find(':') != std::string::npos ? "[" + host + "]" : host,
+      ":", port, "/"));
+}
+
 }  // namespace
 
 Preconnector::Preconnector(Options options, HttpNetworkSession* session)
@@ -252,9 +260,7 @@ bool Preconnector::WillUseHttp3(const std::string& host, uint16_t port,
                                 const HostResolveResult& answer,
                                 std::optional<IPEndPoint>* peer) const {
   const HttpNetworkSessionParams& params = session_->params();
-  absl::StatusOr<Url> url = Url::Parse(absl::StrCat(
-      "https://", host.find(':') != std::string::npos ? "[" + host + "]" : host,
-      ":", port, "/"));
+  absl::StatusOr<Url> url = OriginUrl(host, port);
   // Never through a proxy (HTTP proxies carry TCP).
   if (!url.ok() || params.proxy.ProxyFor(*url) != nullptr) return false;
   const Origin origin("https", host, port);
@@ -334,9 +340,7 @@ void Preconnector::Preconnect(const std::string& host, uint16_t port) {
   // The route the requests will take: through the session's proxy, if it
   // has one for this origin (then the socket is a tunnel's, pooled under
   // the proxy's key), else direct.
-  absl::StatusOr<Url> url = Url::Parse(absl::StrCat(
-      "https://", host.find(':') != std::string::npos ? "[" + host + "]" : host,
-      ":", port, "/"));
+  absl::StatusOr<Url> url = OriginUrl(host, port);
   if (!url.ok()) {
     ++skipped_;
     return;

@@ -262,7 +262,6 @@ bool TransportConnectJob::TryNextEndpoint(int result, bool connect_failure) {
     https = std::move(next);
     timing_.dns_https = https;
     fallback_ = Fallback::kNextRecord;
-    lookup_host_ = https.target;
     address_index_ = 0;
     // Another record with the same target: the addresses at hand.
     next_state_ = https.target == addresses_of_ && !resolved_.addresses.empty()
@@ -283,7 +282,6 @@ bool TransportConnectJob::TryNextEndpoint(int result, bool connect_failure) {
                    record_notes_.empty() ? "" : "; ", record_notes_);
   timing_.dns_https = https;
   fallback_ = Fallback::kOrigin;
-  lookup_host_.clear();
   next_state_ = STATE_RESOLVE_HOST;
   return true;
 }

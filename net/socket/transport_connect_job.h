@@ -123,9 +123,12 @@ class TransportConnectJob : public ConnectJob {
   // record's next endpoint, else to the origin's own (see
   // Options::https_record), setting next_state_; false if there is none.
   bool TryNextEndpoint(int result, bool connect_failure);
-  // The name the addresses connected to are |lookup_host_|'s, or host_'s.
+  // The name whose addresses the job connects to: another record's target
+  // after the first endpoint failed (the trace's record is the current
+  // endpoint), else host_.
   const std::string& target_host() const {
-    return lookup_host_.empty() ? host_ : lookup_host_;
+    return fallback_ == Fallback::kNextRecord ? timing_.dns_https.target
+                                              : host_;
   }
 
   HostResolver* const resolver_;
@@ -158,8 +161,6 @@ class TransportConnectJob : public ConnectJob {
   // the resolver's notes on the record.
   std::string endpoint_failures_;
   std::string record_notes_;
-  // The name of the endpoint connected to when it is not host_.
-  std::string lookup_host_;
   // The name whose own addresses are at hand ("" for a record's address
   // hints): another record with that target reuses them.
   std::string addresses_of_;
